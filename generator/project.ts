@@ -1,0 +1,41 @@
+import type { ComponentSpec } from "../runtime/spec/types.js";
+
+export type Severity = "error" | "warning";
+
+/** One positioned finding. `file` is as given to the loader (relative to the cwd, `/` separators). */
+export interface Diagnostic {
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based. */
+  readonly column: number;
+  readonly severity: Severity;
+  /** Stable `MF####` code from generator/diagnostics/codes.ts. */
+  readonly code: string;
+  readonly message: string;
+}
+
+export type ManifestKind = "tool" | "agent" | "workflow";
+
+/** One manifest file that parsed and passed the meta-schema. */
+export interface LoadedManifest {
+  /** Path relative to the cwd with `/` separators, e.g. `manifests/travel/weather-service.yaml`. */
+  readonly file: string;
+  readonly kind: ManifestKind;
+  readonly name: string;
+  /** The normalised component (tools and agents); absent for workflows. */
+  readonly component?: ComponentSpec;
+  /** The manifest as parsed (plain JS values), for the parts later stages read (uses, workflows, …). */
+  readonly document: Record<string, unknown>;
+}
+
+export interface Project {
+  /** Sorted by kind then name, so everything downstream is deterministic. */
+  readonly manifests: readonly LoadedManifest[];
+  /** Sorted by file, line, column. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export function hasErrors(project: Pick<Project, "diagnostics">): boolean {
+  return project.diagnostics.some((d) => d.severity === "error");
+}

@@ -1,0 +1,45 @@
+/**
+ * The closed set of runtime error codes. Every error that crosses a process boundary carries one of
+ * these in the envelope `{success: false, error: {code, message, category, retryable, details}}`.
+ * The table is the single source for the HTTP status, category and retryability of each code; the
+ * README's error reference is checked against it by a test.
+ */
+
+export type ErrorCategory =
+  | "input_error"
+  | "not_found"
+  | "auth_error"
+  | "conflict"
+  | "unavailable"
+  | "internal_error";
+
+interface CodeInfo {
+  readonly status: number;
+  readonly category: ErrorCategory;
+  readonly retryable: boolean;
+  readonly description: string;
+}
+
+export const ERROR_CODES = {
+  INVALID_INPUT: { status: 400, category: "input_error", retryable: false, description: "The request body does not match the capability's input schema; `details` lists each violation with its JSON pointer." },
+  INVALID_JSON: { status: 400, category: "input_error", retryable: false, description: "The request body is not well-formed JSON, or is not a JSON object." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, category: "input_error", retryable: false, description: "The request has a body whose Content-Type is not application/json." },
+  PAYLOAD_TOO_LARGE: { status: 413, category: "input_error", retryable: false, description: "The request body is larger than the component's body limit (default 1 MiB)." },
+  NOT_FOUND: { status: 404, category: "not_found", retryable: false, description: "No route, capability or resource with that name or id." },
+  METHOD_NOT_ALLOWED: { status: 405, category: "input_error", retryable: false, description: "The route exists but not for this HTTP method; the Allow header lists the ones it takes." },
+  UNAUTHORIZED: { status: 401, category: "auth_error", retryable: false, description: "The request lacks valid credentials." },
+  CONFLICT: { status: 409, category: "conflict", retryable: false, description: "The request conflicts with the current state of the resource." },
+  UNAVAILABLE: { status: 503, category: "unavailable", retryable: true, description: "The component is shutting down or a dependency is unreachable; try again." },
+  HANDLER_ERROR: { status: 422, category: "input_error", retryable: false, description: "The capability handler rejected the request on purpose (it threw a ManifoldError with this code)." },
+  INTERNAL: { status: 500, category: "internal_error", retryable: false, description: "An unexpected failure; the message says nothing about internals." },
+  NETWORK_ERROR: { status: 502, category: "unavailable", retryable: true, description: "Client side: the component could not be reached." },
+  TIMEOUT: { status: 504, category: "unavailable", retryable: true, description: "Client side: the call did not finish within its timeout." },
+  INVALID_RESPONSE: { status: 502, category: "internal_error", retryable: false, description: "Client side: the component answered with something that is not JSON or not an error envelope." },
+  ABORTED: { status: 499, category: "unavailable", retryable: false, description: "Client side: the caller's AbortSignal fired." },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_CODES, value);
+}

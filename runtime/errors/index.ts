@@ -1,0 +1,9 @@
+export { ERROR_CODES, isErrorCode, type ErrorCategory, type ErrorCode } from "./codes.js";
+export {
+  ManifoldError,
+  isManifoldError,
+  toManifoldError,
+  type ErrorDetail,
+  type ErrorEnvelope,
+  type ManifoldErrorOptions,
+} from "./manifold-error.js";

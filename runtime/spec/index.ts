@@ -1,0 +1,5 @@
+export * from "./types.js";
+export { toCamelCase, toPascalCase } from "./names.js";
+export { DRAFT_07, capabilitySchema, objectSchema, valueSchema, type JsonSchema, type SchemaDialect, type SchemaSide } from "./json-schema.js";
+export { buildOpenApi, schemaName, type OpenApiOptions } from "./openapi.js";
+export { capabilityWire, summary, type CapabilityWire, type FieldSummary, type WireField, type WireValue } from "./wire.js";

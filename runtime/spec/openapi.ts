@@ -1,0 +1,62 @@
+import { objectSchema, type JsonSchema } from "./json-schema.js";
+import { toPascalCase } from "./names.js";
+import type { CapabilitySpec, ComponentSpec } from "./types.js";
+
+export interface OpenApiOptions {
+  /** Server URLs; the emitted file has none, the live `/openapi.json` has the one it was reached through. */
+  readonly servers?: readonly string[];
+}
+
+/** `{Name}Input` / `{Name}Output`, the component schema names of a capability. */
+export function schemaName(capability: CapabilitySpec, side: "input" | "output"): string {
+  return `${toPascalCase(capability.name)}${side === "input" ? "Input" : "Output"}`;
+}
+
+function operation(capability: CapabilitySpec): JsonSchema {
+  const tags = capability.internal ? [capability.type, "internal"] : [capability.type];
+  const requestSchema = capability.input === undefined
+    ? { type: "object" }
+    : { $ref: `#/components/schemas/${schemaName(capability, "input")}` };
+  const ok: JsonSchema = { description: "Successful response" };
+  if (capability.output !== undefined) {
+    ok["content"] = { "application/json": { schema: { $ref: `#/components/schemas/${schemaName(capability, "output")}` } } };
+  }
+  return {
+    operationId: capability.name,
+    summary: capability.description,
+    tags,
+    requestBody: { required: true, content: { "application/json": { schema: requestSchema } } },
+    responses: { "200": ok },
+  };
+}
+
+function frameworkGet(operationId: string, summary: string): JsonSchema {
+  return {
+    get: { operationId, summary, tags: ["framework"], responses: { "200": { description: "Successful response" } } },
+  };
+}
+
+/**
+ * The OpenAPI 3.0.0 document of a component, by the seed's rules: one POST per capability, schemas
+ * only for declared summaries, the two framework GETs, nothing else. Keys are inserted in a fixed
+ * order so the emitted file is byte-stable.
+ */
+export function buildOpenApi(spec: ComponentSpec, { servers = [] }: OpenApiOptions = {}): JsonSchema {
+  const paths: JsonSchema = {};
+  const schemas: JsonSchema = {};
+  for (const capability of spec.capabilities) {
+    paths[capability.endpoint] = { post: operation(capability) };
+    if (capability.input !== undefined) schemas[schemaName(capability, "input")] = objectSchema(capability.input, "openapi-3.0");
+    if (capability.output !== undefined) schemas[schemaName(capability, "output")] = objectSchema(capability.output, "openapi-3.0");
+  }
+  paths["/api/capabilities"] = frameworkGet("listCapabilities", "List capabilities");
+  paths["/health"] = frameworkGet("health", "Health check");
+  const doc: JsonSchema = {
+    openapi: "3.0.0",
+    info: { title: spec.name, version: spec.version, description: spec.description },
+  };
+  if (servers.length > 0) doc["servers"] = servers.map((url) => ({ url }));
+  doc["paths"] = paths;
+  doc["components"] = { schemas };
+  return doc;
+}
