@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+/**
+ * The `manifold` command. Only node built-ins are imported up front so `--help` answers at once; the
+ * loader, the emitters and ts-morph are imported by the command that needs them.
+ */
+import { parseArgs } from "node:util";
+import { MANIFOLD_VERSION } from "./version.js";
+
+const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
+
+Usage:
+  manifold gen [--manifests DIR] [--out DIR] [--check] [--format pretty|json|github]
+  manifold validate [--manifests DIR] [--format pretty|json|github]
+  manifold --help | --version
+
+Commands:
+  gen        validate the manifests and write OpenAPI, JSON Schemas and typed TypeScript to --out
+             --check writes nothing: exits 1 and lists stale, missing and extra files if --out differs
+  validate   print diagnostics only
+
+Options:
+  --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
+  --out DIR         where generated files go (default: generated); manifold owns this folder
+  --format F        diagnostics as pretty (default), json, or github workflow commands
+
+Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.
+Diagnostic codes: docs/diagnostics.md`;
+
+export type Format = "pretty" | "json" | "github";
+
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly color: boolean;
+}
+
+class UsageError extends Error {}
+
+function parse(argv: readonly string[]) {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      manifests: { type: "string", default: "manifests" },
+      out: { type: "string", default: "generated" },
+      check: { type: "boolean", default: false },
+      format: { type: "string", default: "pretty" },
+      help: { type: "boolean", short: "h", default: false },
+      version: { type: "boolean", short: "v", default: false },
+    },
+  });
+  const format = values.format;
+  if (format !== "pretty" && format !== "json" && format !== "github") {
+    throw new UsageError(`--format must be pretty, json or github, not ${JSON.stringify(format)}`);
+  }
+  return { ...values, format: format as Format, positionals };
+}
+
+/** Runs one CLI invocation and returns its exit code; never throws for bad input. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    io.err(`manifold: ${error instanceof Error ? error.message : String(error)}\nRun manifold --help for usage.\n`);
+    return 2;
+  }
+  if (args.version) {
+    io.out(`${MANIFOLD_VERSION}\n`);
+    return 0;
+  }
+  const [command, ...rest] = args.positionals;
+  if (args.help || command === undefined || command === "help") {
+    io.out(`${HELP}\n`);
+    return command === undefined && !args.help ? 2 : 0;
+  }
+  if (rest.length > 0) {
+    io.err(`manifold: unexpected argument ${JSON.stringify(rest[0])}\nRun manifold --help for usage.\n`);
+    return 2;
+  }
+  if (command === "validate" && args.check) {
+    io.err("manifold: --check goes with gen, not validate\n");
+    return 2;
+  }
+  if (command !== "gen" && command !== "validate") {
+    io.err(`manifold: unknown command ${JSON.stringify(command)}\nRun manifold --help for usage.\n`);
+    return 2;
+  }
+  const { runCommand } = await import("./commands.js");
+  return runCommand(command, { manifestsDir: args.manifests, outDir: args.out, check: args.check, format: args.format }, io);
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && /[\\/]cli\.(js|ts)$/.test(entry);
+}
+
+if (isEntryPoint()) {
+  const color = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined;
+  const io: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), color };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      // A bug, not bad input; the user gets one line, a maintainer can ask for the stack.
+      const detail = process.env["MANIFOLD_DEBUG"] === "1" && error instanceof Error ? `\n${error.stack}` : "";
+      process.stderr.write(`manifold: internal error: ${error instanceof Error ? error.message : String(error)}${detail}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

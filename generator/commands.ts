@@ -1,0 +1,68 @@
+import { join, relative } from "node:path";
+import type { CliIo, Format } from "./cli.js";
+import { formatDiagnostics, summariseDiagnostics } from "./diagnostics/format.js";
+import { emitProject } from "./emit/index.js";
+import { loadProject } from "./load/index.js";
+import { compareFolder, refuseToOwn, syncFolder } from "./output-folder.js";
+import { hasErrors } from "./project.js";
+
+export interface CommandOptions {
+  readonly manifestsDir: string;
+  readonly outDir: string;
+  readonly check: boolean;
+  readonly format: Format;
+}
+
+function elapsed(start: bigint): string {
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {
+  const start = process.hrtime.bigint();
+  const project = await loadProject({ manifestsDir: options.manifestsDir });
+  if (project.diagnostics.length > 0) {
+    const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color });
+    // Machine formats go to stdout whole; pretty diagnostics are human messages.
+    if (options.format === "pretty") io.err(`${text}\n`);
+    else io.out(`${text}\n`);
+  }
+  if (hasErrors(project)) {
+    if (options.format === "pretty") io.err(`manifold: ${summariseDiagnostics(project.diagnostics)}; nothing written\n`);
+    return 1;
+  }
+  const manifests = plural(project.manifests.length, "manifest");
+  if (command === "validate") {
+    if (options.format === "pretty") io.out(`manifold: ${manifests} valid in ${elapsed(start)}\n`);
+    return 0;
+  }
+  const files = await emitProject(project, { manifestsDir: options.manifestsDir });
+  const out = options.outDir;
+  if (options.check) {
+    const drift = await compareFolder(out, files);
+    const problems = [
+      ...drift.stale.map((p) => `  stale    ${join(out, p)}`),
+      ...drift.missing.map((p) => `  missing  ${join(out, p)}`),
+      ...drift.extra.map((p) => `  extra    ${join(out, p)}`),
+    ];
+    if (problems.length > 0) {
+      io.err(`manifold gen --check: ${relative(".", out) || "."} is out of date with ${options.manifestsDir}:\n${problems.join("\n")}\nRun \`npm run gen\` (manifold gen) and commit the result.\n`);
+      return 1;
+    }
+    io.out(`manifold: ${plural(files.size, "file")} up to date (${manifests}) in ${elapsed(start)}\n`);
+    return 0;
+  }
+  const refusal = await refuseToOwn(out);
+  if (refusal !== undefined) {
+    io.err(`manifold: ${refusal}\n`);
+    return 2;
+  }
+  const result = await syncFolder(out, files);
+  const removed = result.removed > 0 ? `, ${result.removed} removed` : "";
+  io.out(`manifold: ${result.written} written, ${result.unchanged} unchanged${removed} (${manifests}) in ${elapsed(start)}\n`);
+  return 0;
+}

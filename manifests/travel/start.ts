@@ -1,0 +1,28 @@
+/**
+ * `npm start`: the travel tools in one process on the embedded defaults. Each listens on its manifest
+ * port unless PORT_OFFSET shifts them (or MANIFOLD_EPHEMERAL_PORTS=true picks free ones).
+ */
+import { CountryInfoService } from "../../generated/country-info-service/index.js";
+import { CurrencyService } from "../../generated/currency-service/index.js";
+import { GeocodingService } from "../../generated/geocoding-service/index.js";
+import { WeatherService } from "../../generated/weather-service/index.js";
+import { countryInfoHandlers } from "./handlers/country-info.js";
+import { currencyHandlers } from "./handlers/currency.js";
+import { geocodingHandlers } from "./handlers/geocoding.js";
+import { weatherHandlers } from "./handlers/weather.js";
+
+const ephemeral = process.env["MANIFOLD_EPHEMERAL_PORTS"] === "true";
+const port = (manifestPort: number | undefined) => (ephemeral ? 0 : manifestPort);
+
+const running = await Promise.all([
+  GeocodingService.serve({ handlers: geocodingHandlers, port: port(GeocodingService.spec.port) }),
+  WeatherService.serve({ handlers: weatherHandlers, port: port(WeatherService.spec.port) }),
+  CurrencyService.serve({ handlers: currencyHandlers, port: port(CurrencyService.spec.port) }),
+  CountryInfoService.serve({ handlers: countryInfoHandlers, port: port(CountryInfoService.spec.port) }),
+]);
+
+const [geo] = running;
+console.log("\nThe travel network is up:");
+for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
+console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
+console.log(`  curl -s ${geo!.url}/api/capabilities\n\nCtrl-C stops everything.`);

@@ -1,0 +1,96 @@
+/**
+ * The committed generated/ folder is exactly what the manifests produce (the in-process twin of
+ * `manifold gen --check`, which CI also runs), and the CLI's --check notices any edit.
+ */
+import { spawnSync } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { emitProject } from "../../generator/emit/index.js";
+import { loadProject } from "../../generator/load/index.js";
+import { compareFolder } from "../../generator/output-folder.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+
+function cli(cwd: string, ...args: string[]) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--conditions=source", join(root, "generator/cli.ts"), ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test("generated/ equals a fresh gen of manifests/", async () => {
+  const project = await loadProject({ manifestsDir: "manifests", cwd: root });
+  assert.equal(project.diagnostics, []);
+  const files = await emitProject(project, { manifestsDir: "manifests" });
+  const drift = await compareFolder(join(root, "generated"), files);
+  assert.equal(drift, { stale: [], missing: [], extra: [] });
+});
+
+test("gen is deterministic: two runs give the same bytes", async () => {
+  const project = await loadProject({ manifestsDir: "manifests", cwd: root });
+  const a = await emitProject(project, { manifestsDir: "manifests" });
+  const b = await emitProject(project, { manifestsDir: "manifests" });
+  assert.equal([...a], [...b]);
+});
+
+test("gen --check fails naming the file after an edit to a manifest, a generated file, or an extra file", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "manifold-check-"));
+  try {
+    await cp(join(root, "manifests"), join(dir, "manifests"), { recursive: true });
+    await cp(join(root, "generated"), join(dir, "generated"), { recursive: true });
+    const clean = cli(dir, "gen", "--check");
+    assert.is(clean.code, 0, clean.stderr);
+    assert.match(clean.stdout, /up to date/);
+
+    const generatedFile = join(dir, "generated/weather-service/openapi.json");
+    const original = await readFile(generatedFile, "utf8");
+    await writeFile(generatedFile, original.replace('"3.0.0"', '"3.0.1"'));
+    const stale = cli(dir, "gen", "--check");
+    assert.is(stale.code, 1);
+    assert.match(stale.stderr, /stale +generated\/weather-service\/openapi\.json/);
+    await writeFile(generatedFile, original);
+
+    const manifest = join(dir, "manifests/travel/currency-service.yaml");
+    const yaml = await readFile(manifest, "utf8");
+    await writeFile(manifest, yaml.replace("Convert an amount between two currencies", "Convert money"));
+    const edited = cli(dir, "gen", "--check");
+    assert.is(edited.code, 1);
+    assert.match(edited.stderr, /stale +generated\/currency-service\/index\.ts/);
+    assert.match(edited.stderr, /stale +generated\/currency-service\/openapi\.json/);
+    await writeFile(manifest, yaml);
+
+    await writeFile(join(dir, "generated/weather-service/notes.txt"), "mine");
+    const extra = cli(dir, "gen", "--check");
+    assert.is(extra.code, 1);
+    assert.match(extra.stderr, /extra +generated\/weather-service\/notes\.txt/);
+
+    // gen itself repairs all of it, and reports what it did.
+    const gen = cli(dir, "gen");
+    assert.is(gen.code, 0, gen.stderr);
+    assert.match(gen.stdout, /0 written, \d+ unchanged, 1 removed/);
+    assert.is(cli(dir, "gen", "--check").code, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("gen refuses to prune a folder it did not create", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "manifold-own-"));
+  try {
+    await cp(join(root, "manifests"), join(dir, "manifests"), { recursive: true });
+    await writeFile(join(dir, "precious.ts"), "export {};\n");
+    const result = cli(dir, "gen", "--out", ".");
+    assert.is(result.code, 2);
+    assert.match(result.stderr, /did not write/);
+    assert.is(await readFile(join(dir, "precious.ts"), "utf8"), "export {};\n");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
