@@ -57,13 +57,20 @@ function parse(argv: readonly string[]) {
   return { ...values, format: format as Format, positionals };
 }
 
+/** node's parseArgs explains `--` escaping at length; a user who mistyped a flag needs its name. */
+function usageMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = /^Unknown option '([^']*)'/.exec(message);
+  return unknown === null ? message : `unknown option ${unknown[1]}`;
+}
+
 /** Runs one CLI invocation and returns its exit code; never throws for bad input. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
   } catch (error) {
-    io.err(`manifold: ${error instanceof Error ? error.message : String(error)}\nRun manifold --help for usage.\n`);
+    io.err(`manifold: ${usageMessage(error)}\nRun manifold --help for usage.\n`);
     return 2;
   }
   if (args.version) {

@@ -26,7 +26,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   const start = process.hrtime.bigint();
   const project = await loadProject({ manifestsDir: options.manifestsDir });
   if (project.diagnostics.length > 0) {
-    const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color });
+    const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });
     // Machine formats go to stdout whole; pretty diagnostics are human messages.
     if (options.format === "pretty") io.err(`${text}\n`);
     else io.out(`${text}\n`);
@@ -40,7 +40,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
     if (options.format === "pretty") io.out(`manifold: ${manifests} valid in ${elapsed(start)}\n`);
     return 0;
   }
-  const files = await emitProject(project, { manifestsDir: options.manifestsDir });
+  const files = emitProject(project, { manifestsDir: options.manifestsDir });
   const out = options.outDir;
   if (options.check) {
     const drift = await compareFolder(out, files);

@@ -34,6 +34,11 @@ export interface Project {
   readonly manifests: readonly LoadedManifest[];
   /** Sorted by file, line, column. */
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The text of every manifest that was read, by `file`; pass it to `formatDiagnostics` so pretty
+   * output can show the offending line.
+   */
+  readonly sources?: ReadonlyMap<string, string>;
 }
 
 export function hasErrors(project: Pick<Project, "diagnostics">): boolean {

@@ -48,7 +48,7 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
     (c) => `${docComment(c.description, "  ")}  ${c.key}: { input: ${schemaName(c, "input")}; output: ${schemaName(c, "output")} };\n`,
   );
   parts.push(
-    `${docComment(`Capability key → input and output of ${spec.name}.`)}export interface ${capabilitiesType} {\n${members.join("")}}\n`,
+    `${docComment(`Capability key → input and output of ${spec.name}.`)}export type ${capabilitiesType} = {\n${members.join("")}};\n`,
     `${docComment(`The handlers ${spec.name} needs: one per capability.`)}export type ${handle}Handlers = Handlers<${capabilitiesType}>;\n`,
     `${docComment(`A typed client of ${spec.name}.`)}export type ${handle}Client = Client<${capabilitiesType}>;\n`,
     `${docComment(`The manifest of ${spec.name}, as data.`)}export const ${handle}Spec: ComponentSpec = ${dataLiteral(spec)};\n`,

@@ -12,7 +12,8 @@ import { geocodingHandlers } from "./handlers/geocoding.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
 const ephemeral = process.env["MANIFOLD_EPHEMERAL_PORTS"] === "true";
-const port = (manifestPort: number | undefined) => (ephemeral ? 0 : manifestPort);
+// An explicit port also keeps a PORT variable, meant for one service, from moving all four onto it.
+const port = (manifestPort: number | undefined) => (ephemeral ? 0 : (manifestPort ?? 0));
 
 const running = await Promise.all([
   GeocodingService.serve({ handlers: geocodingHandlers, port: port(GeocodingService.spec.port) }),

@@ -29,11 +29,10 @@ export function valueSchema(value: ValueSpec, dialect: SchemaDialect): JsonSchem
  * typed contract, and a misspelt optional field silently ignored is the bug users hate most.
  */
 export function objectSchema(fields: FieldsSpec, dialect: SchemaDialect): JsonSchema {
-  const properties: JsonSchema = {};
-  for (const field of [...fields.required, ...fields.optional]) {
-    const { name, ...value } = field;
-    properties[name] = valueSchema(value, dialect);
-  }
+  // fromEntries defines own properties, so a field named `__proto__` stays a field.
+  const properties: JsonSchema = Object.fromEntries(
+    [...fields.required, ...fields.optional].map(({ name, ...value }) => [name, valueSchema(value, dialect)]),
+  );
   const schema: JsonSchema = { type: "object", properties };
   if (fields.required.length > 0) schema["required"] = fields.required.map((f) => f.name);
   schema["additionalProperties"] = false;

@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { emitComponentModule } from "../../generator/emit/component-module.js";
-import { formatTypeScript } from "../../generator/emit/format.js";
+import { formatTypeScript } from "../support/format-typescript.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
 
 const HOSTILE = "ends */ here; `tick` ${process.exit(1)} \"quoted\" 'single' \\ back\nnew line\r\nCR \u2028 LS </script>";
@@ -29,8 +29,9 @@ const spec: ComponentSpec = {
 
 test("manifest text cannot break out of comments or literals in index.ts", async () => {
   const text = emitComponentModule(spec, "manifests/evil */.yaml");
-  // formatTypeScript parses the module and throws on any syntax error.
+  // formatTypeScript parses the module and throws on any syntax error; the printer's output is already formatted.
   const formatted = (await formatTypeScript(new Map([["evil-tool/index.ts", text]]))).get("evil-tool/index.ts")!;
+  assert.fixture(formatted, text);
   // In comments the text is escaped; the module still declares exactly what the generator meant.
   assert.match(formatted, /\n +\* ends \*\\\/ here;/);
   const { Project } = await import("ts-morph");

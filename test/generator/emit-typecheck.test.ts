@@ -4,7 +4,7 @@
  * output type are compile errors; a correct implementation and typed client calls compile cleanly.
  */
 import { join } from "node:path";
-import { Project, type Diagnostic } from "ts-morph";
+import { Project, ts, type Diagnostic } from "ts-morph";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 
@@ -21,7 +21,8 @@ export {};
   return file.getPreEmitDiagnostics();
 }
 
-const messages = (d: Diagnostic[]) => d.map((x) => (typeof x.getMessageText() === "string" ? x.getMessageText() : (x.getMessageText() as { getMessageText(): string }).getMessageText()) as string);
+/** Whole message chains: "Property 'lon' is missing" sits below "Argument of type … is not assignable". */
+const messages = (d: Diagnostic[]) => d.map((x) => ts.flattenDiagnosticMessageText(x.compilerObject.messageText, "\n"));
 
 const GOOD_FORECAST = `getForecast: () => ({ days: [{ date: "2026-06-01", high: 20, low: 10, condition: "sunny" }] }),`;
 

@@ -11,11 +11,13 @@ import * as assert from "uvu/assert";
 import { emitProject } from "../../generator/emit/index.js";
 import { loadProject } from "../../generator/load/index.js";
 import { compareFolder } from "../../generator/output-folder.js";
+import { formatTypeScript } from "../support/format-typescript.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 
 function cli(cwd: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--conditions=source", join(root, "generator/cli.ts"), ...args], {
+  const result = spawnSync(process.execPath, [...TS_NODE_ARGS, join(root, "generator/cli.ts"), ...args], {
     cwd,
     encoding: "utf8",
     timeout: 60_000,
@@ -26,15 +28,23 @@ function cli(cwd: string, ...args: string[]) {
 test("generated/ equals a fresh gen of manifests/", async () => {
   const project = await loadProject({ manifestsDir: "manifests", cwd: root });
   assert.equal(project.diagnostics, []);
-  const files = await emitProject(project, { manifestsDir: "manifests" });
+  const files = emitProject(project, { manifestsDir: "manifests" });
   const drift = await compareFolder(join(root, "generated"), files);
   assert.equal(drift, { stale: [], missing: [], extra: [] });
 });
 
+test("every generated module parses and is already formatted as the TypeScript formatter would", async () => {
+  const project = await loadProject({ manifestsDir: "manifests", cwd: root });
+  const modules = new Map([...emitProject(project, { manifestsDir: "manifests" })].filter(([path]) => path.endsWith(".ts")));
+  assert.ok(modules.size >= 4);
+  const formatted = await formatTypeScript(modules);
+  for (const [path, text] of modules) assert.fixture(formatted.get(path)!, text, path);
+});
+
 test("gen is deterministic: two runs give the same bytes", async () => {
   const project = await loadProject({ manifestsDir: "manifests", cwd: root });
-  const a = await emitProject(project, { manifestsDir: "manifests" });
-  const b = await emitProject(project, { manifestsDir: "manifests" });
+  const a = emitProject(project, { manifestsDir: "manifests" });
+  const b = emitProject(project, { manifestsDir: "manifests" });
   assert.equal([...a], [...b]);
 });
 

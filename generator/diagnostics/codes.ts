@@ -1,0 +1,64 @@
+/**
+ * The closed set of generator diagnostic codes. A code is stable once published: scripts and CI
+ * annotations match on it, so a code is never reused for a different problem. docs/diagnostics.md
+ * lists exactly these (a test checks it).
+ *
+ * MF10xx: the file and its YAML. MF12xx: the manifest meta-schema (manifest.schema.json).
+ * MF13xx: meaning across fields and files. MF14xx is kept for workflow data-flow checks.
+ */
+import type { Severity } from "../project.js";
+
+export interface DiagnosticCodeInfo {
+  readonly severity: Severity;
+  readonly title: string;
+  readonly description: string;
+}
+
+export const DIAGNOSTIC_CODES = {
+  MF1001: { severity: "error", title: "Manifests folder not found", description: "The manifests folder does not exist or is not a folder." },
+  MF1002: { severity: "warning", title: "No manifests", description: "The manifests folder holds no `*.yaml` or `*.yml` file." },
+  MF1003: { severity: "error", title: "File cannot be read", description: "The file is not a regular file, is a dangling link, or reading it failed." },
+  MF1004: { severity: "error", title: "File too large", description: "The file is larger than the manifest size limit (1 MiB by default)." },
+  MF1005: { severity: "error", title: "Not UTF-8", description: "The file is not valid UTF-8; the position is the first bad byte." },
+  MF1006: { severity: "error", title: "YAML syntax error", description: "The file is not well-formed YAML." },
+  MF1007: { severity: "error", title: "Duplicate key", description: "A mapping has the same key twice; the position is the second one." },
+  MF1008: { severity: "error", title: "More than one document", description: "The file holds more than one YAML document; a manifest is one document per file." },
+  MF1009: { severity: "error", title: "Resource limit", description: "The YAML expands too many aliases or nests too deeply (protects against alias bombs)." },
+  MF1010: { severity: "error", title: "Unsupported YAML tag", description: "A node carries a tag outside plain JSON data (e.g. `!!binary`, `!!set`, a custom `!tag`)." },
+  MF1011: { severity: "warning", title: "YAML warning", description: "The YAML parser reported something suspicious that is not an error." },
+  MF1012: { severity: "error", title: "Empty manifest", description: "The file holds no YAML document, or only comments." },
+  MF1013: { severity: "error", title: "Not a mapping", description: "The top level of a manifest must be a mapping of keys to values." },
+  MF1014: { severity: "error", title: "Missing kind", description: "The manifest has no `kind` key." },
+  MF1015: { severity: "error", title: "Unknown kind", description: "`kind` is not one of `tool`, `agent`, `workflow`." },
+
+  MF1201: { severity: "error", title: "Unknown key", description: "The key is not part of the manifest format at this place; the message lists the allowed keys." },
+  MF1202: { severity: "error", title: "Missing required key", description: "A key the format requires here is absent; the position is the mapping that lacks it." },
+  MF1203: { severity: "error", title: "Wrong type", description: "The value has the wrong type (e.g. a string where an integer is expected)." },
+  MF1204: { severity: "error", title: "Value not allowed", description: "The value is not one of the allowed values." },
+  MF1205: { severity: "error", title: "Invalid name or format", description: "A name, endpoint or duration does not match its pattern." },
+  MF1206: { severity: "error", title: "Out of range", description: "A number is below its minimum or above its maximum." },
+  MF1207: { severity: "error", title: "Empty value", description: "A list has fewer items, or a string fewer characters, than required." },
+  MF1208: { severity: "error", title: "Duplicate list item", description: "A list that must hold distinct values repeats one; the position is the repeat." },
+  MF1209: { severity: "error", title: "Key not allowed here", description: "A known key conflicts with another (e.g. `items` on a non-array field, both `tool` and `agent` on a step)." },
+
+  MF1301: { severity: "error", title: "Duplicate manifest name", description: "Two component manifests, or two workflow manifests, have the same name." },
+  MF1302: { severity: "error", title: "Component name clash", description: "Two component names derive the same TypeScript name (PascalCase)." },
+  MF1303: { severity: "error", title: "Duplicate capability", description: "A component declares two capabilities with the same name." },
+  MF1304: { severity: "error", title: "Capability name clash", description: "Two capability names of a component derive the same TypeScript name (camelCase)." },
+  MF1305: { severity: "error", title: "Duplicate endpoint", description: "Two capabilities of a component are served at the same endpoint." },
+  MF1306: { severity: "error", title: "Reserved endpoint", description: "A capability endpoint takes a route the framework serves (`/health`, `/api/capabilities`, `/openapi.json`, `/api/capabilities/<x>/schema`; on agents also `/orchestrate…`, `/api/v1…`, `/chat…`, `/query`)." },
+  MF1307: { severity: "error", title: "Duplicate field", description: "Two fields of one input, output or object have the same name (required and optional together)." },
+  MF1308: { severity: "error", title: "Example does not fit", description: "A field's `example` does not match its type, `enum`, `items` or `fields`." },
+  MF1309: { severity: "error", title: "Enum value does not fit", description: "An `enum` value does not match the field's type." },
+  MF1310: { severity: "error", title: "Unknown component", description: "An agent's `uses` names a component that has no manifest." },
+  MF1311: { severity: "warning", title: "Unknown sensitive capability", description: "A `hitl.sensitive_capabilities` entry is offered neither by the agent nor by any component it uses." },
+  MF1312: { severity: "error", title: "Unknown workflow", description: "An agent's `orchestration.workflows` or a task's `workflow` names a workflow that has no manifest." },
+  MF1313: { severity: "error", title: "Duplicate task type", description: "An agent declares two tasks with the same `type`." },
+  MF1314: { severity: "error", title: "Duplicate step", description: "A workflow declares two steps with the same name." },
+} as const satisfies Record<string, DiagnosticCodeInfo>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+
+export function isDiagnosticCode(value: unknown): value is DiagnosticCode {
+  return typeof value === "string" && Object.hasOwn(DIAGNOSTIC_CODES, value);
+}

@@ -1,0 +1,97 @@
+import type { Diagnostic, Severity } from "../project.js";
+
+export type DiagnosticFormat = "pretty" | "json" | "github";
+
+export interface FormatOptions {
+  /** ANSI colour in `pretty` output; the caller decides (TTY, `NO_COLOR`). */
+  readonly color: boolean;
+  /**
+   * Source text by diagnostic `file` (`Project.sources`). With it, `pretty` output shows the line and
+   * a caret under the column.
+   * @defaultValue no source lines
+   */
+  readonly sources?: ReadonlyMap<string, string>;
+}
+
+const ANSI = {
+  red: ["\u001b[31m", "\u001b[39m"],
+  yellow: ["\u001b[33m", "\u001b[39m"],
+  dim: ["\u001b[2m", "\u001b[22m"],
+} as const;
+
+type Paint = (style: keyof typeof ANSI, text: string) => string;
+
+export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: DiagnosticFormat, options: FormatOptions): string {
+  switch (format) {
+    case "json":
+      return JSON.stringify(
+        diagnostics.map(({ file, line, column, severity, code, message }) => ({ file, line, column, severity, code, message })),
+        null,
+        2,
+      );
+    case "github":
+      return diagnostics.map(formatGithub).join("\n");
+    case "pretty":
+      return formatPretty(diagnostics, options);
+  }
+}
+
+function severityStyle(severity: Severity): "red" | "yellow" {
+  return severity === "error" ? "red" : "yellow";
+}
+
+function formatPretty(diagnostics: readonly Diagnostic[], { color, sources }: FormatOptions): string {
+  const paint: Paint = color ? (style, text) => `${ANSI[style][0]}${text}${ANSI[style][1]}` : (_style, text) => text;
+  const lineCache = new Map<string, readonly string[]>();
+  const linesOf = (file: string): readonly string[] | undefined => {
+    const text = sources?.get(file);
+    if (text === undefined) return undefined;
+    let lines = lineCache.get(file);
+    if (lines === undefined) {
+      lines = text.split(/\r\n|\r|\n/);
+      lineCache.set(file, lines);
+    }
+    return lines;
+  };
+  return diagnostics
+    .map((d) => {
+      const head = `${d.file}:${d.line}:${d.column} - ${paint(severityStyle(d.severity), d.severity)} ${paint("dim", d.code)}: ${d.message}`;
+      const source = linesOf(d.file)?.[d.line - 1];
+      return source === undefined ? head : `${head}\n${excerpt(source, d, paint)}`;
+    })
+    .join("\n\n");
+}
+
+/** The source line under a gutter, and a caret that stays under the column even when the line has tabs. */
+function excerpt(source: string, d: Diagnostic, paint: Paint): string {
+  const gutter = String(d.line);
+  const pad = " ".repeat(gutter.length);
+  const lead = source.slice(0, Math.max(0, d.column - 1)).replace(/[^\t]/g, " ");
+  return `${paint("dim", `${gutter} |`)} ${source}\n${paint("dim", `${pad} |`)} ${lead}${paint(severityStyle(d.severity), "^")}`;
+}
+
+// GitHub workflow commands: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
+function escapeData(text: string): string {
+  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+function formatGithub(d: Diagnostic): string {
+  const props = [`file=${escapeProperty(d.file)}`, `line=${d.line}`, `col=${d.column}`, `title=${escapeProperty(d.code)}`].join(",");
+  return `::${d.severity} ${props}::${escapeData(d.message)}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** `2 errors, 1 warning`; `no problems` when empty. */
+export function summariseDiagnostics(diagnostics: readonly Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = diagnostics.length - errors;
+  const parts = [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""].filter((p) => p !== "");
+  return parts.length === 0 ? "no problems" : parts.join(", ");
+}

@@ -1,0 +1,84 @@
+/**
+ * Does a value fit a field? The same draft-07 schema the runtime validates requests with decides, so an
+ * example that passes here is one the running component would accept.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { valueSchema } from "../../runtime/spec/json-schema.js";
+import type { FieldType, ValueSpec } from "../../runtime/spec/types.js";
+import { expectedType, quote } from "./values.js";
+
+let ajv: Ajv | undefined;
+const cache = new Map<string, ValidateFunction>();
+const MAX_CACHED = 500;
+
+function validatorFor(value: ValueSpec): ValidateFunction {
+  // The example itself and descriptions do not change what fits; leaving them out keeps the cache small.
+  const { example: _example, description: _description, ...shape } = value;
+  const schema = valueSchema(shape, "draft-07");
+  const key = JSON.stringify(schema);
+  let validate = cache.get(key);
+  if (validate === undefined) {
+    // ajv keeps every schema it compiled; starting over bounds memory in a long-lived process.
+    if (cache.size >= MAX_CACHED) {
+      cache.clear();
+      ajv = undefined;
+    }
+    ajv ??= new Ajv({ allErrors: false, strict: false });
+    validate = ajv.compile(schema);
+    cache.set(key, validate);
+  }
+  return validate;
+}
+
+/** `/wind/gusts/0` → `wind.gusts[0]`. */
+function pointerText(pointer: string): string {
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
+    .join("");
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath === "" ? "" : `\`${pointerText(error.instancePath)}\` `;
+  const params: Record<string, unknown> = error.params;
+  switch (error.keyword) {
+    case "type":
+      return `${where}must be ${expectedType(params["type"])}`;
+    case "enum":
+      return `${where}must be one of ${Array.isArray(params["allowedValues"]) ? params["allowedValues"].map((v) => quote(v)).join(", ") : "the enum values"}`;
+    case "additionalProperties":
+      return `${where === "" ? "it " : where}has a member \`${String(params["additionalProperty"])}\` the field does not declare`;
+    case "required":
+      return `${where === "" ? "it " : where}lacks the required member \`${String(params["missingProperty"])}\``;
+    default:
+      return `${where}${error.message ?? "does not fit"}`;
+  }
+}
+
+/** Why `example` does not fit `value`, or undefined when it fits. */
+export function exampleProblem(value: ValueSpec, example: unknown): string | undefined {
+  const validate = validatorFor(value);
+  if (validate(example)) return undefined;
+  const first = validate.errors?.[0];
+  return first === undefined ? "it does not fit" : describe(first);
+}
+
+/** Enum values are scalars; this says whether one has the field's type. */
+export function fitsType(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number";
+    case "integer":
+      return Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "array":
+      return Array.isArray(value);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Dirent } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join } from "node:path";
+
+export const MANIFEST_EXTENSIONS: readonly string[] = [".yaml", ".yml"];
+
+export function isManifestName(name: string): boolean {
+  return MANIFEST_EXTENSIONS.some((ext) => name.endsWith(ext));
+}
+
+export interface Unreadable {
+  readonly path: string;
+  readonly reason: string;
+}
+
+export type FoundFiles =
+  | { readonly ok: true; readonly files: readonly string[]; readonly unreadable: readonly Unreadable[] }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Every `*.yaml`/`*.yml` path under `dir`, recursively, sorted by code unit so the order is the same on
+ * every machine. Folders named `node_modules` or starting with `.` are skipped; linked folders are
+ * followed once (a link cycle ends). Anything named like a manifest that is not a folder is returned,
+ * even when it is not a readable file: reading it is what reports the problem.
+ */
+export async function findManifestFiles(dir: string): Promise<FoundFiles> {
+  try {
+    if (!(await stat(dir)).isDirectory()) return { ok: false, reason: "is not a folder" };
+  } catch (error) {
+    const missing = error instanceof Error && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR");
+    return { ok: false, reason: missing ? "does not exist" : `cannot be read: ${describeFsError(error)}` };
+  }
+  const found: Found = { files: [], unreadable: [], seen: new Set() };
+  await collect(dir, found);
+  return { ok: true, files: found.files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), unreadable: found.unreadable };
+}
+
+async function isFolder(entry: Dirent, path: string): Promise<boolean> {
+  if (entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+interface Found {
+  readonly files: string[];
+  readonly unreadable: Unreadable[];
+  readonly seen: Set<string>;
+}
+
+async function collect(dir: string, found: Found): Promise<void> {
+  let entries: Dirent[];
+  try {
+    const real = await realpath(dir);
+    if (found.seen.has(real)) return;
+    found.seen.add(real);
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    found.unreadable.push({ path: dir, reason: describeFsError(error) });
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (await isFolder(entry, path)) {
+      if (entry.name !== "node_modules" && !entry.name.startsWith(".")) await collect(path, found);
+    } else if (isManifestName(entry.name)) {
+      found.files.push(path);
+    }
+  }
+}
+
+/** A short reason without the absolute path Node puts in its messages. */
+export function describeFsError(error: unknown): string {
+  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "ENOENT":
+      return "it does not exist";
+    case "EISDIR":
+      return "it is a folder";
+    case "ELOOP":
+      return "too many levels of links";
+    default:
+      return code === "" ? "reading failed" : `reading failed (${code})`;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The pipeline over text already in memory: parse → kind → meta-schema → checks within a file →
+ * checks across files → normalise. File-system concerns live in index.ts.
+ */
+import { createDiagnostic, sortDiagnostics, START } from "../diagnostics/create.js";
+import type { Diagnostic, LoadedManifest, ManifestKind, Project } from "../project.js";
+import { checkKind, isManifestKind } from "./kind.js";
+import type { RawManifest } from "./manifest-types.js";
+import { normaliseComponent } from "./normalise.js";
+import { parseManifest } from "./parse.js";
+import { checkProject, type CheckedManifest } from "./project-check.js";
+import { checkSchema } from "./schema-check.js";
+import { checkManifest } from "./semantic-check.js";
+
+export interface ManifestSource {
+  /** Relative to the cwd, `/` separators; used as is in diagnostics. */
+  readonly file: string;
+  readonly text: string;
+}
+
+interface FileResult {
+  readonly diagnostics: readonly Diagnostic[];
+  readonly checked?: CheckedManifest;
+  /** Kind and name when they could be read, even if the file is otherwise broken. */
+  readonly declared?: { readonly kind: ManifestKind; readonly name: string };
+}
+
+function loadFile({ file, text }: ManifestSource): FileResult {
+  const parsed = parseManifest(file, text);
+  const value = parsed.value;
+  if (value === undefined) return { diagnostics: parsed.diagnostics };
+  const kindProblem = checkKind(parsed.source, value);
+  if (kindProblem !== undefined) return { diagnostics: [...parsed.diagnostics, kindProblem] };
+  const kind = value["kind"];
+  const name = value["name"];
+  const declared = isManifestKind(kind) && typeof name === "string" ? { kind, name } : undefined;
+  const schemaProblems = checkSchema(parsed.source, value);
+  if (schemaProblems.length > 0) return { diagnostics: [...parsed.diagnostics, ...schemaProblems], ...(declared && { declared }) };
+  // The meta-schema accepted it, which is exactly what RawManifest describes.
+  const manifest = value as unknown as RawManifest;
+  return {
+    diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest)],
+    checked: { source: parsed.source, manifest },
+    ...(declared && { declared }),
+  };
+}
+
+/** A stack overflow on absurd input is a limit of this process, reported like the parser's own. */
+function loadFileSafely(source: ManifestSource): FileResult {
+  try {
+    return loadFile(source);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { diagnostics: [createDiagnostic("MF1009", source.file, START, "the manifest nests too deeply to be checked")] };
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function toLoaded({ source, manifest }: CheckedManifest): LoadedManifest {
+  const document = manifest as unknown as Record<string, unknown>;
+  if (manifest.kind === "workflow") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
+  return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest), document };
+}
+
+export interface AssembleOptions {
+  /** Check references between manifests (`uses`, workflows, duplicate names). */
+  readonly crossFile: boolean;
+  /** Problems found before parsing (unreadable files, a missing folder). */
+  readonly diagnostics?: readonly Diagnostic[];
+}
+
+export function assemble(sources: readonly ManifestSource[], { crossFile, diagnostics = [] }: AssembleOptions): Project {
+  // A BOM is not content; dropping it keeps columns on the first line as editors count them.
+  const ordered = sources
+    .map(({ file, text }) => ({ file, text: text.startsWith("\uFEFF") ? text.slice(1) : text }))
+    .sort((a, b) => compareText(a.file, b.file));
+  const results = ordered.map(loadFileSafely);
+  const all: Diagnostic[] = [...diagnostics, ...results.flatMap((r) => r.diagnostics)];
+  const checked = results.flatMap((r) => (r.checked === undefined ? [] : [r.checked]));
+  if (crossFile) {
+    const components = new Set<string>();
+    const workflows = new Set<string>();
+    for (const { declared } of results) {
+      if (declared !== undefined) (declared.kind === "workflow" ? workflows : components).add(declared.name);
+    }
+    all.push(...checkProject(checked, { components, workflows }));
+  }
+  const manifests = checked
+    .map(toLoaded)
+    .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.file, b.file));
+  return { manifests, diagnostics: sortDiagnostics(all), sources: new Map(ordered.map((s) => [s.file, s.text])) };
+}
+
+/** Every check, over manifests held in memory (tests, editors). */
+export function loadSources(sources: readonly ManifestSource[]): Project {
+  return assemble(sources, { crossFile: true });
+}
+
+/**
+ * One manifest on its own: everything but the checks that need other manifests (`uses`, workflow
+ * names, duplicate names across files).
+ */
+export function loadManifestText(file: string, text: string): Project {
+  return assemble([{ file, text }], { crossFile: false });
+}

@@ -1,0 +1,91 @@
+/**
+ * The manifest as written, once it has passed manifest.schema.json. These types mirror the schema; the
+ * schema is what guarantees them, so values are narrowed to them only after it has run.
+ */
+import type { CapabilityType, FieldType } from "../../runtime/spec/types.js";
+
+export interface RawValue {
+  readonly type: FieldType;
+  readonly description?: string;
+  readonly example?: unknown;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly items?: RawValue;
+  readonly fields?: RawFields;
+}
+
+export interface RawField extends RawValue {
+  readonly name: string;
+}
+
+export interface RawFields {
+  readonly required?: readonly RawField[];
+  readonly optional?: readonly RawField[];
+}
+
+export interface RawCapability {
+  readonly name: string;
+  readonly description: string;
+  readonly type?: CapabilityType;
+  readonly internal?: boolean;
+  readonly endpoint?: string;
+  readonly input?: RawFields;
+  readonly output?: RawFields;
+}
+
+export interface RawTask {
+  readonly type: string;
+  readonly workflow?: string;
+  readonly timeout?: string;
+  readonly description?: string;
+  readonly input?: RawFields;
+  readonly output?: RawFields;
+}
+
+export interface RawComponent {
+  readonly kind: "tool" | "agent";
+  readonly name: string;
+  readonly description: string;
+  readonly version?: string;
+  readonly port?: number;
+  readonly capabilities?: readonly RawCapability[];
+  // Agents only (the schema rejects them on tools).
+  readonly uses?: readonly string[];
+  readonly orchestration?: {
+    readonly natural?: { readonly model: string };
+    readonly custom?: boolean;
+    readonly workflows?: readonly string[];
+  };
+  readonly tasks?: readonly RawTask[];
+  readonly scheduled?: boolean;
+  readonly chat?: boolean;
+  readonly hitl?: {
+    readonly plan_approval?: boolean;
+    readonly sensitive_capabilities?: readonly string[];
+    readonly expiry?: string;
+    readonly default_action: "reject" | "approve";
+  };
+}
+
+export interface RawStep {
+  readonly name: string;
+  readonly tool?: string;
+  readonly agent?: string;
+  readonly action: string;
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  readonly depends_on?: readonly string[];
+  readonly timeout?: string;
+  readonly retry?: number;
+  readonly on_error?: "fail" | "continue";
+}
+
+export interface RawWorkflow {
+  readonly kind: "workflow";
+  readonly name: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly inputs: Readonly<Record<string, { readonly type: FieldType; readonly required?: boolean; readonly description?: string }>>;
+  readonly steps: readonly RawStep[];
+  readonly outputs: Readonly<Record<string, unknown>>;
+}
+
+export type RawManifest = RawComponent | RawWorkflow;

@@ -1,0 +1,19 @@
+import { Ajv, type ValidateFunction } from "ajv";
+import schema from "../../manifest.schema.json" with { type: "json" };
+
+export { schema as MANIFEST_SCHEMA };
+
+let validator: ValidateFunction | undefined;
+
+/** The compiled meta-schema. Compiling is the slow part of ajv, so it happens once per process. */
+export function manifestValidator(): ValidateFunction {
+  if (validator === undefined) {
+    // verbose: errors carry their schema, where the message annotations below live.
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    // The editor extensions VS Code's YAML/JSON support reads; we read them too, so both say the same.
+    ajv.addKeyword({ keyword: "errorMessage", schemaType: "string" });
+    ajv.addKeyword({ keyword: "patternErrorMessage", schemaType: "string" });
+    validator = ajv.compile(schema);
+  }
+  return validator;
+}

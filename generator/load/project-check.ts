@@ -1,0 +1,110 @@
+/**
+ * Checks across manifests: names must be unique and stay unique after derivation, and every name an
+ * agent refers to must have a manifest.
+ */
+import type { DiagnosticCode } from "../diagnostics/codes.js";
+import { createDiagnostic } from "../diagnostics/create.js";
+import type { Diagnostic } from "../project.js";
+import { toPascalCase } from "../../runtime/spec/names.js";
+import type { RawComponent, RawManifest } from "./manifest-types.js";
+import { valuePosition, type Path, type SourceFile } from "./source-file.js";
+import { closest } from "./suggest.js";
+
+/** A manifest that passed the meta-schema. */
+export interface CheckedManifest {
+  readonly source: SourceFile;
+  readonly manifest: RawManifest;
+}
+
+/**
+ * Names declared by every manifest whose kind and name could be read, including ones that failed the
+ * schema: a reference to a broken manifest is not also reported as a reference to a missing one.
+ */
+export interface DeclaredNames {
+  readonly components: ReadonlySet<string>;
+  readonly workflows: ReadonlySet<string>;
+}
+
+type Report = (entry: CheckedManifest, code: DiagnosticCode, path: Path, message: string) => void;
+
+export function checkProject(entries: readonly CheckedManifest[], declared: DeclaredNames): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  const report: Report = (entry, code, path, message) => found.push(createDiagnostic(code, entry.source.file, valuePosition(entry.source, path), message));
+  const where = (entry: CheckedManifest): string => `${entry.source.file}:${valuePosition(entry.source, ["name"]).line}`;
+
+  const components = new Map<string, CheckedManifest & { readonly manifest: RawComponent }>();
+  const workflows = new Map<string, CheckedManifest>();
+  const byPascal = new Map<string, CheckedManifest>();
+  for (const entry of entries) {
+    const { manifest } = entry;
+    const first = manifest.kind === "workflow" ? workflows.get(manifest.name) : components.get(manifest.name);
+    if (first !== undefined) {
+      const what = manifest.kind === "workflow" ? "workflow" : "component";
+      report(entry, "MF1301", ["name"], `${what} name \`${manifest.name}\` is already used by ${where(first)}`);
+      continue;
+    }
+    if (manifest.kind === "workflow") {
+      workflows.set(manifest.name, entry);
+      continue;
+    }
+    components.set(manifest.name, { ...entry, manifest });
+    const pascal = toPascalCase(manifest.name);
+    const clash = byPascal.get(pascal);
+    if (clash !== undefined) {
+      report(entry, "MF1302", ["name"], `component names \`${clash.manifest.name}\` (${where(clash)}) and \`${manifest.name}\` both become \`${pascal}\` in TypeScript; rename one`);
+    } else {
+      byPascal.set(pascal, entry);
+    }
+  }
+
+  for (const entry of components.values()) {
+    if (entry.manifest.kind === "agent") checkAgentReferences(entry, entry.manifest, { components, workflows, declared, report });
+  }
+  return found;
+}
+
+interface Context {
+  readonly components: ReadonlyMap<string, CheckedManifest & { readonly manifest: RawComponent }>;
+  readonly workflows: ReadonlyMap<string, CheckedManifest>;
+  readonly declared: DeclaredNames;
+  readonly report: Report;
+}
+
+function didYouMean(name: string, names: Iterable<string>): string {
+  const guess = closest(name, [...names]);
+  return guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
+}
+
+function checkAgentReferences(entry: CheckedManifest, agent: RawComponent, { components, workflows, declared, report }: Context): void {
+  const uses = agent.uses ?? [];
+  uses.forEach((name, i) => {
+    if (components.has(name) || declared.components.has(name)) return;
+    const message = workflows.has(name) || declared.workflows.has(name)
+      ? `\`uses\` names \`${name}\`, which is a workflow; list it under \`orchestration.workflows\``
+      : `\`uses\` names \`${name}\`, but no tool or agent manifest has that name${didYouMean(name, components.keys())}`;
+    report(entry, "MF1310", ["uses", i], message);
+  });
+
+  const knowsWorkflow = (name: string): boolean => workflows.has(name) || declared.workflows.has(name);
+  (agent.orchestration?.workflows ?? []).forEach((name, i) => {
+    if (!knowsWorkflow(name)) report(entry, "MF1312", ["orchestration", "workflows", i], `orchestration workflow \`${name}\` has no workflow manifest${didYouMean(name, workflows.keys())}`);
+  });
+  (agent.tasks ?? []).forEach((task, i) => {
+    if (task.workflow !== undefined && !knowsWorkflow(task.workflow)) {
+      report(entry, "MF1312", ["tasks", i, "workflow"], `task \`${task.type}\` runs workflow \`${task.workflow}\`, which has no workflow manifest${didYouMean(task.workflow, workflows.keys())}`);
+    }
+  });
+
+  // Only decidable when every used component loaded; otherwise a broken manifest would cause noise here.
+  const used = uses.flatMap((name) => {
+    const component = components.get(name);
+    return component === undefined ? [] : [component.manifest];
+  });
+  if (used.length < uses.length) return;
+  const offered = new Set([agent, ...used].flatMap((c) => (c.capabilities ?? []).map((cap) => cap.name)));
+  (agent.hitl?.sensitive_capabilities ?? []).forEach((name, i) => {
+    if (!offered.has(name)) {
+      report(entry, "MF1311", ["hitl", "sensitive_capabilities", i], `sensitive capability \`${name}\` is offered neither by \`${agent.name}\` nor by a component it uses${didYouMean(name, offered)}`);
+    }
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Checks within one manifest that a schema cannot express: uniqueness by name, derived-name clashes,
+ * endpoint collisions, and whether examples and enum values fit their fields.
+ */
+import type { DiagnosticCode } from "../diagnostics/codes.js";
+import { createDiagnostic } from "../diagnostics/create.js";
+import type { Diagnostic } from "../project.js";
+import { toCamelCase } from "../../runtime/spec/names.js";
+import { FRAMEWORK_ROUTES } from "../../runtime/spec/types.js";
+import { exampleProblem, fitsType } from "./examples.js";
+import type { RawComponent, RawFields, RawManifest, RawValue, RawWorkflow } from "./manifest-types.js";
+import { defaultEndpoint, normaliseValue } from "./normalise.js";
+import { displayPath, valuePosition, type Path, type SourceFile } from "./source-file.js";
+import { quote } from "./values.js";
+
+type Report = (code: DiagnosticCode, path: Path, message: string) => void;
+
+export function checkManifest(source: SourceFile, manifest: RawManifest): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  const report: Report = (code, path, message) => found.push(createDiagnostic(code, source.file, valuePosition(source, path), message));
+  const lineOf = (path: Path): number => valuePosition(source, path).line;
+  if (manifest.kind === "workflow") checkWorkflow(manifest, report, lineOf);
+  else checkComponent(manifest, report, lineOf);
+  return found;
+}
+
+type LineOf = (path: Path) => number;
+
+/** On agents the framework also serves orchestration, tasks, scheduling and chat. */
+const AGENT_ROUTE_PREFIXES: readonly string[] = ["/orchestrate", "/api/v1", "/chat", "/query"];
+
+/** The framework route `endpoint` would shadow, or undefined. */
+export function reservedRoute(endpoint: string, kind: RawComponent["kind"]): string | undefined {
+  if (FRAMEWORK_ROUTES.includes(endpoint)) return endpoint;
+  if (/^\/api\/capabilities\/[^/]+\/schema(\/|$)/.test(endpoint)) return "/api/capabilities/{name}/schema";
+  if (kind === "agent") return AGENT_ROUTE_PREFIXES.find((prefix) => endpoint === prefix || endpoint.startsWith(`${prefix}/`));
+  return undefined;
+}
+
+function checkComponent(component: RawComponent, report: Report, lineOf: LineOf): void {
+  const byName = new Map<string, Path>();
+  const byKey = new Map<string, { readonly name: string; readonly path: Path }>();
+  const byEndpoint = new Map<string, Path>();
+  (component.capabilities ?? []).forEach((capability, i) => {
+    const path: Path = ["capabilities", i];
+    const namePath: Path = [...path, "name"];
+    const first = byName.get(capability.name);
+    if (first !== undefined) {
+      report("MF1303", namePath, `capability \`${capability.name}\` is declared twice (first on line ${lineOf(first)})`);
+    } else {
+      byName.set(capability.name, namePath);
+      const key = toCamelCase(capability.name);
+      const clash = byKey.get(key);
+      if (clash !== undefined) {
+        report("MF1304", namePath, `capabilities \`${clash.name}\` (line ${lineOf(clash.path)}) and \`${capability.name}\` both become \`${key}\` in TypeScript; rename one`);
+      } else {
+        byKey.set(key, { name: capability.name, path: namePath });
+      }
+      const endpoint = capability.endpoint ?? defaultEndpoint(capability.name);
+      // Without an explicit endpoint the name is what chose it, so the name is what to point at.
+      const endpointPath: Path = capability.endpoint !== undefined ? [...path, "endpoint"] : namePath;
+      const reserved = reservedRoute(endpoint, component.kind);
+      const taken = byEndpoint.get(endpoint);
+      if (reserved !== undefined) {
+        report("MF1306", endpointPath, `endpoint ${endpoint} of \`${capability.name}\` collides with the framework route ${reserved}`);
+      } else if (taken !== undefined) {
+        report("MF1305", endpointPath, `endpoint ${endpoint} of \`${capability.name}\` is already served by the capability on line ${lineOf(taken)}`);
+      } else {
+        byEndpoint.set(endpoint, endpointPath);
+      }
+    }
+    checkFields(capability.input, [...path, "input"], report, lineOf);
+    checkFields(capability.output, [...path, "output"], report, lineOf);
+  });
+
+  const byType = new Map<string, Path>();
+  (component.tasks ?? []).forEach((task, i) => {
+    const path: Path = ["tasks", i];
+    const first = byType.get(task.type);
+    if (first !== undefined) report("MF1313", [...path, "type"], `task type \`${task.type}\` is declared twice (first on line ${lineOf(first)})`);
+    else byType.set(task.type, [...path, "type"]);
+    checkFields(task.input, [...path, "input"], report, lineOf);
+    checkFields(task.output, [...path, "output"], report, lineOf);
+  });
+}
+
+function checkWorkflow(workflow: RawWorkflow, report: Report, lineOf: LineOf): void {
+  const byName = new Map<string, Path>();
+  workflow.steps.forEach((step, i) => {
+    const path: Path = ["steps", i, "name"];
+    const first = byName.get(step.name);
+    if (first !== undefined) report("MF1314", path, `step \`${step.name}\` is declared twice (first on line ${lineOf(first)})`);
+    else byName.set(step.name, path);
+  });
+}
+
+function checkFields(fields: RawFields | undefined, path: Path, report: Report, lineOf: LineOf): void {
+  if (fields === undefined) return;
+  const byName = new Map<string, Path>();
+  for (const side of ["required", "optional"] as const) {
+    (fields[side] ?? []).forEach((field, i) => {
+      const fieldPath: Path = [...path, side, i];
+      const first = byName.get(field.name);
+      if (first !== undefined) report("MF1307", [...fieldPath, "name"], `field \`${field.name}\` is declared twice in \`${displayPath(path)}\` (first on line ${lineOf(first)})`);
+      else byName.set(field.name, [...fieldPath, "name"]);
+      checkValue(field, fieldPath, `\`${field.name}\``, report, lineOf);
+    });
+  }
+}
+
+function checkValue(value: RawValue, path: Path, label: string, report: Report, lineOf: LineOf): void {
+  (value.enum ?? []).forEach((option, i) => {
+    if (!fitsType(option, value.type)) report("MF1309", [...path, "enum", i], `enum value ${quote(option)} of ${label} is not of its type ${value.type}`);
+  });
+  if (value.example !== undefined) {
+    const problem = exampleProblem(normaliseValue(value), value.example);
+    if (problem !== undefined) report("MF1308", [...path, "example"], `example ${quote(value.example)} of ${label} does not fit: ${problem}`);
+  }
+  if (value.items !== undefined) checkValue(value.items, [...path, "items"], `the items of ${label}`, report, lineOf);
+  checkFields(value.fields, [...path, "fields"], report, lineOf);
+}

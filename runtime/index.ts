@@ -1,0 +1,3 @@
+export * from "./errors/index.js";
+export * from "./spec/index.js";
+export * from "./component/index.js";

@@ -1,0 +1,27 @@
+import { readFile, readdir } from "node:fs/promises";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { DIAGNOSTIC_CODES } from "../../generator/diagnostics/codes.js";
+
+const root = new URL("../../", import.meta.url);
+
+test("docs/diagnostics.md lists exactly the codes of DIAGNOSTIC_CODES, with their severity", async () => {
+  const doc = await readFile(new URL("docs/diagnostics.md", root), "utf8");
+  const rows = [...doc.matchAll(/^\| (MF\d{4}) \| (error|warning) \|/gm)].map((m) => [m[1], m[2]]);
+  const expected = Object.entries(DIAGNOSTIC_CODES).map(([code, info]) => [code, info.severity]);
+  assert.equal(rows, expected);
+});
+
+test("codes stay in their ranges and MF14xx stays free for data-flow checks", () => {
+  for (const code of Object.keys(DIAGNOSTIC_CODES)) assert.match(code, /^MF1(0|2|3)\d\d$/);
+});
+
+test("every code has a test that produces it", async () => {
+  const dir = new URL("test/generator/", root);
+  const files = (await readdir(dir)).filter((f) => f.startsWith("load-") && f.endsWith(".test.ts"));
+  const text = (await Promise.all(files.map((f) => readFile(new URL(f, dir), "utf8")))).join("\n");
+  const untested = Object.keys(DIAGNOSTIC_CODES).filter((code) => !text.includes(`"${code}"`));
+  assert.equal(untested, []);
+});
+
+test.run();
