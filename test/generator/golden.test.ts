@@ -25,13 +25,21 @@ function cli(cwd: string, ...args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-test("generated/ equals a fresh gen of manifests/", async () => {
-  const project = await loadProject({ manifestsDir: "manifests", cwd: root });
-  assert.equal(project.diagnostics, []);
-  const files = emitProject(project, { manifestsDir: "manifests" });
-  const drift = await compareFolder(join(root, "generated"), files);
-  assert.equal(drift, { stale: [], missing: [], extra: [] });
-});
+/** Every committed manifests → generated pair; `npm run gen` writes each. */
+const PAIRS = [
+  ["manifests", "generated"],
+  ["test/fixtures/manifests", "test/fixtures/generated"],
+] as const;
+
+for (const [manifestsDir, outDir] of PAIRS) {
+  test(`${outDir}/ equals a fresh gen of ${manifestsDir}/`, async () => {
+    const project = await loadProject({ manifestsDir, cwd: root });
+    assert.equal(project.diagnostics, []);
+    const files = emitProject(project, { manifestsDir });
+    const drift = await compareFolder(join(root, outDir), files);
+    assert.equal(drift, { stale: [], missing: [], extra: [] });
+  });
+}
 
 test("every generated module parses and is already formatted as the TypeScript formatter would", async () => {
   const project = await loadProject({ manifestsDir: "manifests", cwd: root });

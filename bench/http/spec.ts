@@ -1,0 +1,51 @@
+/** The one capability every server in this benchmark serves: a 5-field input, a small JSON answer. */
+import { objectSchema, type ComponentSpec } from "agent-manifold/runtime";
+
+export const spec: ComponentSpec = {
+  kind: "tool",
+  name: "bench-tool",
+  description: "HTTP benchmark target",
+  version: "1.0.0",
+  capabilities: [
+    {
+      name: "quote",
+      key: "quote",
+      description: "Prices a trip",
+      type: "tool",
+      internal: false,
+      endpoint: "/api/capabilities/quote",
+      input: {
+        required: [
+          { name: "city", type: "string" },
+          { name: "amount", type: "number" },
+          { name: "nights", type: "integer" },
+        ],
+        optional: [
+          { name: "refundable", type: "boolean" },
+          { name: "currency", type: "string", enum: ["EUR", "USD", "GBP"] },
+        ],
+      },
+      output: { required: [{ name: "city", type: "string" }, { name: "total", type: "number" }], optional: [] },
+    },
+  ],
+};
+
+export const PATH = "/api/capabilities/quote";
+
+export type QuoteInput = { city: string; amount: number; nights: number; refundable?: boolean; currency?: "EUR" | "USD" | "GBP" };
+export type QuoteOutput = { city: string; total: number };
+export type BenchCapabilities = { quote: { input: QuoteInput; output: QuoteOutput } };
+
+/** The same draft-07 schema the runtime compiles, for the bare and fastify servers. */
+export const inputSchema = objectSchema(spec.capabilities[0]!.input!, "draft-07");
+
+export function quote(input: QuoteInput): QuoteOutput {
+  return { city: input.city, total: input.amount * input.nights };
+}
+
+export const BODY = JSON.stringify({ city: "Lisbon", amount: 120.5, nights: 3, refundable: true, currency: "EUR" });
+
+/** Every server prints its URL as one JSON line on stdout; run.ts reads it. */
+export function announce(url: string): void {
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+}

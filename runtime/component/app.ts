@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import type { RequestListener } from "node:http";
+import Koa from "koa";
+import { ManifoldError } from "../errors/index.js";
+import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
+import type { CapabilitySpec, ComponentSpec } from "../spec/types.js";
+import { createCapabilityCall, type CapabilityCall } from "./capability.js";
+import { requestIdOf } from "./call-context.js";
+import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
+import { openApiBody } from "./openapi-route.js";
+import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
+import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
+import { createRouteTable, createRouter } from "./routes.js";
+import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
+import { compileInputValidator, createAjv } from "./validate.js";
+
+export type AppOptions<C extends CapabilityTypes> = Pick<ComponentOptions<C>, "handlers" | "bodyLimit" | "enableOpenApi" | "log">;
+
+/**
+ * Not part of ComponentOptions: lets tests and the benchmark run capability POSTs through Koa
+ * instead of the fast path, to prove both answer the same and to measure what the fast path buys.
+ */
+export interface AppInternals {
+  /** @defaultValue true */
+  readonly fastPath?: boolean;
+}
+
+export interface ComponentApp {
+  /** `<name>-<8 hex>`, reported by /health; one per app instance. */
+  readonly id: string;
+  readonly koa: Koa;
+  /** The node:http listener: capability POSTs on the fast path, everything else through Koa. */
+  readonly listener: RequestListener;
+  readonly state: ServerState;
+}
+
+const defaultLog: Log = (message) => console.error(message);
+
+/** Every capability has a function handler and every handler names a capability; checked by own keys only. */
+function resolveHandlers(spec: ComponentSpec, handlers: object): Map<CapabilitySpec, Handler<unknown, unknown>> {
+  const resolved = new Map<CapabilitySpec, Handler<unknown, unknown>>();
+  const keys = new Set(spec.capabilities.map((c) => c.key));
+  for (const key of Object.keys(handlers)) {
+    if (!keys.has(key)) throw new TypeError(`handlers.${key} is not a capability of ${spec.name}`);
+  }
+  for (const capability of spec.capabilities) {
+    const handler: unknown = Object.hasOwn(handlers, capability.key) ? (handlers as Record<string, unknown>)[capability.key] : undefined;
+    if (typeof handler !== "function") throw new TypeError(`handlers.${capability.key} must be a function (capability ${capability.name})`);
+    resolved.set(capability, handler as Handler<unknown, unknown>);
+  }
+  return resolved;
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+export function createComponentApp<C extends CapabilityTypes>(
+  spec: ComponentSpec,
+  { handlers, bodyLimit, enableOpenApi, log = defaultLog }: AppOptions<C>,
+  { fastPath = true }: AppInternals = {},
+): ComponentApp {
+  const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
+  const state: ServerState = { draining: false, signals: new Set() };
+  const limit = resolveBodyLimit(bodyLimit);
+  const resolved = resolveHandlers(spec, handlers);
+  const ajv = createAjv();
+  const { routes, add } = createRouteTable();
+  const calls = new Map<string, CapabilityCall>();
+
+  // Everything that does not depend on the request is serialised once, here.
+  const health = JSON.stringify({ status: "healthy", type: spec.kind, name: spec.name, id });
+  const capabilities = JSON.stringify(spec.capabilities.map(capabilityWire));
+  add("GET", "/health", (ctx) => sendJson(ctx, 200, health));
+  add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
+
+  for (const [capability, handler] of resolved) {
+    const validate = compileInputValidator(ajv, capability);
+    const call = createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state });
+    calls.set(capability.endpoint, call);
+    add("POST", capability.endpoint, async (ctx) => {
+      const reply = await call.reply(ctx.req, ctx.res);
+      ctx.set(REQUEST_ID_HEADER, reply.requestId);
+      sendJson(ctx, reply.status, reply.body);
+    });
+    const schema = capabilitySchema(capability, "input", schemaName(capability, "input"));
+    const schemaBody = schema === undefined ? undefined : JSON.stringify(schema);
+    add("GET", `/api/capabilities/${capability.name}/schema`, (ctx) => {
+      if (schemaBody === undefined) throw new ManifoldError("NOT_FOUND", `capability ${capability.name} has no input schema`);
+      sendJson(ctx, 200, schemaBody);
+    });
+  }
+
+  if (resolveEnableOpenApi(enableOpenApi)) {
+    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req)));
+  }
+
+  const koa = new Koa();
+  // Every error is answered by the errors middleware; this only sees failures while writing a response.
+  koa.on("error", (error: unknown) => log(`${spec.name} response failed: ${String(error)}`));
+  koa.use(createErrorsMiddleware(spec.name, log, state));
+  koa.use(createRouter(routes));
+
+  const koaListener = koa.callback();
+  const listener: RequestListener = (req, res) => {
+    if (state.draining) {
+      const reply = new ManifoldError("UNAVAILABLE", "server shutting down").toEnvelope();
+      writeReply(res, { status: 503, body: JSON.stringify(reply), requestId: requestIdOf(req) }, state);
+      return;
+    }
+    // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
+    const call = fastPath && req.method === "POST" ? calls.get(pathOf(req.url ?? "/")) : undefined;
+    if (call === undefined) {
+      void koaListener(req, res);
+      return;
+    }
+    call.serve(req, res);
+  };
+
+  return { id, koa, listener, state };
+}

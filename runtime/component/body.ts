@@ -1,0 +1,115 @@
+import type { IncomingMessage } from "node:http";
+import { ManifoldError } from "../errors/index.js";
+
+/**
+ * `application/json`, optionally with a UTF-8 charset. JSON is UTF-8 on the wire (RFC 8259), so any
+ * other charset is refused rather than decoded wrongly.
+ */
+const JSON_MEDIA_TYPE = /^application\/json[ \t]*(?:;[ \t]*charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?$/i;
+
+/**
+ * After an early 413/415 the rest of the body is read and thrown away so the client, which is
+ * usually still writing, reads our answer instead of a connection reset; a keep-alive connection
+ * then stays usable. A client that keeps sending past this grace period loses its connection.
+ */
+const DISCARD_GRACE_MS = 5_000;
+
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return contentType !== undefined && JSON_MEDIA_TYPE.test(contentType);
+}
+
+const discarding = new WeakSet<IncomingMessage>();
+
+/** Reads and drops what is left of a request body, bounded in time (see DISCARD_GRACE_MS). Idempotent. */
+export function discardBody(req: IncomingMessage): void {
+  req.resume();
+  if (req.complete || discarding.has(req)) return;
+  discarding.add(req);
+  const timer = setTimeout(() => req.socket.destroy(), DISCARD_GRACE_MS);
+  timer.unref();
+  const stop = (): void => clearTimeout(timer);
+  req.once("end", stop);
+  req.once("close", stop);
+}
+
+function tooLarge(limit: number): ManifoldError {
+  return new ManifoldError("PAYLOAD_TOO_LARGE", `request body exceeds the limit of ${limit} bytes`);
+}
+
+/** Throws INVALID_JSON; only called with a non-empty body. */
+function parseObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ManifoldError("INVALID_JSON", "request body is not valid JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ManifoldError("INVALID_JSON", "request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Called exactly once, with an error or with the body; maybe synchronously (an absent body). */
+export type BodyCallback = (error: unknown, body: Record<string, unknown> | undefined) => void;
+
+/**
+ * Reads a JSON object body straight from the request stream: no body-parser, no stream helpers, no
+ * promise. The limit is checked on `Content-Length` before reading and again on the bytes actually
+ * received, since a chunked body declares no length. Errors are ManifoldErrors (415, 413, 400); an
+ * absent or empty body is `{}`. A client that disconnects mid-body gets no callback: there is
+ * nobody left to answer, and the listeners go away with the request.
+ */
+export function readBody(req: IncomingMessage, limit: number, done: BodyCallback): void {
+  const { headers } = req;
+  const declared = headers["content-length"];
+  const chunked = headers["transfer-encoding"] !== undefined;
+  if (!chunked && (declared === undefined || declared === "0")) return done(undefined, {});
+  if (!isJsonMediaType(headers["content-type"])) {
+    discardBody(req);
+    return done(new ManifoldError("UNSUPPORTED_MEDIA_TYPE", "request body must be application/json"), undefined);
+  }
+  if (declared !== undefined && Number(declared) > limit) {
+    discardBody(req);
+    return done(tooLarge(limit), undefined);
+  }
+  // Inline listeners, never removed (a flag ignores late chunks): cheaper per request than naming
+  // them and calling removeListener, and nothing fires after `end` anyway. Most bodies arrive in one
+  // chunk, so the array is only made for a second one.
+  let first: Buffer | undefined;
+  let rest: Buffer[] | undefined;
+  let received = 0;
+  let over = false;
+  req.on("data", (chunk: Buffer) => {
+    if (over) return;
+    received += chunk.length;
+    if (received > limit) {
+      over = true;
+      first = rest = undefined;
+      discardBody(req);
+      done(tooLarge(limit), undefined);
+    } else if (first === undefined) {
+      first = chunk;
+    } else {
+      (rest ??= [first]).push(chunk);
+    }
+  });
+  req.on("end", () => {
+    if (over) return;
+    if (first === undefined) return done(undefined, {});
+    let body: Record<string, unknown>;
+    try {
+      body = parseObject((rest === undefined ? first : Buffer.concat(rest, received)).toString("utf8"));
+    } catch (error) {
+      return done(error, undefined);
+    }
+    done(undefined, body);
+  });
+}
+
+/** readBody as a promise. */
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    readBody(req, limit, (error, body) => (body === undefined ? reject(error) : resolve(body)));
+  });
+}

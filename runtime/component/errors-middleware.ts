@@ -1,0 +1,49 @@
+import type { Middleware } from "koa";
+import { isManifoldError, toManifoldError } from "../errors/index.js";
+import { CORS_ALLOW_ORIGIN, lingerIfIncomplete, sendJson, type ServerState } from "./reply.js";
+
+export type Log = (message: string) => void;
+
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? (error.stack ?? error.message) : String(error);
+  } catch {
+    return "(a thrown value that cannot be printed)";
+  }
+}
+
+/**
+ * Any thrown value → status and envelope body. What the caller sees is the ManifoldError's own
+ * envelope, which for anything unexpected is INTERNAL with the fixed message "internal error"; the
+ * real error goes to the log once, never to the wire.
+ */
+export function errorResponse(error: unknown, log: Log, where: string): { status: number; body: string } {
+  const manifold = toManifoldError(error);
+  if (!isManifoldError(error) || !manifold.expose) {
+    try {
+      log(`${where} failed: ${describe(error)}`);
+    } catch {
+      // A failing logger must not take the response down with it.
+    }
+  }
+  return { status: manifold.status, body: JSON.stringify(manifold.toEnvelope()) };
+}
+
+/**
+ * The outermost Koa middleware: CORS origin on every response, thrown errors as envelopes (Koa's
+ * own error handler would answer in text and could expose messages), and `Connection: close` once
+ * the server is draining so keep-alive clients let go.
+ */
+export function createErrorsMiddleware(name: string, log: Log, state: ServerState): Middleware {
+  return async (ctx, next) => {
+    ctx.set("Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN);
+    try {
+      await next();
+    } catch (error) {
+      const { status, body } = errorResponse(error, log, `${name} ${ctx.method} ${ctx.path}`);
+      sendJson(ctx, status, body);
+    }
+    if (state.draining) ctx.set("Connection", "close");
+    lingerIfIncomplete(ctx.res, state);
+  };
+}

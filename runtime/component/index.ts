@@ -1,0 +1,18 @@
+/**
+ * The component runtime: serve a ComponentSpec over HTTP, and call one. Generated code reaches this
+ * through `agent-manifold/runtime/codegen/v1`; hand-written code may import it directly.
+ */
+export { serveComponent } from "./serve.js";
+export { serveManifest } from "./serve-manifest.js";
+export { createClient } from "./client.js";
+export type {
+  CallOptions,
+  CapabilityTypes,
+  Client,
+  ClientOptions,
+  ComponentOptions,
+  Handler,
+  HandlerContext,
+  Handlers,
+  RunningComponent,
+} from "./types.js";

@@ -1,0 +1,70 @@
+import type { ServerResponse } from "node:http";
+import type { Context } from "koa";
+import { discardBody } from "./body.js";
+
+/** Every response body is JSON; the header value is one constant so nothing is computed per request. */
+export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+export const REQUEST_ID_HEADER = "X-Manifold-Request-ID";
+
+/** CORS, deliberately simple: any origin, no credentials, the three headers a caller needs. */
+export const CORS_ALLOW_ORIGIN = "*";
+export const CORS_ALLOW_METHODS = "GET, POST, OPTIONS";
+export const CORS_ALLOW_HEADERS = `Content-Type, Authorization, ${REQUEST_ID_HEADER}`;
+
+/** Shared between the app and `serve`. */
+export interface ServerState {
+  /** Once set, every response closes its connection and new requests get 503. */
+  draining: boolean;
+  /** Signals handlers have asked for and whose response is still open: shutdown aborts them. */
+  readonly signals: Set<AbortController>;
+}
+
+/** The result of a capability call, written either by Koa or straight to the node response. */
+export interface Reply {
+  readonly status: number;
+  readonly body: string;
+  readonly requestId: string;
+}
+
+/**
+ * Writes a reply on the node:http fast path. Header names, values and order match what the Koa path
+ * produces for the same reply (ACAO from the first middleware, request id, Content-Type,
+ * Content-Length from Koa's body setter, Connection as the first middleware unwinds), so the two
+ * paths cannot be told apart; test/runtime/app.test.ts checks it.
+ */
+export function writeReply(res: ServerResponse, reply: Reply, state: ServerState): void {
+  lingerIfIncomplete(res, state);
+  const headers = [
+    "Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN,
+    REQUEST_ID_HEADER, reply.requestId,
+    "Content-Type", JSON_CONTENT_TYPE,
+    "Content-Length", String(Buffer.byteLength(reply.body)),
+  ];
+  if (state.draining) headers.push("Connection", "close");
+  res.writeHead(reply.status, headers);
+  res.end(reply.body);
+}
+
+/**
+ * For an answer given before the request body has fully arrived (413, 415, a POST to a 404): closing
+ * the connection after it, as Node does when the client sent `Connection: close`, would reset the
+ * socket under a client that is still writing, and a reset can discard our answer from its receive
+ * buffer before it is read. So the connection is kept and the rest of the body dropped, for at most
+ * discardBody's grace period; the client closes it when it is done.
+ */
+export function lingerIfIncomplete(res: ServerResponse, state: ServerState): void {
+  const { req } = res;
+  if (req.complete || state.draining || res.headersSent) return;
+  // A message without a body is not `complete` yet while its request event is being handled.
+  const length = req.headers["content-length"];
+  if (req.headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return;
+  res.shouldKeepAlive = true;
+  discardBody(req);
+}
+
+/** Koa side: a pre-serialised JSON string as the body, so Koa does no serialising or type guessing. */
+export function sendJson(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.set("Content-Type", JSON_CONTENT_TYPE);
+  ctx.body = body;
+}

@@ -1,0 +1,111 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ManifoldError } from "../errors/index.js";
+import type { ComponentSpec } from "../spec/types.js";
+import { createComponentApp, type AppInternals } from "./app.js";
+import type { Log } from "./errors-middleware.js";
+import { resolveHost, resolvePort } from "./options.js";
+import type { ServerState } from "./reply.js";
+import type { CapabilityTypes, ComponentOptions, RunningComponent } from "./types.js";
+
+const defaultLog: Log = (message) => console.error(message);
+
+const SIGNALS = ["SIGTERM", "SIGINT"] as const;
+
+type Shutdown = (cause: string) => Promise<void>;
+
+/**
+ * Components that handle signals share one process listener: on SIGTERM/SIGINT all of them drain
+ * together and only then does the process exit, so the first to finish cannot cut the others short
+ * (`npm start` runs several in one process). The listener exists only while one is registered, so
+ * starting and closing many components leaves nothing behind; a second signal gets Node's default.
+ */
+const signalled = new Set<Shutdown>();
+
+function onProcessSignal(signal: NodeJS.Signals): void {
+  for (const name of SIGNALS) process.off(name, onProcessSignal);
+  void Promise.all([...signalled].map((shutdown) => shutdown(` on ${signal}`))).then(() => process.exit(0));
+}
+
+function handleSignalsFor(shutdown: Shutdown): void {
+  if (signalled.size === 0) for (const name of SIGNALS) process.on(name, onProcessSignal);
+  signalled.add(shutdown);
+}
+
+function releaseSignals(shutdown: Shutdown): void {
+  if (!signalled.delete(shutdown) || signalled.size > 0) return;
+  for (const name of SIGNALS) process.off(name, onProcessSignal);
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** A URL a client can dial: wildcard addresses become loopback, IPv6 gets brackets. */
+function dialableUrl({ address, port }: AddressInfo): string {
+  const host = address === "0.0.0.0" ? "127.0.0.1" : address === "::" ? "::1" : address;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * Stop accepting, let in-flight requests finish (their responses carry `Connection: close`, idle
+ * keep-alive sockets are closed now), and after `drainTimeoutMs` destroy whatever is left, which
+ * aborts the signals of handlers still running.
+ */
+function drain(server: Server, state: ServerState, drainTimeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      // Aborted here rather than when each socket's close event arrives, so that by the time
+      // close() resolves every handler that was cut off has seen its signal fire.
+      const reason = new ManifoldError("UNAVAILABLE", "server shutting down");
+      for (const controller of state.signals) controller.abort(reason);
+      server.closeAllConnections();
+    }, drainTimeoutMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+export function serveComponent<C extends CapabilityTypes>(spec: ComponentSpec, options: ComponentOptions<C>): Promise<RunningComponent> {
+  return serveComponentWith(spec, options, {});
+}
+
+/** serveComponent with the app's internal switches; for tests and benchmarks, not exported by the package. */
+export async function serveComponentWith<C extends CapabilityTypes>(
+  spec: ComponentSpec,
+  options: ComponentOptions<C>,
+  internals: AppInternals,
+): Promise<RunningComponent> {
+  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultLog } = options;
+  const port = resolvePort(options.port, spec.port);
+  const host = resolveHost(options.host);
+  const app = createComponentApp(spec, { ...options, log }, internals);
+  const server = createServer(app.listener);
+  const address = await listen(server, port, host);
+  const url = dialableUrl(address);
+  log(`${spec.name} listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  const shutdown: Shutdown = (cause) => {
+    closing ??= (async () => {
+      releaseSignals(shutdown);
+      app.state.draining = true;
+      log(`${spec.name} shutting down${cause}`);
+      await drain(server, app.state, drainTimeoutMs);
+      log(`${spec.name} stopped`);
+    })();
+    return closing;
+  };
+  if (handleSignals) handleSignalsFor(shutdown);
+
+  return { spec, id: app.id, url, port: address.port, close: () => shutdown("") };
+}

@@ -1,0 +1,48 @@
+import { Ajv, type ErrorObject } from "ajv";
+import type { ErrorDetail } from "../errors/index.js";
+import { objectSchema, type JsonSchema } from "../spec/index.js";
+import type { CapabilitySpec } from "../spec/types.js";
+
+/** Returns the violations of a request body, or undefined when it is valid. */
+export type InputValidator = (value: unknown) => readonly ErrorDetail[] | undefined;
+
+/** A capability without an input summary still takes a JSON object, just any object. */
+const ANY_OBJECT: JsonSchema = { type: "object" };
+
+/** One ajv per app: its schema cache then lives and dies with the app. */
+export function createAjv(): Ajv {
+  return new Ajv({ allErrors: true });
+}
+
+/** JSON pointer reference token escaping (RFC 6901): `~` first, then `/`. */
+function escapeToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/**
+ * ajv reports a missing or unknown property at the object that holds it; callers want to know which
+ * property, so those point one level down, at the property itself.
+ */
+export function toDetail(error: ErrorObject): ErrorDetail {
+  const { instancePath, keyword, params } = error;
+  switch (keyword) {
+    case "required":
+      return { pointer: `${instancePath}/${escapeToken(String(params["missingProperty"]))}`, message: "is required" };
+    case "additionalProperties":
+      return { pointer: `${instancePath}/${escapeToken(String(params["additionalProperty"]))}`, message: "is not an allowed property" };
+    case "enum": {
+      const allowed = params["allowedValues"];
+      const list = Array.isArray(allowed) ? allowed.map((v) => JSON.stringify(v)).join(", ") : "";
+      return { pointer: instancePath, message: `must be one of ${list}` };
+    }
+    default:
+      return { pointer: instancePath, message: error.message ?? `violates ${keyword}` };
+  }
+}
+
+/** Compiled once per capability at app creation; the request path only runs the compiled function. */
+export function compileInputValidator(ajv: Ajv, capability: CapabilitySpec): InputValidator {
+  const schema = capability.input === undefined ? ANY_OBJECT : objectSchema(capability.input, "draft-07");
+  const validate = ajv.compile(schema);
+  return (value) => (validate(value) ? undefined : (validate.errors ?? []).map(toDetail));
+}

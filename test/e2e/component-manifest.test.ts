@@ -1,0 +1,3 @@
+import { componentCases } from "./component.cases.js";
+
+componentCases("manifest");
