@@ -1,0 +1,100 @@
+/**
+ * The example network as a user first meets it: `npm start`'s entry point runs as a real process
+ * (on free ports), prints each URL and a sample curl, and every travel tool answers its typed client
+ * with the offline data.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { CountryInfoService } from "../../generated/country-info-service/index.js";
+import { CurrencyService } from "../../generated/currency-service/index.js";
+import { GeocodingService } from "../../generated/geocoding-service/index.js";
+import { WeatherService } from "../../generated/weather-service/index.js";
+import { ManifoldError } from "../../runtime/errors/index.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+import { withTimeout } from "../runtime/support.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const child = spawn(process.execPath, [...TS_NODE_ARGS, "manifests/travel/start.ts"], {
+  cwd: root,
+  env: { ...process.env, MANIFOLD_EPHEMERAL_PORTS: "true" },
+  stdio: ["ignore", "pipe", "pipe"],
+});
+let stdout = "";
+const ready = withTimeout(
+  new Promise<string>((resolve) => {
+    child.stdout.setEncoding("utf8").on("data", (part: string) => {
+      stdout += part;
+      if (stdout.includes("Ctrl-C")) resolve(stdout);
+    });
+  }),
+  30_000,
+  "npm start output",
+);
+const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+function urlOf(name: string): string {
+  const match = new RegExp(`^  ${name} +(http://\\S+)$`, "m").exec(stdout);
+  assert.ok(match, `${name} URL printed:\n${stdout}`);
+  return match![1]!;
+}
+
+test.after(() => {
+  child.kill("SIGKILL");
+});
+
+test("prints each tool's URL and a sample curl", async () => {
+  await ready;
+  for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service"]) urlOf(name);
+  assert.match(stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/api\/capabilities\/geocode_location -H 'Content-Type: application\/json' -d '\{"location":"Paris"\}'/);
+});
+
+test("a trip's worth of calls through the typed clients", async () => {
+  await ready;
+  const geo = GeocodingService.client({ baseUrl: urlOf("geocoding-service") });
+  const weather = WeatherService.client({ baseUrl: urlOf("weather-service") });
+  const currency = CurrencyService.client({ baseUrl: urlOf("currency-service") });
+  const country = CountryInfoService.client({ baseUrl: urlOf("country-info-service") });
+
+  const place = await geo.geocodeLocation({ location: "Kyoto" });
+  assert.equal({ lat: place.lat, lon: place.lon, country_code: place.country_code }, { lat: 35.0116, lon: 135.7681, country_code: "JP" });
+  assert.ok(place.bbox !== undefined && place.bbox.south < place.lat && place.lat < place.bbox.north);
+
+  const now = await weather.getCurrentWeather({ lat: place.lat, lon: place.lon, units: "metric" });
+  assert.equal(await weather.getCurrentWeather({ lat: place.lat, lon: place.lon, units: "metric" }), now, "deterministic");
+  assert.ok(["sunny", "cloudy", "rain", "snow", "windy"].includes(now.condition));
+  assert.ok(now.humidity >= 0 && now.humidity <= 100 && Number.isInteger(now.humidity));
+  const forecast = await weather.getForecast({ lat: place.lat, lon: place.lon, days: 5 });
+  assert.is(forecast.days.length, 5);
+  assert.ok(forecast.days.every((d) => d.low < d.high));
+
+  const info = await country.getCountryInfo({ country_code: place.country_code });
+  assert.equal({ name: info.name, currency: info.currency, languages: info.languages }, { name: "Japan", currency: "JPY", languages: ["Japanese"] });
+
+  const converted = await currency.convertCurrency({ amount: 100, from: "EUR", to: info.currency });
+  assert.is(converted.to, "JPY");
+  assert.ok(Math.abs(converted.converted - 100 * (151.2 / 0.92)) < 1);
+  assert.ok((await currency.listCurrencies({})).currencies.includes("JPY"));
+});
+
+test("a handler's deliberate NOT_FOUND reaches the client as a ManifoldError with that code", async () => {
+  await ready;
+  const geo = GeocodingService.client({ baseUrl: urlOf("geocoding-service") });
+  try {
+    await geo.geocodeLocation({ location: "Atlantis" });
+    assert.unreachable("should have thrown");
+  } catch (error) {
+    assert.instance(error, ManifoldError);
+    assert.is((error as ManifoldError).code, "NOT_FOUND");
+    assert.is((error as ManifoldError).status, 404);
+  }
+});
+
+test("SIGTERM stops all four tools and the process exits 0", async () => {
+  await ready;
+  child.kill("SIGTERM");
+  assert.is(await withTimeout(exited, 15_000, "exit after SIGTERM"), 0);
+});
+
+test.run();
