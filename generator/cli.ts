@@ -1,6 +1,5 @@
-#!/usr/bin/env node
 /**
- * The `manifold` command. Only node built-ins are imported up front so `--help` answers at once; the
+ * The `manifold` command (bin.ts runs it). Only node built-ins are imported up front so `--help` answers at once; the
  * loader, the emitters and ts-morph are imported by the command that needs them.
  */
 import { parseArgs } from "node:util";
@@ -96,25 +95,4 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const { runCommand } = await import("./commands.js");
   return runCommand(command, { manifestsDir: args.manifests, outDir: args.out, check: args.check, format: args.format }, io);
-}
-
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  return entry !== undefined && /[\\/]cli\.(js|ts)$/.test(entry);
-}
-
-if (isEntryPoint()) {
-  const color = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined;
-  const io: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), color };
-  main(process.argv.slice(2), io).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      // A bug, not bad input; the user gets one line, a maintainer can ask for the stack.
-      const detail = process.env["MANIFOLD_DEBUG"] === "1" && error instanceof Error ? `\n${error.stack}` : "";
-      process.stderr.write(`manifold: internal error: ${error instanceof Error ? error.message : String(error)}${detail}\n`);
-      process.exitCode = 1;
-    },
-  );
 }

@@ -17,7 +17,7 @@ import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 const root = new URL("../..", import.meta.url).pathname;
 
 function cli(cwd: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, [...TS_NODE_ARGS, join(root, "generator/cli.ts"), ...args], {
+  const result = spawnSync(process.execPath, [...TS_NODE_ARGS, join(root, "generator/bin.ts"), ...args], {
     cwd,
     encoding: "utf8",
     timeout: 60_000,

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * The `manifold` executable. Kept apart from cli.ts so that importing `main` (tests do) never runs
+ * it, and running it never depends on how the file was reached (npm's .bin symlink, npx, a path).
+ */
+import { main, type CliIo } from "./cli.js";
+
+const color = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined;
+const io: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), color };
+
+main(process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // A bug, not bad input: the user gets one line; a maintainer can ask for the stack.
+    const detail = process.env["MANIFOLD_DEBUG"] === "1" && error instanceof Error ? `\n${error.stack}` : "";
+    process.stderr.write(`manifold: internal error: ${error instanceof Error ? error.message : String(error)}${detail}\n`);
+    process.exitCode = 1;
+  },
+);
