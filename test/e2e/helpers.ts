@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { withTimeout } from "../runtime/support.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -21,9 +22,9 @@ export interface Fixture {
 
 const running = new Set<ChildProcess>();
 
-/** `node --import tsx --conditions=source <fixture>`: the same resolution generated code gets under tsx. */
+/** The fixture from source, as a real process: the same resolution generated code gets under tsx. */
 export async function startFixture(file: string, env: Record<string, string> = {}): Promise<Fixture> {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", fileURLToPath(new URL(`fixtures/${file}`, import.meta.url))], {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL(`fixtures/${file}`, import.meta.url))], {
     cwd: root,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MANIFOLD_ENABLE_OPENAPI: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
