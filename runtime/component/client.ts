@@ -58,15 +58,17 @@ export function createClient<C extends CapabilityTypes>(
   spec: ComponentSpec,
   { baseUrl, timeoutMs = 30_000, headers }: ClientOptions,
 ): Client<C> {
-  const base = parseBaseUrl(baseUrl);
+  // A fixed URL is checked once, now; a resolved one on every call.
+  const fixed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : undefined;
+  const baseOf = async (): Promise<string> => fixed ?? parseBaseUrl(await (baseUrl as () => string | Promise<string>)());
   const defaultTimeout = checkTimeout(timeoutMs);
   mergeHeaders(new Headers(), headers); // fail at creation, not on the first call
   const client = Object.create(null) as Record<string, Method>;
 
   for (const capability of spec.capabilities) {
-    const url = base + capability.endpoint;
-    const what = `${capability.name} (POST ${printable(new URL(url))})`;
     client[capability.key] = async (input, options = {}) => {
+      const url = (await baseOf()) + capability.endpoint;
+      const what = `${capability.name} (POST ${printable(new URL(url))})`;
       const { signal: callerSignal, timeoutMs: callTimeout = defaultTimeout } = options;
       const requestHeaders = new Headers();
       mergeHeaders(requestHeaders, headers);

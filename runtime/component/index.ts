@@ -6,6 +6,7 @@ export { serveComponent } from "./serve.js";
 export { serveManifest } from "./serve-manifest.js";
 export { createClient } from "./client.js";
 export type {
+  BaseUrlSource,
   CallOptions,
   CapabilityTypes,
   Client,

@@ -57,8 +57,14 @@ export interface CallOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Where a client's calls go: a fixed base URL, or a function asked before every call (discovery
+ * uses it to pick a healthy replica of the target by name).
+ */
+export type BaseUrlSource = string | (() => string | Promise<string>);
+
 export interface ClientOptions {
-  readonly baseUrl: string;
+  readonly baseUrl: BaseUrlSource;
   /** Per-call timeout. @defaultValue 30000 */
   readonly timeoutMs?: number;
   /** Sent on every call (for example a tenant header). */

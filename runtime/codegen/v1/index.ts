@@ -7,6 +7,7 @@ import type { Client, CapabilityTypes, ClientOptions, ComponentOptions, RunningC
 import type { ComponentSpec } from "../../spec/types.js";
 
 export type {
+  BaseUrlSource,
   CallOptions,
   CapabilityTypes,
   Client,
