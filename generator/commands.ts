@@ -1,7 +1,9 @@
 import { join, relative } from "node:path";
 import type { CliIo, Format } from "./cli.js";
 import { formatDiagnostics, summariseDiagnostics } from "./diagnostics/format.js";
+import { sortDiagnostics } from "./diagnostics/create.js";
 import { emitProject } from "./emit/index.js";
+import { notGenerated } from "./emit/not-generated.js";
 import { loadProject } from "./load/index.js";
 import { compareFolder, refuseToOwn, syncFolder } from "./output-folder.js";
 import { hasErrors } from "./project.js";
@@ -24,7 +26,8 @@ function plural(n: number, word: string): string {
 
 export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {
   const start = process.hrtime.bigint();
-  const project = await loadProject({ manifestsDir: options.manifestsDir });
+  const loaded = await loadProject({ manifestsDir: options.manifestsDir });
+  const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded)]) };
   if (project.diagnostics.length > 0) {
     const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });
     // Machine formats go to stdout whole; pretty diagnostics are human messages.

@@ -55,6 +55,7 @@ export const DIAGNOSTIC_CODES = {
   MF1312: { severity: "error", title: "Unknown workflow", description: "An agent's `orchestration.workflows` or a task's `workflow` names a workflow that has no manifest." },
   MF1313: { severity: "error", title: "Duplicate task type", description: "An agent declares two tasks with the same `type`." },
   MF1314: { severity: "error", title: "Duplicate step", description: "A workflow declares two steps with the same name." },
+  MF1315: { severity: "warning", title: "Not generated yet", description: "The key (an agent's `orchestration`, `tasks`, `scheduled`, `chat`, `hitl`) or the workflow manifest is valid, but this version of gen emits nothing for it yet." },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -1,4 +1,4 @@
-import { toPascalCase } from "../../runtime/spec/names.js";
+import { toCamelCase, toPascalCase } from "../../runtime/spec/names.js";
 import { schemaName } from "../../runtime/spec/openapi.js";
 import type { CapabilitySpec, ComponentSpec } from "../../runtime/spec/types.js";
 import { generatedHeader } from "./header.js";
@@ -34,12 +34,17 @@ function sideType(capability: CapabilitySpec, side: "input" | "output"): string 
  * index.ts of one component: the types, the manifest as data, and one `defineComponent` call. No
  * loops, no `try`, no HTTP: behaviour lives in the runtime (see STYLE.md, protobuf-es).
  */
-export function emitComponentModule(spec: ComponentSpec, source: string): string {
+export function emitComponentModule(spec: ComponentSpec, source: string, uses: readonly string[] = []): string {
   const handle = toPascalCase(spec.name);
   const capabilitiesType = `${handle}Capabilities`;
+  const isAgent = spec.kind === "agent";
+  const used = [...uses].sort();
+  // Namespace imports under camelCase names: nothing else in the module is camelCase, so an imported
+  // handle can never clash with this component's own PascalCase types.
+  const imports = used.map((name) => `import * as ${toCamelCase(name)} from "../${name}/index.js";\n`).join("");
   const parts: string[] = [
     `${generatedHeader(source)}\n`,
-    `import { defineComponent, type Client, type ComponentSpec, type Handlers } from "${RUNTIME_ENTRY}";\n`,
+    `import { ${isAgent ? "defineAgent" : "defineComponent"}, type Client, type ComponentSpec, type Handlers } from "${RUNTIME_ENTRY}";\n${imports}`,
   ];
   for (const capability of spec.capabilities) {
     parts.push(sideType(capability, "input"), sideType(capability, "output"));
@@ -52,7 +57,15 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
     `${docComment(`The handlers ${spec.name} needs: one per capability.`)}export type ${handle}Handlers = Handlers<${capabilitiesType}>;\n`,
     `${docComment(`A typed client of ${spec.name}.`)}export type ${handle}Client = Client<${capabilitiesType}>;\n`,
     `${docComment(`The manifest of ${spec.name}, as data.`)}export const ${handle}Spec: ComponentSpec = ${dataLiteral(spec)};\n`,
-    `${docComment(spec.description)}export const ${handle} = defineComponent<${capabilitiesType}>(${handle}Spec);\n`,
+  );
+  if (!isAgent) {
+    parts.push(`${docComment(spec.description)}export const ${handle} = defineComponent<${capabilitiesType}>(${handle}Spec);\n`);
+    return parts.join("\n");
+  }
+  const members2 = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
+  parts.push(
+    `${docComment(`The components ${spec.name} uses (\`uses:\`), by client name.`)}export const ${handle}Uses = {\n${members2}};\n`,
+    `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses>(${handle}Spec, ${handle}Uses);\n`,
   );
   return parts.join("\n");
 }

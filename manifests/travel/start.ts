@@ -1,29 +1,39 @@
 /**
- * `npm start`: the travel tools in one process on the embedded defaults. Each listens on its manifest
+ * `npm start`: the travel tools and the travel agent in one process on the embedded defaults. Each listens on its manifest
  * port unless PORT_OFFSET shifts them (or MANIFOLD_EPHEMERAL_PORTS=true picks free ones).
  */
 import { CountryInfoService } from "../../generated/country-info-service/index.js";
 import { CurrencyService } from "../../generated/currency-service/index.js";
 import { GeocodingService } from "../../generated/geocoding-service/index.js";
+import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { WeatherService } from "../../generated/weather-service/index.js";
 import { countryInfoHandlers } from "./handlers/country-info.js";
 import { currencyHandlers } from "./handlers/currency.js";
 import { geocodingHandlers } from "./handlers/geocoding.js";
+import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
 const ephemeral = process.env["MANIFOLD_EPHEMERAL_PORTS"] === "true";
 // An explicit port also keeps a PORT variable, meant for one service, from moving all four onto it.
 const port = (manifestPort: number | undefined) => (ephemeral ? 0 : (manifestPort ?? 0));
 
-const running = await Promise.all([
+const tools = await Promise.all([
   GeocodingService.serve({ handlers: geocodingHandlers, port: port(GeocodingService.spec.port) }),
   WeatherService.serve({ handlers: weatherHandlers, port: port(WeatherService.spec.port) }),
   CurrencyService.serve({ handlers: currencyHandlers, port: port(CurrencyService.spec.port) }),
   CountryInfoService.serve({ handlers: countryInfoHandlers, port: port(CountryInfoService.spec.port) }),
 ]);
+const [geoRunning, weatherRunning, currencyRunning, countryRunning] = tools;
+// The agent reaches the tools at their URLs here; with discovery it finds them by name instead.
+const clients = TravelAgent.clients({
+  baseUrls: { geocodingService: geoRunning!.url, weatherService: weatherRunning!.url, currencyService: currencyRunning!.url, countryInfoService: countryRunning!.url },
+});
+const agent = await TravelAgent.serve({ handlers: createTravelAgentHandlers(clients), port: port(TravelAgent.spec.port) });
+const running = [...tools, agent];
 
 const [geo] = running;
 console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
 console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
+console.log(`  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`);
 console.log(`  curl -s ${geo!.url}/api/capabilities\n\nCtrl-C stops everything.`);

@@ -10,6 +10,7 @@ import * as assert from "uvu/assert";
 import { CountryInfoService } from "../../generated/country-info-service/index.js";
 import { CurrencyService } from "../../generated/currency-service/index.js";
 import { GeocodingService } from "../../generated/geocoding-service/index.js";
+import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { WeatherService } from "../../generated/weather-service/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
@@ -46,7 +47,7 @@ test.after(() => {
 
 test("prints each tool's URL and a sample curl", async () => {
   await ready;
-  for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service"]) urlOf(name);
+  for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent"]) urlOf(name);
   assert.match(stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/api\/capabilities\/geocode_location -H 'Content-Type: application\/json' -d '\{"location":"Paris"\}'/);
 });
 
@@ -78,6 +79,22 @@ test("a trip's worth of calls through the typed clients", async () => {
   assert.ok((await currency.listCurrencies({})).currencies.includes("JPY"));
 });
 
+test("the travel agent briefs a trip by calling four tools over HTTP", async () => {
+  await ready;
+  const agent = TravelAgent.client({ baseUrl: urlOf("travel-agent") });
+  const brief = await agent.tripBrief({ destination: "Kyoto", home_currency: "EUR", budget: 1000 });
+  const weather = await WeatherService.client({ baseUrl: urlOf("weather-service") }).getCurrentWeather({ lat: 35.0116, lon: 135.7681 });
+  assert.equal(brief, {
+    destination: "Kyoto, JP",
+    country: { name: "Japan", capital: "Tokyo", currency: "JPY", languages: ["Japanese"] },
+    weather: { temperature: weather.temperature, condition: weather.condition },
+    money: { rate: 164.347826, converted: 164347.83 },
+  });
+  const bare = await agent.tripBrief({ destination: "Lisbon" });
+  assert.is(bare.money, undefined);
+  assert.is(bare.country.currency, "EUR");
+});
+
 test("a handler's deliberate NOT_FOUND reaches the client as a ManifoldError with that code", async () => {
   await ready;
   const geo = GeocodingService.client({ baseUrl: urlOf("geocoding-service") });
@@ -91,7 +108,7 @@ test("a handler's deliberate NOT_FOUND reaches the client as a ManifoldError wit
   }
 });
 
-test("SIGTERM stops all four tools and the process exits 0", async () => {
+test("SIGTERM stops the four tools and the agent and the process exits 0", async () => {
   await ready;
   child.kill("SIGTERM");
   assert.is(await withTimeout(exited, 15_000, "exit after SIGTERM"), 0);
