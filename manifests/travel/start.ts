@@ -14,6 +14,8 @@ import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
 const ephemeral = process.env["MANIFOLD_EPHEMERAL_PORTS"] === "true";
+// A person is reading this terminal: readable log lines unless asked for JSON.
+process.env["DEV_MODE"] ??= "true";
 // An explicit port also keeps a PORT variable, meant for one service, from moving all four onto it.
 const port = (manifestPort: number | undefined) => (ephemeral ? 0 : (manifestPort ?? 0));
 
@@ -23,11 +25,9 @@ const tools = await Promise.all([
   CurrencyService.serve({ handlers: currencyHandlers, port: port(CurrencyService.spec.port) }),
   CountryInfoService.serve({ handlers: countryInfoHandlers, port: port(CountryInfoService.spec.port) }),
 ]);
-const [geoRunning, weatherRunning, currencyRunning, countryRunning] = tools;
-// The agent reaches the tools at their URLs here; with discovery it finds them by name instead.
-const clients = TravelAgent.clients({
-  baseUrls: { geocodingService: geoRunning!.url, weatherService: weatherRunning!.url, currencyService: currencyRunning!.url, countryInfoService: countryRunning!.url },
-});
+// No URLs: the tools registered themselves in the process's registry (the embedded in-memory one,
+// or Redis when REDIS_URL is set), and the agent's clients find each by name before every call.
+const clients = TravelAgent.clients();
 const agent = await TravelAgent.serve({ handlers: createTravelAgentHandlers(clients), port: port(TravelAgent.spec.port) });
 const running = [...tools, agent];
 

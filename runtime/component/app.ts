@@ -1,12 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { RequestListener } from "node:http";
 import Koa from "koa";
+import type { ReportedHealth } from "../discovery/types.js";
 import { ManifoldError } from "../errors/index.js";
 import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
 import type { CapabilitySpec, ComponentSpec } from "../spec/types.js";
+import { createLogger, noteServiceName } from "../telemetry/logger.js";
+import { getTelemetry } from "../telemetry/telemetry.js";
+import { createAuthCheck } from "./auth.js";
 import { createCapabilityCall, type CapabilityCall } from "./capability.js";
 import { requestIdOf } from "./call-context.js";
-import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
+import { createErrorsMiddleware } from "./errors-middleware.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
@@ -14,7 +18,10 @@ import { createRouteTable, createRouter } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
-export type AppOptions<C extends CapabilityTypes> = Pick<ComponentOptions<C>, "handlers" | "bodyLimit" | "enableOpenApi" | "log">;
+export type AppOptions<C extends CapabilityTypes> = Pick<ComponentOptions<C>, "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth"> & {
+  /** The component's current health for `GET /health` (serve passes its health probe). @defaultValue always healthy */
+  readonly health?: () => Promise<ReportedHealth>;
+};
 
 /**
  * Not part of ComponentOptions: lets tests and the benchmark run capability POSTs through Koa
@@ -33,8 +40,6 @@ export interface ComponentApp {
   readonly listener: RequestListener;
   readonly state: ServerState;
 }
-
-const defaultLog: Log = (message) => console.error(message);
 
 /** Every capability has a function handler and every handler names a capability; checked by own keys only. */
 function resolveHandlers(spec: ComponentSpec, handlers: object): Map<CapabilitySpec, Handler<unknown, unknown>> {
@@ -58,7 +63,7 @@ function pathOf(url: string): string {
 
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = defaultLog }: AppOptions<C>,
+  { handlers, bodyLimit, enableOpenApi, log = createLogger({ service: spec.name, component: "component" }), health, auth }: AppOptions<C>,
   { fastPath = true }: AppInternals = {},
 ): ComponentApp {
   const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
@@ -68,20 +73,29 @@ export function createComponentApp<C extends CapabilityTypes>(
   const ajv = createAjv();
   const { routes, add } = createRouteTable();
   const calls = new Map<string, CapabilityCall>();
+  const authCheck = createAuthCheck(auth);
+  noteServiceName(spec.name);
 
   // Everything that does not depend on the request is serialised once, here.
-  const health = JSON.stringify({ status: "healthy", type: spec.kind, name: spec.name, id });
+  const healthBody = (status: ReportedHealth): string => JSON.stringify({ status, type: spec.kind, name: spec.name, id });
+  const healthy = healthBody("healthy");
   const capabilities = JSON.stringify(spec.capabilities.map(capabilityWire));
-  add("GET", "/health", (ctx) => sendJson(ctx, 200, health));
+  // Degraded still serves (200); unhealthy answers 503 so a load balancer or probe takes it out.
+  add("GET", "/health", health === undefined ? (ctx) => sendJson(ctx, 200, healthy) : async (ctx) => {
+    const status = await health();
+    sendJson(ctx, status === "unhealthy" ? 503 : 200, status === "healthy" ? healthy : healthBody(status));
+  });
   add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
 
   for (const [capability, handler] of resolved) {
     const validate = compileInputValidator(ajv, capability);
-    const call = createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state });
+    const call = createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck });
     calls.set(capability.endpoint, call);
     add("POST", capability.endpoint, async (ctx) => {
       const reply = await call.reply(ctx.req, ctx.res);
       ctx.set(REQUEST_ID_HEADER, reply.requestId);
+      const extra = reply.headers ?? [];
+      for (let i = 0; i + 1 < extra.length; i += 2) ctx.set(extra[i]!, extra[i + 1]!);
       sendJson(ctx, reply.status, reply.body);
     });
     const schema = capabilitySchema(capability, "input", schemaName(capability, "input"));
@@ -108,6 +122,12 @@ export function createComponentApp<C extends CapabilityTypes>(
       const reply = new ManifoldError("UNAVAILABLE", "server shutting down").toEnvelope();
       writeReply(res, { status: 503, body: JSON.stringify(reply), requestId: requestIdOf(req) }, state);
       return;
+    }
+    // One property read when telemetry is off; on, the server span starts before anything else runs.
+    const telemetry = getTelemetry();
+    if (telemetry.enabled) {
+      const path = pathOf(req.url ?? "/");
+      telemetry.startServer(req, res, { component: spec.name, route: routes.has(path) ? path : undefined });
     }
     // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
     const call = fastPath && req.method === "POST" ? calls.get(pathOf(req.url ?? "/")) : undefined;

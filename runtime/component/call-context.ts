@@ -1,38 +1,92 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import type { HandlerContext } from "./types.js";
+import { OutboundContext, type RequestScope } from "../outbound/context.js";
+import { bearerToken, isSkippedHeader } from "../outbound/headers.js";
+import { validConversationId, validRequestId } from "../telemetry/ids.js";
+import { CONVERSATION_HEADER } from "../telemetry/names.js";
+import type { ServerTrace } from "../telemetry/telemetry.js";
+import type { ForwardOptions, HandlerContext } from "./types.js";
 import type { ServerState } from "./reply.js";
 
 /**
  * A caller's request id is echoed in a response header and copied into logs, so only a short token
- * of visible ASCII is taken as is; anything else gets a fresh id.
+ * of visible ASCII is taken as is (the header, else the baggage's `request_id`); else a fresh id.
  */
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-
-export function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers["x-manifold-request-id"];
-  return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+export function requestIdOf(req: IncomingMessage, fromBaggage?: string): string {
+  return validRequestId(req.headers["x-manifold-request-id"]) ?? fromBaggage ?? randomUUID();
 }
 
 /**
- * The HandlerContext of one call. The AbortSignal is created on first read: most handlers never look
- * at it, and an AbortController plus a listener per request is measurable at the throughput we aim for.
+ * The HandlerContext of one call, and the request scope outbound calls made by its handler read.
+ * The AbortSignal and the outbound context are created on first use: most handlers never look at
+ * them, and objects per request are measurable at the throughput we aim for.
  */
-export class CallContext implements HandlerContext {
+export class CallContext implements HandlerContext, RequestScope {
   readonly capability: string;
   readonly requestId: string;
   readonly headers: IncomingMessage["headers"];
   readonly #res: ServerResponse;
   readonly #state: ServerState;
+  readonly #trace: ServerTrace | undefined;
   #controller: AbortController | undefined;
+  #outbound: OutboundContext | undefined;
 
-  constructor(capability: string, requestId: string, req: IncomingMessage, res: ServerResponse, state: ServerState) {
+  constructor(capability: string, requestId: string, req: IncomingMessage, res: ServerResponse, state: ServerState, trace?: ServerTrace) {
     this.capability = capability;
     this.requestId = requestId;
     this.headers = req.headers;
     this.#res = res;
     this.#state = state;
+    this.#trace = trace;
+  }
+
+  get originalRequestId(): string {
+    return this.#trace?.originalRequestId ?? this.requestId;
+  }
+
+  get conversationId(): string | undefined {
+    return this.#trace?.conversationId ?? validConversationId(this.headers[CONVERSATION_HEADER]);
+  }
+
+  get outbound(): OutboundContext {
+    return (this.#outbound ??= new OutboundContext());
+  }
+
+  /** RequestScope: read by the caller without creating the outbound context. */
+  get forwarded(): OutboundContext | undefined {
+    return this.#outbound;
+  }
+
+  forward({ token = true, headers = [] }: ForwardOptions = {}): void {
+    const outbound = this.outbound;
+    if (token) {
+      const incoming = bearerToken(this.headers.authorization);
+      if (incoming !== undefined) outbound.setToken(incoming);
+    }
+    // Reserved names are skipped, as for every propagated header; the token has its own switch.
+    for (const name of headers) {
+      const lower = name.toLowerCase();
+      const value = this.headers[lower];
+      if (typeof value === "string" && !isSkippedHeader(lower)) outbound.setHeader(lower, value);
+    }
+  }
+
+  /** Header names only: values may be tokens or propagated secrets. */
+  toJSON(): Record<string, unknown> {
+    return {
+      capability: this.capability,
+      requestId: this.requestId,
+      originalRequestId: this.originalRequestId,
+      conversationId: this.conversationId,
+      headers: Object.keys(this.headers),
+      outbound: this.#outbound,
+    };
+  }
+
+  [inspect.custom](): unknown {
+    return this.toJSON();
   }
 
   get signal(): AbortSignal {

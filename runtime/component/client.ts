@@ -1,32 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { ManifoldError } from "../errors/index.js";
+import { createCaller } from "../outbound/caller.js";
+import { HEADER, bearerToken, checkHeader } from "../outbound/headers.js";
 import type { ComponentSpec } from "../spec/types.js";
 import type { CallOptions, CapabilityTypes, Client, ClientOptions } from "./types.js";
 
 type Method = (input: unknown, options?: CallOptions) => Promise<unknown>;
-
-/** RFC 9110 token, and a field value without control characters (CR/LF above all). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/**
- * Header values will carry tokens, so no error here may quote one: fetch's own Headers would put an
- * invalid value into its message, hence this check in front of it, which names the header only.
- */
-function mergeHeaders(target: Headers, source: Readonly<Record<string, string>> | undefined): void {
-  if (source === undefined) return;
-  for (const [name, value] of Object.entries(source)) {
-    if (!HEADER_NAME.test(name) || typeof value !== "string" || !HEADER_VALUE.test(value)) {
-      throw new ManifoldError("INVALID_INPUT", `header ${HEADER_NAME.test(name) ? name : "(invalid name)"} has an invalid name or value`);
-    }
-    target.set(name, value);
-  }
-}
-
-/** The URL as it may appear in a message: without user info, query or fragment. */
-function printable(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
-}
 
 function parseBaseUrl(baseUrl: string): string {
   let url: URL;
@@ -39,72 +17,68 @@ function parseBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "");
 }
 
-function checkTimeout(ms: number): number {
-  if (!Number.isFinite(ms) || ms < 0) throw new RangeError("timeoutMs must be a non-negative number");
-  return ms;
-}
-
-function errorCode(error: unknown): string {
-  const cause = error instanceof Error ? error.cause : undefined;
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? ` (${code})` : "";
+interface SplitHeaders {
+  readonly token: string | undefined;
+  readonly requestId: string | undefined;
+  readonly rest: Record<string, string>;
 }
 
 /**
- * One async method per capability, keyed by the capability's `key`. The object has no prototype, so
- * a capability called `constructor` or `toString` is a method like any other.
+ * `headers` of a client or a call are raw headers, so two of them keep the meaning they always had:
+ * `Authorization: Bearer <t>` is the token `t` (configured, or per request), and
+ * `X-Manifold-Request-ID` is the call's request id. Everything else is a propagated header, where
+ * the caller skips reserved names. Other Authorization schemes are refused: the caller sends Bearer only.
+ */
+function splitHeaders(headers: Readonly<Record<string, string>> | undefined): SplitHeaders {
+  let token: string | undefined;
+  let requestId: string | undefined;
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === HEADER.AUTHORIZATION) {
+      token = bearerToken(checkHeader(name, value));
+      if (token === undefined) throw new ManifoldError("INVALID_INPUT", `header ${name} must be "Bearer <token>"; or pass the token as the token option`);
+    } else if (lower === HEADER.REQUEST_ID) {
+      requestId = checkHeader(name, value);
+    } else {
+      rest[name] = value;
+    }
+  }
+  return { token, requestId, rest };
+}
+
+/**
+ * One async method per capability, keyed by the capability's `key`, each a thin call into the one
+ * outbound caller. The object has no prototype, so a capability called `constructor` or `toString`
+ * is a method like any other.
  */
 export function createClient<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { baseUrl, timeoutMs = 30_000, headers }: ClientOptions,
+  { baseUrl, timeoutMs = 30_000, headers, token, log }: ClientOptions,
 ): Client<C> {
   // A fixed URL is checked once, now; a resolved one on every call.
   const fixed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : undefined;
   const baseOf = async (): Promise<string> => fixed ?? parseBaseUrl(await (baseUrl as () => string | Promise<string>)());
-  const defaultTimeout = checkTimeout(timeoutMs);
-  mergeHeaders(new Headers(), headers); // fail at creation, not on the first call
+  const configured = splitHeaders(headers); // fails at creation, not on the first call
+  const caller = createCaller({ timeoutMs, headers: configured.rest, token: token ?? configured.token, log });
   const client = Object.create(null) as Record<string, Method>;
 
   for (const capability of spec.capabilities) {
     client[capability.key] = async (input, options = {}) => {
       const url = (await baseOf()) + capability.endpoint;
-      const what = `${capability.name} (POST ${printable(new URL(url))})`;
-      const { signal: callerSignal, timeoutMs: callTimeout = defaultTimeout } = options;
-      const requestHeaders = new Headers();
-      mergeHeaders(requestHeaders, headers);
-      mergeHeaders(requestHeaders, options.headers);
-      requestHeaders.set("content-type", "application/json");
-      if (!requestHeaders.has("x-manifold-request-id")) requestHeaders.set("x-manifold-request-id", randomUUID());
-      const body = JSON.stringify(input ?? {});
-
-      const timeout = new AbortController();
-      const limit = checkTimeout(callTimeout);
-      const timer = setTimeout(() => timeout.abort(), limit);
-      const signal = callerSignal === undefined ? timeout.signal : AbortSignal.any([callerSignal, timeout.signal]);
-      let status: number;
-      let ok: boolean;
-      let text: string;
-      try {
-        const response = await fetch(url, { method: "POST", headers: requestHeaders, body, signal });
-        ({ status, ok } = response);
-        text = await response.text();
-      } catch (error) {
-        if (callerSignal?.aborted === true) throw new ManifoldError("ABORTED", `${what} was aborted by the caller`);
-        if (timeout.signal.aborted) throw new ManifoldError("TIMEOUT", `${what} did not finish within ${limit} ms`);
-        throw new ManifoldError("NETWORK_ERROR", `${what} failed: the component could not be reached${errorCode(error)}`, { cause: error });
-      } finally {
-        clearTimeout(timer);
-      }
-
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} with a body that is not JSON`);
-      }
-      if (ok) return parsed;
-      throw ManifoldError.fromEnvelope(status, parsed)
-        ?? new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} without an error envelope`);
+      const perCall = splitHeaders(options.headers);
+      return caller.call({
+        url,
+        body: input,
+        name: capability.name,
+        target: spec.name,
+        token: options.token ?? perCall.token,
+        headers: perCall.rest,
+        requestId: options.requestId ?? perCall.requestId ?? configured.requestId,
+        stepId: options.stepId,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+      });
     };
   }
   return client as Client<C>;

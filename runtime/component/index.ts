@@ -6,12 +6,14 @@ export { serveComponent } from "./serve.js";
 export { serveManifest } from "./serve-manifest.js";
 export { createClient } from "./client.js";
 export type {
+  AuthOptions,
   BaseUrlSource,
   CallOptions,
   CapabilityTypes,
   Client,
   ClientOptions,
   ComponentOptions,
+  ForwardOptions,
   Handler,
   HandlerContext,
   Handlers,

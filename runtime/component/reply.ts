@@ -24,6 +24,8 @@ export interface Reply {
   readonly status: number;
   readonly body: string;
   readonly requestId: string;
+  /** Extra headers as name, value pairs, written after the request id (a 401's WWW-Authenticate). */
+  readonly headers?: readonly string[];
 }
 
 /**
@@ -34,12 +36,10 @@ export interface Reply {
  */
 export function writeReply(res: ServerResponse, reply: Reply, state: ServerState): void {
   lingerIfIncomplete(res, state);
-  const headers = [
-    "Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN,
-    REQUEST_ID_HEADER, reply.requestId,
-    "Content-Type", JSON_CONTENT_TYPE,
-    "Content-Length", String(Buffer.byteLength(reply.body)),
-  ];
+  const headers = reply.headers === undefined
+    ? ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId]
+    : ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId, ...reply.headers];
+  headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", String(Buffer.byteLength(reply.body)));
   if (state.draining) headers.push("Connection", "close");
   res.writeHead(reply.status, headers);
   res.end(reply.body);

@@ -1,6 +1,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { advertisedAddress } from "../discovery/advertise.js";
+import { createHealthProbe } from "../discovery/health.js";
+import { resolveTiming } from "../discovery/entry.js";
+import { startHeartbeat } from "../discovery/heartbeat.js";
+import { defaultRegistry } from "../discovery/registry.js";
 import { ManifoldError } from "../errors/index.js";
+import { createLogger } from "../telemetry/logger.js";
+import { initTelemetry, shutdownTelemetry } from "../telemetry/setup.js";
+import { capabilityWire } from "../spec/wire.js";
 import type { ComponentSpec } from "../spec/types.js";
 import { createComponentApp, type AppInternals } from "./app.js";
 import type { Log } from "./errors-middleware.js";
@@ -8,7 +16,11 @@ import { resolveHost, resolvePort } from "./options.js";
 import type { ServerState } from "./reply.js";
 import type { CapabilityTypes, ComponentOptions, RunningComponent } from "./types.js";
 
-const defaultLog: Log = (message) => console.error(message);
+/** One JSON line per message (`DEV_MODE=true`: readable text), tagged with the component's name. */
+function defaultLog(spec: ComponentSpec): Log {
+  const logger = createLogger({ service: spec.name, component: "component" });
+  return (message) => logger.info(message);
+}
 
 const SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
@@ -24,7 +36,10 @@ const signalled = new Set<Shutdown>();
 
 function onProcessSignal(signal: NodeJS.Signals): void {
   for (const name of SIGNALS) process.off(name, onProcessSignal);
-  void Promise.all([...signalled].map((shutdown) => shutdown(` on ${signal}`))).then(() => process.exit(0));
+  // Telemetry is flushed last, so the spans of the drained requests are exported before the exit.
+  void Promise.all([...signalled].map((shutdown) => shutdown(` on ${signal}`)))
+    .then(() => shutdownTelemetry())
+    .finally(() => process.exit(0));
 }
 
 function handleSignalsFor(shutdown: Shutdown): void {
@@ -85,27 +100,52 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   options: ComponentOptions<C>,
   internals: AppInternals,
 ): Promise<RunningComponent> {
-  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultLog } = options;
+  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultLog(spec), registry = defaultRegistry(), healthCheck, registration = {} } = options;
+  // With an OTLP endpoint configured, a served component traces without any code of its own;
+  // initTelemetry is once per process, so several components share one SDK.
+  if (process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] || process.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) {
+    await initTelemetry({ serviceName: spec.name, serviceVersion: spec.version });
+  }
   const port = resolvePort(options.port, spec.port);
   const host = resolveHost(options.host);
-  const app = createComponentApp(spec, { ...options, log }, internals);
+  const { metadata, address: advertise, ...timingOptions } = registration;
+  const timing = resolveTiming(timingOptions); // a bad TTL fails before the port is taken
+  const health = createHealthProbe(healthCheck, { log: (message) => log(`${spec.name}: ${message}`) });
+  const app = createComponentApp(spec, { ...options, log, health }, internals);
   const server = createServer(app.listener);
   const address = await listen(server, port, host);
   const url = dialableUrl(address);
   log(`${spec.name} listening on ${url}`);
 
+  // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
+  // reached delays the start by at most its connect wait: the component serves anyway and the
+  // heartbeat registers it when the registry returns.
+  const heartbeat = registry === false ? undefined : startHeartbeat(registry, {
+    id: app.id,
+    name: spec.name,
+    type: spec.kind,
+    description: spec.description,
+    address: advertisedAddress(address, advertise),
+    port: address.port,
+    metadata: { version: spec.version, ...metadata },
+    capabilities: spec.capabilities.map(capabilityWire),
+  }, { ...timing, health, log });
+
   let closing: Promise<void> | undefined;
   const shutdown: Shutdown = (cause) => {
     closing ??= (async () => {
       releaseSignals(shutdown);
-      app.state.draining = true;
       log(`${spec.name} shutting down${cause}`);
+      // Out of the registry first, so callers stop picking it while it drains.
+      await heartbeat?.stop();
+      app.state.draining = true;
       await drain(server, app.state, drainTimeoutMs);
       log(`${spec.name} stopped`);
     })();
     return closing;
   };
   if (handleSignals) handleSignalsFor(shutdown);
+  await heartbeat?.ready;
 
   return { spec, id: app.id, url, port: address.port, close: () => shutdown("") };
 }

@@ -1,4 +1,8 @@
+import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/types.js";
+import type { OutboundContext } from "../outbound/context.js";
+import type { TokenSource } from "../outbound/token.js";
 import type { ComponentSpec } from "../spec/types.js";
+import type { Logger } from "../telemetry/logger.js";
 
 /** What generated code declares per component: capability key → its input and output types. */
 export type CapabilityTypes = { [key: string]: { input: unknown; output: unknown } };
@@ -13,6 +17,32 @@ export interface HandlerContext {
   readonly requestId: string;
   /** Incoming request headers, lower-cased names. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The request id that started this chain (baggage `original_request_id`), else `requestId`. */
+  readonly originalRequestId: string;
+  /** Baggage `conversation_id`, else `X-Manifold-Conversation-ID`, when valid. */
+  readonly conversationId: string | undefined;
+  /** Token and headers every outbound call made while handling this request carries. */
+  readonly outbound: OutboundContext;
+  /**
+   * Copies the incoming bearer token (unless `token: false`) and the named incoming headers into
+   * `outbound`; other headers already set there stay. Reserved names are skipped.
+   */
+  forward(options?: ForwardOptions): void;
+}
+
+export interface ForwardOptions {
+  /** Forward the incoming `Authorization: Bearer` token. @defaultValue true */
+  readonly token?: boolean;
+  /** Incoming headers to forward by name (for example a tenant header). @defaultValue none */
+  readonly headers?: readonly string[];
+}
+
+/** Bearer authentication of capability calls; `/health` and `/api/capabilities` stay open. */
+export interface AuthOptions {
+  /** Answer 401 UNAUTHORIZED to a capability call without a bearer token. @defaultValue true */
+  readonly required?: boolean;
+  /** Decides whether a present token is valid; false answers 401. @defaultValue any token is accepted */
+  readonly verify?: (token: string) => boolean | Promise<boolean>;
 }
 
 export type Handler<I, O> = (input: I, ctx: HandlerContext) => O | Promise<O>;
@@ -38,6 +68,17 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   readonly drainTimeoutMs?: number;
   /** Where one-line operational messages go (never request bodies or secrets). @defaultValue console.error */
   readonly log?: (message: string) => void;
+  /** Require a bearer token on capability calls. @defaultValue none: calls are not authenticated */
+  readonly auth?: AuthOptions;
+  /**
+   * Where the component registers itself while it runs (unregistered on close); `false` opts out.
+   * @defaultValue `defaultRegistry()`: Redis when `REDIS_URL` / `MANIFOLD_REDIS_*` is set, else the process's in-memory registry
+   */
+  readonly registry?: Registry | false;
+  /** The component's own view of its health, reported at each heartbeat and by `GET /health`. @defaultValue always healthy */
+  readonly healthCheck?: HealthCheck;
+  /** Registration TTL (default 30 s), heartbeat (TTL / 3), advertised address and extra metadata. */
+  readonly registration?: RegistrationOptions;
 }
 
 export interface RunningComponent {
@@ -54,7 +95,14 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** @defaultValue the client's timeoutMs */
   readonly timeoutMs?: number;
+  /** Propagated headers for this call; `Authorization: Bearer <t>` and `X-Manifold-Request-ID` set the token and request id. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Bearer token for this call only (without `Bearer `). @defaultValue the request context's, else the client's */
+  readonly token?: string;
+  /** @defaultValue the request context's, else a fresh UUID */
+  readonly requestId?: string;
+  /** `X-Manifold-Step-ID`. @defaultValue a fresh UUID */
+  readonly stepId?: string;
 }
 
 /**
@@ -67,8 +115,12 @@ export interface ClientOptions {
   readonly baseUrl: BaseUrlSource;
   /** Per-call timeout. @defaultValue 30000 */
   readonly timeoutMs?: number;
-  /** Sent on every call (for example a tenant header). */
+  /** Propagated on every call (for example a tenant header); see CallOptions.headers. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The configured token, or a source such as createTokenHolder(). @defaultValue `MANIFOLD_OAUTH_TOKEN`, else none */
+  readonly token?: string | TokenSource;
+  /** Where the client logs, e.g. `component returned status 401`. @defaultValue a JSON logger for `outbound` */
+  readonly log?: Logger;
 }
 
 export type Client<C extends CapabilityTypes> = {

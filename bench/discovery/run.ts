@@ -1,0 +1,121 @@
+/**
+ * Lookup-by-capability latency with 1,000 registered components: the Redis adapter (index sets, one
+ * Lua script per lookup) on a real redis-server started by the test harness, the memory adapter, and
+ * for comparison the naive way a registry without indexes would do it (SCAN every record key, fetch
+ * each record, filter in the process). Sequential lookups, so the figure is latency, not throughput.
+ *
+ *   npm run bench:discovery        BENCH_LOOKUPS=2000 (per measurement)
+ */
+import type { Redis } from "ioredis";
+import { createMemoryRegistry, createRedisRegistry, type ComponentRegistration, type Registry } from "../../runtime/discovery/index.js";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import type { CapabilityWire } from "../../runtime/spec/wire.js";
+import { startRedisServer } from "../../test/harness/redis-server.js";
+
+const COMPONENTS = 1_000;
+const NAMES = 100; // 10 replicas each
+const LOOKUPS = Number(process.env["BENCH_LOOKUPS"] ?? 2_000);
+const WARMUP = 200;
+
+/** Deterministic, so every run registers the same catalog. */
+function capabilitiesOf(nameIndex: number): CapabilityWire[] {
+  return [0, 1, 2].map((k) => {
+    const name = `cap_${(nameIndex * 7 + k * 31) % 150}`;
+    return {
+      name,
+      description: `${name} of a component`,
+      endpoint: `/api/capabilities/${name}`,
+      type: "tool",
+      internal: false,
+      input_summary: { required_fields: [{ name: "query", type: "string", example: "Paris" }], optional_fields: [{ name: "limit", type: "integer" }] },
+      output_summary: { required_fields: [{ name: "result", type: "object" }], optional_fields: [] },
+    };
+  });
+}
+
+function catalog(): ComponentRegistration[] {
+  return Array.from({ length: COMPONENTS }, (_, i) => {
+    const n = i % NAMES;
+    return {
+      id: `svc-${n}-${String(i).padStart(8, "0")}`,
+      name: `svc-${n}`,
+      type: n % 10 === 0 ? "agent" : "tool",
+      description: `component ${n}`,
+      address: "10.0.0.1",
+      port: 10_000 + i,
+      metadata: { version: "1.0.0" },
+      capabilities: capabilitiesOf(n),
+      health: "healthy",
+    };
+  });
+}
+
+interface Figures {
+  readonly median: number;
+  readonly p99: number;
+  readonly results: number;
+}
+
+async function measure(lookup: () => Promise<unknown[]>, count = LOOKUPS): Promise<Figures> {
+  for (let i = 0; i < Math.min(WARMUP, count); i += 1) await lookup();
+  const times: number[] = [];
+  let results = 0;
+  for (let i = 0; i < count; i += 1) {
+    const start = process.hrtime.bigint();
+    results = (await lookup()).length;
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, results };
+}
+
+/** What a registry without index sets does: SCAN the record keys, fetch each record, filter here. */
+function scanAll(store: RedisStore, capability: string): () => Promise<unknown[]> {
+  const client = store.client as Redis;
+  const pattern = `${store.keys.shared("registry", "component")}:*`;
+  return async () => {
+    const keys: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, batch] = await client.scan(cursor, "MATCH", pattern, "COUNT", 1_000);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== "0");
+    const pipeline = client.pipeline();
+    for (const key of keys) pipeline.hget(key, "record");
+    const records = ((await pipeline.exec()) ?? []).map(([, json]) => JSON.parse(String(json)) as ComponentRegistration);
+    return records.filter((r) => r.capabilities.some((c) => c.name === capability));
+  };
+}
+
+const ms = (n: number) => `${n.toFixed(3)} ms`;
+
+const server = await startRedisServer();
+const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: "bench" }, log: () => undefined }) as RedisStore;
+try {
+  const redis = createRedisRegistry(store, { connectWaitMs: 5_000 });
+  const memory = createMemoryRegistry();
+  const components = catalog();
+  for (const registry of [redis, memory] as Registry[]) {
+    for (let i = 0; i < components.length; i += 100) await Promise.all(components.slice(i, i + 100).map((c) => registry.register(c, { ttlMs: 600_000 })));
+  }
+  const one = "cap_31";
+  const both = ["cap_31", "cap_62"];
+  const rows: [string, Figures][] = [
+    ["redis: byCapability(1)", await measure(() => redis.byCapability(one))],
+    ["redis: byCapability(2, AND)", await measure(() => redis.byCapability(both))],
+    // Tens of milliseconds a lookup: a tenth of the runs still gives a stable median.
+    ["redis: naive SCAN + fetch all + filter", await measure(scanAll(store, one), Math.ceil(LOOKUPS / 10))],
+    ["memory: byCapability(1)", await measure(() => memory.byCapability(one))],
+    ["memory: byCapability(2, AND)", await measure(() => memory.byCapability(both))],
+  ];
+  console.log(`\nLookup by capability, ${COMPONENTS} registered components (${NAMES} names × ${COMPONENTS / NAMES} replicas, 3 capabilities each), ${LOOKUPS} sequential lookups each, redis-server ${server.cli("INFO", "server").match(/redis_version:(\S+)/)?.[1]} on loopback\n`);
+  console.log(`${"".padEnd(40)} ${"median".padStart(10)} ${"p99".padStart(10)} ${"results".padStart(8)}`);
+  for (const [label, f] of rows) console.log(`${label.padEnd(40)} ${ms(f.median).padStart(10)} ${ms(f.p99).padStart(10)} ${String(f.results).padStart(8)}`);
+  const indexed = rows[0]![1];
+  const naive = rows[2]![1];
+  console.log(`\nnaive SCAN / indexed (redis, 1 capability): median ${(naive.median / indexed.median).toFixed(1)}×, p99 ${(naive.p99 / indexed.p99).toFixed(1)}×`);
+} finally {
+  await store.close();
+  await server.close();
+}

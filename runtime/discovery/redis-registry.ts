@@ -1,0 +1,104 @@
+import { ManifoldError } from "../errors/index.js";
+import { loadLuaScript, runScript, type RedisStore } from "../store/index.js";
+import { capabilityList, checkName, checkRegistration, indexesOf, LIST_DEFAULT, LOOKUP_DEFAULT, resolveTiming, select, toEntry, toStoredRecord, type StoredRecord } from "./entry.js";
+import type { Registry, RegistryEntry } from "./types.js";
+
+const REGISTER = loadLuaScript("registry", new URL("./lua/register.lua", import.meta.url));
+const UNREGISTER = loadLuaScript("registry", new URL("./lua/unregister-2.lua", import.meta.url));
+const LOOKUP = loadLuaScript("registry", new URL("./lua/lookup.lua", import.meta.url));
+const GET = loadLuaScript("registry", new URL("./lua/get-1.lua", import.meta.url));
+
+export interface RedisRegistryOptions {
+  /** Before the first connection, how long a call waits for it; after that, calls fail at once while Redis is down. @defaultValue 1000 */
+  readonly connectWaitMs?: number;
+  /** Close the store with the registry. @defaultValue false */
+  readonly ownsStore?: boolean;
+}
+
+function parseRecord(json: unknown): StoredRecord | undefined {
+  if (typeof json !== "string") return undefined;
+  try {
+    const record = JSON.parse(json) as StoredRecord;
+    return typeof record === "object" && record !== null && typeof record.id === "string" ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `[now, json, lastSeen, json, lastSeen, …]` → entries (a record that does not parse is skipped). */
+function entriesOf(reply: unknown): RegistryEntry[] {
+  const items = reply as unknown[];
+  const now = Number(items[0]);
+  const out: RegistryEntry[] = [];
+  for (let i = 1; i + 1 < items.length; i += 2) {
+    const record = parseRecord(items[i]);
+    if (record !== undefined) out.push(toEntry(record, Number(items[i + 1]), now));
+  }
+  return out;
+}
+
+/**
+ * Key layout (namespace `ns`; every key carries the tag `{ns}`, so the scripts run on a cluster):
+ * - `manifold:v1:{ns}:registry:component:<id>`: hash {record (JSON), last_seen (ms), indexes}, PX = TTL
+ * - `manifold:v1:{ns}:registry:index:all`, `…:index:name:<name>`, `…:index:type:<type>`,
+ *   `…:index:capability:<capability>`: sets of ids, expiring with their longest-lived member
+ */
+export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, ownsStore = false }: RedisRegistryOptions = {}): Registry {
+  const { client, keys } = store;
+  const recordKey = (id: string): string => keys.shared("registry", "component", id);
+  const indexKey = (name: string): string => keys.shared("registry", "index", ...name.split(":"));
+  const recordPrefix = `${keys.shared("registry", "component")}:`;
+
+  let everReady = client.status === "ready";
+  const offReady = store.onReady(() => void (everReady = true));
+
+  const unavailable = (detail: string): ManifoldError =>
+    new ManifoldError("UNAVAILABLE", `registry unavailable: Redis at ${store.description} ${detail}`);
+
+  /**
+   * A call while Redis is down fails at once rather than waiting in ioredis's offline queue: a beat
+   * is retried anyway, and a lookup is better served from the catalog cache than late.
+   */
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (client.status !== "ready") {
+      const first = !everReady && client.status !== "reconnecting";
+      if (!first || !(await store.whenReady(connectWaitMs))) throw unavailable("is not connected");
+      everReady = true;
+    }
+    try {
+      return await run();
+    } catch (error) {
+      throw unavailable(`failed: ${store.redact(error instanceof Error ? error.message : String(error))}`);
+    }
+  };
+
+  const lookup = (indexNames: readonly string[]): Promise<RegistryEntry[]> =>
+    call(async () => entriesOf(await runScript(client, LOOKUP, indexNames.map(indexKey), [recordPrefix])));
+
+  return {
+    register: async (component, options) => {
+      checkRegistration(component);
+      const timing = resolveTiming(options);
+      const record = JSON.stringify(toStoredRecord(component, timing));
+      const indexKeys = ["all", ...indexesOf(component)].map(indexKey);
+      await call(() => runScript(client, REGISTER, [recordKey(component.id), ...indexKeys], [component.id, record, timing.ttlMs]));
+    },
+    unregister: async (id) => {
+      checkName(id, "id");
+      return (await call(() => runScript(client, UNREGISTER, [recordKey(id), indexKey("all")], [id]))) === 1;
+    },
+    get: async (id) => {
+      checkName(id, "id");
+      return entriesOf(await call(() => runScript(client, GET, [recordKey(id)], [])))[0];
+    },
+    byName: async (name, options = {}) => select(await lookup([`name:${checkName(name, "name")}`]), options, LOOKUP_DEFAULT),
+    byType: async (type, options = {}) => select(await lookup([`type:${checkName(type, "type")}`]), options, LOOKUP_DEFAULT),
+    byCapability: async (capabilities, options = {}) => select(await lookup(capabilityList(capabilities).map((c) => `capability:${c}`)), options, LOOKUP_DEFAULT),
+    listAll: async (options = {}) => select(await lookup(["all"]), options, LIST_DEFAULT),
+    onReconnect: (listener) => store.onReady(listener),
+    close: async () => {
+      offReady();
+      if (ownsStore) await store.close();
+    },
+  };
+}

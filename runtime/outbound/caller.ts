@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import { inspect } from "node:util";
+import { ManifoldError } from "../errors/index.js";
+import { createLogger, type Logger } from "../telemetry/logger.js";
+import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/names.js";
+import { redactValues, registerSecret } from "../telemetry/secrets.js";
+import { getTelemetry } from "../telemetry/telemetry.js";
+import { currentScope } from "./context.js";
+import { buildHeaders, checkHeader, checkToken } from "./headers.js";
+import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
+
+export interface CallerOptions {
+  /** The configured token. @defaultValue `MANIFOLD_OAUTH_TOKEN`, else none */
+  readonly token?: string | TokenSource | undefined;
+  /** Configured propagated headers, sent on every call (reserved names skipped). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Per-call timeout. @defaultValue 30000 */
+  readonly timeoutMs?: number | undefined;
+  /** @defaultValue a JSON logger for `outbound` */
+  readonly log?: Logger | undefined;
+  /** Where `MANIFOLD_OAUTH_TOKEN` is read. @defaultValue process.env */
+  readonly env?: NodeJS.ProcessEnv | undefined;
+}
+
+export interface OutboundRequest {
+  /** Absolute http(s) URL of the endpoint. */
+  readonly url: string;
+  /** JSON-serialised as the body; undefined sends `{}`. */
+  readonly body: unknown;
+  /** What is called, for messages, spans and metrics: the capability name. */
+  readonly name: string;
+  /** The called component's name, when known. */
+  readonly target?: string | undefined;
+  /** Per-request token; wins over the request context's and the configured one. */
+  readonly token?: string | undefined;
+  /** Per-request propagated headers; win over the context's and the configured ones. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** @defaultValue the request context's id, else a fresh UUID */
+  readonly requestId?: string | undefined;
+  /** @defaultValue a fresh UUID */
+  readonly stepId?: string | undefined;
+  /** Workflow calls: sent as `X-Workflow-Id` and `X-Step-Id`. */
+  readonly workflow?: { readonly id: string; readonly stepId: string } | undefined;
+  /** @defaultValue the caller's timeoutMs */
+  readonly timeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface Caller {
+  /** POSTs the JSON body; resolves to the parsed 2xx body, rejects with a ManifoldError. */
+  call(request: OutboundRequest): Promise<unknown>;
+  /** Replaces the configured token (or source) for calls that start from now on. */
+  setToken(token: string | TokenSource | undefined): void;
+  toJSON(): Record<string, unknown>;
+}
+
+export function checkTimeout(ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError("timeoutMs must be a non-negative number");
+  return ms;
+}
+
+/** The URL as it may appear in a message: without user info, query or fragment. */
+function printable(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+function errorCode(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? ` (${code})` : "";
+}
+
+/**
+ * The one outbound caller: every generated client and the orchestrator POST through it. Headers go
+ * out in the documented precedence (see buildHeaders), with trace context and baggage when telemetry
+ * is on, or `X-Manifold-Conversation-ID` when it is not. Tokens are read once per call.
+ */
+export function createCaller(options: CallerOptions = {}): Caller {
+  const { timeoutMs = 30_000, headers: configured = {}, env = process.env } = options;
+  const log = options.log ?? createLogger({ component: "outbound" });
+  const defaultTimeout = checkTimeout(timeoutMs);
+  for (const [name, value] of Object.entries(configured)) registerSecret(checkHeader(name, value)); // fail at creation, not on the first call
+  let source: TokenSource = resolveTokenSource(options.token, env);
+
+  const call = async (request: OutboundRequest): Promise<unknown> => {
+    const { signal: callerSignal, timeoutMs: callTimeout = defaultTimeout } = request;
+    const url = new URL(request.url);
+    const what = `${request.name} (POST ${printable(url)})`;
+    const scope = currentScope();
+    const token = request.token !== undefined ? checkToken(request.token, `${request.name} token`) : (scope?.forwarded?.token ?? (await source.token()));
+    const requestId = request.requestId ?? scope?.requestId ?? randomUUID();
+    const headers = buildHeaders({
+      token,
+      propagated: [configured, scope?.forwarded?.headers(), request.headers],
+      requestId,
+      stepId: request.stepId ?? randomUUID(),
+      workflow: request.workflow,
+    });
+    const telemetry = getTelemetry();
+    const trace = telemetry.enabled ? telemetry.startClient({ method: "POST", url, target: request.target, capability: request.name }) : undefined;
+    if (trace !== undefined) {
+      trace.inject(headers, { requestId, originalRequestId: scope?.originalRequestId ?? requestId, conversationId: scope?.conversationId });
+    } else if (scope?.conversationId !== undefined) {
+      headers[CONVERSATION_HEADER] = scope.conversationId;
+    }
+    const body = JSON.stringify(request.body ?? {});
+    const started = telemetry.enabled ? performance.now() : 0;
+    let status: number | undefined;
+    let failure: ManifoldError | undefined;
+    try {
+      const response = await send(url, headers, body, callerSignal, checkTimeout(callTimeout), what);
+      status = response.status;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(response.text);
+      } catch {
+        throw new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} with a body that is not JSON`);
+      }
+      if (response.ok) return parsed;
+      if (status === 401 || status === 403) log.warn(`${what}: component returned status ${status}`, { status });
+      throw ManifoldError.fromEnvelope(status, parsed) ?? new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} without an error envelope`);
+    } catch (error) {
+      failure = error instanceof ManifoldError ? error : new ManifoldError("INTERNAL", `${what} failed`, { cause: error, expose: false });
+      throw failure;
+    } finally {
+      if (telemetry.enabled) {
+        trace?.end(status, failure?.code);
+        const labels = { [ATTR.TARGET]: request.target, [ATTR.CAPABILITY]: request.name, [ATTR.HTTP_STATUS]: status, [ATTR.OUTCOME]: failure === undefined ? "success" : "error", [ATTR.ERROR_CODE]: failure?.code };
+        telemetry.metrics.counter(METRIC.CLIENT_REQUESTS, 1, labels);
+        telemetry.metrics.histogram(METRIC.CLIENT_DURATION, performance.now() - started, labels);
+      }
+    }
+  };
+
+  const caller: Caller = {
+    call,
+    setToken(token) {
+      source = isTokenSource(token) ? token : createTokenHolder(token);
+    },
+    toJSON: () => ({ timeoutMs: defaultTimeout, token: source, headers: redactValues(Object.entries(configured)) }),
+  };
+  Object.defineProperty(caller, inspect.custom, { value: () => caller.toJSON() });
+  return caller;
+}
+
+/** fetch with a timeout and the caller's signal; every failure becomes a ManifoldError that names no secret. */
+async function send(url: URL, headers: Record<string, string>, body: string, callerSignal: AbortSignal | undefined, limit: number, what: string): Promise<{ ok: boolean; status: number; text: string }> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), limit);
+  const signal = callerSignal === undefined ? timeout.signal : AbortSignal.any([callerSignal, timeout.signal]);
+  try {
+    const response = await fetch(url, { method: "POST", headers, body, signal });
+    return { ok: response.ok, status: response.status, text: await response.text() };
+  } catch (error) {
+    if (callerSignal?.aborted === true) throw new ManifoldError("ABORTED", `${what} was aborted by the caller`);
+    if (timeout.signal.aborted) throw new ManifoldError("TIMEOUT", `${what} did not finish within ${limit} ms`);
+    throw new ManifoldError("NETWORK_ERROR", `${what} failed: the component could not be reached${errorCode(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,120 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { inspect } from "node:util";
+import { ManifoldError } from "../errors/index.js";
+import { validConversationId, validRequestId } from "../telemetry/ids.js";
+import { REDACTED, redactValues, registerSecret } from "../telemetry/secrets.js";
+import { checkHeader, checkToken, isSkippedHeader } from "./headers.js";
+
+/**
+ * The token and headers every outbound call made in one request context carries. Mutable on
+ * purpose: a handler adds one header without replacing the others, and calls already in flight have
+ * read their values, so a change only affects the calls that start after it.
+ */
+export class OutboundContext {
+  #token: string | undefined;
+  readonly #headers = new Map<string, readonly [string, string]>();
+
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  /** Sets (or, with undefined, clears) the token; a `Bearer `-prefixed token is refused. */
+  setToken(token: string | undefined): void {
+    this.#token = token === undefined ? undefined : checkToken(token, "outbound context token");
+    registerSecret(this.#token);
+  }
+
+  /** Adds or replaces one header, leaving the others; reserved names are refused here, not skipped. */
+  setHeader(name: string, value: string): void {
+    checkHeader(name, value);
+    const lower = name.toLowerCase();
+    if (isSkippedHeader(lower)) throw new ManifoldError("INVALID_INPUT", `header ${name} is set by the caller and cannot be propagated`);
+    registerSecret(value);
+    this.#headers.set(lower, [lower, value]);
+  }
+
+  deleteHeader(name: string): void {
+    this.#headers.delete(name.toLowerCase());
+  }
+
+  /** `[lower-case name, value]` pairs. */
+  headers(): IterableIterator<readonly [string, string]> {
+    return this.#headers.values();
+  }
+
+  copyFrom(other: OutboundContext): this {
+    this.#token = other.#token;
+    for (const [key, entry] of other.#headers) this.#headers.set(key, entry);
+    return this;
+  }
+
+  toJSON(): { token: string | undefined; headers: Record<string, string> } {
+    return { token: this.#token === undefined ? undefined : REDACTED, headers: redactValues(this.#headers.values()) };
+  }
+
+  [inspect.custom](): unknown {
+    return this.toJSON();
+  }
+}
+
+/** What the caller reads from the async context of the code that calls it. */
+export interface RequestScope {
+  readonly requestId: string | undefined;
+  readonly originalRequestId: string | undefined;
+  readonly conversationId: string | undefined;
+  /** Token and headers for outbound calls; undefined until something set one. */
+  readonly forwarded: OutboundContext | undefined;
+}
+
+/** One AsyncLocalStorage per process, shared by every copy of the runtime (see telemetry.ts). */
+const SLOT = Symbol.for("agent-manifold.request-scope");
+const storage: AsyncLocalStorage<RequestScope> = ((globalThis as Record<symbol, unknown>)[SLOT] ??= new AsyncLocalStorage<RequestScope>()) as AsyncLocalStorage<RequestScope>;
+
+export function currentScope(): RequestScope | undefined {
+  return storage.getStore();
+}
+
+/** Runs `fn(...args)` with `scope` as the current request scope; arguments avoid a closure per request. */
+export function runInScope<A extends unknown[], R>(scope: RequestScope, fn: (...args: A) => R, ...args: A): R {
+  return storage.run(scope, fn, ...args);
+}
+
+export interface RequestContextInit {
+  /** @defaultValue the enclosing scope's, else none (each call then gets a fresh id) */
+  readonly requestId?: string;
+  /** @defaultValue the enclosing scope's, else the request id */
+  readonly originalRequestId?: string;
+  /** Validated: letters, digits and `._:-`, at most 128. @defaultValue the enclosing scope's */
+  readonly conversationId?: string;
+  /** Bearer token (without `Bearer `) for every call made inside. @defaultValue the enclosing scope's */
+  readonly token?: string;
+  /** Added to (not replacing) the enclosing scope's propagated headers. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+function checked(value: string | undefined, valid: (v: unknown) => string | undefined, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (valid(value) === undefined) throw new ManifoldError("INVALID_INPUT", `${what} is not a valid id`);
+  return value;
+}
+
+/**
+ * Runs `fn` in a request context outside a component (a script, a test, the orchestrator): every
+ * outbound call inside carries the given ids, token and headers. Inside a handler it refines the
+ * handler's context for a part of the work.
+ */
+export function withRequestContext<T>(init: RequestContextInit, fn: () => T): T {
+  const outer = storage.getStore();
+  const forwarded = new OutboundContext();
+  if (outer?.forwarded !== undefined) forwarded.copyFrom(outer.forwarded);
+  if (init.token !== undefined) forwarded.setToken(init.token);
+  for (const [name, value] of Object.entries(init.headers ?? {})) forwarded.setHeader(name, value);
+  const requestId = checked(init.requestId, validRequestId, "requestId") ?? outer?.requestId;
+  const scope: RequestScope = {
+    requestId,
+    originalRequestId: checked(init.originalRequestId, validRequestId, "originalRequestId") ?? outer?.originalRequestId ?? requestId,
+    conversationId: checked(init.conversationId, validConversationId, "conversationId") ?? outer?.conversationId,
+    forwarded,
+  };
+  return storage.run(scope, fn);
+}

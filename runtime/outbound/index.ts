@@ -1,0 +1,10 @@
+/**
+ * The one outbound caller every generated client and the orchestrator use: bearer token
+ * (per-request > configured > none), propagated headers with the reserved list, request and step ids,
+ * trace context; and the request context (AsyncLocalStorage) that carries them through a handler.
+ */
+export { createCaller, type Caller, type CallerOptions, type OutboundRequest } from "./caller.js";
+export { currentScope, OutboundContext, withRequestContext, type RequestContextInit, type RequestScope } from "./context.js";
+export { HEADER, RESERVED_HEADERS, buildHeaders, type HeaderParts } from "./headers.js";
+export { createTokenHolder, type TokenHolder, type TokenSource } from "./token.js";
+export { createClientCredentialsSource, type ClientCredentialsOptions, type ClientCredentialsSource, type Timers } from "./client-credentials.js";

@@ -1,0 +1,18 @@
+/**
+ * Ids that arrive from outside (headers, baggage) end up in response headers, log lines and span
+ * attributes, so each is accepted only in a short, printable form; anything else is ignored.
+ */
+
+/** `X-Manifold-Request-ID`, `request_id`, `original_request_id`: 1–128 visible ASCII characters. */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** `conversation_id`: letters, digits and `._:-`, starting with a letter or digit, at most 128. */
+const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export function validRequestId(value: unknown): string | undefined {
+  return typeof value === "string" && REQUEST_ID.test(value) ? value : undefined;
+}
+
+export function validConversationId(value: unknown): string | undefined {
+  return typeof value === "string" && CONVERSATION_ID.test(value) ? value : undefined;
+}

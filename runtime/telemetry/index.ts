@@ -1,0 +1,12 @@
+/**
+ * Telemetry: OpenTelemetry set up once per process (`initTelemetry`), W3C trace context and baggage
+ * on every inbound and outbound call, guarded metrics, and JSON logs carrying trace and request ids.
+ * Importing this module loads nothing from OpenTelemetry; `initTelemetry` does, on demand.
+ */
+export { initTelemetry, shutdownTelemetry, type TelemetryOptions } from "./setup.js";
+export { getTelemetry, type Metrics, type Telemetry } from "./telemetry.js";
+export { createLogger, type LogFields, type Logger, type LoggerOptions, type LogLevel } from "./logger.js";
+export { createLabelFilter, isIdLabel, looksLikeId, type LabelFilterOptions, type Labels } from "./labels.js";
+export { ATTR, BAGGAGE, CONVERSATION_HEADER, LABELS, METRIC, UNTRACED_PATHS } from "./names.js";
+export { PROFILES, resolveAppEnv, type AppEnv, type TelemetryProfile } from "./profiles.js";
+export { REDACTED, redactSecrets, registerSecret } from "./secrets.js";

@@ -1,0 +1,155 @@
+/**
+ * The OpenTelemetry-backed Telemetry. Only setup.ts imports this module, dynamically, so a process
+ * that never calls `initTelemetry()` never loads `@opentelemetry/api`.
+ */
+import type { IncomingMessage } from "node:http";
+import { context, isSpanContextValid, metrics as metricsApi, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
+import { validConversationId, validRequestId } from "./ids.js";
+import { createLabelFilter, type Labels } from "./labels.js";
+import type { Logger } from "./logger.js";
+import { ATTR, BAGGAGE, CONVERSATION_HEADER, METRIC, spanName, TRACER_NAME, UNTRACED_PATHS } from "./names.js";
+import type { TelemetryProfile } from "./profiles.js";
+import type { ClientTrace, Metrics, ServerTrace, Telemetry } from "./telemetry.js";
+
+export interface OtelTelemetryOptions {
+  readonly profile: TelemetryProfile;
+  readonly log: Logger;
+  /** Flushes and stops the SDK. */
+  readonly stop: () => Promise<void>;
+}
+
+type Kind = "counter" | "upDownCounter" | "histogram" | "gauge";
+type Record_ = (value: number, attributes: Attributes) => void;
+
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Attributes without undefined values (the API accepts them, exporters print them as empty). */
+function attributes(values: Readonly<Record<string, string | number | boolean | undefined>>): Attributes {
+  const out: Attributes = {};
+  for (const [key, value] of Object.entries(values)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function createMetrics(profile: TelemetryProfile, log: Logger): Metrics {
+  const meter = metricsApi.getMeter(TRACER_NAME);
+  const filter = createLabelFilter({
+    cardinalityLimit: profile.metricCardinalityLimit,
+    onDrop: (metric, label, why) => log.warn(`metric ${metric}: label ${label} dropped, ${why}`),
+  });
+  const instruments = new Map<string, Record_>();
+  const instrument = (kind: Kind, name: string): Record_ => {
+    const key = `${kind} ${name}`;
+    let record = instruments.get(key);
+    if (record === undefined) {
+      if (kind === "counter") { const c = meter.createCounter(name); record = (v, a) => c.add(v, a); }
+      else if (kind === "upDownCounter") { const c = meter.createUpDownCounter(name); record = (v, a) => c.add(v, a); }
+      else if (kind === "histogram") { const h = meter.createHistogram(name, { unit: name.endsWith(".duration") ? "ms" : "1" }); record = (v, a) => h.record(v, a); }
+      else { const g = meter.createGauge(name); record = (v, a) => g.record(v, a); }
+      instruments.set(key, record);
+    }
+    return record;
+  };
+  const use = (kind: Kind) => (name: string, value: number, labels?: Labels): void => instrument(kind, name)(value, filter(name, labels));
+  return { counter: use("counter"), upDownCounter: use("upDownCounter"), histogram: use("histogram"), gauge: use("gauge") };
+}
+
+export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions): Telemetry {
+  const tracer = trace.getTracer(TRACER_NAME);
+  const metrics = createMetrics(profile, log);
+  const traces = new WeakMap<IncomingMessage, ServerTrace>();
+
+  return {
+    enabled: true,
+    metrics,
+
+    startServer(req, res, { component, route }) {
+      const path = pathOf(req.url ?? "/");
+      if (UNTRACED_PATHS.has(path)) return undefined;
+      const method = req.method ?? "GET";
+      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      const baggage = propagation.getBaggage(parent);
+      const entry = (key: string): string | undefined => baggage?.getEntry(key)?.value;
+      const requestId = validRequestId(entry(BAGGAGE.REQUEST_ID));
+      const conversationId = validConversationId(entry(BAGGAGE.CONVERSATION_ID)) ?? validConversationId(req.headers[CONVERSATION_HEADER]);
+      const span = tracer.startSpan(spanName(method, route), {
+        kind: SpanKind.SERVER,
+        attributes: attributes({
+          [ATTR.HTTP_METHOD]: method,
+          [ATTR.URL_PATH]: path,
+          [ATTR.HTTP_ROUTE]: route,
+          [ATTR.COMPONENT]: component,
+          [ATTR.REQUEST_ID]: validRequestId(req.headers["x-manifold-request-id"]) ?? requestId,
+          [ATTR.CONVERSATION_ID]: conversationId,
+        }),
+      }, parent);
+      const active = trace.setSpan(parent, span);
+      const started = performance.now();
+      let errorCode: string | undefined;
+      res.once("close", () => {
+        const status = res.statusCode;
+        span.setAttribute(ATTR.HTTP_STATUS, status);
+        if (errorCode !== undefined) span.setAttribute(ATTR.ERROR_CODE, errorCode);
+        if (status >= 500 || !res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, ...(profile.recordErrorMessages && errorCode !== undefined ? { message: errorCode } : {}) });
+        span.end();
+        const labels = { [ATTR.COMPONENT]: component, [ATTR.HTTP_ROUTE]: route, [ATTR.HTTP_METHOD]: method, [ATTR.HTTP_STATUS]: status, [ATTR.ERROR_CODE]: errorCode };
+        metrics.counter(METRIC.SERVER_REQUESTS, 1, labels);
+        metrics.histogram(METRIC.SERVER_DURATION, performance.now() - started, labels);
+      });
+      const serverTrace: ServerTrace = {
+        requestId,
+        originalRequestId: validRequestId(entry(BAGGAGE.ORIGINAL_REQUEST_ID)),
+        conversationId,
+        run: (fn) => context.with(active, fn),
+        fail: (code) => {
+          errorCode = code;
+        },
+      };
+      traces.set(req, serverTrace);
+      return serverTrace;
+    },
+
+    serverTraceOf: (req) => traces.get(req),
+
+    startClient({ method, url, target, capability }): ClientTrace {
+      const parent = context.active();
+      const span = tracer.startSpan(spanName(method, url.pathname), {
+        kind: SpanKind.CLIENT,
+        attributes: attributes({
+          [ATTR.HTTP_METHOD]: method,
+          [ATTR.URL_FULL]: `${url.protocol}//${url.host}${url.pathname}`,
+          [ATTR.TARGET]: target,
+          [ATTR.CAPABILITY]: capability,
+        }),
+      }, parent);
+      const active = trace.setSpan(parent, span);
+      return {
+        inject(headers, values) {
+          // Entries that came in with the request travel on; ours are set (or replaced) on top.
+          let baggage = propagation.getBaggage(active) ?? propagation.createBaggage();
+          if (values.requestId !== undefined) baggage = baggage.setEntry(BAGGAGE.REQUEST_ID, { value: values.requestId });
+          if (values.originalRequestId !== undefined) baggage = baggage.setEntry(BAGGAGE.ORIGINAL_REQUEST_ID, { value: values.originalRequestId });
+          if (values.conversationId !== undefined) baggage = baggage.setEntry(BAGGAGE.CONVERSATION_ID, { value: values.conversationId });
+          propagation.inject(propagation.setBaggage(active, baggage), headers);
+        },
+        end(status, errorCode) {
+          if (status !== undefined) span.setAttribute(ATTR.HTTP_STATUS, status);
+          if (errorCode !== undefined) {
+            span.setAttribute(ATTR.ERROR_CODE, errorCode);
+            span.setStatus({ code: SpanStatusCode.ERROR, ...(profile.recordErrorMessages ? { message: errorCode } : {}) });
+          }
+          span.end();
+        },
+      };
+    },
+
+    currentIds() {
+      const spanContext = trace.getSpan(context.active())?.spanContext();
+      return spanContext !== undefined && isSpanContextValid(spanContext) ? { traceId: spanContext.traceId, spanId: spanContext.spanId } : undefined;
+    },
+
+    shutdown: stop,
+  };
+}

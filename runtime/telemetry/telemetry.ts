@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Labels } from "./labels.js";
+
+/**
+ * The small interface the runtime talks to. Until `initTelemetry()` runs it is the no-op below, and
+ * nothing from OpenTelemetry is loaded: the runtime checks `enabled` (one property read) and skips
+ * span, baggage and metric work entirely. No generated code ever sees OpenTelemetry types.
+ */
+export interface Telemetry {
+  readonly enabled: boolean;
+  readonly metrics: Metrics;
+  /**
+   * Starts the server span of an inbound request (parented by its `traceparent`, with its baggage),
+   * which ends itself when the response closes; undefined for probe routes or when disabled.
+   */
+  startServer(req: IncomingMessage, res: ServerResponse, info: ServerSpanInfo): ServerTrace | undefined;
+  /** The trace startServer made for this request, if any. */
+  serverTraceOf(req: IncomingMessage): ServerTrace | undefined;
+  /** A client span for one outbound call, child of whatever is active. */
+  startClient(info: ClientSpanInfo): ClientTrace | undefined;
+  /** Trace and span id of the active span, for log lines. */
+  currentIds(): { readonly traceId: string; readonly spanId: string } | undefined;
+  /** Flushes and stops export; the process is back to the no-op afterwards. */
+  shutdown(): Promise<void>;
+}
+
+/** Metrics with the instrument type explicit at the call site; labels pass the allow-list guard. */
+export interface Metrics {
+  counter(name: string, value: number, labels?: Labels): void;
+  upDownCounter(name: string, value: number, labels?: Labels): void;
+  histogram(name: string, value: number, labels?: Labels): void;
+  gauge(name: string, value: number, labels?: Labels): void;
+}
+
+export interface ServerSpanInfo {
+  readonly component: string;
+  /** The matched route, or undefined for a path no route serves. */
+  readonly route: string | undefined;
+}
+
+export interface ClientSpanInfo {
+  readonly method: string;
+  readonly url: URL;
+  /** The called component's name, when the caller knows it. */
+  readonly target: string | undefined;
+  readonly capability: string | undefined;
+}
+
+/** What the inbound side learnt from the request's baggage, and how to run code inside its span. */
+export interface ServerTrace {
+  readonly requestId: string | undefined;
+  readonly originalRequestId: string | undefined;
+  readonly conversationId: string | undefined;
+  run<T>(fn: () => T): T;
+  /** Marks the span failed with a ManifoldError code (the status comes from the response). */
+  fail(code: string): void;
+}
+
+/** The values outbound baggage carries. */
+export interface BaggageValues {
+  readonly requestId: string | undefined;
+  readonly originalRequestId: string | undefined;
+  readonly conversationId: string | undefined;
+}
+
+export interface ClientTrace {
+  /** Writes `traceparent`, `tracestate` and `baggage` for this span into the outgoing headers. */
+  inject(headers: Record<string, string>, baggage: BaggageValues): void;
+  /** Ends the span: the response status if one arrived, and the error code if the call failed. */
+  end(status: number | undefined, errorCode: string | undefined): void;
+}
+
+const noMetrics: Metrics = {
+  counter: () => undefined,
+  upDownCounter: () => undefined,
+  histogram: () => undefined,
+  gauge: () => undefined,
+};
+
+export const noopTelemetry: Telemetry = {
+  enabled: false,
+  metrics: noMetrics,
+  startServer: () => undefined,
+  serverTraceOf: () => undefined,
+  startClient: () => undefined,
+  currentIds: () => undefined,
+  shutdown: async () => undefined,
+};
+
+/**
+ * One slot per process, on globalThis: two copies of the runtime (a dist and a source build, say)
+ * must still share the SDK that `initTelemetry` set up once.
+ */
+const SLOT = Symbol.for("agent-manifold.telemetry");
+type Slot = { current: Telemetry; starting: Promise<Telemetry> | undefined };
+const slot: Slot = ((globalThis as Record<symbol, unknown>)[SLOT] ??= { current: noopTelemetry, starting: undefined }) as Slot;
+
+export function getTelemetry(): Telemetry {
+  return slot.current;
+}
+
+/** @internal for setup.ts */
+export function telemetrySlot(): Slot {
+  return slot;
+}

@@ -1,0 +1,6 @@
+import { startRedisServer } from "../harness/redis-server.js";
+import { redisRegistryFactory } from "./redis-under-test.js";
+import { registryCases } from "./registry.cases.js";
+
+const server = await startRedisServer();
+registryCases("redis", redisRegistryFactory(() => ({ REDIS_URL: server.url })), () => server.close());

@@ -1,0 +1,129 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { Redis } from "ioredis";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { withTimeout } from "../runtime/support.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+
+const PASSWORD = "pw-Zq81-not-in-logs";
+let server: RedisServer;
+const stores: RedisStore[] = [];
+
+function open(env: Record<string, string>, logs: string[] = [], options: { commandTimeoutMs?: number } = {}): RedisStore {
+  const store = createStore({ env, log: (m) => logs.push(m), maxReconnectDelayMs: 200, ...options }) as RedisStore;
+  stores.push(store);
+  return store;
+}
+
+test.before(async () => {
+  server = await startRedisServer({ password: PASSWORD });
+});
+test.after(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await server.close();
+});
+
+test("no Redis configured: the memory store, announced by one log line per process; its data is process-wide per namespace", () => {
+  const logs: string[] = [];
+  const a = createStore({ env: {}, log: (m) => logs.push(m) });
+  const b = createStore({ env: {}, log: (m) => logs.push(m) });
+  const other = createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "other" }, log: (m) => logs.push(m) });
+  assert.equal(logs, ["manifold: no Redis configured (REDIS_URL / MANIFOLD_REDIS_*); using the embedded in-memory store"]);
+  assert.ok(a.kind === "memory" && b.kind === "memory" && other.kind === "memory");
+  if (a.kind !== "memory" || b.kind !== "memory" || other.kind !== "memory") return;
+  const state = a.slot("registry", () => ({ n: 1 }));
+  assert.is(b.slot("registry", () => ({ n: 2 })), state);
+  assert.is.not(other.slot("registry", () => ({ n: 3 })), state);
+});
+
+test("a Redis store connects with the password and never prints it", async () => {
+  const logs: string[] = [];
+  const store = open({ REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: "conn" }, logs);
+  assert.is(await store.client.ping(), "PONG");
+  assert.is(store.description, `redis://:***@127.0.0.1:${server.port}/0`);
+  assert.equal(logs, [`manifold: using Redis at redis://:***@127.0.0.1:${server.port}/0 (namespace conn)`]);
+  assert.is(store.redact(`x ${PASSWORD} y`), "x *** y");
+});
+
+test("a wrong password: reported once, without either password", async () => {
+  const logs: string[] = [];
+  const wrong = "wrong-Pw-77";
+  const store = open({ MANIFOLD_REDIS_HOST: "127.0.0.1", MANIFOLD_REDIS_PORT: String(server.port), MANIFOLD_REDIS_PASSWORD: wrong }, logs);
+  assert.is(await store.whenReady(1_500), false);
+  const text = logs.join("\n");
+  assert.match(text, /unreachable/);
+  assert.not.ok(text.includes(wrong) || text.includes(PASSWORD), text);
+  assert.is(logs.filter((l) => l.includes("unreachable")).length, 1, "once, not per attempt");
+});
+
+test("duplicate(): a connection of its own without the command timeout, for blocking commands", async () => {
+  const store = open({ REDIS_URL: server.url }, [], { commandTimeoutMs: 300 });
+  const blocking = store.duplicate() as Redis;
+  const [mainId, dupId] = await Promise.all([(store.client as Redis).client("ID"), blocking.client("ID")]);
+  assert.is.not(mainId, dupId);
+  const started = Date.now();
+  const popped = blocking.blpop("manifold:v1:conn:nothing", 0.8);
+  // The shared connection keeps answering while the duplicate blocks.
+  assert.is(await store.client.ping(), "PONG");
+  assert.ok(Date.now() - started < 300, "not queued behind the BLPOP");
+  assert.is(await popped, null, "a 0.8 s BLPOP outlives the 300 ms command timeout on a duplicate");
+  try {
+    await store.client.blpop("manifold:v1:conn:nothing", 0.8);
+    assert.unreachable("the shared connection's timeout applies");
+  } catch (error) {
+    assert.match((error as Error).message, /timed out/i);
+  }
+});
+
+test("Redis restarted: the store reconnects by itself, logs the outage once and its end once, and tells listeners", async () => {
+  const logs: string[] = [];
+  const store = open({ REDIS_URL: server.url }, logs);
+  await store.whenReady(2_000);
+  let readies = 0;
+  store.onReady(() => (readies += 1));
+  await server.stop();
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // several reconnection attempts at 200 ms
+  await server.start();
+  assert.ok(await store.whenReady(5_000), "reconnected");
+  assert.is(await store.client.ping(), "PONG");
+  assert.is(logs.filter((l) => l.includes("unreachable")).length, 1, logs.join("\n"));
+  assert.is(logs.filter((l) => l.includes("reachable again")).length, 1, logs.join("\n"));
+  assert.is(readies, 1);
+});
+
+/** Resolves once the fixture exits, or `graceMs` after it pinged if it is still running then. */
+function runFixture(env: Record<string, string>, graceMs: number): Promise<{ exited: boolean; stdout: string }> {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("fixtures/open-store.ts", import.meta.url))], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let stdout = "";
+  let timer: NodeJS.Timeout | undefined;
+  return new Promise((resolve) => {
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      timer ??= setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve({ exited: false, stdout });
+      }, graceMs);
+    });
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve({ exited: true, stdout });
+    });
+  });
+}
+
+test("unref: an open connection does not keep the process alive (it does without)", async () => {
+  const [unref, ref] = await withTimeout(Promise.all([
+    runFixture({ REDIS_URL: server.url, UNREF: "true" }, 3_000),
+    runFixture({ REDIS_URL: server.url, UNREF: "false" }, 1_500),
+  ]), 20_000, "fixtures");
+  assert.equal(unref, { exited: true, stdout: "pinged\n" });
+  assert.equal(ref, { exited: false, stdout: "pinged\n" });
+});
+
+test.run();
