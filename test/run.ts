@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const filter = process.argv.slice(2);
-const SUITE_TIMEOUT_MS = 10 * 60_000;
+const SUITE_TIMEOUT_MS = Number(process.env["TEST_SUITE_TIMEOUT_MS"] ?? 10 * 60_000);
 const CONCURRENCY = Number(process.env["TEST_CONCURRENCY"] ?? 2);
 
 async function findSuites(): Promise<string[]> {
@@ -34,23 +34,46 @@ interface Outcome {
 
 const strip = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "");
 
+/** Process groups of running suites; a detached group does not get the terminal's Ctrl-C, so we pass it on. */
+const groups = new Set<number>();
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    for (const pid of groups) killGroup(pid);
+    process.exit(130);
+  });
+}
+
 function runSuite(file: string): Promise<Outcome> {
   const start = Date.now();
   return new Promise((resolve) => {
+    // Its own process group, so that a suite killed for hanging takes the servers it started
+    // (redis-server, fixture processes) with it.
     const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", file], {
       cwd: root,
       env: { ...process.env, FORCE_COLOR: "0" },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    groups.add(child.pid!);
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     const timer = setTimeout(() => {
       output += `\n[test/run] ${file} killed after ${SUITE_TIMEOUT_MS / 1000} s\n`;
-      child.kill("SIGKILL");
+      killGroup(child.pid!);
     }, SUITE_TIMEOUT_MS);
     child.on("close", (code) => {
       clearTimeout(timer);
+      groups.delete(child.pid!);
       const text = strip(output);
       const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(text)?.[1] ?? NaN);
       const total = num("Total");

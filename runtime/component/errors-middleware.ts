@@ -2,7 +2,11 @@ import type { Middleware } from "koa";
 import { isManifoldError, toManifoldError } from "../errors/index.js";
 import { CORS_ALLOW_ORIGIN, lingerIfIncomplete, sendJson, type ServerState } from "./reply.js";
 
-export type Log = (message: string) => void;
+/**
+ * Where the component writes its one-line messages. A plain function gets everything; a logger that
+ * also has `error` (the default, from telemetry's createLogger) gets failures at error level.
+ */
+export type Log = ((message: string) => void) & { readonly error?: (message: string) => void };
 
 function describe(error: unknown): string {
   try {
@@ -21,7 +25,9 @@ export function errorResponse(error: unknown, log: Log, where: string): { status
   const manifold = toManifoldError(error);
   if (!isManifoldError(error) || !manifold.expose) {
     try {
-      log(`${where} failed: ${describe(error)}`);
+      const message = `${where} failed: ${describe(error)}`;
+      if (log.error !== undefined) log.error(message);
+      else log(message);
     } catch {
       // A failing logger must not take the response down with it.
     }

@@ -18,8 +18,8 @@ import type { CapabilityTypes, ComponentOptions, RunningComponent } from "./type
 
 /** One JSON line per message (`DEV_MODE=true`: readable text), tagged with the component's name. */
 function defaultLog(spec: ComponentSpec): Log {
-  const logger = createLogger({ service: spec.name, component: "component" });
-  return (message) => logger.info(message);
+  // The logger is callable (info) and has `error`, which errorResponse uses for handler failures.
+  return createLogger({ service: spec.name, component: "component" });
 }
 
 const SIGNALS = ["SIGTERM", "SIGINT"] as const;

@@ -66,8 +66,12 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   readonly handleSignals?: boolean;
   /** How long a graceful shutdown waits for in-flight requests. @defaultValue 10000 */
   readonly drainTimeoutMs?: number;
-  /** Where one-line operational messages go (never request bodies or secrets). @defaultValue console.error */
-  readonly log?: (message: string) => void;
+  /**
+   * Where one-line operational messages go (never request bodies or secrets). A function with an
+   * `error` method (a telemetry Logger) gets handler failures at error level.
+   * @defaultValue a JSON-lines logger for the component (`DEV_MODE=true`: readable text)
+   */
+  readonly log?: ((message: string) => void) & { readonly error?: (message: string) => void };
   /** Require a bearer token on capability calls. @defaultValue none: calls are not authenticated */
   readonly auth?: AuthOptions;
   /**
