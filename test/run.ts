@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TS_NODE_ARGS } from "./support/ts-node-args.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const filter = process.argv.slice(2);
@@ -57,7 +58,7 @@ function runSuite(file: string): Promise<Outcome> {
   return new Promise((resolve) => {
     // Its own process group, so that a suite killed for hanging takes the servers it started
     // (redis-server, fixture processes) with it.
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", file], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, file], {
       cwd: root,
       env: { ...process.env, FORCE_COLOR: "0" },
       stdio: ["ignore", "pipe", "pipe"],

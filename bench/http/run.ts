@@ -9,6 +9,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon, { type Result } from "autocannon";
+import { withTimeout } from "../../test/runtime/support.js";
+import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
 import { BODY, PATH } from "./spec.js";
 
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 10);
@@ -34,17 +36,9 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
   const file = fileURLToPath(new URL(target.file, import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", file], {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, file], {
     env: { ...process.env, PORT: "0", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });

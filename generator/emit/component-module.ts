@@ -62,9 +62,9 @@ export function emitComponentModule(spec: ComponentSpec, source: string, uses: r
     parts.push(`${docComment(spec.description)}export const ${handle} = defineComponent<${capabilitiesType}>(${handle}Spec);\n`);
     return parts.join("\n");
   }
-  const members2 = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
+  const usesMembers = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
   parts.push(
-    `${docComment(`The components ${spec.name} uses (\`uses:\`), by client name.`)}export const ${handle}Uses = {\n${members2}};\n`,
+    `${docComment(`The components ${spec.name} uses (\`uses:\`), by client name.`)}export const ${handle}Uses = {\n${usesMembers}};\n`,
     `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses>(${handle}Spec, ${handle}Uses);\n`,
   );
   return parts.join("\n");

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../../runtime/package-root.js";
 import { MANIFOLD_VERSION } from "../version.js";
 
 export interface FolderReadmeInput {

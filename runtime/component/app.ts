@@ -10,7 +10,7 @@ import { getTelemetry } from "../telemetry/telemetry.js";
 import { createAuthCheck } from "./auth.js";
 import { createCapabilityCall, type CapabilityCall } from "./capability.js";
 import { requestIdOf } from "./call-context.js";
-import { createErrorsMiddleware } from "./errors-middleware.js";
+import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
@@ -41,6 +41,14 @@ export interface ComponentApp {
   readonly state: ServerState;
 }
 
+/**
+ * The component's log when none is given: one JSON line per message (`DEV_MODE=true`: readable text).
+ * The logger is callable (info) and has `error`, which errorResponse uses for handler failures.
+ */
+export function defaultComponentLog(spec: ComponentSpec): Log {
+  return createLogger({ service: spec.name, component: "component" });
+}
+
 /** Every capability has a function handler and every handler names a capability; checked by own keys only. */
 function resolveHandlers(spec: ComponentSpec, handlers: object): Map<CapabilitySpec, Handler<unknown, unknown>> {
   const resolved = new Map<CapabilitySpec, Handler<unknown, unknown>>();
@@ -63,7 +71,7 @@ function pathOf(url: string): string {
 
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = createLogger({ service: spec.name, component: "component" }), health, auth }: AppOptions<C>,
+  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth }: AppOptions<C>,
   { fastPath = true }: AppInternals = {},
 ): ComponentApp {
   const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
@@ -123,14 +131,12 @@ export function createComponentApp<C extends CapabilityTypes>(
       writeReply(res, { status: 503, body: JSON.stringify(reply), requestId: requestIdOf(req) }, state);
       return;
     }
+    const path = pathOf(req.url ?? "/");
     // One property read when telemetry is off; on, the server span starts before anything else runs.
     const telemetry = getTelemetry();
-    if (telemetry.enabled) {
-      const path = pathOf(req.url ?? "/");
-      telemetry.startServer(req, res, { component: spec.name, route: routes.has(path) ? path : undefined });
-    }
+    if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: routes.has(path) ? path : undefined });
     // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
-    const call = fastPath && req.method === "POST" ? calls.get(pathOf(req.url ?? "/")) : undefined;
+    const call = fastPath && req.method === "POST" ? calls.get(path) : undefined;
     if (call === undefined) {
       void koaListener(req, res);
       return;

@@ -3,16 +3,13 @@ import { ManifoldError } from "../errors/index.js";
 import { bearerToken } from "../outbound/headers.js";
 import { registerSecret } from "../telemetry/secrets.js";
 import type { AuthOptions } from "./types.js";
+import { isThenable } from "./is-thenable.js";
 
 /** Calls back with nothing when the request may proceed, else with the error to answer. */
 export type AuthCheck = (req: IncomingMessage, callback: (error: unknown) => void) => void;
 
 /** Sent with every 401, as RFC 9110 requires: the scheme the client should use. */
 export const AUTH_CHALLENGE = ["WWW-Authenticate", "Bearer"] as const;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
 
 /**
  * Bearer authentication of capability calls, in callback style like the rest of the fast path: a

@@ -5,6 +5,7 @@ import type { CapabilitySpec } from "../spec/types.js";
 import { getTelemetry, type ServerTrace } from "../telemetry/telemetry.js";
 import { AUTH_CHALLENGE, type AuthCheck } from "./auth.js";
 import { readBody } from "./body.js";
+import { isThenable } from "./is-thenable.js";
 import { CallContext, requestIdOf } from "./call-context.js";
 import { errorResponse, type Log } from "./errors-middleware.js";
 import { writeReply, type Reply, type ServerState } from "./reply.js";
@@ -29,10 +30,6 @@ export interface CapabilityCallOptions {
 }
 
 type Done = (res: ServerResponse, reply: Reply) => void;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
 
 /**
  * The whole capability pipeline, independent of Koa so that the node:http fast path and the Koa

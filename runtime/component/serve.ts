@@ -6,21 +6,13 @@ import { resolveTiming } from "../discovery/entry.js";
 import { startHeartbeat } from "../discovery/heartbeat.js";
 import { defaultRegistry } from "../discovery/registry.js";
 import { ManifoldError } from "../errors/index.js";
-import { createLogger } from "../telemetry/logger.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/setup.js";
 import { capabilityWire } from "../spec/wire.js";
 import type { ComponentSpec } from "../spec/types.js";
-import { createComponentApp, type AppInternals } from "./app.js";
-import type { Log } from "./errors-middleware.js";
+import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
 import { resolveHost, resolvePort } from "./options.js";
 import type { ServerState } from "./reply.js";
 import type { CapabilityTypes, ComponentOptions, RunningComponent } from "./types.js";
-
-/** One JSON line per message (`DEV_MODE=true`: readable text), tagged with the component's name. */
-function defaultLog(spec: ComponentSpec): Log {
-  // The logger is callable (info) and has `error`, which errorResponse uses for handler failures.
-  return createLogger({ service: spec.name, component: "component" });
-}
 
 const SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
@@ -100,7 +92,7 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   options: ComponentOptions<C>,
   internals: AppInternals,
 ): Promise<RunningComponent> {
-  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultLog(spec), registry = defaultRegistry(), healthCheck, registration = {} } = options;
+  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultComponentLog(spec), registry = defaultRegistry(), healthCheck, registration = {} } = options;
   // With an OTLP endpoint configured, a served component traces without any code of its own;
   // initTelemetry is once per process, so several components share one SDK.
   if (process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] || process.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) {

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Cluster, Redis } from "ioredis";
+import { packageRoot } from "../package-root.js";
 
 export type RedisClient = Redis | Cluster;
 
@@ -23,14 +24,10 @@ export interface LuaScript {
 function locate(file: URL): string {
   const path = fileURLToPath(file);
   if (existsSync(path)) return path;
-  for (let dir = dirname(path); dirname(dir) !== dir; dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (!existsSync(manifest) || (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name !== "agent-manifold") continue;
-    const inPackage = relative(dir, path);
-    const fromSource = inPackage.startsWith(`dist${sep}`) ? join(dir, inPackage.slice(5)) : undefined;
-    if (fromSource !== undefined && existsSync(fromSource)) return fromSource;
-    break;
-  }
+  const root = packageRoot();
+  const inPackage = relative(root, path);
+  const fromSource = inPackage.startsWith(`dist${sep}`) ? join(root, inPackage.slice("dist".length + 1)) : undefined;
+  if (fromSource !== undefined && existsSync(fromSource)) return fromSource;
   throw new Error(`internal: Lua script ${basename(path)} not found beside the module or in the package's runtime/ folder`);
 }
 

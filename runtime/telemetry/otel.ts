@@ -21,11 +21,6 @@ export interface OtelTelemetryOptions {
 type Kind = "counter" | "upDownCounter" | "histogram" | "gauge";
 type Record_ = (value: number, attributes: Attributes) => void;
 
-function pathOf(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /** Attributes without undefined values (the API accepts them, exporters print them as empty). */
 function attributes(values: Readonly<Record<string, string | number | boolean | undefined>>): Attributes {
   const out: Attributes = {};
@@ -65,8 +60,7 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
     enabled: true,
     metrics,
 
-    startServer(req, res, { component, route }) {
-      const path = pathOf(req.url ?? "/");
+    startServer(req, res, { component, path, route }) {
       if (UNTRACED_PATHS.has(path)) return undefined;
       const method = req.method ?? "GET";
       const parent = propagation.extract(ROOT_CONTEXT, req.headers);

@@ -34,6 +34,8 @@ export interface Metrics {
 
 export interface ServerSpanInfo {
   readonly component: string;
+  /** The request's path without its query; the listener has already parsed it. */
+  readonly path: string;
   /** The matched route, or undefined for a path no route serves. */
   readonly route: string | undefined;
 }
