@@ -18,7 +18,7 @@ import { createRouteTable, createRouter } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
-export type AppOptions<C extends CapabilityTypes> = Pick<ComponentOptions<C>, "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth"> & {
+export type AppOptions<C extends CapabilityTypes> = Pick<ComponentOptions<C>, "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly"> & {
   /** The component's current health for `GET /health` (serve passes its health probe). @defaultValue always healthy */
   readonly health?: () => Promise<ReportedHealth>;
 };
@@ -71,7 +71,7 @@ function pathOf(url: string): string {
 
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth }: AppOptions<C>,
+  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false }: AppOptions<C>,
   { fastPath = true }: AppInternals = {},
 ): ComponentApp {
   const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
@@ -93,9 +93,9 @@ export function createComponentApp<C extends CapabilityTypes>(
     const status = await health();
     sendJson(ctx, status === "unhealthy" ? 503 : 200, status === "healthy" ? healthy : healthBody(status));
   });
-  add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
+  if (!healthOnly) add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
 
-  for (const [capability, handler] of resolved) {
+  for (const [capability, handler] of healthOnly ? [] : resolved) {
     const validate = compileInputValidator(ajv, capability);
     const call = createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck });
     calls.set(capability.endpoint, call);
@@ -114,7 +114,9 @@ export function createComponentApp<C extends CapabilityTypes>(
     });
   }
 
-  if (resolveEnableOpenApi(enableOpenApi)) {
+  if (!healthOnly) for (const extension of extensions) extension.routes?.(add, { spec, log, bodyLimit: limit });
+
+  if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
     add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req)));
   }
 

@@ -5,6 +5,10 @@
 export { serveComponent } from "./serve.js";
 export { serveManifest } from "./serve-manifest.js";
 export { createClient } from "./client.js";
+export { readJsonBody } from "./body.js";
+export { sendJson } from "./reply.js";
+export type { ComponentExtension, ExtensionContext, ExtensionStart } from "./extension.js";
+export type { RouteHandler } from "./routes.js";
 export type {
   AuthOptions,
   BaseUrlSource,

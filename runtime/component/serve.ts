@@ -9,6 +9,7 @@ import { ManifoldError } from "../errors/index.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/setup.js";
 import { capabilityWire } from "../spec/wire.js";
 import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentExtension } from "./extension.js";
 import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
 import { resolveHost, resolvePort } from "./options.js";
 import type { ServerState } from "./reply.js";
@@ -82,6 +83,11 @@ function drain(server: Server, state: ServerState, drainTimeoutMs: number): Prom
   });
 }
 
+/** In reverse start order, like unwinding; each extension's own stop must not throw. */
+async function stopExtensions(extensions: readonly ComponentExtension[], deadlineMs: number): Promise<void> {
+  for (const extension of [...extensions].reverse()) await extension.stop?.(deadlineMs);
+}
+
 export function serveComponent<C extends CapabilityTypes>(spec: ComponentSpec, options: ComponentOptions<C>): Promise<RunningComponent> {
   return serveComponentWith(spec, options, {});
 }
@@ -92,7 +98,7 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   options: ComponentOptions<C>,
   internals: AppInternals,
 ): Promise<RunningComponent> {
-  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultComponentLog(spec), registry = defaultRegistry(), healthCheck, registration = {} } = options;
+  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultComponentLog(spec), registry = defaultRegistry(), healthCheck, registration = {}, extensions = [] } = options;
   // With an OTLP endpoint configured, a served component traces without any code of its own;
   // initTelemetry is once per process, so several components share one SDK.
   if (process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] || process.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) {
@@ -108,6 +114,13 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const address = await listen(server, port, host);
   const url = dialableUrl(address);
   log(`${spec.name} listening on ${url}`);
+  try {
+    for (const extension of extensions) await extension.start?.({ id: app.id, url });
+  } catch (error) {
+    await stopExtensions(extensions, drainTimeoutMs);
+    server.close();
+    throw error;
+  }
 
   // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
   // reached delays the start by at most its connect wait: the component serves anyway and the
@@ -132,6 +145,7 @@ export async function serveComponentWith<C extends CapabilityTypes>(
       await heartbeat?.stop();
       app.state.draining = true;
       await drain(server, app.state, drainTimeoutMs);
+      await stopExtensions(extensions, drainTimeoutMs);
       log(`${spec.name} stopped`);
     })();
     return closing;

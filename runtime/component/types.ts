@@ -2,6 +2,7 @@ import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/ty
 import type { OutboundContext } from "../outbound/context.js";
 import type { TokenSource } from "../outbound/token.js";
 import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentExtension } from "./extension.js";
 import type { Logger } from "../telemetry/logger.js";
 
 /** What generated code declares per component: capability key → its input and output types. */
@@ -83,6 +84,16 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   readonly healthCheck?: HealthCheck;
   /** Registration TTL (default 30 s), heartbeat (TTL / 3), advertised address and extra metadata. */
   readonly registration?: RegistrationOptions;
+  /**
+   * Framework features served beside the capabilities (an agent's orchestration and task routes).
+   * Generated agent handles pass these; hand-written code rarely needs to. @defaultValue none
+   */
+  readonly extensions?: readonly ComponentExtension[];
+  /**
+   * Serve only `GET /health` (a worker process, `MANIFOLD_MODE=worker`): no capability, schema,
+   * OpenAPI or extension routes; extensions still start and stop. @defaultValue false
+   */
+  readonly healthOnly?: boolean;
 }
 
 export interface RunningComponent {

@@ -36,6 +36,17 @@ export const ERROR_CODES = {
   TIMEOUT: { status: 504, category: "unavailable", retryable: true, description: "Client side: the call did not finish within its timeout." },
   INVALID_RESPONSE: { status: 502, category: "internal_error", retryable: false, description: "Client side: the component answered with something that is not JSON or not an error envelope." },
   ABORTED: { status: 499, category: "unavailable", retryable: false, description: "Client side: the caller's AbortSignal fired." },
+  WORKFLOW_FAILED: { status: 502, category: "internal_error", retryable: false, description: "A workflow step failed and its `on_error` is `fail`; `details` lists every step with its status, error and duration." },
+  INVALID_WORKFLOW: { status: 400, category: "input_error", retryable: false, description: "A workflow given at run time failed the static checks against the live catalog; `details` lists each problem with its MF code and path." },
+  HOOK_FAILED: { status: 500, category: "internal_error", retryable: false, description: "A required (`fail_closed`) pipeline hook failed, or a hook threw unexpectedly; nothing further was dispatched." },
+  UNKNOWN_TASK_TYPE: { status: 400, category: "input_error", retryable: false, description: "`type` names no task type of this agent; rejected at submit." },
+  INVALID_TIMEOUT: { status: 400, category: "input_error", retryable: false, description: "`timeout` is not a duration such as `90s` or `10m`, or is out of range." },
+  TASK_EXISTS: { status: 409, category: "conflict", retryable: false, description: "A task with this id already exists." },
+  TASK_NOT_CANCELLABLE: { status: 409, category: "conflict", retryable: false, description: "The task has already finished (completed, failed or cancelled)." },
+  TASK_CANCELLED: { status: 409, category: "conflict", retryable: false, description: "Task record: the task was cancelled; its handler's AbortSignal fired." },
+  TASK_TIMEOUT: { status: 504, category: "unavailable", retryable: false, description: "Task record: the handler ran past the task's timeout; its AbortSignal fired." },
+  HANDLER_PANIC: { status: 500, category: "internal_error", retryable: false, description: "Task record: the handler threw something other than a ManifoldError; the worker kept serving." },
+  TASK_REDELIVERY_EXCEEDED: { status: 500, category: "internal_error", retryable: false, description: "Task record: the task's workers died (lease lapsed) more times than the redelivery limit allows." },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

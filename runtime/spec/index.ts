@@ -1,4 +1,5 @@
 export * from "./types.js";
+export { DURATION_PATTERN, parseDuration } from "./duration.js";
 export { toCamelCase, toPascalCase } from "./names.js";
 export { DRAFT_07, capabilitySchema, objectSchema, valueSchema, type JsonSchema, type SchemaDialect, type SchemaSide } from "./json-schema.js";
 export { buildOpenApi, schemaName, type OpenApiOptions } from "./openapi.js";

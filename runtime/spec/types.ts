@@ -49,6 +49,84 @@ export interface ComponentSpec {
   readonly version: string;
   readonly port?: number;
   readonly capabilities: readonly CapabilitySpec[];
+  /** Agents only: what the framework serves beside the agent's own capabilities. */
+  readonly agent?: AgentSpec;
+}
+
+/** One declared workflow input, `${inputs.<name>}`. */
+export interface WorkflowInputSpec {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly required: boolean;
+  readonly description?: string;
+}
+
+/** One call of a workflow, after checking: `dependsOn` includes the dependencies gen added. */
+export interface WorkflowStepSpec {
+  readonly name: string;
+  /** The component called: a tool or an agent, by manifest name. */
+  readonly component: string;
+  readonly componentKind: ComponentKind;
+  /** The capability of that component (`action` in the manifest). */
+  readonly capability: string;
+  /** Input values, possibly holding `${…}` expressions; whole-value expressions keep their JSON type. */
+  readonly inputs: Readonly<Record<string, unknown>>;
+  /** Sorted step names that must finish before this one starts. */
+  readonly dependsOn: readonly string[];
+  readonly timeoutMs?: number;
+  /** Extra attempts after a failure. */
+  readonly retry: number;
+  readonly onError: "fail" | "continue";
+}
+
+/** One named workflow result: a value or `${…}` expressions, and its type when the checker knows it. */
+export interface WorkflowOutputSpec {
+  readonly name: string;
+  readonly value: unknown;
+  /** The inferred type; absent when it cannot be known statically (then `unknown`). */
+  readonly type?: ValueSpec;
+  /** False when the value can be absent (it references an optional field or a step that may be skipped). */
+  readonly required: boolean;
+}
+
+export interface WorkflowSpec {
+  readonly name: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly inputs: readonly WorkflowInputSpec[];
+  readonly steps: readonly WorkflowStepSpec[];
+  readonly outputs: readonly WorkflowOutputSpec[];
+}
+
+/** A task type an agent accepts on `POST /api/v1/tasks`. */
+export interface TaskTypeSpec {
+  readonly type: string;
+  /** camelCase of `type`: the key of its typed task client. */
+  readonly key: string;
+  readonly description?: string;
+  /** Runs this workflow (one of the agent's `workflows`) with no handler code. */
+  readonly workflow?: string;
+  /** Default per-task timeout. */
+  readonly timeoutMs?: number;
+  /** Declared input (a workflow task takes the workflow's inputs). Absent: any object. */
+  readonly input?: FieldsSpec;
+  readonly output?: FieldsSpec;
+}
+
+export interface AgentSpec {
+  /** Component names the agent calls, sorted. */
+  readonly uses: readonly string[];
+  readonly orchestration: {
+    /** POST /orchestrate/natural; comes with the language-model issue. */
+    readonly natural?: { readonly model: string };
+    /** POST /orchestrate/custom */
+    readonly custom: boolean;
+    /** POST /orchestrate/<name> for each, sorted by name; includes workflows only tasks use. */
+    readonly workflows: readonly WorkflowSpec[];
+    /** Names of the workflows served under /orchestrate (the manifest's `orchestration.workflows`). */
+    readonly endpoints: readonly string[];
+  };
+  readonly tasks: readonly TaskTypeSpec[];
 }
 
 /** Routes the framework owns on every component; a capability endpoint may not take one of them. */

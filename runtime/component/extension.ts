@@ -1,0 +1,38 @@
+import type { ComponentSpec } from "../spec/types.js";
+import type { Log } from "./errors-middleware.js";
+import type { RouteHandler } from "./routes.js";
+
+/** What an extension sees of the component it extends. */
+export interface ExtensionContext {
+  readonly spec: ComponentSpec;
+  readonly log: Log;
+  /** The component's request body limit in bytes, for routes that read a JSON body (`readJsonBody`). */
+  readonly bodyLimit: number;
+}
+
+/** The running component, once it listens. */
+export interface ExtensionStart {
+  /** `<name>-<hex>`, as registered in discovery. */
+  readonly id: string;
+  readonly url: string;
+}
+
+/**
+ * How an agent's framework features (orchestration, tasks, …) join a component without the component
+ * knowing them: each adds exact-path routes to the same table (so 404, 405 with Allow, CORS and the
+ * error envelope behave as for every other route) and may run background work while the component is
+ * up. Handlers throw ManifoldError for error answers; the errors middleware writes the envelope.
+ */
+export interface ComponentExtension {
+  /** For log lines and errors, e.g. `tasks`. */
+  readonly name: string;
+  /** Adds routes; called once while the app is built. */
+  routes?(add: (method: string, path: string, handler: RouteHandler) => void, context: ExtensionContext): void;
+  /** Called once the component listens, before it registers in discovery. */
+  start?(running: ExtensionStart): void | Promise<void>;
+  /**
+   * Called on close after the HTTP server has drained (so no route is still using what it stops).
+   * Should finish within `deadlineMs` (the component's drain timeout) and must not throw.
+   */
+  stop?(deadlineMs: number): Promise<void>;
+}
