@@ -163,7 +163,610 @@ export const TravelAgentSpec: ComponentSpec = {
         ]
       }
     }
-  ]
+  ],
+  agent: {
+    uses: [
+      "country-info-service",
+      "currency-service",
+      "geocoding-service",
+      "weather-service"
+    ],
+    orchestration: {
+      custom: true,
+      workflows: [
+        {
+          name: "city-compare",
+          version: "1.0",
+          description: "Current weather in four cities side by side; eight calls in two parallel waves of four",
+          inputs: [
+            {
+              name: "first",
+              type: "string",
+              required: true
+            },
+            {
+              name: "second",
+              type: "string",
+              required: true
+            },
+            {
+              name: "third",
+              type: "string",
+              required: true
+            },
+            {
+              name: "fourth",
+              type: "string",
+              required: true
+            }
+          ],
+          steps: [
+            {
+              name: "geo_first",
+              component: "geocoding-service",
+              componentKind: "tool",
+              capability: "geocode_location",
+              inputs: {
+                location: "${inputs.first}"
+              },
+              dependsOn: [],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "geo_second",
+              component: "geocoding-service",
+              componentKind: "tool",
+              capability: "geocode_location",
+              inputs: {
+                location: "${inputs.second}"
+              },
+              dependsOn: [],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "geo_third",
+              component: "geocoding-service",
+              componentKind: "tool",
+              capability: "geocode_location",
+              inputs: {
+                location: "${inputs.third}"
+              },
+              dependsOn: [],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "geo_fourth",
+              component: "geocoding-service",
+              componentKind: "tool",
+              capability: "geocode_location",
+              inputs: {
+                location: "${inputs.fourth}"
+              },
+              dependsOn: [],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "weather_first",
+              component: "weather-service",
+              componentKind: "tool",
+              capability: "get_current_weather",
+              inputs: {
+                lat: "${steps.geo_first.output.lat}",
+                lon: "${steps.geo_first.output.lon}"
+              },
+              dependsOn: [
+                "geo_first"
+              ],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "weather_second",
+              component: "weather-service",
+              componentKind: "tool",
+              capability: "get_current_weather",
+              inputs: {
+                lat: "${steps.geo_second.output.lat}",
+                lon: "${steps.geo_second.output.lon}"
+              },
+              dependsOn: [
+                "geo_second"
+              ],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "weather_third",
+              component: "weather-service",
+              componentKind: "tool",
+              capability: "get_current_weather",
+              inputs: {
+                lat: "${steps.geo_third.output.lat}",
+                lon: "${steps.geo_third.output.lon}"
+              },
+              dependsOn: [
+                "geo_third"
+              ],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "weather_fourth",
+              component: "weather-service",
+              componentKind: "tool",
+              capability: "get_current_weather",
+              inputs: {
+                lat: "${steps.geo_fourth.output.lat}",
+                lon: "${steps.geo_fourth.output.lon}"
+              },
+              dependsOn: [
+                "geo_fourth"
+              ],
+              retry: 0,
+              onError: "fail"
+            }
+          ],
+          outputs: [
+            {
+              name: "first",
+              value: {
+                place: "${steps.geo_first.output.display_name}",
+                temperature: "${steps.weather_first.output.temperature}"
+              },
+              type: {
+                type: "object",
+                fields: {
+                  required: [
+                    {
+                      name: "place",
+                      type: "string",
+                      example: "Paris, France"
+                    },
+                    {
+                      name: "temperature",
+                      type: "number",
+                      example: 18.5
+                    }
+                  ],
+                  optional: []
+                }
+              },
+              required: true
+            },
+            {
+              name: "second",
+              value: {
+                place: "${steps.geo_second.output.display_name}",
+                temperature: "${steps.weather_second.output.temperature}"
+              },
+              type: {
+                type: "object",
+                fields: {
+                  required: [
+                    {
+                      name: "place",
+                      type: "string",
+                      example: "Paris, France"
+                    },
+                    {
+                      name: "temperature",
+                      type: "number",
+                      example: 18.5
+                    }
+                  ],
+                  optional: []
+                }
+              },
+              required: true
+            },
+            {
+              name: "third",
+              value: {
+                place: "${steps.geo_third.output.display_name}",
+                temperature: "${steps.weather_third.output.temperature}"
+              },
+              type: {
+                type: "object",
+                fields: {
+                  required: [
+                    {
+                      name: "place",
+                      type: "string",
+                      example: "Paris, France"
+                    },
+                    {
+                      name: "temperature",
+                      type: "number",
+                      example: 18.5
+                    }
+                  ],
+                  optional: []
+                }
+              },
+              required: true
+            },
+            {
+              name: "fourth",
+              value: {
+                place: "${steps.geo_fourth.output.display_name}",
+                temperature: "${steps.weather_fourth.output.temperature}"
+              },
+              type: {
+                type: "object",
+                fields: {
+                  required: [
+                    {
+                      name: "place",
+                      type: "string",
+                      example: "Paris, France"
+                    },
+                    {
+                      name: "temperature",
+                      type: "number",
+                      example: 18.5
+                    }
+                  ],
+                  optional: []
+                }
+              },
+              required: true
+            }
+          ]
+        },
+        {
+          name: "travel-research",
+          version: "1.0",
+          description: "Weather, exchange rates and country facts for a destination",
+          inputs: [
+            {
+              name: "destination",
+              type: "string",
+              required: true,
+              description: "City name, optionally with a country"
+            },
+            {
+              name: "home_currency",
+              type: "string",
+              required: false,
+              description: "ISO 4217 code the rates are quoted against (default USD)"
+            }
+          ],
+          steps: [
+            {
+              name: "geocode",
+              component: "geocoding-service",
+              componentKind: "tool",
+              capability: "geocode_location",
+              inputs: {
+                location: "${inputs.destination}"
+              },
+              dependsOn: [],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "weather",
+              component: "weather-service",
+              componentKind: "tool",
+              capability: "get_current_weather",
+              inputs: {
+                lat: "${steps.geocode.output.lat}",
+                lon: "${steps.geocode.output.lon}",
+                units: "metric"
+              },
+              dependsOn: [
+                "geocode"
+              ],
+              retry: 0,
+              onError: "fail"
+            },
+            {
+              name: "rates",
+              component: "currency-service",
+              componentKind: "tool",
+              capability: "get_exchange_rates",
+              inputs: {
+                base: "${inputs.home_currency}"
+              },
+              dependsOn: [
+                "geocode"
+              ],
+              retry: 2,
+              onError: "fail"
+            },
+            {
+              name: "country",
+              component: "country-info-service",
+              componentKind: "tool",
+              capability: "get_country_info",
+              inputs: {
+                country_code: "${steps.geocode.output.country_code}"
+              },
+              dependsOn: [
+                "geocode",
+                "rates",
+                "weather"
+              ],
+              retry: 0,
+              onError: "fail"
+            }
+          ],
+          outputs: [
+            {
+              name: "place",
+              value: "${steps.geocode.output.display_name}",
+              type: {
+                type: "string",
+                example: "Paris, France"
+              },
+              required: true
+            },
+            {
+              name: "temperature",
+              value: "${steps.weather.output.temperature}",
+              type: {
+                type: "number",
+                example: 18.5
+              },
+              required: true
+            },
+            {
+              name: "condition",
+              value: "${steps.weather.output.condition}",
+              type: {
+                type: "string",
+                example: "sunny",
+                enum: [
+                  "sunny",
+                  "cloudy",
+                  "rain",
+                  "snow",
+                  "windy"
+                ]
+              },
+              required: true
+            },
+            {
+              name: "currency",
+              value: "${steps.country.output.currency}",
+              type: {
+                type: "string",
+                example: "JPY"
+              },
+              required: true
+            },
+            {
+              name: "rates",
+              value: "${steps.rates.output.rates}",
+              type: {
+                type: "object",
+                description: "Currency code to rate"
+              },
+              required: true
+            },
+            {
+              name: "capital",
+              value: "${steps.country.output.capital}",
+              type: {
+                type: "string",
+                example: "Tokyo"
+              },
+              required: true
+            },
+            {
+              name: "headline",
+              value: "It is ${steps.weather.output.condition} and ${steps.weather.output.temperature} °C in ${steps.geocode.output.display_name}",
+              type: {
+                type: "string"
+              },
+              required: true
+            }
+          ]
+        }
+      ],
+      endpoints: [
+        "city-compare",
+        "travel-research"
+      ]
+    },
+    tasks: [
+      {
+        type: "research",
+        key: "research",
+        description: "travel-research as a background task",
+        workflow: "travel-research",
+        timeoutMs: 600000,
+        input: {
+          required: [
+            {
+              name: "destination",
+              type: "string",
+              description: "City name, optionally with a country"
+            }
+          ],
+          optional: [
+            {
+              name: "home_currency",
+              type: "string",
+              description: "ISO 4217 code the rates are quoted against (default USD)"
+            }
+          ]
+        },
+        output: {
+          required: [
+            {
+              name: "place",
+              type: "string",
+              example: "Paris, France"
+            },
+            {
+              name: "temperature",
+              type: "number",
+              example: 18.5
+            },
+            {
+              name: "condition",
+              type: "string",
+              example: "sunny",
+              enum: [
+                "sunny",
+                "cloudy",
+                "rain",
+                "snow",
+                "windy"
+              ]
+            },
+            {
+              name: "currency",
+              type: "string",
+              example: "JPY"
+            },
+            {
+              name: "rates",
+              type: "object",
+              description: "Currency code to rate"
+            },
+            {
+              name: "capital",
+              type: "string",
+              example: "Tokyo"
+            },
+            {
+              name: "headline",
+              type: "string"
+            }
+          ],
+          optional: []
+        }
+      },
+      {
+        type: "packing_list",
+        key: "packingList",
+        description: "A packing list for a destination's current weather, built step by step",
+        timeoutMs: 120000,
+        input: {
+          required: [
+            {
+              name: "destination",
+              type: "string",
+              example: "Oslo"
+            }
+          ],
+          optional: [
+            {
+              name: "days",
+              type: "integer",
+              description: "Length of the trip in days (default 3)",
+              example: 5
+            }
+          ]
+        },
+        output: {
+          required: [
+            {
+              name: "destination",
+              type: "string"
+            },
+            {
+              name: "items",
+              type: "array",
+              items: {
+                type: "string"
+              }
+            }
+          ],
+          optional: []
+        }
+      }
+    ]
+  }
+};
+
+/** Inputs of workflow `city-compare`: Current weather in four cities side by side; eight calls in two parallel waves of four */
+export interface CityCompareWorkflowInput {
+  first: string;
+  second: string;
+  third: string;
+  fourth: string;
+}
+
+/** Outputs of workflow `city-compare` */
+export interface CityCompareWorkflowOutput {
+  first: {
+    place: string;
+    temperature: number;
+  };
+  second: {
+    place: string;
+    temperature: number;
+  };
+  third: {
+    place: string;
+    temperature: number;
+  };
+  fourth: {
+    place: string;
+    temperature: number;
+  };
+}
+
+/** Inputs of workflow `travel-research`: Weather, exchange rates and country facts for a destination */
+export interface TravelResearchWorkflowInput {
+  /** City name, optionally with a country */
+  destination: string;
+  /** ISO 4217 code the rates are quoted against (default USD) */
+  home_currency?: string;
+}
+
+/** Outputs of workflow `travel-research` */
+export interface TravelResearchWorkflowOutput {
+  place: string;
+  temperature: number;
+  condition: "sunny" | "cloudy" | "rain" | "snow" | "windy";
+  currency: string;
+  /** Currency code to rate */
+  rates: Record<string, unknown>;
+  capital: string;
+  headline: string;
+}
+
+/** Input of task type `research` (workflow `travel-research`): travel-research as a background task */
+export type ResearchTaskInput = TravelResearchWorkflowInput;
+
+/** Result of task type `research` */
+export type ResearchTaskResult = TravelResearchWorkflowOutput;
+
+/** Input of task type `packing_list`: A packing list for a destination's current weather, built step by step */
+export interface PackingListTaskInput {
+  destination: string;
+  /** Length of the trip in days (default 3) */
+  days?: number;
+}
+
+/** Result of task type `packing_list` */
+export interface PackingListTaskResult {
+  destination: string;
+  items: Array<string>;
+}
+
+/** Workflow key → inputs and outputs of the workflows TravelAgent serves under /orchestrate. */
+export type TravelAgentWorkflows = {
+  /** Current weather in four cities side by side; eight calls in two parallel waves of four */
+  cityCompare: { input: CityCompareWorkflowInput; output: CityCompareWorkflowOutput };
+  /** Weather, exchange rates and country facts for a destination */
+  travelResearch: { input: TravelResearchWorkflowInput; output: TravelResearchWorkflowOutput };
+};
+
+/** Task type key → input and result; `workflow: true` types need no handler. */
+export type TravelAgentTasks = {
+  /** travel-research as a background task */
+  research: { input: ResearchTaskInput; output: ResearchTaskResult; workflow: true };
+  /** A packing list for a destination's current weather, built step by step */
+  packingList: { input: PackingListTaskInput; output: PackingListTaskResult; workflow: false };
 };
 
 /** The components travel-agent uses (`uses:`), by client name. */
@@ -175,4 +778,4 @@ export const TravelAgentUses = {
 };
 
 /** Briefs a traveller on a destination using the travel tools */
-export const TravelAgent = defineAgent<TravelAgentCapabilities, typeof TravelAgentUses>(TravelAgentSpec, TravelAgentUses);
+export const TravelAgent = defineAgent<TravelAgentCapabilities, typeof TravelAgentUses, TravelAgentWorkflows, TravelAgentTasks>(TravelAgentSpec, TravelAgentUses);

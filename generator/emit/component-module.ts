@@ -1,6 +1,7 @@
 import { toCamelCase, toPascalCase } from "../../runtime/spec/names.js";
 import { schemaName } from "../../runtime/spec/openapi.js";
 import type { CapabilitySpec, ComponentSpec } from "../../runtime/spec/types.js";
+import { emitAgentTypes } from "./agent-parts.js";
 import { generatedHeader } from "./header.js";
 import { docComment } from "./ts-text.js";
 import { objectType } from "./types.js";
@@ -62,10 +63,13 @@ export function emitComponentModule(spec: ComponentSpec, source: string, uses: r
     parts.push(`${docComment(spec.description)}export const ${handle} = defineComponent<${capabilitiesType}>(${handle}Spec);\n`);
     return parts.join("\n");
   }
+  const agent = spec.agent ?? { uses: used, orchestration: { custom: false, workflows: [], endpoints: [] }, tasks: [] };
+  const { parts: agentParts, names } = emitAgentTypes(handle, agent);
+  parts.push(...agentParts);
   const usesMembers = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
   parts.push(
     `${docComment(`The components ${spec.name} uses (\`uses:\`), by client name.`)}export const ${handle}Uses = {\n${usesMembers}};\n`,
-    `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses>(${handle}Spec, ${handle}Uses);\n`,
+    `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses, ${names.workflows}, ${names.tasks}>(${handle}Spec, ${handle}Uses);\n`,
   );
   return parts.join("\n");
 }

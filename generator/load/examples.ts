@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { valueSchema } from "../../runtime/spec/json-schema.js";
-import type { FieldType, ValueSpec } from "../../runtime/spec/types.js";
+import type { ValueSpec } from "../../runtime/spec/types.js";
 import { expectedType, quote } from "./values.js";
 
 let ajv: Ajv | undefined;
@@ -65,20 +65,5 @@ export function exampleProblem(value: ValueSpec, example: unknown): string | und
   return first === undefined ? "it does not fit" : describe(first);
 }
 
-/** Enum values are scalars; this says whether one has the field's type. */
-export function fitsType(value: unknown, type: FieldType): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "integer":
-      return Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-    case "array":
-      return Array.isArray(value);
-  }
-}
+/** Enum values are scalars; this says whether one has the field's type (shared with the workflow checker). */
+export { fitsType } from "../../runtime/orchestration/check/value-types.js";

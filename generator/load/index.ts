@@ -15,6 +15,7 @@ import { DEFAULT_MAX_FILE_BYTES, readManifestFile } from "./read-file.js";
 export { loadManifestText, loadSources, type ManifestSource } from "./load-sources.js";
 export { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 export { MANIFEST_SCHEMA } from "./meta-schema.js";
+export { loadWorkflowText, type WorkflowTextResult } from "./workflow-text.js";
 
 export interface LoadOptions {
   /** The folder searched recursively for `*.yaml` and `*.yml`; relative to `cwd` or absolute. */

@@ -8,9 +8,11 @@ import { checkKind, isManifestKind } from "./kind.js";
 import type { RawManifest } from "./manifest-types.js";
 import { normaliseComponent } from "./normalise.js";
 import { parseManifest } from "./parse.js";
-import { checkProject, type CheckedManifest } from "./project-check.js";
+import { checkProject, type CheckedManifest, type DeclaredNames } from "./project-check.js";
 import { checkSchema } from "./schema-check.js";
 import { checkManifest } from "./semantic-check.js";
+import { checkProjectWorkflows, type WorkflowCheckResult } from "./workflow-check.js";
+import type { WorkflowSpec } from "../../runtime/spec/types.js";
 
 export interface ManifestSource {
   /** Relative to the cwd, `/` separators; used as is in diagnostics. */
@@ -55,14 +57,25 @@ function loadFileSafely(source: ManifestSource): FileResult {
   }
 }
 
+function checkWorkflowsSafely(checked: readonly CheckedManifest[], declared: DeclaredNames): WorkflowCheckResult {
+  try {
+    return checkProjectWorkflows(checked, declared);
+  } catch (error) {
+    // Values nested deeper than the stack (the parser allows more than the checker's recursion).
+    if (!(error instanceof RangeError)) throw error;
+    const file = checked.find((c) => c.manifest.kind === "workflow")?.source.file ?? "";
+    return { diagnostics: [createDiagnostic("MF1009", file, START, "a workflow nests too deeply to be checked")], specs: new Map() };
+  }
+}
+
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function toLoaded({ source, manifest }: CheckedManifest): LoadedManifest {
+function toLoaded({ source, manifest }: CheckedManifest, workflows: ReadonlyMap<string, WorkflowSpec> | undefined): LoadedManifest {
   const document = manifest as unknown as Record<string, unknown>;
   if (manifest.kind === "workflow") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
-  return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest), document };
+  return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest, workflows), document };
 }
 
 export interface AssembleOptions {
@@ -80,6 +93,8 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, diagno
   const results = ordered.map(loadFileSafely);
   const all: Diagnostic[] = [...diagnostics, ...results.flatMap((r) => r.diagnostics)];
   const checked = results.flatMap((r) => (r.checked === undefined ? [] : [r.checked]));
+  // Workflow specs exist only across files: a workflow is checked against the components it calls.
+  let workflowSpecs: ReadonlyMap<string, WorkflowSpec> | undefined;
   if (crossFile) {
     const components = new Set<string>();
     const workflows = new Set<string>();
@@ -87,9 +102,12 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, diagno
       if (declared !== undefined) (declared.kind === "workflow" ? workflows : components).add(declared.name);
     }
     all.push(...checkProject(checked, { components, workflows }));
+    const dataFlow = checkWorkflowsSafely(checked, { components, workflows });
+    all.push(...dataFlow.diagnostics);
+    workflowSpecs = dataFlow.specs;
   }
   const manifests = checked
-    .map(toLoaded)
+    .map((entry) => toLoaded(entry, workflowSpecs))
     .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.file, b.file));
   return { manifests, diagnostics: sortDiagnostics(all), sources: new Map(ordered.map((s) => [s.file, s.text])) };
 }
@@ -101,7 +119,9 @@ export function loadSources(sources: readonly ManifestSource[]): Project {
 
 /**
  * One manifest on its own: everything but the checks that need other manifests (`uses`, workflow
- * names, duplicate names across files).
+ * names, duplicate names across files, workflow data flow). An agent's workflows cannot be resolved
+ * this way, so its `agent.orchestration.workflows` and `endpoints` are empty and its workflow tasks
+ * carry no input or output fields.
  */
 export function loadManifestText(file: string, text: string): Project {
   return assemble([{ file, text }], { crossFile: false });

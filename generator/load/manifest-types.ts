@@ -2,6 +2,7 @@
  * The manifest as written, once it has passed manifest.schema.json. These types mirror the schema; the
  * schema is what guarantees them, so values are narrowed to them only after it has run.
  */
+import type { WorkflowDocument } from "../../runtime/orchestration/check/types.js";
 import type { CapabilityType, FieldType } from "../../runtime/spec/types.js";
 
 export interface RawValue {
@@ -66,26 +67,6 @@ export interface RawComponent {
   };
 }
 
-export interface RawStep {
-  readonly name: string;
-  readonly tool?: string;
-  readonly agent?: string;
-  readonly action: string;
-  readonly inputs?: Readonly<Record<string, unknown>>;
-  readonly depends_on?: readonly string[];
-  readonly timeout?: string;
-  readonly retry?: number;
-  readonly on_error?: "fail" | "continue";
-}
-
-export interface RawWorkflow {
-  readonly kind: "workflow";
-  readonly name: string;
-  readonly version: string;
-  readonly description?: string;
-  readonly inputs: Readonly<Record<string, { readonly type: FieldType; readonly required?: boolean; readonly description?: string }>>;
-  readonly steps: readonly RawStep[];
-  readonly outputs: Readonly<Record<string, unknown>>;
-}
-
-export type RawManifest = RawComponent | RawWorkflow;
+/** Workflow documents are read by the runtime too (the YAML workflow engine), so their types live there. */
+export type { WorkflowStepDocument as RawStep, WorkflowDocument as RawWorkflow } from "../../runtime/orchestration/check/types.js";
+export type RawManifest = RawComponent | WorkflowDocument;

@@ -3,8 +3,9 @@
  * the same explicit values. Property order is fixed because the spec is embedded in generated files.
  */
 import { toCamelCase } from "../../runtime/spec/names.js";
-import type { CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, ValueSpec } from "../../runtime/spec/types.js";
-import type { RawCapability, RawComponent, RawField, RawFields, RawValue } from "./manifest-types.js";
+import { parseDuration } from "../../runtime/spec/duration.js";
+import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, TaskTypeSpec, ValueSpec, WorkflowSpec } from "../../runtime/spec/types.js";
+import type { RawCapability, RawComponent, RawField, RawFields, RawTask, RawValue } from "./manifest-types.js";
 
 export const DEFAULT_VERSION = "1.0.0";
 
@@ -44,7 +45,11 @@ function normaliseCapability(raw: RawCapability): CapabilitySpec {
   };
 }
 
-export function normaliseComponent(raw: RawComponent): ComponentSpec {
+/**
+ * `workflows`: the checked workflow specs by name, when the manifest is loaded with the others (gen);
+ * undefined for a manifest on its own, whose agent then serves no workflow endpoints.
+ */
+export function normaliseComponent(raw: RawComponent, workflows?: ReadonlyMap<string, WorkflowSpec>): ComponentSpec {
   return {
     kind: raw.kind,
     name: raw.name,
@@ -52,5 +57,59 @@ export function normaliseComponent(raw: RawComponent): ComponentSpec {
     version: raw.version ?? DEFAULT_VERSION,
     ...(raw.port !== undefined && { port: raw.port }),
     capabilities: (raw.capabilities ?? []).map(normaliseCapability),
+    ...(raw.kind === "agent" && { agent: normaliseAgent(raw, workflows ?? new Map()) }),
   };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function normaliseAgent(raw: RawComponent, workflows: ReadonlyMap<string, WorkflowSpec>): AgentSpec {
+  const served = raw.orchestration?.workflows ?? [];
+  const run = (raw.tasks ?? []).flatMap((t) => (t.workflow === undefined ? [] : [t.workflow]));
+  // A name without a spec is one with errors (gen stops) or one not resolvable on its own.
+  const known = (name: string): boolean => workflows.has(name);
+  const natural = raw.orchestration?.natural;
+  return {
+    uses: [...(raw.uses ?? [])].sort(compareText),
+    orchestration: {
+      ...(natural !== undefined && { natural: { model: natural.model } }),
+      custom: raw.orchestration?.custom ?? false,
+      workflows: [...new Set([...served, ...run])].filter(known).sort(compareText).map((name) => workflows.get(name)!),
+      endpoints: served.filter(known).sort(compareText),
+    },
+    tasks: (raw.tasks ?? []).map((task) => normaliseTask(task, task.workflow === undefined ? undefined : workflows.get(task.workflow))),
+  };
+}
+
+/**
+ * A workflow task takes the workflow's inputs and returns its outputs. Its `output` is left out (any
+ * object) when some output's type cannot be inferred: a FieldSpec needs a type, and claiming one the
+ * checker does not know would make a typed client lie.
+ */
+function normaliseTask(raw: RawTask, workflow: WorkflowSpec | undefined): TaskTypeSpec {
+  const timeoutMs = raw.timeout === undefined ? undefined : parseDuration(raw.timeout);
+  const input = workflow === undefined ? raw.input && normaliseFields(raw.input) : workflowInputFields(workflow);
+  const output = workflow === undefined ? raw.output && normaliseFields(raw.output) : workflowOutputFields(workflow);
+  return {
+    type: raw.type,
+    key: toCamelCase(raw.type),
+    ...(raw.description !== undefined && { description: raw.description }),
+    ...(raw.workflow !== undefined && { workflow: raw.workflow }),
+    ...(timeoutMs !== undefined && { timeoutMs }),
+    ...(input !== undefined && { input }),
+    ...(output !== undefined && { output }),
+  };
+}
+
+function workflowInputFields(workflow: WorkflowSpec): FieldsSpec {
+  const field = ({ name, type, description }: WorkflowSpec["inputs"][number]): FieldSpec => ({ name, type, ...(description !== undefined && { description }) });
+  return { required: workflow.inputs.filter((i) => i.required).map(field), optional: workflow.inputs.filter((i) => !i.required).map(field) };
+}
+
+function workflowOutputFields(workflow: WorkflowSpec): FieldsSpec | undefined {
+  const typed = workflow.outputs.flatMap((o) => (o.type === undefined ? [] : [{ name: o.name, required: o.required, field: { name: o.name, ...o.type } }]));
+  if (typed.length < workflow.outputs.length) return undefined;
+  return { required: typed.filter((o) => o.required).map((o) => o.field), optional: typed.filter((o) => !o.required).map((o) => o.field) };
 }

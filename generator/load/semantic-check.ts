@@ -5,6 +5,7 @@
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { createDiagnostic } from "../diagnostics/create.js";
 import type { Diagnostic } from "../project.js";
+import { parseDuration } from "../../runtime/spec/duration.js";
 import { toCamelCase } from "../../runtime/spec/names.js";
 import { FRAMEWORK_ROUTES } from "../../runtime/spec/types.js";
 import { exampleProblem, fitsType } from "./examples.js";
@@ -74,14 +75,29 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
   });
 
   const byType = new Map<string, Path>();
+  const byTaskKey = new Map<string, { readonly type: string; readonly path: Path }>();
   (component.tasks ?? []).forEach((task, i) => {
     const path: Path = ["tasks", i];
+    const typePath: Path = [...path, "type"];
     const first = byType.get(task.type);
-    if (first !== undefined) report("MF1313", [...path, "type"], `task type \`${task.type}\` is declared twice (first on line ${lineOf(first)})`);
-    else byType.set(task.type, [...path, "type"]);
+    const key = toCamelCase(task.type);
+    const clash = byTaskKey.get(key);
+    if (first !== undefined) {
+      report("MF1313", typePath, `task type \`${task.type}\` is declared twice (first on line ${lineOf(first)})`);
+    } else if (clash !== undefined) {
+      report("MF1316", typePath, `task types \`${clash.type}\` (line ${lineOf(clash.path)}) and \`${task.type}\` both become \`${key}\` in TypeScript; rename one`);
+    } else {
+      byType.set(task.type, typePath);
+      byTaskKey.set(key, { type: task.type, path: typePath });
+    }
+    if (task.timeout !== undefined && parseDuration(task.timeout) === undefined) {
+      report("MF1418", [...path, "timeout"], `timeout \`${task.timeout}\` of task \`${task.type}\` is not a duration that fits in milliseconds`);
+    }
     checkFields(task.input, [...path, "input"], report, lineOf);
     checkFields(task.output, [...path, "output"], report, lineOf);
   });
+  const expiry = component.hitl?.expiry;
+  if (expiry !== undefined && parseDuration(expiry) === undefined) report("MF1418", ["hitl", "expiry"], `expiry \`${expiry}\` is not a duration that fits in milliseconds`);
 }
 
 function checkWorkflow(workflow: RawWorkflow, report: Report, lineOf: LineOf): void {

@@ -2,7 +2,7 @@
  * Positions: every check works on plain JS values, and finds where in the file a value came from by
  * walking the YAML tree along the same path.
  */
-import { isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter } from "yaml";
+import { Scalar, isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter } from "yaml";
 import { START, type Position } from "../diagnostics/create.js";
 
 /** A path into the manifest value: mapping keys and list indexes. */
@@ -88,12 +88,23 @@ export function isFlowMapping(source: SourceFile, path: Path): boolean {
   return complete && isMap(node) && node.flow === true;
 }
 
-/** `capabilities[0].input.required[1].name`, for messages. */
-export function displayPath(path: Path): string {
-  let out = "";
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else out += out === "" ? segment : `.${segment}`;
+/**
+ * Where character `offset` of the string value at `path` is, when the file spells the string exactly
+ * as its value (a one-line plain or quoted scalar without escapes); else where the value starts.
+ * Lets a diagnostic point at the `${` inside a longer text.
+ */
+export function offsetPosition(source: SourceFile, path: Path, offset: number): Position {
+  const { steps, complete } = walk(source, path);
+  const node = steps[steps.length - 1]?.value;
+  if (complete && isScalar(node) && typeof node.value === "string" && node.range != null && offset >= 0 && offset <= node.value.length) {
+    const [start, end] = node.range;
+    const raw = source.text.slice(start, end);
+    const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
+    const inner = quoted ? raw.slice(1, -1) : raw;
+    if ((quoted || node.type === Scalar.PLAIN) && inner === node.value) return positionAt(source, start + (quoted ? 1 : 0) + offset);
   }
-  return out === "" ? "the manifest" : out;
+  return valuePosition(source, path);
 }
+
+/** `capabilities[0].input.required[1].name`, for messages. */
+export { displayPath } from "../../runtime/orchestration/check/paths.js";

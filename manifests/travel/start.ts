@@ -10,6 +10,7 @@ import { WeatherService } from "../../generated/weather-service/index.js";
 import { countryInfoHandlers } from "./handlers/country-info.js";
 import { currencyHandlers } from "./handlers/currency.js";
 import { geocodingHandlers } from "./handlers/geocoding.js";
+import { createPackingList } from "./handlers/packing-list.js";
 import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
@@ -28,7 +29,11 @@ const tools = await Promise.all([
 // No URLs: the tools registered themselves in the process's registry (the embedded in-memory one,
 // or Redis when REDIS_URL is set), and the agent's clients find each by name before every call.
 const clients = TravelAgent.clients();
-const agent = await TravelAgent.serve({ handlers: createTravelAgentHandlers(clients), port: port(TravelAgent.spec.port) });
+const agent = await TravelAgent.serve({
+  handlers: createTravelAgentHandlers(clients),
+  tasks: { packingList: createPackingList(clients) },
+  port: port(TravelAgent.spec.port),
+});
 const running = [...tools, agent];
 
 const [geo] = running;
@@ -36,4 +41,7 @@ console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
 console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
 console.log(`  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`);
-console.log(`  curl -s ${geo!.url}/api/capabilities\n\nCtrl-C stops everything.`);
+console.log(`  curl -s ${geo!.url}/api/capabilities`);
+console.log(`  curl -s -X POST ${agent.url}/orchestrate/travel-research -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR"}'`);
+console.log(`  curl -s -X POST ${agent.url}/orchestrate/custom -H 'Content-Type: application/json' -d '{"steps":[{"tool":"geocoding-service","capability":"geocode_location","params":{"location":"Oslo"}},{"tool":"currency-service","capability":"list_currencies"}]}'`);
+console.log(`  curl -s -X POST ${agent.url}/api/v1/tasks -H 'Content-Type: application/json' -d '{"type":"packing_list","input":{"destination":"Oslo","days":4}}'   # then GET the status_url\n\nCtrl-C stops everything.`);

@@ -14,7 +14,7 @@ import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
-import { createRouteTable, createRouter } from "./routes.js";
+import { createRouteMatcher, createRouteTable, createRouter } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
@@ -124,7 +124,8 @@ export function createComponentApp<C extends CapabilityTypes>(
   // Every error is answered by the errors middleware; this only sees failures while writing a response.
   koa.on("error", (error: unknown) => log(`${spec.name} response failed: ${String(error)}`));
   koa.use(createErrorsMiddleware(spec.name, log, state));
-  koa.use(createRouter(routes));
+  const match = createRouteMatcher(routes);
+  koa.use(createRouter(routes, match));
 
   const koaListener = koa.callback();
   const listener: RequestListener = (req, res) => {
@@ -136,7 +137,7 @@ export function createComponentApp<C extends CapabilityTypes>(
     const path = pathOf(req.url ?? "/");
     // One property read when telemetry is off; on, the server span starts before anything else runs.
     const telemetry = getTelemetry();
-    if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: routes.has(path) ? path : undefined });
+    if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: match(path) });
     // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
     const call = fastPath && req.method === "POST" ? calls.get(path) : undefined;
     if (call === undefined) {

@@ -6,7 +6,7 @@ import type { CallOptions, CapabilityTypes, Client, ClientOptions } from "./type
 
 type Method = (input: unknown, options?: CallOptions) => Promise<unknown>;
 
-function parseBaseUrl(baseUrl: string): string {
+export function parseBaseUrl(baseUrl: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -17,7 +17,7 @@ function parseBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "");
 }
 
-interface SplitHeaders {
+export interface SplitHeaders {
   readonly token: string | undefined;
   readonly requestId: string | undefined;
   readonly rest: Record<string, string>;
@@ -29,7 +29,7 @@ interface SplitHeaders {
  * `X-Manifold-Request-ID` is the call's request id. Everything else is a propagated header, where
  * the caller skips reserved names. Other Authorization schemes are refused: the caller sends Bearer only.
  */
-function splitHeaders(headers: Readonly<Record<string, string>> | undefined): SplitHeaders {
+export function splitHeaders(headers: Readonly<Record<string, string>> | undefined): SplitHeaders {
   let token: string | undefined;
   let requestId: string | undefined;
   const rest: Record<string, string> = {};

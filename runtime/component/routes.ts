@@ -36,10 +36,30 @@ export function createRouteTable(): RouteTable {
   return { routes, add };
 }
 
+/**
+ * A path ending in `/*` is a prefix route: it serves every path below the prefix that no exact route
+ * serves (a resource by id, `/api/v1/tasks/<id>`); its handler reads the rest of `ctx.path` itself.
+ */
+export const PREFIX_WILDCARD = "/*";
+
+/**
+ * The route template serving `path`: the path itself when exact, else the longest prefix route, else
+ * undefined. Prefix routes are few (one per resource), so a scan of them costs nothing measurable.
+ */
+export function createRouteMatcher(routes: ReadonlyMap<string, Route>): (path: string) => string | undefined {
+  const prefixes = [...routes.keys()].filter((key) => key.endsWith(PREFIX_WILDCARD)).sort((a, b) => b.length - a.length);
+  return (path) => {
+    if (routes.has(path)) return path;
+    for (const prefix of prefixes) if (path.length > prefix.length - 1 && path.startsWith(prefix.slice(0, -1))) return prefix;
+    return undefined;
+  };
+}
+
 /** Dispatch: 404 for an unknown path, CORS preflight for OPTIONS, GET for HEAD (Koa drops the body), else 405. */
-export function createRouter(routes: ReadonlyMap<string, Route>): Middleware {
+export function createRouter(routes: ReadonlyMap<string, Route>, match = createRouteMatcher(routes)): Middleware {
   return async (ctx) => {
-    const route = routes.get(ctx.path);
+    const template = match(ctx.path);
+    const route = template === undefined ? undefined : routes.get(template);
     if (route === undefined) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
     if (ctx.method === "OPTIONS") {
       ctx.set("Allow", route.allow);

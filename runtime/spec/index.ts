@@ -3,4 +3,16 @@ export { DURATION_PATTERN, parseDuration } from "./duration.js";
 export { toCamelCase, toPascalCase } from "./names.js";
 export { DRAFT_07, capabilitySchema, objectSchema, valueSchema, type JsonSchema, type SchemaDialect, type SchemaSide } from "./json-schema.js";
 export { buildOpenApi, schemaName, type OpenApiOptions } from "./openapi.js";
-export { capabilityWire, summary, type CapabilityWire, type FieldSummary, type WireField, type WireValue } from "./wire.js";
+export { capabilityWire, fieldsFromSummary, summary, type CapabilityWire, type FieldSummary, type WireField, type WireValue } from "./wire.js";
+export {
+  AI_SYNTHESIS_FIELD,
+  servedWorkflows,
+  taskInputSchema,
+  taskOutputSchema,
+  taskTypeStem,
+  taskWorkflow,
+  workflowInputFields,
+  workflowOutputSchema,
+  workflowRequestSchema,
+  workflowTypeStem,
+} from "./agent-schemas.js";

@@ -1,5 +1,6 @@
 import { objectSchema, type JsonSchema } from "./json-schema.js";
 import { toPascalCase } from "./names.js";
+import { addAgentPaths } from "./openapi-agent.js";
 import type { CapabilitySpec, ComponentSpec } from "./types.js";
 
 export interface OpenApiOptions {
@@ -49,6 +50,7 @@ export function buildOpenApi(spec: ComponentSpec, { servers = [] }: OpenApiOptio
     if (capability.input !== undefined) schemas[schemaName(capability, "input")] = objectSchema(capability.input, "openapi-3.0");
     if (capability.output !== undefined) schemas[schemaName(capability, "output")] = objectSchema(capability.output, "openapi-3.0");
   }
+  if (spec.agent !== undefined) addAgentPaths(spec.agent, paths, schemas);
   paths["/api/capabilities"] = frameworkGet("listCapabilities", "List capabilities");
   paths["/health"] = frameworkGet("health", "Health check");
   const doc: JsonSchema = {

@@ -46,3 +46,26 @@ export function capabilityWire(capability: CapabilitySpec): CapabilityWire {
     ...(capability.output === undefined ? {} : { output_summary: summary(capability.output) }),
   };
 }
+
+const list = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : []);
+
+function valueFromWire(value: WireValue): ValueSpec {
+  const { items, fields, ...rest } = value;
+  const out: { -readonly [K in keyof ValueSpec]: ValueSpec[K] } = { ...rest };
+  if (items !== undefined && items !== null) out.items = valueFromWire(items);
+  if (fields !== undefined && fields !== null) out.fields = fieldsFromSummary(fields);
+  return out;
+}
+
+/**
+ * A capability summary from the wire (a registry entry, `GET /api/capabilities`) back into the
+ * FieldsSpec the checker and the schemas read: the inverse of `summary`. Summaries come from other
+ * processes, so missing lists are read as empty rather than trusted.
+ */
+export function fieldsFromSummary(fields: FieldSummary): FieldsSpec {
+  const field = (wire: unknown): FieldSpec => {
+    const { name, ...value } = wire as WireField;
+    return { name, ...valueFromWire(value) };
+  };
+  return { required: list(fields.required_fields).map(field), optional: list(fields.optional_fields).map(field) };
+}

@@ -23,6 +23,20 @@ export const ATTR = {
   /** Span attributes only: ids are fine on a span, never on a metric (see LABELS). */
   REQUEST_ID: "manifold.request_id",
   CONVERSATION_ID: "manifold.conversation_id",
+  /** Task metrics and spans: the task type (bounded: the agent's declared types) and final status. */
+  TASK_TYPE: "manifold.task.type",
+  TASK_STATUS: "manifold.task.status",
+  /** Span attributes only, like REQUEST_ID. */
+  TASK_ID: "manifold.task.id",
+  TASK_ATTEMPT: "manifold.task.attempt",
+  /** Orchestration: the front end (natural, workflow, custom, yaml) and a run's final status, both bounded. */
+  ORCHESTRATION_MODE: "manifold.orchestration.mode",
+  ORCHESTRATION_STATUS: "manifold.orchestration.status",
+  /** Span attributes only: the workflow run, its plan and step ids, a step's attempt count. */
+  WORKFLOW: "manifold.workflow",
+  PLAN_ID: "manifold.plan_id",
+  STEP_ID: "manifold.step_id",
+  STEP_ATTEMPTS: "manifold.step.attempts",
   /** Replaces a metric's labels once it has seen more label sets than its profile allows. */
   OVERFLOW: "otel.metric.overflow",
 } as const;
@@ -40,6 +54,41 @@ export const METRIC = {
   SERVER_DURATION: "manifold.server.duration",
   CLIENT_REQUESTS: "manifold.client.requests",
   CLIENT_DURATION: "manifold.client.duration",
+  /** Orchestration runs by mode and final status, and their duration in ms. */
+  ORCHESTRATION_RUNS: "manifold.orchestration.runs",
+  ORCHESTRATION_RUN_DURATION: "manifold.orchestration.run.duration",
+  /** One step (all its attempts) by target, capability and outcome, in ms. */
+  ORCHESTRATION_STEP_DURATION: "manifold.orchestration.step.duration",
+  TASKS_SUBMITTED: "manifold.tasks.submitted",
+  TASKS_STARTED: "manifold.tasks.started",
+  TASKS_COMPLETED: "manifold.tasks.completed",
+  /** Handler run time, start to final status, in ms. */
+  TASKS_DURATION: "manifold.tasks.duration",
+  /** Handlers running in this process (a gauge). */
+  TASKS_WORKERS_ACTIVE: "manifold.tasks.workers.active",
+  /** Tasks waiting in the queue (a gauge, sampled by the worker pool). */
+  TASKS_QUEUE_DEPTH: "manifold.tasks.queue_depth",
+  /** Submit to first start, in ms. */
+  TASKS_QUEUE_WAIT: "manifold.tasks.queue_wait_ms",
+} as const;
+
+/** Span names of the orchestration runtime; hooks are `pipeline.hook.<phase>.<name>` (hookSpanName). */
+export const ORCHESTRATION_SPAN = {
+  RUN: "orchestration.run",
+  STEP: "orchestration.step",
+} as const;
+
+export function hookSpanName(phase: string, name: string): string {
+  return `pipeline.hook.${phase}.${name}`;
+}
+
+/** Span and event names of the task runtime. */
+export const TASK_SPAN = {
+  PROCESS: "task.process",
+  STARTED: "task.started",
+  PROGRESS: "task.progress",
+  COMPLETED: "task.completed",
+  FAILED: "task.failed",
 } as const;
 
 /**
@@ -56,6 +105,10 @@ export const LABELS: ReadonlySet<string> = new Set([
   ATTR.HTTP_METHOD,
   ATTR.HTTP_ROUTE,
   ATTR.HTTP_STATUS,
+  ATTR.TASK_TYPE,
+  ATTR.TASK_STATUS,
+  ATTR.ORCHESTRATION_MODE,
+  ATTR.ORCHESTRATION_STATUS,
 ]);
 
 /** Fallback for the conversation id when OpenTelemetry (and so baggage) is not initialised. */

@@ -3,13 +3,13 @@
  * that never calls `initTelemetry()` never loads `@opentelemetry/api`.
  */
 import type { IncomingMessage } from "node:http";
-import { context, isSpanContextValid, metrics as metricsApi, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
+import { context, isSpanContextValid, metrics as metricsApi, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link } from "@opentelemetry/api";
 import { validConversationId, validRequestId } from "./ids.js";
 import { createLabelFilter, type Labels } from "./labels.js";
 import type { Logger } from "./logger.js";
 import { ATTR, BAGGAGE, CONVERSATION_HEADER, METRIC, spanName, TRACER_NAME, UNTRACED_PATHS } from "./names.js";
 import type { TelemetryProfile } from "./profiles.js";
-import type { ClientTrace, Metrics, ServerTrace, Telemetry } from "./telemetry.js";
+import type { ClientTrace, Metrics, ServerTrace, SpanTrace, Telemetry, TraceContext } from "./telemetry.js";
 
 export interface OtelTelemetryOptions {
   readonly profile: TelemetryProfile;
@@ -28,6 +28,28 @@ function attributes(values: Readonly<Record<string, string | number | boolean | 
   return out;
 }
 
+/** The trace context of the span active in `active`, as stored text. */
+function traceContextOf(active: Context): TraceContext | undefined {
+  const carrier: Record<string, string> = {};
+  // Only the trace context propagator's fields: baggage is not stored with the work.
+  propagation.inject(active, carrier);
+  const traceparent = carrier["traceparent"];
+  if (traceparent === undefined) return undefined;
+  const tracestate = carrier["tracestate"];
+  return tracestate === undefined || tracestate === "" ? { traceparent } : { traceparent, tracestate };
+}
+
+/** Stored trace contexts → span links; anything that does not parse is skipped, never thrown. */
+function linksOf(contexts: readonly TraceContext[] | undefined): Link[] {
+  const links: Link[] = [];
+  for (const stored of contexts ?? []) {
+    const carrier: Record<string, string> = { traceparent: stored.traceparent, ...(stored.tracestate === undefined ? {} : { tracestate: stored.tracestate }) };
+    const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
+    if (spanContext !== undefined && isSpanContextValid(spanContext)) links.push({ context: spanContext });
+  }
+  return links;
+}
+
 function createMetrics(profile: TelemetryProfile, log: Logger): Metrics {
   const meter = metricsApi.getMeter(TRACER_NAME);
   const filter = createLabelFilter({
@@ -41,7 +63,7 @@ function createMetrics(profile: TelemetryProfile, log: Logger): Metrics {
     if (record === undefined) {
       if (kind === "counter") { const c = meter.createCounter(name); record = (v, a) => c.add(v, a); }
       else if (kind === "upDownCounter") { const c = meter.createUpDownCounter(name); record = (v, a) => c.add(v, a); }
-      else if (kind === "histogram") { const h = meter.createHistogram(name, { unit: name.endsWith(".duration") ? "ms" : "1" }); record = (v, a) => h.record(v, a); }
+      else if (kind === "histogram") { const h = meter.createHistogram(name, { unit: name.endsWith(".duration") || name.endsWith("_ms") ? "ms" : "1" }); record = (v, a) => h.record(v, a); }
       else { const g = meter.createGauge(name); record = (v, a) => g.record(v, a); }
       instruments.set(key, record);
     }
@@ -100,6 +122,7 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
         fail: (code) => {
           errorCode = code;
         },
+        traceContext: () => traceContextOf(active),
       };
       traces.set(req, serverTrace);
       return serverTrace;
@@ -130,6 +153,25 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
         },
         end(status, errorCode) {
           if (status !== undefined) span.setAttribute(ATTR.HTTP_STATUS, status);
+          if (errorCode !== undefined) {
+            span.setAttribute(ATTR.ERROR_CODE, errorCode);
+            span.setStatus({ code: SpanStatusCode.ERROR, ...(profile.recordErrorMessages ? { message: errorCode } : {}) });
+          }
+          span.end();
+        },
+      };
+    },
+
+    startSpan(name, { attributes: values = {}, links, parent: where = "root" }): SpanTrace {
+      // A root by default: the task runs long after the request that submitted it has ended, so it is
+      // linked to that trace rather than made part of it. An orchestration step is part of its run.
+      const parent = where === "active" ? context.active() : ROOT_CONTEXT;
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, root: where !== "active", attributes: attributes(values), links: linksOf(links) }, parent);
+      const active = trace.setSpan(parent, span);
+      return {
+        run: (fn) => context.with(active, fn),
+        event: (eventName, eventAttributes = {}) => span.addEvent(eventName, attributes(eventAttributes)),
+        end(errorCode) {
           if (errorCode !== undefined) {
             span.setAttribute(ATTR.ERROR_CODE, errorCode);
             span.setStatus({ code: SpanStatusCode.ERROR, ...(profile.recordErrorMessages ? { message: errorCode } : {}) });

@@ -18,6 +18,11 @@ export interface Telemetry {
   serverTraceOf(req: IncomingMessage): ServerTrace | undefined;
   /** A client span for one outbound call, child of whatever is active. */
   startClient(info: ClientSpanInfo): ClientTrace | undefined;
+  /**
+   * An internal span that no request carries (a task run), a root of its own trace, optionally
+   * linked (not parented) to the traces that caused it; undefined when disabled.
+   */
+  startSpan(name: string, info: SpanInfo): SpanTrace | undefined;
   /** Trace and span id of the active span, for log lines. */
   currentIds(): { readonly traceId: string; readonly spanId: string } | undefined;
   /** Flushes and stops export; the process is back to the no-op afterwards. */
@@ -56,6 +61,35 @@ export interface ServerTrace {
   run<T>(fn: () => T): T;
   /** Marks the span failed with a ManifoldError code (the status comes from the response). */
   fail(code: string): void;
+  /** The W3C trace context of this request's span, to be stored with work it causes later (a task). */
+  traceContext(): TraceContext | undefined;
+}
+
+/** A span's W3C trace context as text, the way it travels in headers and is stored in records. */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
+export type SpanAttributes = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface SpanInfo {
+  readonly attributes?: SpanAttributes;
+  /** Spans this one is linked to, not parented by: the work it does was caused there. Invalid ones are skipped. */
+  readonly links?: readonly TraceContext[];
+  /**
+   * `root` starts a trace of its own (work done after its request ended, a task); `active` makes the
+   * span a child of whatever span is active (an orchestration run and its steps). @defaultValue "root"
+   */
+  readonly parent?: "root" | "active";
+}
+
+/** An internal span: code run inside it parents its client spans; events mark steps. */
+export interface SpanTrace {
+  run<T>(fn: () => T): T;
+  event(name: string, attributes?: SpanAttributes): void;
+  /** Ends the span, failed when an error code is given. */
+  end(errorCode?: string): void;
 }
 
 /** The values outbound baggage carries. */
@@ -85,6 +119,7 @@ export const noopTelemetry: Telemetry = {
   startServer: () => undefined,
   serverTraceOf: () => undefined,
   startClient: () => undefined,
+  startSpan: () => undefined,
   currentIds: () => undefined,
   shutdown: async () => undefined,
 };

@@ -2,6 +2,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { DIAGNOSTIC_CODES } from "../../generator/diagnostics/codes.js";
+import { WORKFLOW_CHECK_CODES } from "../../runtime/orchestration/check/codes.js";
 
 const root = new URL("../../", import.meta.url);
 
@@ -12,8 +13,10 @@ test("docs/diagnostics.md lists exactly the codes of DIAGNOSTIC_CODES, with thei
   assert.equal(rows, expected);
 });
 
-test("codes stay in their ranges and MF14xx stays free for data-flow checks", () => {
-  for (const code of Object.keys(DIAGNOSTIC_CODES)) assert.match(code, /^MF1(0|2|3)\d\d$/);
+test("codes stay in their ranges; MF14xx are exactly the workflow checker's", () => {
+  for (const code of Object.keys(DIAGNOSTIC_CODES)) assert.match(code, /^MF1(0|2|3|4)\d\d$/);
+  const dataFlow = Object.keys(DIAGNOSTIC_CODES).filter((code) => code.startsWith("MF14"));
+  assert.equal(dataFlow, Object.keys(WORKFLOW_CHECK_CODES));
 });
 
 test("every code has a test that produces it", async () => {

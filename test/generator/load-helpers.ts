@@ -134,4 +134,5 @@ steps:
 outputs:
   temperature: "\${steps.weather.output.temperature}"
   headline: "It is \${steps.weather.output.condition} in \${inputs.destination}"
+  budget: "\${inputs.amount}"
 `;

@@ -5,6 +5,8 @@ import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL, single, wh
 
 const named = (name: string) => `kind: tool\nname: ${name}\ndescription: d\ncapabilities: [{ name: a, description: b }]\n`;
 const agent = (body: string) => `kind: agent\nname: agent\ndescription: d\n${body}`;
+/** The components TRAVEL_WORKFLOW calls, so its data flow checks clean and only the subject shows. */
+const TOOLS = [{ file: "tools/geo.yaml", text: GEOCODING_TOOL }, { file: "tools/weather.yaml", text: WEATHER_TOOL }];
 
 test("MF1301: a duplicate component name is reported on the later file, naming the first", () => {
   const project = loadSources([{ file: "m/b.yaml", text: named("weather") }, { file: "m/a.yaml", text: `# first\n${named("weather")}` }]);
@@ -13,8 +15,8 @@ test("MF1301: a duplicate component name is reported on the later file, naming t
   assert.is(d.message, "component name `weather` is already used by m/a.yaml:3");
   // Workflows have their own namespace.
   const workflow = TRAVEL_WORKFLOW.replace("name: travel-research", "name: weather");
-  assert.equal(where(loadSources([{ file: "a.yaml", text: named("weather") }, { file: "w.yaml", text: workflow.replace(/tool: \S+/g, "tool: weather") }])), []);
-  assert.equal(where(loadSources([{ file: "w1.yaml", text: TRAVEL_WORKFLOW }, { file: "w2.yaml", text: TRAVEL_WORKFLOW }])), [["MF1301", 2, 7]]);
+  assert.equal(where(loadSources([...TOOLS, { file: "a.yaml", text: named("weather") }, { file: "w.yaml", text: workflow }])), []);
+  assert.equal(where(loadSources([...TOOLS, { file: "w1.yaml", text: TRAVEL_WORKFLOW }, { file: "w2.yaml", text: TRAVEL_WORKFLOW }])), [["MF1301", 2, 7]]);
 });
 
 test("MF1302: component names that derive the same PascalCase clash", () => {
@@ -28,7 +30,7 @@ test("MF1310: `uses` must name a component manifest", () => {
   assert.equal(project.diagnostics.map((d) => [d.file, d.code, d.line, d.column]), [["agent.yaml", "MF1310", 4, 8], ["agent.yaml", "MF1310", 4, 19]]);
   assert.is(project.diagnostics[0]!.message, "`uses` names `geocoding`, but no tool or agent manifest has that name");
   assert.is(project.diagnostics[1]!.message, "`uses` names `weather-servic`, but no tool or agent manifest has that name (did you mean `weather-service`?)");
-  const workflow = single(loadSources([{ file: "w.yaml", text: TRAVEL_WORKFLOW }, { file: "agent.yaml", text: agent("uses:\n  - travel-research\n") }]));
+  const workflow = single(loadSources([...TOOLS, { file: "w.yaml", text: TRAVEL_WORKFLOW }, { file: "agent.yaml", text: agent("uses:\n  - travel-research\n") }]));
   assert.equal([workflow.code, workflow.line, workflow.column], ["MF1310", 5, 5]);
   assert.match(workflow.message, /which is a workflow; list it under `orchestration.workflows`$/);
 });
@@ -46,9 +48,9 @@ test("MF1311: a sensitive capability nobody offers is a warning", () => {
 });
 
 test("MF1312: orchestration workflows and task workflows must have a manifest", () => {
-  const text = agent("orchestration:\n  workflows: [travel-research, travel-reserch]\ntasks:\n  - { type: t, workflow: missing }\n");
-  const project = loadSources([{ file: "w.yaml", text: TRAVEL_WORKFLOW }, { file: "agent.yaml", text }]);
-  assert.equal(where(project), [["MF1312", 5, 32], ["MF1312", 7, 26]]);
+  const text = agent("uses: [geocoding-service, weather-service]\norchestration:\n  workflows: [travel-research, travel-reserch]\ntasks:\n  - { type: t, workflow: missing }\n");
+  const project = loadSources([...TOOLS, { file: "w.yaml", text: TRAVEL_WORKFLOW }, { file: "agent.yaml", text }]);
+  assert.equal(where(project), [["MF1312", 6, 32], ["MF1312", 8, 26]]);
   assert.match(project.diagnostics[0]!.message, /^orchestration workflow `travel-reserch` has no workflow manifest \(did you mean `travel-research`\?\)$/);
   assert.is(project.diagnostics[1]!.message, "task `t` runs workflow `missing`, which has no workflow manifest");
 });

@@ -84,6 +84,19 @@ test("MF1313: a task type declared twice", () => {
   assert.is(d.message, "task type `research` is declared twice (first on line 5)");
 });
 
+test("MF1316: task types that derive the same camelCase clash", () => {
+  const text = "kind: agent\nname: a\ndescription: d\ntasks:\n  - { type: run_it }\n  - { type: run__it }\n";
+  const d = single(load(text));
+  assert.equal([d.code, d.line, d.column], ["MF1316", 6, 13]);
+  assert.is(d.message, "task types `run_it` (line 5) and `run__it` both become `runIt` in TypeScript; rename one");
+});
+
+test("MF1418: a task timeout or HITL expiry too long to be exact in milliseconds", () => {
+  const text = "kind: agent\nname: a\ndescription: d\ntasks:\n  - { type: t, timeout: 9999999999999999d }\nhitl:\n  expiry: 99999999999999999999s\n  default_action: reject\n";
+  assert.equal(where(load(text)), [["MF1418", 5, 25], ["MF1418", 7, 11]]);
+  assert.equal(where(load(text.replace("9999999999999999d", "10m").replace("99999999999999999999s", "5m"))), []);
+});
+
 test("MF1314: a step name declared twice", () => {
   const text = 'kind: workflow\nname: w\nversion: "1"\ninputs: {}\noutputs: {}\nsteps:\n  - { name: s, tool: x, action: a }\n  - { name: s, tool: y, action: b }\n';
   const d = single(load(text));

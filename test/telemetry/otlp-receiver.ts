@@ -17,6 +17,11 @@ export interface ReceivedSpan {
   /** OTLP SpanKind: 2 server, 3 client. */
   readonly kind: number;
   readonly attributes: Record<string, unknown>;
+  /** Spans this one links to (not its parent). */
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
+  readonly events: readonly { readonly name: string; readonly attributes: Record<string, unknown> }[];
+  /** OTLP status code: 0 unset, 1 ok, 2 error. */
+  readonly status: number;
 }
 
 export interface ReceivedPoint {
@@ -32,7 +37,7 @@ function values(list: readonly KeyValue[] | undefined): Record<string, unknown> 
 }
 
 interface Resourceful { resource?: { attributes?: KeyValue[] } }
-type TracesBody = { resourceSpans?: (Resourceful & { scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[] }[] }[] })[] };
+type TracesBody = { resourceSpans?: (Resourceful & { scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; links?: { traceId: string; spanId: string }[]; events?: { name: string; attributes?: KeyValue[] }[]; status?: { code?: number } }[] }[] })[] };
 type Points = { dataPoints?: { attributes?: KeyValue[] }[] };
 type MetricsBody = { resourceMetrics?: (Resourceful & { scopeMetrics?: { metrics?: ({ name: string } & Record<string, Points | string>)[] }[] })[] };
 
@@ -51,7 +56,11 @@ export async function startOtlpReceiver() {
         for (const rs of (JSON.parse(body) as TracesBody).resourceSpans ?? []) {
           const resource = values(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) {
-            spans.push({ service: String(resource["service.name"]), resource, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: values(s.attributes) });
+            spans.push({ service: String(resource["service.name"]), resource, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: values(s.attributes),
+              links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
+              events: (s.events ?? []).map((e) => ({ name: e.name, attributes: values(e.attributes) })),
+              status: s.status?.code ?? 0,
+            });
           }
         }
       } else if (req.url === "/v1/metrics") {

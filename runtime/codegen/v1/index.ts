@@ -6,6 +6,20 @@ import { createClient, serveComponent } from "../../component/index.js";
 import type { BaseUrlSource, Client, CapabilityTypes, ClientOptions, ComponentOptions, RunningComponent } from "../../component/types.js";
 import { defaultRegistry, discover, type Registry } from "../../discovery/index.js";
 import type { ComponentSpec } from "../../spec/types.js";
+import { createTaskClient } from "../../tasks/index.js";
+import { createWorkflowClient, serveAgent, type AgentServeOptions, type AgentTaskClient, type AgentTaskTypes, type WorkflowClient, type WorkflowTypes } from "./agent.js";
+
+export type {
+  AgentServeOptions,
+  AgentTaskClient,
+  AgentTaskHandlers,
+  AgentTaskTypes,
+  WorkflowCallOptions,
+  WorkflowClient,
+  WorkflowResponse,
+  WorkflowTypes,
+} from "./agent.js";
+export type { TaskContext, TaskHandler } from "../../tasks/index.js";
 
 export type {
   AuthOptions,
@@ -57,15 +71,28 @@ export type UsesClientOptions<U extends UsesHandles> = Omit<HandleClientOptions,
 };
 
 /** An agent's handle: a component that also calls the components it `uses`, through typed clients. */
-export interface AgentHandle<C extends CapabilityTypes, U extends UsesHandles> extends ComponentHandle<C> {
+export interface AgentHandle<C extends CapabilityTypes, U extends UsesHandles, W extends WorkflowTypes = {}, T extends AgentTaskTypes = {}>
+  extends Omit<ComponentHandle<C>, "serve"> {
   readonly uses: U;
+  /** Serves the capabilities plus `/orchestrate/*` and `/api/v1/tasks` as the manifest enables them. */
+  serve(options: AgentServeOptions<C, T>): Promise<RunningComponent>;
   clients(options?: UsesClientOptions<U>): UsesClients<U>;
+  /** Typed client of the workflows the agent serves; without `baseUrl` the agent is found through discovery. */
+  workflows(options?: HandleClientOptions): WorkflowClient<W>;
+  /** Typed client of the agent's task types: submit, get, cancel, wait. */
+  tasks(options?: HandleClientOptions): AgentTaskClient<T>;
 }
 
-export function defineAgent<C extends CapabilityTypes, U extends UsesHandles>(spec: ComponentSpec, uses: U): AgentHandle<C, U> {
+export function defineAgent<C extends CapabilityTypes, U extends UsesHandles, W extends WorkflowTypes = {}, T extends AgentTaskTypes = {}>(
+  spec: ComponentSpec,
+  uses: U,
+): AgentHandle<C, U, W, T> {
+  const usedSpecs = Object.values(uses).map((handle) => handle.spec);
+  const where = (baseUrl: BaseUrlSource | undefined, registry: Registry | undefined): BaseUrlSource => baseUrl ?? discover(registry ?? defaultRegistry(), spec.name);
   return {
     ...defineComponent<C>(spec),
     uses,
+    serve: (options) => serveAgent<C, T>(spec, usedSpecs, options),
     clients: ({ baseUrls, ...shared } = {}) => {
       const clients: Record<string, object> = {};
       for (const [key, handle] of Object.entries(uses)) {
@@ -74,6 +101,8 @@ export function defineAgent<C extends CapabilityTypes, U extends UsesHandles>(sp
       }
       return clients as UsesClients<U>;
     },
+    workflows: ({ baseUrl, registry, ...options } = {}) => createWorkflowClient<W>(spec, { ...options, baseUrl: where(baseUrl, registry) }),
+    tasks: ({ baseUrl, registry, ...options } = {}) => createTaskClient(spec, { ...options, baseUrl: where(baseUrl, registry) }) as AgentTaskClient<T>,
   };
 }
 

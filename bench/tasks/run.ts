@@ -1,0 +1,240 @@
+/**
+ * Task throughput end to end on one Redis: this runtime (the Redis task backend and the real worker
+ * pool) against BullMQ (a Queue and a Worker), in the same run, on a redis-server the bench starts.
+ * Each run submits every task at once (as a burst of API requests would), runs no-op handlers with
+ * concurrency 50, and ends when every task is stored as completed. Then a paced run (a steady rate
+ * well under capacity) gives the latency a task sees when the queue is not backed up.
+ *
+ * Figures: tasks/s (first submit → last completion), submit → completed latency (median, p99), and
+ * Redis CPU per task (INFO cpu, user + sys, delta over the run / tasks), and the CPU this process
+ * (submitter and workers) spent per task.
+ *
+ *   npm run bench:tasks       BENCH_TASKS=20000 BENCH_CONCURRENCY=50 BENCH_PACED_RATE=2000 BENCH_RAW=1
+ *                             BENCH_SYSTEMS=manifold,bullmq
+ *
+ * BENCH_RAW=1 adds a row for a bare dequeue/finishMany loop on the same backend (no pool), to show
+ * what the pool itself costs.
+ */
+import { randomUUID } from "node:crypto";
+import { Queue, Worker } from "bullmq";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
+import type { TaskBackend } from "../../runtime/tasks/types.js";
+import { createWorkerPool } from "../../runtime/tasks/worker-pool.js";
+import { startRedisServer, type RedisServer } from "../../test/harness/redis-server.js";
+
+const TASKS = Number(process.env["BENCH_TASKS"] ?? 20_000);
+const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
+const PACED_RATE = Number(process.env["BENCH_PACED_RATE"] ?? 2_000);
+const PACED_TASKS = Math.min(TASKS, PACED_RATE * 2);
+const WARMUP = 2_000;
+const RAW = process.env["BENCH_RAW"] === "1";
+/** A comma-separated subset of `manifold,bullmq` (for profiling one side). @defaultValue both */
+const ONLY = (process.env["BENCH_SYSTEMS"] ?? "manifold,bullmq").split(",");
+const RESULT = { ok: true };
+
+interface Figures {
+  readonly tasks: number;
+  readonly perSecond: number;
+  readonly medianMs: number;
+  readonly p99Ms: number;
+  readonly redisCpuUs: number;
+  /** This process (submitter and workers together), user + system. */
+  readonly nodeCpuUs: number;
+}
+
+/** One system under test: start its workers, submit one task, stop. `completed` is called once per stored completion. */
+interface System {
+  readonly name: string;
+  start(completed: (key: string) => void): Promise<{ submit(key: string): Promise<void>; stop(): Promise<void> }>;
+}
+
+function redisCpuSeconds(server: RedisServer): number {
+  const info = server.cli("INFO", "cpu");
+  const read = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? NaN);
+  return read("used_cpu_user") + read("used_cpu_sys");
+}
+
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/** `rate` 0: every submit at once; else that many per second, in steps of a millisecond or more. */
+async function measure(server: RedisServer, system: System, count: number, rate = 0): Promise<Figures> {
+  server.cli("FLUSHALL");
+  server.cli("CONFIG", "RESETSTAT");
+  const submitted = new Map<string, number>();
+  const latencies: number[] = [];
+  let last = 0;
+  let resolveAll: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (resolveAll = resolve));
+  const running = await system.start((key) => {
+    const at = submitted.get(key);
+    if (at === undefined) return;
+    submitted.delete(key);
+    last = performance.now();
+    latencies.push(last - at);
+    if (latencies.length === count) resolveAll();
+  });
+  const cpuBefore = redisCpuSeconds(server);
+  const nodeBefore = process.cpuUsage();
+  const first = performance.now();
+  const submits: Promise<void>[] = [];
+  for (let i = 0; i < count; i += 1) {
+    if (rate > 0) {
+      const due = first + (i * 1_000) / rate;
+      const wait = due - performance.now();
+      if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    const key = randomUUID();
+    submitted.set(key, performance.now());
+    submits.push(running.submit(key));
+  }
+  await Promise.all(submits);
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${system.name}: ${count - latencies.length} of ${count} tasks not completed in 120 s`)), 120_000).unref());
+  await Promise.race([all, timeout]);
+  const node = process.cpuUsage(nodeBefore);
+  if (process.env["STATS"]) console.log(server.cli("INFO", "commandstats").split("\n").filter((l) => l.startsWith("cmdstat")).map((l) => l.split(",").slice(0, 2).join(",")).join("\n"));
+  const cpuAfter = redisCpuSeconds(server);
+  await running.stop();
+  latencies.sort((a, b) => a - b);
+  return {
+    tasks: count,
+    perSecond: count / ((last - first) / 1_000),
+    medianMs: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    redisCpuUs: ((cpuAfter - cpuBefore) * 1e6) / count,
+    nodeCpuUs: (node.user + node.system) / count,
+  };
+}
+
+/** Reports each completion once its write is stored, as BullMQ's `completed` event does. */
+export const counts = { dequeue: 0, dequeued: 0, finish: 0, finished: 0, extend: 0 };
+function observed(backend: TaskBackend, completed: (key: string) => void): TaskBackend {
+  return {
+    ...backend,
+    dequeue: async (o) => { const l = await backend.dequeue(o); counts.dequeue++; counts.dequeued += l.length; return l; },
+    extend: async (l, ms) => { counts.extend++; return backend.extend(l, ms); },
+    finishMany: async (outcomes) => {
+      const results = await backend.finishMany(outcomes);
+      counts.finish++; counts.finished += outcomes.length;
+      outcomes.forEach((o, i) => {
+        if (results[i] === "ok" && o.status === "completed") completed(o.taskId);
+      });
+      return results;
+    },
+  };
+}
+
+function manifold(url: string): System {
+  return {
+    name: "manifold (worker pool)",
+    start: async (completed) => {
+      // Two connections, as an API process and a worker process would have.
+      const api = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
+      const workers = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
+      const submitter = createRedisTaskBackend(api.client, { queue: "bench" });
+      const backend = observed(createRedisTaskBackend(workers.client, { queue: "bench" }), completed);
+      const pool = createWorkerPool({ backend, handlers: { noop: async () => RESULT }, workerCount: CONCURRENCY, env: {} });
+      return {
+        submit: async (key) => {
+          await submitter.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 });
+        },
+        stop: async () => {
+          await pool.stop(5_000);
+          await Promise.all([submitter.close(), backend.close()]);
+          await Promise.all([api.close(), workers.close()]);
+        },
+      };
+    },
+  };
+}
+
+/** The backend alone: one loop per process dequeuing up to `CONCURRENCY` and finishing them in one call. */
+function manifoldRaw(url: string): System {
+  return {
+    name: "manifold (bare backend loop)",
+    start: async (completed) => {
+      const api = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
+      const workers = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
+      const submitter = createRedisTaskBackend(api.client, { queue: "bench" });
+      const backend = observed(createRedisTaskBackend(workers.client, { queue: "bench" }), completed);
+      const stop = new AbortController();
+      const loop = (async () => {
+        while (!stop.signal.aborted) {
+          const leases = await backend.dequeue({ count: CONCURRENCY, leaseMs: 30_000, blockMs: 200, signal: stop.signal });
+          const results = await Promise.all(leases.map(async () => RESULT));
+          if (leases.length > 0) await backend.finishMany(leases.map((l, i) => ({ status: "completed", taskId: l.task.task_id, token: l.token, result: results[i] })));
+        }
+      })();
+      return {
+        submit: async (key) => {
+          await submitter.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 });
+        },
+        stop: async () => {
+          stop.abort();
+          await loop;
+          await Promise.all([submitter.close(), backend.close()]);
+          await Promise.all([api.close(), workers.close()]);
+        },
+      };
+    },
+  };
+}
+
+function bullmq(port: number): System {
+  const connection = { host: "127.0.0.1", port, maxRetriesPerRequest: null };
+  return {
+    name: "BullMQ 6 (Queue + Worker)",
+    start: async (completed) => {
+      const queue = new Queue("bench", { connection });
+      const worker = new Worker("bench", async () => RESULT, { connection, concurrency: CONCURRENCY });
+      worker.on("completed", (job) => completed((job.data as { key: string }).key));
+      await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+      return {
+        submit: async (key) => {
+          await queue.add("noop", { key });
+        },
+        stop: async () => {
+          await worker.close();
+          await queue.close();
+        },
+      };
+    },
+  };
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function row(name: string, f: Figures): string {
+  return `${name.padEnd(30)} ${fmt(f.perSecond).padStart(10)} ${fmt(f.medianMs, 1).padStart(10)} ${fmt(f.p99Ms, 1).padStart(10)} ${fmt(f.redisCpuUs, 1).padStart(14)} ${fmt(f.nodeCpuUs, 1).padStart(13)}`;
+}
+
+const server = await startRedisServer();
+try {
+  const systems = [
+    ...(ONLY.includes("manifold") ? [manifold(server.url), ...(RAW ? [manifoldRaw(server.url)] : [])] : []),
+    ...(ONLY.includes("bullmq") ? [bullmq(server.port)] : []),
+  ];
+  const version = server.cli("INFO", "server").match(/redis_version:(\S+)/)?.[1];
+  console.log(`${TASKS.toLocaleString("en-US")} no-op tasks, concurrency ${CONCURRENCY}, one redis-server ${version} on loopback, node ${process.version}\n`);
+  for (const system of systems) await measure(server, system, WARMUP);
+
+  const header = `${"".padEnd(30)} ${"tasks/s".padStart(10)} ${"median ms".padStart(10)} ${"p99 ms".padStart(10)} ${"Redis µs/task".padStart(14)} ${"node µs/task".padStart(13)}`;
+  const burst = new Map<string, Figures>();
+  console.log(`burst: all ${TASKS.toLocaleString("en-US")} submitted at once, until all completed`);
+  console.log(header);
+  for (const system of systems) {
+    const figures = await measure(server, system, TASKS);
+    burst.set(system.name, figures);
+    console.log(JSON.stringify(counts)); Object.assign(counts, { dequeue: 0, dequeued: 0, finish: 0, finished: 0, extend: 0 });
+    console.log(row(system.name, figures));
+  }
+  const ours = burst.get(systems[0]!.name)!;
+  const theirs = burst.get(systems[systems.length - 1]!.name)!;
+  if (ONLY.includes("manifold") && ONLY.includes("bullmq")) console.log(`ratio (manifold / BullMQ): ${fmt(ours.perSecond / theirs.perSecond, 2)}× throughput, ${fmt(theirs.redisCpuUs / ours.redisCpuUs, 2)}× less Redis CPU per task, median latency ${fmt(ours.medianMs / theirs.medianMs, 2)}×\n`);
+
+  console.log(`paced: ${PACED_TASKS.toLocaleString("en-US")} tasks at ${PACED_RATE.toLocaleString("en-US")}/s (latency when the queue is not backed up)`);
+  console.log(header);
+  for (const system of systems) console.log(row(system.name, await measure(server, system, PACED_TASKS, PACED_RATE)));
+} finally {
+  await server.close();
+}

@@ -1,0 +1,332 @@
+/**
+ * The one DAG executor under every front end. Scheduling is dependency-driven: a step starts the
+ * moment its own dependencies have completed (never in waves), up to a concurrency limit, in plan
+ * order among the steps that are ready. Each step calls its capability through the outbound caller,
+ * so tokens, propagated headers, request ids and trace context behave as for any client call.
+ */
+import { ManifoldError, toManifoldError, type ErrorCode } from "../errors/index.js";
+import type { Caller } from "../outbound/caller.js";
+import { createLogger, type Logger } from "../telemetry/logger.js";
+import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/names.js";
+import { getTelemetry, type SpanTrace } from "../telemetry/telemetry.js";
+import { compileCached, type CompiledValue, type ExpressionScope, type ExpressionSyntax } from "./expressions.js";
+import type { Plan, PlanStep } from "./plan.js";
+import { createBackoff, isRetryable, sleep, type Backoff, type BackoffOptions } from "./retry.js";
+
+/** Where a capability is served: its absolute URL. */
+export interface Target {
+  readonly url: string;
+}
+
+/**
+ * Finds the URL of `capability` on `component`. May answer synchronously (a table lookup, the fast
+ * path) or asynchronously (discovery). Rejects with a ManifoldError: NOT_FOUND (final) or UNAVAILABLE
+ * (retried like any retryable failure).
+ */
+export type Resolve = (component: string, capability: string) => Target | Promise<Target>;
+
+export type StepStatus = "completed" | "failed" | "skipped";
+export type RunStatus = "completed" | "failed" | "interrupted";
+
+export interface StepError {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export interface StepResult {
+  readonly step_id: string;
+  readonly component: string;
+  readonly capability: string;
+  readonly status: StepStatus;
+  /** A completed step's output. */
+  readonly output?: unknown;
+  /** A failed step's last error. */
+  readonly error?: StepError;
+  /** A skipped step: why it did not run. */
+  readonly reason?: string;
+  /** A skipped step whose dependency failed or was skipped: that dependency. */
+  readonly skipped_because?: string;
+  /** Calls made (0 for a skipped step). */
+  readonly attempts: number;
+  /** From the first attempt's start to the last one's end, waits between attempts included. */
+  readonly duration_ms: number;
+  /** ISO 8601, when the step started; absent for a skipped step. */
+  readonly started_at?: string;
+}
+
+export interface ExecutionResult {
+  readonly plan_id: string;
+  readonly status: RunStatus;
+  /** In plan order. */
+  readonly steps: readonly StepResult[];
+  readonly duration_ms: number;
+}
+
+export interface ExecutorOptions {
+  readonly resolve: Resolve;
+  readonly caller: Caller;
+  /** Most steps running at once. @defaultValue 10 */
+  readonly concurrency?: number;
+  /** Per-attempt timeout of a step without `timeout_ms`. @defaultValue 30000 */
+  readonly defaultTimeoutMs?: number;
+  /** Waits between attempts of a step with `retry`. @defaultValue exponential, full jitter, 100 ms base, 5 s cap */
+  readonly backoff?: BackoffOptions;
+  /** @defaultValue a JSON logger for `orchestration` */
+  readonly log?: Logger;
+}
+
+export interface ExecuteOptions {
+  /** What `${inputs.…}` / `{{input…}}` read. @defaultValue {} */
+  readonly inputs?: unknown;
+  /** How parameters are read. @defaultValue "dollar" */
+  readonly syntax?: ExpressionSyntax;
+  /** Aborting it interrupts the run: running steps are aborted, the rest skipped. */
+  readonly signal?: AbortSignal;
+  /** Overrides the executor's limit for this run (custom mode runs one at a time). */
+  readonly concurrency?: number;
+  /** For the run span. */
+  readonly workflow?: string;
+  /** Told after each step that ran finishes (completed or failed), with how many have finished so far. */
+  readonly onStep?: (step: StepResult, finished: number, total: number) => void;
+}
+
+export interface Executor {
+  /** Never rejects for a step failure (that is in the result); rejects with INVALID_WORKFLOW for a malformed plan. */
+  execute(plan: Plan, options?: ExecuteOptions): Promise<ExecutionResult>;
+}
+
+interface Outcome {
+  readonly output?: unknown;
+  readonly error?: ManifoldError;
+  readonly attempts: number;
+}
+
+function checkLimit(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/** Step index lists: who each step waits for, and who waits for it. */
+interface Graph {
+  readonly index: Map<string, number>;
+  readonly waitsFor: number[][];
+  readonly dependents: number[][];
+  readonly compiled: CompiledValue[];
+}
+
+function buildGraph(plan: Plan, syntax: ExpressionSyntax): Graph {
+  const { steps } = plan;
+  const index = new Map<string, number>();
+  steps.forEach((step, i) => {
+    if (index.has(step.step_id)) throw new ManifoldError("INVALID_WORKFLOW", `plan ${plan.plan_id} has two steps ${step.step_id}`);
+    index.set(step.step_id, i);
+  });
+  const compiled = steps.map((step, i) => compileCached(step.metadata.parameters, syntax, `/steps/${i}/metadata/parameters`));
+  const waitsFor: number[][] = [];
+  const dependents: number[][] = steps.map(() => []);
+  steps.forEach((step, i) => {
+    const deps = new Set<number>();
+    for (const id of step.depends_on) {
+      const dep = index.get(id);
+      if (dep === undefined) throw new ManifoldError("INVALID_WORKFLOW", `step ${step.step_id} depends on unknown step ${id}`);
+      deps.add(dep);
+    }
+    // A reference to a step is a dependency even when depends_on forgot it (a planner's plan).
+    for (const id of compiled[i]!.steps) {
+      const dep = index.get(id);
+      if (dep !== undefined && dep !== i) deps.add(dep);
+    }
+    waitsFor.push([...deps]);
+    for (const dep of deps) dependents[dep]!.push(i);
+  });
+  return { index, waitsFor, dependents, compiled };
+}
+
+export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeoutMs = 30_000, backoff = {}, log = createLogger({ component: "orchestration" }) }: ExecutorOptions): Executor {
+  const limit = checkLimit(concurrency, "concurrency");
+  if (!Number.isFinite(defaultTimeoutMs) || defaultTimeoutMs <= 0) throw new RangeError("defaultTimeoutMs must be a positive number");
+  const wait: Backoff = createBackoff(backoff);
+
+  /** Every attempt of one step; never rejects. */
+  const attemptAll = async (plan: Plan, step: PlanStep, body: unknown, signal: AbortSignal): Promise<Outcome> => {
+    const { agent_name: component, metadata: { capability } } = step;
+    const attempts = 1 + (step.retry ?? 0);
+    const timeoutMs = step.timeout_ms ?? defaultTimeoutMs;
+    const workflow = { id: plan.plan_id, stepId: step.step_id };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const found = resolve(component, capability);
+        const target = isThenable(found) ? await found : found;
+        const output = await caller.call({ url: target.url, body, name: capability, target: component, workflow, timeoutMs, signal });
+        return { output, attempts: attempt };
+      } catch (thrown) {
+        if (!(thrown instanceof ManifoldError)) log.error(`step ${step.step_id} (${component}.${capability}) failed unexpectedly`, { error: thrown });
+        const error = toManifoldError(thrown);
+        if (signal.aborted) return { error: signal.reason instanceof ManifoldError ? signal.reason : error, attempts: attempt };
+        if (attempt >= attempts || !isRetryable(error)) return { error, attempts: attempt };
+        await sleep(wait(attempt), signal);
+        if (signal.aborted) return { error: signal.reason instanceof ManifoldError ? signal.reason : error, attempts: attempt };
+      }
+    }
+  };
+
+  const execute = (plan: Plan, options: ExecuteOptions = {}): Promise<ExecutionResult> => {
+    let graph: Graph;
+    let max: number;
+    try {
+      graph = buildGraph(plan, options.syntax ?? "dollar");
+      max = options.concurrency === undefined ? limit : checkLimit(options.concurrency, "concurrency");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return run(plan, graph, max, options);
+  };
+
+  const run = (plan: Plan, graph: Graph, max: number, { inputs = {}, signal: external, workflow, onStep }: ExecuteOptions): Promise<ExecutionResult> => {
+    const { steps } = plan;
+    const count = steps.length;
+    const results: (StepResult | undefined)[] = new Array(count).fill(undefined);
+    const outputs: unknown[] = new Array(count);
+    const completed: boolean[] = new Array(count).fill(false);
+    const remaining = graph.waitsFor.map((deps) => deps.length);
+    const ready: number[] = [];
+    for (let i = 0; i < count; i += 1) if (remaining[i] === 0) ready.push(i);
+    const scope: ExpressionScope = {
+      inputs,
+      output: (id) => {
+        const i = graph.index.get(id);
+        return i !== undefined && completed[i] ? outputs[i] : undefined;
+      },
+    };
+    const controller = new AbortController();
+    const started = performance.now();
+    const telemetry = getTelemetry();
+    const runSpan: SpanTrace | undefined = telemetry.enabled
+      ? telemetry.startSpan(ORCHESTRATION_SPAN.RUN, { parent: "active", attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.ORCHESTRATION_MODE]: plan.mode, [ATTR.WORKFLOW]: workflow } })
+      : undefined;
+    let head = 0;
+    let running = 0;
+    let ran = 0;
+    let status: RunStatus = "completed";
+    let stopReason: string | undefined;
+    let settle: (result: ExecutionResult) => void = () => undefined;
+    const done = new Promise<ExecutionResult>((resolve_) => (settle = resolve_));
+    let settled = false;
+
+    const stop = (next: RunStatus, reason: string, cause: ManifoldError): void => {
+      if (stopReason !== undefined) return;
+      status = next;
+      stopReason = reason;
+      controller.abort(cause);
+    };
+    const onExternalAbort = (): void => stop("interrupted", "the run was interrupted", new ManifoldError("ABORTED", "the run was interrupted"));
+    if (external?.aborted === true) onExternalAbort();
+    else external?.addEventListener("abort", onExternalAbort, { once: true });
+
+    const skip = (i: number, because: string, reason: string): void => {
+      if (results[i] !== undefined) return;
+      const step = steps[i]!;
+      results[i] = { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, status: "skipped", reason, skipped_because: because, attempts: 0, duration_ms: 0 };
+      for (const dependent of graph.dependents[i]!) skip(dependent, step.step_id, `dependency ${step.step_id} was skipped`);
+    };
+
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      external?.removeEventListener("abort", onExternalAbort);
+      const list = results.map((result, i) => {
+        if (result !== undefined) return result;
+        const step = steps[i]!;
+        // Never started: the run stopped first (or, in a plan the checks let through, a cycle).
+        return { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, status: "skipped", reason: stopReason ?? "its dependencies never completed", attempts: 0, duration_ms: 0 } satisfies StepResult;
+      });
+      const duration = performance.now() - started;
+      if (telemetry.enabled) {
+        runSpan?.end(status === "completed" ? undefined : status === "interrupted" ? "ABORTED" : "WORKFLOW_FAILED");
+        const labels = { [ATTR.ORCHESTRATION_MODE]: plan.mode, [ATTR.ORCHESTRATION_STATUS]: status };
+        telemetry.metrics.counter(METRIC.ORCHESTRATION_RUNS, 1, labels);
+        telemetry.metrics.histogram(METRIC.ORCHESTRATION_RUN_DURATION, duration, labels);
+      }
+      settle({ plan_id: plan.plan_id, status, steps: list, duration_ms: round(duration) });
+    };
+
+    const onStepDone = (i: number, outcome: Outcome, startedAt: number, startedIso: string, span: SpanTrace | undefined): void => {
+      running -= 1;
+      const step = steps[i]!;
+      const duration = performance.now() - startedAt;
+      const base = { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, attempts: outcome.attempts, duration_ms: round(duration), started_at: startedIso };
+      if (outcome.error === undefined) {
+        outputs[i] = outcome.output;
+        completed[i] = true;
+        results[i] = { ...base, status: "completed", output: outcome.output };
+        for (const dependent of graph.dependents[i]!) {
+          remaining[dependent]! -= 1;
+          if (remaining[dependent] === 0 && results[dependent] === undefined && stopReason === undefined) ready.push(dependent);
+        }
+      } else {
+        results[i] = { ...base, status: "failed", error: { code: outcome.error.code, message: outcome.error.expose ? outcome.error.message : "internal error" } };
+        if (stopReason === undefined) {
+          if (step.on_error === "fail") stop("failed", `the run failed at step ${step.step_id}`, new ManifoldError("ABORTED", `aborted: the run failed at step ${step.step_id}`));
+          else for (const dependent of graph.dependents[i]!) skip(dependent, step.step_id, `dependency ${step.step_id} failed`);
+        }
+      }
+      ran += 1;
+      if (onStep !== undefined) {
+        try {
+          onStep(results[i]!, ran, count);
+        } catch (error) {
+          log.warn(`onStep listener failed after step ${step.step_id}`, { error });
+        }
+      }
+      if (telemetry.enabled) {
+        span?.end(outcome.error?.code);
+        const labels = { [ATTR.TARGET]: step.agent_name, [ATTR.CAPABILITY]: step.metadata.capability, [ATTR.OUTCOME]: outcome.error === undefined ? "success" : "error", [ATTR.ERROR_CODE]: outcome.error?.code };
+        telemetry.metrics.histogram(METRIC.ORCHESTRATION_STEP_DURATION, duration, labels);
+      }
+      pump();
+    };
+
+    const start = (i: number): void => {
+      running += 1;
+      const step = steps[i]!;
+      const startedAt = performance.now();
+      const startedIso = new Date().toISOString();
+      let body: unknown;
+      try {
+        body = graph.compiled[i]!.evaluate(scope);
+      } catch (error) {
+        log.error(`step ${step.step_id}: its parameters could not be resolved`, { error });
+        queueMicrotask(() => onStepDone(i, { error: toManifoldError(error), attempts: 0 }, startedAt, startedIso, undefined));
+        return;
+      }
+      const span = telemetry.enabled
+        ? telemetry.startSpan(ORCHESTRATION_SPAN.STEP, { parent: "active", attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.STEP_ID]: step.step_id, [ATTR.TARGET]: step.agent_name, [ATTR.CAPABILITY]: step.metadata.capability } })
+        : undefined;
+      const attempt = (): Promise<Outcome> => attemptAll(plan, step, body, controller.signal);
+      void (span === undefined ? attempt() : span.run(attempt)).then((outcome) => onStepDone(i, outcome, startedAt, startedIso, span));
+    };
+
+    const pump = (): void => {
+      while (stopReason === undefined && running < max && head < ready.length) {
+        const i = ready[head++]!;
+        if (results[i] !== undefined) continue;
+        if (runSpan === undefined) start(i);
+        else runSpan.run(() => start(i));
+      }
+      if (running === 0 && (stopReason !== undefined || head >= ready.length)) finish();
+    };
+
+    pump();
+    return done;
+  };
+
+  return { execute };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,186 @@
+/**
+ * The orchestration routes of an agent, as a component extension:
+ *
+ * - `POST /orchestrate/<workflow>` for each workflow the agent serves (its manifest's
+ *   `orchestration.workflows`) and each YAML workflow file given at start-up;
+ * - `POST /orchestrate/custom` when the manifest enables custom mode;
+ * - `POST /orchestrate/natural` only when a planner is given.
+ */
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+import type { ComponentExtension } from "../component/extension.js";
+import type { ForwardOptions } from "../component/types.js";
+import { ManifoldError } from "../errors/index.js";
+import { AI_SYNTHESIS_FIELD } from "../spec/agent-schemas.js";
+import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
+import { createLogger } from "../telemetry/logger.js";
+import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions } from "./orchestrator.js";
+import { naturalResponse, orchestrationRoute, workflowFailed, workflowResponse, type RouteWork } from "./http.js";
+import { checkWorkflowInputs } from "./workflow.js";
+import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
+
+export interface OrchestrationOptions extends OrchestratorOptions {
+  /**
+   * YAML workflow manifests checked against the live catalog when the agent starts and served at
+   * `/orchestrate/<name>` like generated ones. A workflow naming a component not registered yet is
+   * checked again on its first call. @defaultValue none
+   */
+  readonly workflowFiles?: readonly string[];
+  /**
+   * Copy the incoming bearer token (unless `token: false`) and the named headers into every step
+   * call of a request. @defaultValue nothing is forwarded: step calls carry the configured token and headers
+   */
+  readonly forward?: ForwardOptions;
+}
+
+/** What a task (or any code of the agent) passes to run a workflow by name. */
+export interface RunWorkflowByNameOptions {
+  readonly signal?: AbortSignal;
+  /** Told after each step: steps finished so far, of how many, and the last one's id. */
+  readonly progress?: (progress: { current_step: number; total_steps: number; step_name: string; percentage: number }) => unknown;
+}
+
+export interface OrchestrationExtension extends ComponentExtension {
+  readonly orchestrator: Orchestrator;
+  /**
+   * Runs one of the agent's workflows (generated or YAML) and resolves to its outputs; a failed run
+   * rejects with WORKFLOW_FAILED, unknown names with NOT_FOUND, bad inputs with INVALID_INPUT.
+   */
+  runWorkflow(name: string, inputs: unknown, options?: RunWorkflowByNameOptions): Promise<Record<string, unknown>>;
+}
+
+const RESERVED = new Set(["custom", "natural"]);
+
+/** Reads each file now, for its name (routes are added before the agent listens); the check comes at start. */
+function readWorkflowFiles(files: readonly string[]): Map<string, { file: string; text: string }> {
+  const byName = new Map<string, { file: string; text: string }>();
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    let name: unknown;
+    try {
+      name = (parse(text) as { name?: unknown } | null)?.name;
+    } catch {
+      name = undefined;
+    }
+    if (typeof name !== "string" || !/^[a-z][a-z0-9-]{0,62}$/.test(name)) throw new TypeError(`workflow file ${file}: no valid \`name\` (a DNS label) found`);
+    if (RESERVED.has(name)) throw new TypeError(`workflow file ${file}: ${name} is reserved for /orchestrate/${name}`);
+    if (byName.has(name)) throw new TypeError(`workflow files ${byName.get(name)!.file} and ${file} are both named ${name}`);
+    byName.set(name, { file, text });
+  }
+  return byName;
+}
+
+interface YamlState {
+  readonly file: string;
+  readonly text: string;
+  spec: WorkflowSpec | undefined;
+  /** The last check's error while it named components not registered yet. */
+  pending: ManifoldError | undefined;
+}
+
+export function createOrchestrationExtension(spec: ComponentSpec, options: OrchestrationOptions = {}): OrchestrationExtension {
+  const { workflowFiles = [], forward } = options;
+  const log = options.log ?? createLogger({ service: spec.name, component: "orchestration" });
+  const orchestrator = createOrchestrator({ ...options, log });
+  const agent = spec.agent;
+  const generated = new Map((agent?.orchestration.workflows ?? []).map((w) => [w.name, w]));
+  const served = (agent?.orchestration.endpoints ?? []).map((name) => {
+    const workflow = generated.get(name);
+    if (workflow === undefined) throw new TypeError(`${spec.name} serves workflow ${name} but its spec does not hold it`);
+    return workflow;
+  });
+  const yaml = new Map<string, YamlState>();
+  for (const [name, source] of readWorkflowFiles(workflowFiles)) {
+    if (generated.has(name)) throw new TypeError(`workflow file ${source.file}: ${spec.name} already has a workflow named ${name}`);
+    yaml.set(name, { ...source, spec: undefined, pending: undefined });
+  }
+  let engine: WorkflowEngine | undefined;
+  const engineOf = (): WorkflowEngine => (engine ??= createWorkflowEngine({ ...options, orchestrator, log }));
+
+  /** Checks a YAML workflow against the catalog as it is now; throws when it cannot run. */
+  const check = async (name: string, state: YamlState): Promise<WorkflowSpec> => {
+    const result = await engineOf().check(state.text, state.file);
+    if (result.spec !== undefined) {
+      state.spec = result.spec;
+      state.pending = undefined;
+      for (const warning of result.diagnostics) log.warn(`${warning.file}:${warning.line}:${warning.column} ${warning.code} ${warning.message}`);
+      return result.spec;
+    }
+    const invalid = invalidWorkflow(state.file, result.diagnostics);
+    if (result.missing.size === 0) throw invalid;
+    // Its tools may simply not have registered yet (started at the same time): try again on a call.
+    state.pending = invalid;
+    throw new ManifoldError("UNAVAILABLE", `workflow ${name} calls ${[...result.missing].sort().join(", ")}, not registered yet`, { cause: invalid });
+  };
+
+  const yamlSpec = async (name: string, state: YamlState): Promise<WorkflowSpec> => state.spec ?? check(name, state);
+
+  const runOptions = (signal: AbortSignal | undefined, synthesise: boolean): RunOptions => ({ ...(signal === undefined ? {} : { signal }), synthesise });
+
+  const workflowRoute = (name: string, specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork => async (body, signal) => {
+    const workflow = await specOf();
+    const request = checkWorkflowInputs(workflow, body, "request");
+    const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
+    const result = await orchestrator.runWorkflow(workflow, inputs, { ...runOptions(signal, synthesis === true), mode });
+    return workflowResponse(result);
+  };
+
+  return {
+    name: "orchestration",
+    orchestrator,
+
+    routes(add, { bodyLimit }) {
+      const route = (path: string, work: RouteWork): void => add("POST", path, orchestrationRoute(work, bodyLimit, forward));
+      for (const workflow of served) route(`/orchestrate/${workflow.name}`, workflowRoute(workflow.name, () => workflow, "workflow"));
+      for (const [name, state] of yaml) route(`/orchestrate/${name}`, workflowRoute(name, () => yamlSpec(name, state), "yaml"));
+      if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, signal) => orchestrator.runCustom(body, runOptions(signal, false)));
+      if (orchestrator.hasPlanner) {
+        route("/orchestrate/natural", async (body, signal) => {
+          const { request, [AI_SYNTHESIS_FIELD]: synthesis, ...rest } = body;
+          const unknown = Object.keys(rest);
+          if (typeof request !== "string" || request.trim() === "" || unknown.length > 0 || (synthesis !== undefined && typeof synthesis !== "boolean")) {
+            const details = [
+              ...(typeof request !== "string" || request.trim() === "" ? [{ pointer: "/request", message: "is required: a non-empty string" }] : []),
+              ...(synthesis !== undefined && typeof synthesis !== "boolean" ? [{ pointer: `/${AI_SYNTHESIS_FIELD}`, message: "must be boolean" }] : []),
+              ...unknown.map((key) => ({ pointer: `/${key}`, message: "is not an allowed property" })),
+            ];
+            throw new ManifoldError("INVALID_INPUT", "natural request body is not valid", { details });
+          }
+          return naturalResponse(await orchestrator.runNatural(request, runOptions(signal, synthesis === true)));
+        });
+      }
+    },
+
+    async start() {
+      for (const [name, state] of yaml) {
+        try {
+          await check(name, state);
+          log(`workflow ${name} loaded from ${state.file}`);
+        } catch (error) {
+          if (state.pending === undefined) throw error;
+          log.warn(`workflow ${name} (${state.file}) calls components not registered yet; it is checked again on its first call`);
+        }
+      }
+    },
+
+    async stop() {
+      try {
+        await orchestrator.close();
+      } catch (error) {
+        log.warn("orchestration: closing the execution store failed", { error });
+      }
+    },
+
+    async runWorkflow(name, inputs, { signal, progress } = {}) {
+      const state = yaml.get(name);
+      const workflow = generated.get(name) ?? (state === undefined ? undefined : await yamlSpec(name, state));
+      if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name}`);
+      const onStep = progress === undefined ? undefined : (step: { step_id: string }, finished: number, total: number): void => {
+        void Promise.resolve(progress({ current_step: finished, total_steps: total, step_name: step.step_id, percentage: Math.round((finished / total) * 100) })).catch(() => undefined);
+      };
+      const result = await orchestrator.runWorkflow(workflow, inputs, { ...(signal === undefined ? {} : { signal }), ...(onStep === undefined ? {} : { onStep }), mode: state === undefined ? "workflow" : "yaml" });
+      if (result.status !== "completed") throw workflowFailed(`workflow ${name}`, result);
+      return result.outputs;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Orchestration: one plan model and one DAG executor behind four front ends (predefined workflows,
+ * custom step lists, YAML workflows loaded at run time, and a seam for natural-language planning),
+ * with pipeline hooks and execution records. See README.md beside this file.
+ */
+export { checkPlan, findCycle, newPlanId, planFromCustom, planFromWorkflow, type CustomStep, type OnError, type Plan, type PlanMode, type PlanStep } from "./plan.js";
+export { compileCached, compileValue, type Compiled, type CompiledValue, type ExpressionScope, type ExpressionSyntax, type Reference } from "./expressions.js";
+export {
+  createExecutor,
+  type ExecuteOptions,
+  type ExecutionResult,
+  type Executor,
+  type ExecutorOptions,
+  type Resolve,
+  type RunStatus,
+  type StepError,
+  type StepResult,
+  type StepStatus,
+  type Target,
+} from "./executor.js";
+export { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
+export { createResolver, defaultEndpoint, type ResolverOptions } from "./resolver.js";
+export { HOOK_PHASES, checkHooks, runHooks, type HookContext, type HookMode, type HookOutcome, type HookPhase, type PipelineHook } from "./hooks.js";
+export { readCatalog, checkContextOf, type CatalogCheckContext, type CatalogComponent } from "./catalog.js";
+export { MAX_CUSTOM_STEPS, customResponse, parseCustomBody, type CustomResponse, type CustomStepEntry } from "./custom.js";
+export { checkWorkflowInputs, resolveOutputs, type WorkflowDefinition, type WorkflowStepDefinition } from "./workflow.js";
+export {
+  createOrchestrator,
+  type NaturalRunResult,
+  type Orchestrator,
+  type OrchestratorOptions,
+  type Planner,
+  type RunOptions,
+  type SynthesisInput,
+  type Synthesiser,
+  type WorkflowRunResult,
+} from "./orchestrator.js";
+export { defineWorkflow, runWorkflow, type DefinedWorkflow, type WorkflowRunOptions } from "./front-ends.js";
+export { createWorkflowEngine, invalidWorkflow, type LoadedWorkflow, type WorkflowCheck, type WorkflowDiagnostic, type WorkflowEngine, type WorkflowEngineOptions } from "./yaml-engine.js";
+export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";

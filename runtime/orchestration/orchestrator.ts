@@ -1,0 +1,276 @@
+/**
+ * The orchestrator: one executor, one resolver, one caller and the hooks, shared by every front end
+ * (predefined workflow, custom, YAML, natural). Each request goes through the same pipeline:
+ * before_planning hooks → plan → after_planning hooks (may replace the plan) → execute →
+ * after_execution hooks → synthesis (when asked) → after_synthesis hooks → execution record.
+ */
+import { defaultRegistry } from "../discovery/registry.js";
+import type { Registry } from "../discovery/types.js";
+import type { ExecutionRecord, ExecutionStore } from "../debug/types.js";
+import { createExecutionStore, executionDebugEnabled } from "../debug/create.js";
+import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { createCaller, type Caller } from "../outbound/caller.js";
+import { nodeHttpTransport } from "../outbound/http-transport.js";
+import type { TokenSource } from "../outbound/token.js";
+import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
+import { createLogger, type Logger } from "../telemetry/logger.js";
+import { readCatalog, type CatalogComponent } from "./catalog.js";
+import { customResponse, parseCustomBody, type CustomResponse } from "./custom.js";
+import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";
+import { checkHooks, runHooks, type HookOutcome, type PipelineHook } from "./hooks.js";
+import { checkPlan, planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
+import { createResolver } from "./resolver.js";
+import type { BackoffOptions } from "./retry.js";
+import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";
+
+/** Natural mode's seam: turns a request into a plan (parameters may use `{{…}}` templates). */
+export type Planner = (request: string, catalog: readonly CatalogComponent[], signal?: AbortSignal) => Promise<Plan>;
+
+export interface SynthesisInput {
+  readonly mode: PlanMode;
+  readonly workflow?: string;
+  readonly request: unknown;
+  readonly plan: Plan;
+  readonly result: ExecutionResult;
+  /** A workflow's resolved outputs. */
+  readonly outputs?: Readonly<Record<string, unknown>>;
+}
+
+/** Turns a run's results into prose (a language model); asked for with `ai_synthesis`. */
+export type Synthesiser = (input: SynthesisInput, signal?: AbortSignal) => Promise<unknown>;
+
+export interface OrchestratorOptions {
+  /** Specs of the components steps call: endpoints known without discovery. */
+  readonly components?: readonly ComponentSpec[];
+  /** Base URL per component name, instead of discovery. */
+  readonly baseUrls?: Readonly<Record<string, string>>;
+  /** @defaultValue `defaultRegistry()` when something must be looked up; `false`: never */
+  readonly registry?: Registry | false;
+  /** Replaces the default resolver (specs + base URLs + discovery). */
+  readonly resolve?: Resolve;
+  /** Replaces the caller built from token/headers. */
+  readonly caller?: Caller;
+  /** Bearer token of step calls. @defaultValue `MANIFOLD_OAUTH_TOKEN`, else none */
+  readonly token?: string | TokenSource;
+  /** Propagated headers sent on every step call. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Per-attempt timeout of a step without its own. @defaultValue 30000 */
+  readonly timeoutMs?: number;
+  /** Most steps running at once in one run. @defaultValue 10 */
+  readonly concurrency?: number;
+  /** @defaultValue exponential with full jitter, 100 ms base, 5 s cap */
+  readonly backoff?: BackoffOptions;
+  readonly hooks?: readonly PipelineHook[];
+  /** Where execution records go; `true` creates the default store, `false` none. @defaultValue on only when `MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true` */
+  readonly executionStore?: ExecutionStore | boolean;
+  readonly planner?: Planner;
+  readonly synthesiser?: Synthesiser;
+  /** @defaultValue a JSON logger for `orchestration` */
+  readonly log?: Logger;
+  /** @defaultValue process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface RunOptions {
+  /** Aborting interrupts the run: running steps are aborted, the others skipped. */
+  readonly signal?: AbortSignal;
+  /** Ask the synthesiser for a synthesis (INVALID_INPUT when there is none). @defaultValue false */
+  readonly synthesise?: boolean;
+  /** Told after each step finishes, in completion order (a task reports progress with it). */
+  readonly onStep?: (step: StepResult, done: number, total: number) => void;
+}
+
+export interface WorkflowRunResult extends ExecutionResult {
+  readonly workflow: string;
+  /** The workflow's outputs (for a defined workflow: each completed step's output by id); absent values left out. */
+  readonly outputs: Record<string, unknown>;
+  readonly synthesis?: unknown;
+  readonly hooks: readonly HookOutcome[];
+}
+
+export interface NaturalRunResult extends ExecutionResult {
+  readonly plan: Plan;
+  readonly synthesis?: unknown;
+  readonly hooks: readonly HookOutcome[];
+}
+
+export interface Orchestrator {
+  readonly resolve: Resolve;
+  readonly executor: Executor;
+  readonly hasPlanner: boolean;
+  readonly hasSynthesiser: boolean;
+  /** Validates the inputs (INVALID_INPUT), runs the workflow; a failed run resolves with status `failed`. */
+  runWorkflow(spec: WorkflowSpec, inputs: unknown, options?: RunOptions & { readonly mode?: "workflow" | "yaml" }): Promise<WorkflowRunResult>;
+  /** Runs a programmatic workflow's checked steps with `{{…}}` templates. */
+  runDefined(definition: WorkflowDefinition, input: unknown, options?: RunOptions): Promise<WorkflowRunResult>;
+  /** Validates the body (INVALID_INPUT) and runs its steps in order; step failures are in the entries. */
+  runCustom(body: unknown, options?: RunOptions): Promise<CustomResponse>;
+  /** Needs a planner (INVALID_INPUT otherwise). */
+  runNatural(request: string, options?: RunOptions): Promise<NaturalRunResult>;
+  /** The catalog a planner sees: every known component, internal capabilities left out. */
+  catalog(): Promise<CatalogComponent[]>;
+  /** Releases the execution store when the orchestrator created it. */
+  close(): Promise<void>;
+}
+
+interface PipelineRequest {
+  readonly mode: PlanMode;
+  readonly workflow?: string;
+  readonly request: unknown;
+  readonly plan: () => Plan | Promise<Plan>;
+  readonly execute: ExecuteOptions;
+  readonly outputs?: (plan: Plan, result: ExecutionResult) => Record<string, unknown>;
+  readonly options: RunOptions;
+}
+
+interface PipelineResult {
+  readonly result: ExecutionResult;
+  readonly plan: Plan;
+  readonly outputs?: Record<string, unknown>;
+  readonly synthesis?: unknown;
+  readonly hooks: readonly HookOutcome[];
+}
+
+const statusOf = { completed: "success", failed: "failed", interrupted: "interrupted" } as const;
+
+function resolveStore(option: ExecutionStore | boolean | undefined, env: NodeJS.ProcessEnv): { store: ExecutionStore | undefined; owned: boolean } {
+  if (typeof option === "object") return { store: option, owned: false };
+  const enabled = option ?? executionDebugEnabled(env);
+  return enabled ? { store: createExecutionStore({ env }), owned: true } : { store: undefined, owned: false };
+}
+
+export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
+  const { components = [], registry, timeoutMs = 30_000, concurrency = 10, backoff, hooks = [], planner, synthesiser, env = process.env } = options;
+  const log = options.log ?? createLogger({ component: "orchestration" });
+  checkHooks(hooks);
+  const resolve = options.resolve ?? createResolver({ components, ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }), ...(registry === undefined ? {} : { registry }) });
+  // node:http keep-alive rather than fetch: a step's call is the executor's inner loop (see README, Benchmark).
+  const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, transport: nodeHttpTransport });
+  const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
+  const { store, owned } = resolveStore(options.executionStore, env);
+
+  const record = async (entry: ExecutionRecord): Promise<void> => {
+    try {
+      await store?.save(entry);
+    } catch (error) {
+      // Debug records never fail the request they describe.
+      log.warn(`execution record ${entry.plan_id} could not be saved`, { error });
+    }
+  };
+
+  const pipeline = async ({ mode, workflow, request, plan: makePlan, execute, outputs: makeOutputs, options: run }: PipelineRequest): Promise<PipelineResult> => {
+    const startedAt = new Date().toISOString();
+    const outcomes: HookOutcome[] = [];
+    const signal = run.signal;
+    const base = { mode, ...(workflow === undefined ? {} : { workflow }), request, ...(signal === undefined ? {} : { signal }) };
+    let plan: Plan | undefined;
+    let result: ExecutionResult | undefined;
+    try {
+      if (run.synthesise === true && synthesiser === undefined) {
+        throw new ManifoldError("INVALID_INPUT", "ai_synthesis needs a synthesiser: configure orchestration.natural for this agent", { details: [{ pointer: "/ai_synthesis", message: "needs orchestration.natural" }] });
+      }
+      if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
+      plan = await makePlan();
+      if (hooks.length > 0) plan = (await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log)) ?? plan;
+      const ran = plan;
+      result = await executor.execute(ran, { ...execute, ...(signal === undefined ? {} : { signal }), ...(workflow === undefined ? {} : { workflow }), ...(run.onStep === undefined ? {} : { onStep: run.onStep }) });
+      const outputs = makeOutputs?.(ran, result);
+      const withResult = { ...base, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) };
+      if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_execution" }, outcomes, log);
+      let synthesis: unknown;
+      if (run.synthesise === true && synthesiser !== undefined) {
+        synthesis = await synthesiser({ mode, ...(workflow === undefined ? {} : { workflow }), request, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) }, signal);
+        if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_synthesis", synthesis }, outcomes, log);
+      }
+      if (store !== undefined) {
+        await record({ plan_id: ran.plan_id, ...(workflow === undefined ? {} : { workflow }), mode, status: statusOf[result.status], plan: ran, steps: result.steps, hooks: outcomes, started_at: startedAt, finished_at: new Date().toISOString() });
+      }
+      return { result, plan: ran, ...(outputs === undefined ? {} : { outputs }), ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes };
+    } catch (thrown) {
+      if (store !== undefined && plan !== undefined) {
+        const error = toManifoldError(thrown);
+        await record({
+          plan_id: plan.plan_id,
+          ...(workflow === undefined ? {} : { workflow }),
+          mode,
+          status: signal?.aborted === true ? "interrupted" : "failed",
+          plan,
+          steps: result?.steps ?? [],
+          hooks: outcomes,
+          error: { code: error.code, message: error.expose ? error.message : "internal error" },
+          started_at: startedAt,
+          finished_at: new Date().toISOString(),
+        });
+      }
+      throw thrown;
+    }
+  };
+
+  const workflowResult = (name: string, { result, outputs = {}, synthesis, hooks: outcomes }: PipelineResult): WorkflowRunResult =>
+    ({ ...result, workflow: name, outputs, ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes });
+
+  const catalog = async (): Promise<CatalogComponent[]> => {
+    const all = await readCatalog(registry ?? defaultRegistry(), components);
+    return all.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
+  };
+
+  return {
+    resolve,
+    executor,
+    hasPlanner: planner !== undefined,
+    hasSynthesiser: synthesiser !== undefined,
+
+    runWorkflow: async (spec, inputs, run = {}) => {
+      const checked = checkWorkflowInputs(spec, inputs);
+      const mode = run.mode ?? "workflow";
+      const done = await pipeline({
+        mode,
+        workflow: spec.name,
+        request: checked,
+        plan: () => planFromWorkflow(spec, checked, mode),
+        execute: { inputs: checked, syntax: "dollar" },
+        outputs: (_plan, result) => resolveOutputs(spec, resultScope(checked, result)),
+        options: run,
+      });
+      return workflowResult(spec.name, done);
+    },
+
+    runDefined: async (definition, input, run = {}) => {
+      const checkedSteps = stepsOfDefinition(definition);
+      const done = await pipeline({
+        mode: "workflow",
+        workflow: definition.name,
+        request: input,
+        plan: () => planOfDefinition(checkedSteps, input),
+        execute: { inputs: input, syntax: "braces" },
+        outputs: (_plan, result) => Object.fromEntries(result.steps.filter((s) => s.status === "completed").map((s) => [s.step_id, s.output])),
+        options: run,
+      });
+      return workflowResult(definition.name, done);
+    },
+
+    runCustom: async (body, run = {}) => {
+      const steps = parseCustomBody(body);
+      // Literal parameters, run one at a time in order: a failed step never stops the next one.
+      const done = await pipeline({ mode: "custom", request: body, plan: () => planFromCustom(steps, body), execute: { syntax: "none", concurrency: 1 }, options: run });
+      return customResponse(done.result);
+    },
+
+    runNatural: async (request, run = {}) => {
+      if (planner === undefined) throw new ManifoldError("INVALID_INPUT", "natural mode needs a planner (orchestration.natural)");
+      const done = await pipeline({
+        mode: "natural",
+        request,
+        plan: async () => checkPlan(await planner(request, await catalog(), run.signal), "the planner's plan"),
+        execute: { syntax: "braces" },
+        options: run,
+      });
+      return { ...done.result, plan: done.plan, ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }), hooks: done.hooks };
+    },
+
+    catalog,
+    close: async () => {
+      if (owned) await store?.close();
+    },
+  };
+}

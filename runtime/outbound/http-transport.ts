@@ -1,0 +1,98 @@
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { ManifoldError } from "../errors/index.js";
+
+/** What a transport hands back to the caller: the status and the body as text. */
+export interface TransportResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly text: string;
+}
+
+/**
+ * How the caller puts one request on the wire. Every failure is a ManifoldError that names no secret:
+ * ABORTED (the caller's signal), TIMEOUT (`limitMs`), NETWORK_ERROR (anything else).
+ */
+export type Transport = (
+  url: URL,
+  method: "POST" | "GET",
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+  limitMs: number,
+  what: string,
+) => Promise<TransportResponse>;
+
+// Idle keep-alive sockets are unref'd by Node's agent, so they never keep a process alive.
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+function once(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, limitMs: number): { req: ClientRequest; done: Promise<TransportResponse>; timedOut: () => boolean } {
+  const https = url.protocol === "https:";
+  let timedOut = false;
+  let req!: ClientRequest;
+  const done = new Promise<TransportResponse>((resolve, reject) => {
+    const options = { method, headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: https ? agents.https : agents.http };
+    const onResponse = (res: IncomingMessage): void => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (part: string) => (text += part));
+      res.on("end", () => {
+        cleanup();
+        const status = res.statusCode ?? 0;
+        resolve({ ok: status >= 200 && status < 300, status, text });
+      });
+      res.on("error", fail);
+      // A response cut short may end with `close` alone; the promise must settle either way.
+      res.on("close", () => {
+        if (!res.complete) fail(Object.assign(new Error("response ended early"), { code: "ECONNRESET" }));
+      });
+    };
+    req = https ? httpsRequest(url, options, onResponse) : httpRequest(url, options, onResponse);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      req.destroy();
+    }, limitMs);
+    const onAbort = (): void => void req.destroy();
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    function fail(error: unknown): void {
+      cleanup();
+      reject(error);
+    }
+    req.on("error", fail);
+    if (signal !== undefined) {
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    }
+    req.end(body);
+  });
+  return { req, done, timedOut: () => timedOut };
+}
+
+function errorCode(error: unknown): string {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? ` (${code})` : "";
+}
+
+/**
+ * A transport on node:http(s) with keep-alive agents. It does what fetch does for the caller at a
+ * fraction of the cost per request (fetch allocates streams, a Request, a Response and Headers per
+ * call), which matters where calls are the inner loop: the orchestrator's steps. A request that a
+ * reused keep-alive socket resets before any answer is sent once more on a fresh socket, the case
+ * Node documents for a server closing an idle connection at the moment it is reused.
+ */
+export const nodeHttpTransport: Transport = async (url, method, headers, body, signal, limitMs, what) => {
+  for (let attempt = 1; ; attempt += 1) {
+    const { req, done, timedOut } = once(url, method, headers, body, signal, limitMs);
+    try {
+      return await done;
+    } catch (error) {
+      if (signal?.aborted === true) throw new ManifoldError("ABORTED", `${what} was aborted by the caller`);
+      if (timedOut()) throw new ManifoldError("TIMEOUT", `${what} did not finish within ${limitMs} ms`);
+      const stale = attempt === 1 && req.reusedSocket && (error as { code?: unknown }).code === "ECONNRESET";
+      if (!stale) throw new ManifoldError("NETWORK_ERROR", `${what} failed: the component could not be reached${errorCode(error)}`, { cause: error });
+    }
+  }
+};

@@ -1,0 +1,135 @@
+import type { ComponentExtension } from "../component/extension.js";
+import { isManifoldError, ManifoldError } from "../errors/index.js";
+import type { ComponentSpec, TaskTypeSpec } from "../spec/types.js";
+import { createLogger, type Logger } from "../telemetry/logger.js";
+import { addTaskRoutes } from "./api.js";
+import { createTaskBackend } from "./backend.js";
+import type { RunWorkflow, TaskHandler } from "./handler-context.js";
+import { checkMode, isHealthOnly, resolveMode, runsWorkers, servesTaskApi, type TaskMode } from "./modes.js";
+import { readPoolSettings } from "./pool-settings.js";
+import { createWorkerPool, type WorkerPool } from "./worker-pool.js";
+import type { TaskBackend } from "./types.js";
+
+/** What generated code declares per agent: task-type key → its input and result types. */
+export type TaskTypes = { [key: string]: { input: unknown; output: unknown } };
+
+/** Handlers by task-type key (camelCase of the type); task types that run a workflow take none. */
+export type TaskHandlers<T extends TaskTypes> = { [K in keyof T]: TaskHandler<T[K]["input"], T[K]["output"]> };
+
+export interface TasksExtensionOptions {
+  /** Handlers by task-type key. Every task type without `workflow` needs one where workers run. */
+  readonly handlers?: Readonly<Record<string, TaskHandler<never, unknown>>>;
+  /**
+   * Where tasks are stored and queued. @defaultValue `createTaskBackend({ queue: <agent name> })`:
+   * Redis when `REDIS_URL` / `MANIFOLD_REDIS_*` is set, else the embedded in-memory backend;
+   * created at start and closed at stop.
+   */
+  readonly backend?: TaskBackend;
+  /** Runs the workflow of a task type that declares one; required where workers run and such a type exists. */
+  readonly runWorkflow?: RunWorkflow;
+  /** @defaultValue `resolveMode()`: `MANIFOLD_MODE`, empty = embedded */
+  readonly mode?: TaskMode;
+  /** @defaultValue `WORKER_COUNT`, else 5 */
+  readonly workerCount?: number;
+  /** @defaultValue `MANIFOLD_TASK_LEASE_MS`, else 30000 */
+  readonly leaseMs?: number;
+  /** How long a stopping worker lets running handlers finish before handing them back to the queue. @defaultValue 30000 */
+  readonly shutdownTimeoutMs?: number;
+  /** Longest `timeout` a submit may ask for. @defaultValue 24 h */
+  readonly maxTimeoutMs?: number;
+  /** @defaultValue a JSON logger for `tasks` */
+  readonly log?: Logger;
+  /** Where `MANIFOLD_MODE`, `WORKER_COUNT` and `MANIFOLD_TASK_LEASE_MS` are read. @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface TasksExtension extends ComponentExtension {
+  readonly mode: TaskMode;
+  /** Pass as the component's `healthOnly` option: true in worker mode. */
+  readonly healthOnly: boolean;
+}
+
+/**
+ * A workflow task's handler: the workflow's own error code (WORKFLOW_FAILED, …) is kept in the
+ * message, since a task record has room for one code and that code is HANDLER_ERROR.
+ */
+function workflowHandler(workflow: string, runWorkflow: RunWorkflow): TaskHandler {
+  return async (input, context) => {
+    try {
+      return await runWorkflow(workflow, input, { signal: context.signal, progress: context.progress, taskId: context.taskId });
+    } catch (error) {
+      if (!isManifoldError(error) || error.code === "HANDLER_ERROR" || !error.expose) throw error;
+      throw new ManifoldError("HANDLER_ERROR", `workflow ${workflow} failed (${error.code}): ${error.message}`, { cause: error });
+    }
+  };
+}
+
+/** Handlers by task type, checked against the spec: none missing, none unknown. */
+function resolveHandlers(spec: ComponentSpec, types: readonly TaskTypeSpec[], options: TasksExtensionOptions, workers: boolean): Record<string, TaskHandler> {
+  const given = options.handlers ?? {};
+  const keys = new Set(types.map((t) => t.key));
+  for (const key of Object.keys(given)) {
+    if (!keys.has(key)) throw new TypeError(`task handlers.${key} is not a task type of ${spec.name}`);
+    const type = types.find((t) => t.key === key);
+    if (type?.workflow !== undefined) throw new TypeError(`task type ${type.type} runs workflow ${type.workflow}; it takes no handler`);
+  }
+  const resolved: Record<string, TaskHandler> = {};
+  if (!workers) return resolved;
+  for (const type of types) {
+    if (type.workflow !== undefined) {
+      if (options.runWorkflow === undefined) throw new TypeError(`task type ${type.type} runs workflow ${type.workflow}: pass runWorkflow`);
+      resolved[type.type] = workflowHandler(type.workflow, options.runWorkflow);
+      continue;
+    }
+    const handler: unknown = Object.hasOwn(given, type.key) ? given[type.key] : undefined;
+    if (typeof handler !== "function") throw new TypeError(`task handlers.${type.key} must be a function (task type ${type.type})`);
+    resolved[type.type] = handler as TaskHandler;
+  }
+  return resolved;
+}
+
+/**
+ * The task system of an agent as a component extension: the task API routes (unless worker mode) and
+ * a worker pool (unless api mode). Everything is checked here, before the component takes its port.
+ */
+export function createTasksExtension(spec: ComponentSpec, options: TasksExtensionOptions = {}): TasksExtension {
+  const { env = process.env, shutdownTimeoutMs = 30_000, log = createLogger({ service: spec.name, component: "tasks" }) } = options;
+  const types = spec.agent?.tasks ?? [];
+  if (types.length === 0) throw new TypeError(`${spec.name} declares no task types`);
+  const mode = options.mode === undefined ? resolveMode(env) : checkMode(options.mode);
+  const workers = runsWorkers(mode);
+  const handlers = resolveHandlers(spec, types, options, workers);
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new RangeError("shutdownTimeoutMs must be a non-negative integer");
+  // Read now so a bad WORKER_COUNT or MANIFOLD_TASK_LEASE_MS fails before the port is taken.
+  const settings = workers ? readPoolSettings({ workerCount: options.workerCount, leaseMs: options.leaseMs, env }) : undefined;
+
+  let backend: Promise<TaskBackend> | undefined;
+  const getBackend = (): Promise<TaskBackend> => {
+    backend ??= options.backend !== undefined ? Promise.resolve(options.backend) : Promise.resolve(createTaskBackend({ queue: spec.name }));
+    return backend;
+  };
+  let pool: WorkerPool | undefined;
+
+  return {
+    name: "tasks",
+    mode,
+    healthOnly: isHealthOnly(mode),
+    routes(add, context) {
+      if (servesTaskApi(mode)) addTaskRoutes(add, context, { backend: getBackend, ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }) });
+    },
+    async start() {
+      const store = await getBackend();
+      if (settings === undefined) return;
+      pool = createWorkerPool({ backend: store, handlers, log, workerCount: settings.workerCount, leaseMs: settings.leaseMs });
+      log.info(`${spec.name}: ${pool.settings.workerCount} task worker(s) started (${mode} mode)`);
+    },
+    async stop() {
+      try {
+        await pool?.stop(shutdownTimeoutMs);
+        if (options.backend === undefined && backend !== undefined) await (await backend).close();
+      } catch (error) {
+        log.error(`${spec.name}: stopping tasks failed: ${String(error)}`);
+      }
+    },
+  };
+}

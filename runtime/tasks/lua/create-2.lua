@@ -1,0 +1,36 @@
+--[[
+  Stores new tasks as queued and appends them to the queue in the order given; leaves a wake-up for
+  a blocked dequeuer. Several tasks per call: creates made in one event-loop turn travel together.
+
+  Input:
+    KEYS[1]      the queue (a list of ids, head first)
+    KEYS[2]      the wake list (at most a marker or two; blocked dequeuers BLPOP it)
+
+    ARGV[1]      the record key prefix, manifold:v1:<ns>:{tasks:<queue>}:task: (same hash tag as KEYS)
+    ARGV[2..]    pairs: task id, the record's fixed part (JSON {type, timeout_ms, trace?, input})
+
+  Output:
+    { server time in ms (every task's created_at), then per pair 1 (created) or 0 (the id exists: TASK_EXISTS) }
+
+  Record format (runtime/tasks/redis-record.ts): one string,
+    <status>|<deliveries>|<token>|<created>|<started>|<finished>\n<progress>\n<error>\n<result>\n<fixed>
+  JSON never holds a raw newline, so the five lines are unambiguous. No TTL while queued or running.
+]]
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local head = 'queued|0||' .. now .. '||\n\n\n\n'
+local out = { now }
+local queued = {}
+for i = 2, #ARGV, 2 do
+  if redis.call('SET', ARGV[1] .. ARGV[i], head .. ARGV[i + 1], 'NX') then
+    queued[#queued + 1] = ARGV[i]
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+if #queued > 0 then
+  redis.call('RPUSH', KEYS[1], unpack(queued))
+  if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+end
+return out

@@ -1,0 +1,56 @@
+/**
+ * How a task is stored on Redis: one string per task, five lines,
+ *
+ *   <status>|<deliveries>|<token>|<created>|<started>|<finished>
+ *   <progress JSON or empty>
+ *   <error JSON or empty>
+ *   <result JSON or empty>
+ *   <fixed JSON: {type, timeout_ms, trace?, input}>
+ *
+ * Times are epoch milliseconds of the Redis server's clock. JSON never contains a raw newline, so the
+ * lines cannot be confused, and the Lua scripts edit the first four lines with one pattern match
+ * without ever decoding the caller's JSON (Redis's cjson would round numbers to 14 digits).
+ *
+ * Why not a hash: a hash stays compact (listpack) only while every value is under 64 bytes, which an
+ * input or result rarely is; past that it costs about 1.7× this string (measured with MEMORY USAGE:
+ * a finished task with a 150-byte result, 936 bytes as a hash, ~540 as this string). It also costs
+ * one bulk string to return instead of a dozen fields to parse.
+ */
+import type { FixedPart } from "./backend-shared.js";
+import type { TaskError, TaskProgress, TaskRecord, TaskStatus } from "./types.js";
+
+const STATUSES: ReadonlySet<string> = new Set<TaskStatus>(["queued", "running", "completed", "failed", "cancelled"]);
+
+const iso = (ms: string | undefined): string | undefined => (ms === undefined || ms === "" ? undefined : new Date(Number(ms)).toISOString());
+
+/** A stored value that does not parse (written by hand, or by another version) reads as no task. */
+export function decodeRecord(taskId: string, value: string): TaskRecord | undefined {
+  const lines = value.split("\n");
+  if (lines.length !== 5) return undefined;
+  const [header, progress, error, result, fixedJson] = lines as [string, string, string, string, string];
+  const fields = header.split("|");
+  const [status, deliveries, , created, started, finished] = fields;
+  if (fields.length !== 6 || status === undefined || !STATUSES.has(status)) return undefined;
+  try {
+    const fixed = JSON.parse(fixedJson) as FixedPart;
+    const startedAt = iso(started);
+    const completedAt = iso(finished);
+    return {
+      task_id: taskId,
+      type: fixed.type,
+      status: status as TaskStatus,
+      input: fixed.input,
+      timeout_ms: fixed.timeout_ms,
+      ...(progress === "" ? {} : { progress: JSON.parse(progress) as TaskProgress }),
+      ...(result === "" ? {} : { result: JSON.parse(result) as unknown }),
+      ...(error === "" ? {} : { error: JSON.parse(error) as TaskError }),
+      created_at: iso(created) ?? new Date(0).toISOString(),
+      ...(startedAt === undefined ? {} : { started_at: startedAt }),
+      ...(completedAt === undefined ? {} : { completed_at: completedAt }),
+      deliveries: Number(deliveries),
+      ...(fixed.trace === undefined ? {} : { trace: fixed.trace }),
+    };
+  } catch {
+    return undefined;
+  }
+}

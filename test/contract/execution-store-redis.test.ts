@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createExecutionStore } from "../../runtime/debug/index.js";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { startRedisServer } from "../harness/redis-server.js";
+import { executionRecord, executionStoreCases } from "./execution-store.cases.js";
+
+const server = await startRedisServer();
+const stores: RedisStore[] = [];
+const redisStore = (): RedisStore => {
+  const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` }, log: () => undefined }) as RedisStore;
+  stores.push(store);
+  return store;
+};
+
+const layout = suite("execution store (redis key layout)");
+layout("one key per record, manifold:v1:<namespace>:executions:<plan_id>, with the 24 h default TTL", async () => {
+  const store = redisStore();
+  const executions = createExecutionStore({ store });
+  const record = executionRecord();
+  await executions.save(record);
+  const key = `manifold:v1:${store.namespace}:executions:${record.plan_id}`;
+  assert.equal(JSON.parse((await store.client.get(key))!), record);
+  const ttl = await store.client.pttl(key);
+  assert.ok(ttl > 24 * 3600_000 - 60_000 && ttl <= 24 * 3600_000, `ttl ${ttl}`);
+});
+layout.run();
+
+// createExecutionStore picks the Redis adapter for a Redis store, as an agent's would.
+executionStoreCases("redis", async (options) => {
+  const executions = createExecutionStore({ store: redisStore(), ...options });
+  if (executions.kind !== "redis") throw new Error("expected the redis adapter");
+  return executions;
+}, async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await server.close();
+});

@@ -1,0 +1,9 @@
+import { startRedisServer } from "../harness/redis-server.js";
+import { taskDeliveryCases } from "./tasks-delivery.cases.js";
+import { redisTasksFactory } from "./tasks-under-test.js";
+import { taskCases } from "./tasks.cases.js";
+
+const server = await startRedisServer();
+const factory = redisTasksFactory(() => ({ REDIS_URL: server.url }));
+taskCases("redis", factory);
+taskDeliveryCases("redis", factory, () => server.close());

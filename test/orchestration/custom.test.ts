@@ -1,0 +1,141 @@
+/**
+ * Custom mode over HTTP: `POST /orchestrate/custom` on an agent served with the extension, calling
+ * real tools. Entries come back in request order, a failed step in its own entry; steps run one
+ * after the other; the body is validated strictly.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
+
+interface Context {
+  tools: Tools;
+  agent: Awaited<ReturnType<typeof serveAgent>>;
+}
+const test = suite<Context>("custom mode", {} as Context);
+
+test.before(async (context) => {
+  context.tools = await startTools();
+  context.agent = await serveAgent(agentSpec("custom-agent", { custom: true }), { components: context.tools.specs, baseUrls: context.tools.baseUrls });
+});
+test.after(async ({ tools, agent }) => {
+  await agent.running.close();
+  await tools.close();
+});
+test.before.each(({ tools }) => {
+  tools.calls.length = 0;
+});
+
+type Entry = { step_id: string; tool: string; capability: string; success: boolean; error: { code: string; message: string } | null; output?: unknown; duration_ms: number };
+
+test("entries in request order, a failed middle step reported in place, the next step still run", async ({ agent, tools }) => {
+  const { status, body } = await agent.post("/orchestrate/custom", {
+    steps: [
+      { tool: "worker", capability: "add", params: { a: 1, b: 2 } },
+      { tool: "worker", capability: "fail" },
+      { tool: "worker", capability: "echo", params: { literal: "${inputs.x} {{input}}" } },
+    ],
+  });
+  assert.is(status, 200);
+  assert.is(body["success"], false);
+  assert.is(body["mode"], "custom");
+  assert.match(String(body["plan_id"]), /^custom-\d{19}$/);
+  assert.type(body["duration_ms"], "number");
+  const steps = body["steps"] as Entry[];
+  assert.equal(steps.map((s) => [s.step_id, s.tool, s.capability, s.success]), [
+    ["step-1", "worker", "add", true],
+    ["step-2", "worker", "fail", false],
+    ["step-3", "worker", "echo", true],
+  ]);
+  assert.equal(steps[0]!.output, { sum: 3 });
+  assert.is(steps[0]!.error, null);
+  assert.is(steps[1]!.error?.code, "HANDLER_ERROR");
+  assert.is(steps[1]!.error?.message, "scripted failure");
+  assert.not.ok("output" in steps[1]!);
+  assert.equal(steps[2]!.output, { literal: "${inputs.x} {{input}}" }, "custom params are literal: no expressions");
+  assert.equal(tools.calls.map((c) => c.capability), ["add", "fail", "echo"]);
+});
+
+test("steps run strictly one after the other, even when independent", async ({ agent, tools }) => {
+  const { body } = await agent.post("/orchestrate/custom", {
+    steps: [
+      { tool: "worker", capability: "sleep", params: { ms: 60, tag: "1" } },
+      { tool: "worker", capability: "sleep", params: { ms: 10, tag: "2" } },
+      { tool: "worker", capability: "sleep", params: { ms: 30, tag: "3" } },
+    ],
+  });
+  assert.is(body["success"], true);
+  const [one, two, three] = tools.calls;
+  assert.ok(two!.start >= one!.end! && three!.start >= two!.end!, "each started after the previous ended");
+  assert.equal(tools.calls.map((c) => c.input["tag"]), ["1", "2", "3"]);
+});
+
+test("plan ids are custom-<unix_nano>: near the wall clock, unique and increasing", async ({ agent }) => {
+  const ids: bigint[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const { body } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "echo" }] });
+    ids.push(BigInt(String(body["plan_id"]).slice("custom-".length)));
+  }
+  for (let i = 1; i < ids.length; i += 1) assert.ok(ids[i]! > ids[i - 1]!, "increasing");
+  const nowNano = BigInt(Date.now()) * 1_000_000n;
+  const drift = nowNano - ids[4]!;
+  assert.ok(drift >= -1_000_000_000n && drift < 10_000_000_000n, `within seconds of the wall clock (${drift} ns)`);
+});
+
+test("an unknown tool or capability is a failed entry, not a 400", async ({ agent }) => {
+  const { status, body } = await agent.post("/orchestrate/custom", {
+    steps: [
+      { tool: "nobody", capability: "echo" },
+      { tool: "worker", capability: "no_such_thing" },
+      { tool: "worker", capability: "echo", params: { ok: 1 } },
+    ],
+  });
+  assert.is(status, 200);
+  const steps = body["steps"] as Entry[];
+  assert.is(steps[0]!.error?.code, "NOT_FOUND");
+  assert.match(steps[0]!.error!.message, /nobody/);
+  assert.is(steps[1]!.error?.code, "NOT_FOUND");
+  assert.match(steps[1]!.error!.message, /no_such_thing/);
+  assert.is(steps[2]!.success, true);
+});
+
+test("a malformed body is 400 INVALID_INPUT with a pointer per problem, and nothing runs", async ({ agent, tools }) => {
+  const cases: [unknown, string[]][] = [
+    [{}, ["/steps"]],
+    [{ steps: [] }, ["/steps"]],
+    [{ steps: "add" }, ["/steps"]],
+    [{ steps: [{ tool: "worker" }] }, ["/steps/0/capability"]],
+    [{ steps: [{ tool: "worker", capability: "echo", params: [1] }] }, ["/steps/0/params"]],
+    [{ steps: [{ tool: "worker", capability: "echo", extra: 1 }] }, ["/steps/0/extra"]],
+    [{ steps: [{ tool: "", capability: 3 }] }, ["/steps/0/capability", "/steps/0/tool"]],
+    [{ steps: [{ tool: "worker", capability: "echo" }], plan: "x" }, ["/plan"]],
+  ];
+  for (const [body, pointers] of cases) {
+    const response = await agent.post("/orchestrate/custom", body);
+    assert.is(response.status, 400, JSON.stringify(body));
+    const error = response.body["error"] as { code: string; details: { pointer: string }[] };
+    assert.is(error.code, "INVALID_INPUT");
+    assert.equal([...new Set(error.details.map((d) => d.pointer))].sort(), pointers, JSON.stringify(body));
+  }
+  const notJson = await agent.post("/orchestrate/custom", "{steps:");
+  assert.is(notJson.status, 400);
+  assert.is((notJson.body["error"] as { code: string }).code, "INVALID_JSON");
+  assert.is(tools.calls.length, 0);
+});
+
+test("the request id reaches the tools; custom is not served when the manifest does not enable it", async ({ agent, tools }) => {
+  const { headers } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "headers" }] }, { "x-manifold-request-id": "req-custom-1" });
+  assert.is(headers.get("x-manifold-request-id"), "req-custom-1");
+  assert.is(tools.calls[0]!.headers["x-manifold-request-id"], "req-custom-1");
+  assert.match(String(tools.calls[0]!.headers["x-workflow-id"]), /^custom-/);
+  assert.is(tools.calls[0]!.headers["x-step-id"], "step-1");
+  const plain = await serveAgent(agentSpec("plain-agent"), { components: tools.specs, baseUrls: tools.baseUrls });
+  try {
+    const { status, body } = await plain.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "echo" }] });
+    assert.is(status, 404);
+    assert.is((body["error"] as { code: string }).code, "NOT_FOUND");
+  } finally {
+    await plain.running.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,102 @@
+/**
+ * Execution records written by real runs: off unless enabled, then one per request with the plan,
+ * per-step results, hook outcomes and the final status.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createExecutionStore, createMemoryExecutionStore, type ExecutionStore } from "../../runtime/debug/index.js";
+import { ManifoldError } from "../../runtime/errors/index.js";
+import { createOrchestrator, type OrchestratorOptions } from "../../runtime/orchestration/index.js";
+import type { WorkflowSpec } from "../../runtime/spec/types.js";
+import { memoryLog, rejection, startTools, workflowStep, type Tools } from "./support.js";
+
+const workflow: WorkflowSpec = {
+  name: "recorded",
+  version: "1",
+  inputs: [{ name: "ms", type: "number", required: true }],
+  steps: [workflowStep("nap", "sleep", { ms: "${inputs.ms}" }), workflowStep("boom", "fail", {}, { dependsOn: ["nap"], onError: "continue" })],
+  outputs: [],
+};
+
+const test = suite<{ tools: Tools }>("execution records", { tools: undefined as unknown as Tools });
+test.before(async (context) => {
+  context.tools = await startTools();
+});
+test.after(({ tools }) => tools.close());
+
+const orchestrator = (tools: Tools, options: OrchestratorOptions) =>
+  createOrchestrator({ components: tools.specs, baseUrls: tools.baseUrls, registry: false, log: memoryLog().log, ...options });
+
+test("off unless enabled: MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true turns it on", async ({ tools }) => {
+  // With the flag, the default store is the memory store's, shared by the process: read it the same way.
+  const shared = createExecutionStore({ env: {} });
+  const before = (await shared.list({ limit: 1000 })).length;
+  await orchestrator(tools, { env: {} }).runWorkflow(workflow, { ms: 1 });
+  await orchestrator(tools, { env: { MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED: "false" } }).runWorkflow(workflow, { ms: 1 });
+  assert.is((await shared.list({ limit: 1000 })).length, before, "nothing recorded while off");
+  const result = await orchestrator(tools, { env: { MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED: "true" } }).runWorkflow(workflow, { ms: 1 });
+  const record = await shared.get(result.plan_id);
+  assert.is(record?.workflow, "recorded");
+  assert.throws(() => orchestrator(tools, { env: { MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED: "yes" } }), /must be true or false/);
+});
+
+test("a run's record: plan, per-step results, hook outcomes, status, times", async ({ tools }) => {
+  const store = createMemoryExecutionStore();
+  const o = orchestrator(tools, {
+    executionStore: store,
+    hooks: [{ name: "audit", phase: "before_planning", mode: "fail_open", run: () => { throw new ManifoldError("UNAVAILABLE", "audit down"); } }, { name: "check", phase: "after_execution", run: () => undefined }],
+  });
+  const result = await o.runWorkflow(workflow, { ms: 5 });
+  const record = (await store.get(result.plan_id))!;
+  assert.is(record.status, "success");
+  assert.is(record.mode, "workflow");
+  assert.is(record.workflow, "recorded");
+  assert.is(record.plan?.plan_id, result.plan_id);
+  assert.equal(record.plan?.steps.map((s) => s.step_id), ["nap", "boom"]);
+  assert.equal(record.plan?.steps[0]?.metadata.parameters, { ms: "${inputs.ms}" }, "the plan as run, expressions unresolved");
+  assert.equal(record.steps.map((s) => [s.step_id, s.status]), [["nap", "completed"], ["boom", "failed"]]);
+  assert.equal(record.steps[0]!.output, { slept: 5 });
+  assert.equal(record.hooks, [
+    { name: "audit", phase: "before_planning", outcome: "failed_open", error: { code: "UNAVAILABLE", message: "audit down" } },
+    { name: "check", phase: "after_execution", outcome: "ok" },
+  ]);
+  assert.ok(Date.parse(record.finished_at) >= Date.parse(record.started_at));
+  assert.equal(await store.list({ limit: 1 }), [record]);
+});
+
+test("failed, interrupted, stopped by a hook, and custom runs are recorded with their status", async ({ tools }) => {
+  const store: ExecutionStore = createMemoryExecutionStore();
+  const failing: WorkflowSpec = { ...workflow, name: "failing", steps: [workflowStep("boom", "fail", {})] };
+  const failed = await orchestrator(tools, { executionStore: store }).runWorkflow(failing, { ms: 1 });
+  assert.is((await store.get(failed.plan_id))?.status, "failed");
+
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const interrupted = await orchestrator(tools, { executionStore: store }).runWorkflow(workflow, { ms: 2_000 }, { signal: controller.signal });
+  assert.is(interrupted.status, "interrupted");
+  assert.is((await store.get(interrupted.plan_id))?.status, "interrupted");
+
+  const stopped = orchestrator(tools, { executionStore: store, hooks: [{ name: "gate", phase: "after_planning", mode: "fail_closed", run: () => { throw new ManifoldError("UNAUTHORIZED", "closed"); } }] });
+  const error = await rejection(stopped.runWorkflow(workflow, { ms: 1 }));
+  assert.is(error.code, "HOOK_FAILED");
+  const [latest] = await store.list({ limit: 1 });
+  assert.is(latest?.status, "failed");
+  assert.equal(latest?.steps, [], "nothing was dispatched");
+  assert.is(latest?.error?.code, "HOOK_FAILED");
+  assert.equal(latest?.hooks.map((h) => h.outcome), ["failed_closed"]);
+
+  const custom = await orchestrator(tools, { executionStore: store }).runCustom({ steps: [{ tool: "worker", capability: "echo", params: { a: 1 } }] });
+  const customRecord = await store.get(custom.plan_id);
+  assert.is(customRecord?.mode, "custom");
+  assert.is(customRecord?.status, "success");
+});
+
+test("a store that fails to save never fails the request", async ({ tools }) => {
+  const { lines, log } = memoryLog();
+  const broken: ExecutionStore = { kind: "memory", save: async () => { throw new ManifoldError("UNAVAILABLE", "store down"); }, get: async () => undefined, list: async () => [], close: async () => undefined };
+  const result = await createOrchestrator({ components: tools.specs, baseUrls: tools.baseUrls, registry: false, executionStore: broken, log }).runWorkflow(workflow, { ms: 1 });
+  assert.is(result.status, "completed");
+  assert.ok(lines.some((l) => l.startsWith("warn ") && l.includes("could not be saved")));
+});
+
+test.run();

@@ -1,0 +1,312 @@
+/**
+ * The worker pool against the memory backend: each outcome (completed, HANDLER_ERROR, HANDLER_PANIC,
+ * TASK_TIMEOUT, cancelled while queued or running), leases kept alive, concurrency, graceful shutdown.
+ */
+import { randomUUID } from "node:crypto";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { ManifoldError } from "../../runtime/errors/index.js";
+import { createWorkerPool, type TaskBackend, type TaskContext, type TaskHandler, type TaskRecord, type WorkerPool } from "../../runtime/tasks/index.js";
+import { createMemoryTaskBackend } from "../../runtime/tasks/memory-backend.js";
+import { silentLogger, sleep, until } from "./support.js";
+
+interface Context {
+  backend: TaskBackend;
+  pools: WorkerPool[];
+  lines: string[];
+}
+const test = suite<Context>("worker pool", { backend: createMemoryTaskBackend(), pools: [], lines: [] });
+
+test.before.each((context) => {
+  context.backend = createMemoryTaskBackend();
+  context.pools = [];
+  context.lines = [];
+});
+test.after.each(async ({ backend, pools }) => {
+  await Promise.all(pools.map((p) => p.stop(1_000)));
+  await backend.close();
+});
+
+function startPool(context: Context, handlers: Record<string, TaskHandler>, options: { workerCount?: number; leaseMs?: number } = {}): WorkerPool {
+  const pool = createWorkerPool({ backend: context.backend, handlers, workerCount: options.workerCount ?? 2, leaseMs: options.leaseMs ?? 3_000, idleWaitMs: 200, log: silentLogger(context.lines), env: {} });
+  context.pools.push(pool);
+  return pool;
+}
+
+async function create(backend: TaskBackend, type: string, input: unknown = {}, timeoutMs = 60_000): Promise<string> {
+  const taskId = randomUUID();
+  await backend.create({ task_id: taskId, type, input, timeout_ms: timeoutMs });
+  return taskId;
+}
+
+function settled(backend: TaskBackend, taskId: string, ms = 5_000): Promise<TaskRecord> {
+  return until(async () => (await backend.get(taskId))!, (t) => t.status !== "queued" && t.status !== "running", `task ${taskId} finished`, ms);
+}
+
+/** A promise and its resolver, to hold a handler until the test lets it go. */
+function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** Resolves with the signal's reason once it aborts. */
+const aborted = (signal: AbortSignal): Promise<unknown> => new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+
+test("a handler that returns completes the task with its result; the context carries the task's id, type, attempt and input", async (context) => {
+  const seen: Omit<TaskContext, "signal" | "progress">[] = [];
+  startPool(context, {
+    double: async (input, ctx) => {
+      seen.push({ input: ctx.input, taskId: ctx.taskId, type: ctx.type, attempt: ctx.attempt });
+      return { doubled: (input as { n: number }).n * 2 };
+    },
+    nothing: () => undefined,
+  });
+  const id = await create(context.backend, "double", { n: 21 });
+  const done = await settled(context.backend, id);
+  assert.is(done.status, "completed");
+  assert.equal(done.result, { doubled: 42 });
+  assert.ok(done.completed_at !== undefined && done.started_at !== undefined);
+  assert.equal(seen, [{ input: { n: 21 }, taskId: id, type: "double", attempt: 1 }]);
+  const empty = await settled(context.backend, await create(context.backend, "nothing"));
+  assert.is(empty.status, "completed", "a synchronous handler returning nothing completes too");
+});
+
+test("a handler that throws a ManifoldError fails the task HANDLER_ERROR with its message", async (context) => {
+  startPool(context, { lookup: async () => { throw new ManifoldError("NOT_FOUND", "no city called Atlantis"); } });
+  const done = await settled(context.backend, await create(context.backend, "lookup"));
+  assert.is(done.status, "failed");
+  assert.equal(done.error, { code: "HANDLER_ERROR", message: "no city called Atlantis" });
+});
+
+test("a handler that throws anything else fails HANDLER_PANIC without internals; the worker serves the next task", async (context) => {
+  let calls = 0;
+  startPool(context, {
+    explode: async () => {
+      calls += 1;
+      throw new Error("connection to postgres://admin:hunter2@db failed");
+    },
+    throwsSync: () => {
+      throw "a bare string";
+    },
+    fine: async () => "still here",
+  }, { workerCount: 1 });
+  const first = await settled(context.backend, await create(context.backend, "explode"));
+  assert.is(first.status, "failed");
+  assert.equal(first.error, { code: "HANDLER_PANIC", message: "the task handler failed unexpectedly" });
+  assert.not.match(JSON.stringify(first), /hunter2|postgres/);
+  assert.ok(context.lines.some((line) => line.includes("handler failed") && line.includes('"level":"error"')), "the real error goes to the log");
+  const sync = await settled(context.backend, await create(context.backend, "throwsSync"));
+  assert.is(sync.error?.code, "HANDLER_PANIC");
+  const next = await settled(context.backend, await create(context.backend, "fine"));
+  assert.is(next.status, "completed");
+  assert.is(next.result, "still here");
+  assert.is(calls, 1);
+});
+
+test("a handler past its timeout: the task fails TASK_TIMEOUT, its signal aborts, and its slot serves the next task", async (context) => {
+  let reason: unknown;
+  const started = Date.now();
+  startPool(context, {
+    stuck: async (_input, ctx) => {
+      reason = await aborted(ctx.signal);
+      await sleep(10_000); // ignores the signal: the slot is given back anyway
+    },
+    quick: () => "ok",
+  }, { workerCount: 1 });
+  const id = await create(context.backend, "stuck", {}, 300);
+  const done = await settled(context.backend, id);
+  assert.is(done.status, "failed");
+  assert.is(done.error?.code, "TASK_TIMEOUT");
+  assert.match(done.error?.message ?? "", /timeout of 300 ms/);
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 300 && elapsed < 1_500, `timed out after ${elapsed} ms`);
+  assert.instance(reason, ManifoldError);
+  assert.is((reason as ManifoldError).code, "TASK_TIMEOUT");
+  assert.is((await settled(context.backend, await create(context.backend, "quick"))).status, "completed");
+});
+
+test("cancel while queued: the task never runs", async (context) => {
+  const hold = gate();
+  const ran: string[] = [];
+  startPool(context, {
+    block: async () => hold.promise,
+    record: async (input) => void ran.push((input as { name: string }).name),
+  }, { workerCount: 1 });
+  const blocker = await create(context.backend, "block");
+  await until(async () => (await context.backend.get(blocker))!.status, (s) => s === "running", "blocker running");
+  const victim = await create(context.backend, "record", { name: "victim" });
+  const after = await create(context.backend, "record", { name: "after" });
+  assert.is((await context.backend.cancel(victim)).outcome, "cancelled");
+  hold.open();
+  await settled(context.backend, after);
+  assert.equal(ran, ["after"]);
+  assert.is((await context.backend.get(victim))?.status, "cancelled");
+});
+
+test("cancel while running: the handler's signal aborts within a second and the task stays cancelled (TASK_CANCELLED)", async (context) => {
+  let abortedAt = 0;
+  let reason: unknown;
+  startPool(context, {
+    long: async (_input, { signal }) => {
+      reason = await aborted(signal);
+      abortedAt = Date.now();
+      return "finished anyway"; // too late: must not overwrite the cancel
+    },
+  });
+  const id = await create(context.backend, "long");
+  await until(async () => (await context.backend.get(id))!.status, (s) => s === "running", "running");
+  const cancelledAt = Date.now();
+  assert.is((await context.backend.cancel(id)).outcome, "cancelled");
+  await until(async () => abortedAt, (t) => t > 0, "handler saw the abort", 2_000);
+  assert.ok(abortedAt - cancelledAt < 1_000, `abort took ${abortedAt - cancelledAt} ms`);
+  assert.is((reason as ManifoldError).code, "TASK_CANCELLED");
+  await sleep(100);
+  const record = await context.backend.get(id);
+  assert.is(record?.status, "cancelled");
+  assert.equal(record?.error?.code, "TASK_CANCELLED");
+  assert.is(record?.result, undefined);
+});
+
+test("a handler that first looks at its signal after the cancel finds it already aborted", async (context) => {
+  const hold = gate();
+  let seen: { aborted: boolean; code: unknown } | undefined;
+  startPool(context, {
+    late: async (_input, ctx) => {
+      await hold.promise;
+      seen = { aborted: ctx.signal.aborted, code: (ctx.signal.reason as ManifoldError).code };
+    },
+  });
+  const id = await create(context.backend, "late");
+  await until(async () => (await context.backend.get(id))!.status, (s) => s === "running", "running");
+  await context.backend.cancel(id);
+  await sleep(800); // more than a tick: the pool has learnt of the cancel
+  hold.open();
+  await until(async () => seen, (s) => s !== undefined, "handler looked");
+  assert.equal(seen, { aborted: true, code: "TASK_CANCELLED" });
+});
+
+test("progress is stored (latest value wins) and malformed progress is a TypeError in the handler", async (context) => {
+  const hold = gate();
+  const problems: string[] = [];
+  startPool(context, {
+    steps: async (_input, { progress }) => {
+      void progress({ current_step: 1, total_steps: 3, step_name: "fetch", percentage: 10 });
+      await progress({ current_step: 2, total_steps: 3, step_name: "think", percentage: 66.5, message: "halfway" });
+      for (const bad of [{ percentage: 120 }, { current_step: -1 }, { colour: "red" }, "50%"]) {
+        try {
+          await progress(bad as never);
+        } catch (error) {
+          problems.push(`${(error as Error).name}: ${(error as Error).message}`);
+        }
+      }
+      await hold.promise;
+      return "done";
+    },
+  });
+  const id = await create(context.backend, "steps");
+  const running = await until(async () => (await context.backend.get(id))!, (t) => t.progress?.current_step === 2, "progress stored");
+  assert.equal(running.progress, { current_step: 2, total_steps: 3, step_name: "think", percentage: 66.5, message: "halfway" });
+  assert.equal(problems, [
+    "TypeError: progress.percentage must be a number from 0 to 100",
+    "TypeError: progress.current_step must be a non-negative integer",
+    "TypeError: progress.colour is not a progress field (current_step, total_steps, step_name, percentage, message)",
+    "TypeError: progress must be an object",
+  ]);
+  hold.open();
+  assert.is((await settled(context.backend, id)).status, "completed");
+});
+
+test("no more than workerCount handlers run at once", async (context) => {
+  let running = 0;
+  let most = 0;
+  startPool(context, {
+    nap: async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await sleep(50);
+      running -= 1;
+    },
+  }, { workerCount: 3 });
+  const ids = await Promise.all(Array.from({ length: 12 }, () => create(context.backend, "nap")));
+  for (const id of ids) assert.is((await settled(context.backend, id)).status, "completed");
+  assert.is(most, 3);
+});
+
+test("a handler that outlives its lease keeps it (extended every tick): delivered once, completed once", async (context) => {
+  let calls = 0;
+  startPool(context, {
+    long: async () => {
+      calls += 1;
+      await sleep(1_000);
+      return "slow but fine";
+    },
+  }, { leaseMs: 300 });
+  const id = await create(context.backend, "long");
+  // A second pool on the same backend would take the task if its lease lapsed.
+  startPool(context, { long: async () => { calls += 1; return "stolen"; } }, { leaseMs: 300 });
+  const done = await settled(context.backend, id);
+  assert.is(done.result, "slow but fine");
+  assert.is(done.deliveries, 1);
+  assert.is(calls, 1);
+});
+
+test("a task type this worker has no handler for fails UNKNOWN_TASK_TYPE", async (context) => {
+  startPool(context, { known: () => 1 });
+  const done = await settled(context.backend, await create(context.backend, "unknown_here"));
+  assert.equal(done.error?.code, "UNKNOWN_TASK_TYPE");
+});
+
+test("graceful stop: finished within the grace period → completed; still running → aborted and released; another pool finishes them", async (context) => {
+  const reasons: unknown[] = [];
+  const first = startPool(context, {
+    quick: async () => {
+      await sleep(100);
+      return "first pool";
+    },
+    stubborn: async (_input, ctx) => {
+      reasons.push(await aborted(ctx.signal));
+      return "never stored";
+    },
+  }, { workerCount: 4 });
+  const quick = await create(context.backend, "quick");
+  const stubborn = [await create(context.backend, "stubborn"), await create(context.backend, "stubborn")];
+  await until(async () => first.active, (n) => n === 3, "three running");
+  const stopping = Date.now();
+  await first.stop(400);
+  const took = Date.now() - stopping;
+  assert.ok(took >= 350 && took < 2_000, `stop took ${took} ms`);
+  assert.is((await context.backend.get(quick))?.result, "first pool");
+  assert.equal(reasons.map((r) => (r as ManifoldError).code), ["UNAVAILABLE", "UNAVAILABLE"]);
+  for (const id of stubborn) assert.is((await context.backend.get(id))?.status, "queued", "released to the queue");
+  const late = await create(context.backend, "quick");
+  await sleep(150);
+  assert.is((await context.backend.get(late))?.status, "queued", "a stopped pool takes nothing new");
+
+  const attempts: number[] = [];
+  startPool(context, { stubborn: (_input, ctx) => void attempts.push(ctx.attempt), quick: () => "second pool" });
+  for (const id of stubborn) assert.is((await settled(context.backend, id)).status, "completed");
+  assert.equal(attempts, [1, 1], "a release is not a death: the delivery is not counted");
+  assert.is((await settled(context.backend, late)).result, "second pool");
+});
+
+test("stop with nothing running returns promptly and is idempotent", async (context) => {
+  const pool = startPool(context, { any: () => 1 });
+  const started = Date.now();
+  await Promise.all([pool.stop(), pool.stop()]);
+  assert.ok(Date.now() - started < 1_000);
+});
+
+test("bad settings fail at creation with the variable's name", async (context) => {
+  assert.throws(() => createWorkerPool({ backend: context.backend, handlers: {}, env: { WORKER_COUNT: "lots" } }), /WORKER_COUNT must be an integer/);
+  assert.throws(() => createWorkerPool({ backend: context.backend, handlers: {}, env: { WORKER_COUNT: "0" } }), /WORKER_COUNT must be an integer from 1/);
+  assert.throws(() => createWorkerPool({ backend: context.backend, handlers: {}, env: { MANIFOLD_TASK_LEASE_MS: "10" } }), /MANIFOLD_TASK_LEASE_MS must be an integer from 100/);
+  const pool = createWorkerPool({ backend: context.backend, handlers: {}, env: { WORKER_COUNT: "7", MANIFOLD_TASK_LEASE_MS: "1500" }, log: silentLogger() });
+  context.pools.push(pool);
+  assert.equal(pool.settings, { workerCount: 7, leaseMs: 1_500, tickMs: 500, idleWaitMs: 1_000 });
+  const defaults = createWorkerPool({ backend: context.backend, handlers: {}, env: {}, log: silentLogger() });
+  context.pools.push(defaults);
+  assert.equal(defaults.settings, { workerCount: 5, leaseMs: 30_000, tickMs: 500, idleWaitMs: 1_000 });
+});
+
+test.run();
