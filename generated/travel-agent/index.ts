@@ -653,7 +653,7 @@ export const TravelAgentSpec: ComponentSpec = {
             {
               name: "destination",
               type: "string",
-              example: "Oslo"
+              example: "Lisbon"
             }
           ],
           optional: [

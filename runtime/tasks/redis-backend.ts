@@ -187,7 +187,17 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
       const fixed = encodeNewTask(task);
       const created = await enqueueCreate(task.task_id, fixed);
       if (created === 0) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
-      return decodeRecord(task.task_id, `queued|0||${String(created)}||\n\n\n\n${fixed}`)!;
+      // What was stored, without parsing it back: the input is the caller's own object, not the store's.
+      return {
+        task_id: task.task_id,
+        type: task.type,
+        status: "queued",
+        input: task.input,
+        timeout_ms: task.timeout_ms,
+        created_at: new Date(Number(created)).toISOString(),
+        deliveries: 0,
+        ...(task.trace === undefined ? {} : { trace: task.trace }),
+      };
     },
     get: async (taskId) => {
       open();

@@ -108,6 +108,85 @@ test("a handler's deliberate NOT_FOUND reaches the client as a ManifoldError wit
   }
 });
 
+test("POST /orchestrate/travel-research returns the workflow's typed outputs; weather and rates run side by side", async () => {
+  await ready;
+  const run = await TravelAgent.workflows({ baseUrl: urlOf("travel-agent") }).travelResearch({ destination: "Kyoto", home_currency: "EUR" });
+  const weather = await WeatherService.client({ baseUrl: urlOf("weather-service") }).getCurrentWeather({ lat: 35.0116, lon: 135.7681, units: "metric" });
+  const rates = await CurrencyService.client({ baseUrl: urlOf("currency-service") }).getExchangeRates({ base: "EUR" });
+  assert.equal(run.outputs, {
+    place: "Kyoto, JP",
+    temperature: weather.temperature,
+    condition: weather.condition,
+    currency: "JPY",
+    rates: rates.rates,
+    capital: "Tokyo",
+    headline: `It is ${weather.condition} and ${weather.temperature} °C in Kyoto, JP`,
+  });
+  // Typed: a number stays a number through a whole-value reference.
+  const temperature: number = run.outputs.temperature;
+  assert.type(temperature, "number");
+  assert.equal(run.steps.map((s) => [s.step_id, s.status]), [["geocode", "completed"], ["weather", "completed"], ["rates", "completed"], ["country", "completed"]]);
+  const started = Object.fromEntries(run.steps.map((s) => [s.step_id, Date.parse(s.started_at!)]));
+  const ended = (id: string) => started[id]! + run.steps.find((s) => s.step_id === id)!.duration_ms;
+  assert.ok(started["weather"]! < ended("rates") && started["rates"]! < ended("weather"), "weather and rates overlap");
+  assert.ok(started["country"]! >= Math.max(ended("weather"), ended("rates")) - 1, "country waits for both");
+  assert.match(run.plan_id, /^workflow-\d+$/);
+});
+
+test("the four-wide city-compare workflow and a failing workflow's 502 WORKFLOW_FAILED", async () => {
+  await ready;
+  const workflows = TravelAgent.workflows({ baseUrl: urlOf("travel-agent") });
+  const run = await workflows.cityCompare({ first: "Paris", second: "Tokyo", third: "Cairo", fourth: "Sydney" });
+  assert.equal([run.outputs.first.place, run.outputs.second.place, run.outputs.third.place, run.outputs.fourth.place], ["Paris, FR", "Tokyo, JP", "Cairo, EG", "Sydney, AU"]);
+  assert.is(run.steps.length, 8);
+  try {
+    await workflows.travelResearch({ destination: "Atlantis" });
+    assert.unreachable("should have thrown");
+  } catch (error) {
+    assert.instance(error, ManifoldError);
+    assert.is((error as ManifoldError).code, "WORKFLOW_FAILED");
+    assert.is((error as ManifoldError).status, 502);
+  }
+});
+
+test("custom mode runs the steps in order and reports a failed middle step in its place", async () => {
+  await ready;
+  const response = await fetch(`${urlOf("travel-agent")}/orchestrate/custom`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ steps: [
+      { tool: "geocoding-service", capability: "geocode_location", params: { location: "Lisbon" } },
+      { tool: "geocoding-service", capability: "geocode_location", params: { location: "Atlantis" } },
+      { tool: "currency-service", capability: "list_currencies" },
+    ] }),
+  });
+  assert.is(response.status, 200);
+  const body = await response.json() as { success: boolean; plan_id: string; steps: { step_id: string; success: boolean; error: { code: string } | null; output?: Record<string, unknown> }[] };
+  assert.is(body.success, false);
+  assert.match(body.plan_id, /^custom-\d{19,}$/);
+  assert.equal(body.steps.map((s) => [s.step_id, s.success, s.error?.code ?? null]), [["step-1", true, null], ["step-2", false, "NOT_FOUND"], ["step-3", true, null]]);
+  assert.is(body.steps[0]!.output!["display_name"], "Lisbon, PT");
+  assert.ok((body.steps[2]!.output!["currencies"] as string[]).includes("EUR"));
+});
+
+test("tasks: a handler task reports progress and completes; a workflow task needs no handler code", async () => {
+  await ready;
+  const tasks = TravelAgent.tasks({ baseUrl: urlOf("travel-agent") });
+  const submitted = await tasks.packingList.submit({ destination: "Lisbon", days: 4 });
+  assert.is(submitted.status, "queued");
+  const list = await tasks.packingList.wait(submitted.task_id, { intervalMs: 20 });
+  assert.is(list.destination, "Lisbon, PT");
+  assert.ok(list.items.includes("4 sets of clothes") && list.items.includes("passport"));
+  const view = await tasks.packingList.get(submitted.task_id);
+  assert.is(view.status, "completed");
+  assert.equal(view.progress, { current_step: 3, total_steps: 3, step_name: "pack", percentage: 66 });
+
+  const research = await tasks.research.submit({ destination: "Kyoto", home_currency: "EUR" });
+  const outputs = await tasks.research.wait(research.task_id, { intervalMs: 20 });
+  const direct = await TravelAgent.workflows({ baseUrl: urlOf("travel-agent") }).travelResearch({ destination: "Kyoto", home_currency: "EUR" });
+  assert.equal(outputs, direct.outputs);
+});
+
 test("SIGTERM stops the four tools and the agent and the process exits 0", async () => {
   await ready;
   child.kill("SIGTERM");

@@ -72,7 +72,8 @@ test("every generated schema file is valid draft-07 and accepts the examples of 
   let count = 0;
   for (const name of await components()) {
     const dir = join(generated, name, "schemas");
-    for (const file of (await readdir(dir)).sort()) {
+    const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith(".json")).sort();
+    for (const file of files) {
       const schema = JSON.parse(await readFile(join(dir, file), "utf8")) as { $schema: string; properties: Record<string, { examples?: unknown[] }>; required?: string[] };
       assert.is(schema.$schema, "http://json-schema.org/draft-07/schema#");
       const validate = ajv.compile(schema);

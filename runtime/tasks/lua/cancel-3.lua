@@ -19,6 +19,7 @@ local record = redis.call('GET', KEYS[1])
 if not record then return { 'not_found' } end
 local status, deliveries, created, started, progress, result, fixed =
   string.match(record, '^(%a+)|(%d+)|[^|]*|(%d*)|(%d*)|%d*\n([^\n]*)\n[^\n]*\n([^\n]*)\n(.*)$')
+if not status then return { 'not_found' } end -- a value that is not a task record (written by hand)
 if status == 'queued' then
   redis.call('INCR', KEYS[3])
 elseif status == 'running' then

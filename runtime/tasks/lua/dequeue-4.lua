@@ -14,14 +14,13 @@
     ARGV[4]      max deliveries: a lapsed task delivered this many times is failed, not redelivered
     ARGV[5]      '1' for at-most-once delivery (a lapsed task is failed, never redelivered), else '0'
     ARGV[6]      TTL in ms of a record once finished
-    ARGV[7]      token prefix, random per call; a lease's token is this prefix and its index
+    ARGV[7]      token prefix, unique per call (backend's random id + call counter); a lease's token is it + its index
     ARGV[8]      error JSON for a spent redelivery budget
     ARGV[9]      error JSON for a lapsed lease under at-most-once delivery
 
   Output:
-    { server time ms, earliest lease expiry ms or -1 (only when nothing was taken, else -1),
-      id, token, record, id, token, record, … }; every lease expires at server time + ARGV[3]
-    (-1: nothing to wait for; the caller may retry at once after a wake-up)
+    { server time ms, earliest lease expiry ms (-1 if none, or if the batch was full),
+      id, token, record, id, token, record, … }; every lease taken expires at server time + ARGV[3]
 
   A redelivery counts one more delivery and gets a new token, so the old worker's writes are refused.
   When the batch is full and the queue still holds ids, a wake-up is left for the next blocked dequeuer.

@@ -1,0 +1,150 @@
+/**
+ * What only the Redis task backend has: its key layout and TTLs, the compact record, blocking
+ * without polling, an outage and a restart, and `createTaskBackend` choosing it from the store. The
+ * behaviour both adapters share is in test/contract/tasks*.
+ */
+import { randomBytes } from "node:crypto";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ManifoldError } from "../../runtime/errors/index.js";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { createTaskBackend } from "../../runtime/tasks/backend.js";
+import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
+import type { NewTask, TaskBackend } from "../../runtime/tasks/types.js";
+import { startRedisServer } from "../harness/redis-server.js";
+
+const PASSWORD = "s3cret-pass-word";
+const server = await startRedisServer({ password: PASSWORD });
+const open: { backend: TaskBackend; store: RedisStore }[] = [];
+
+function redisBackend(options: Parameters<typeof createRedisTaskBackend>[1] = {}) {
+  const store = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
+  const namespace = options.namespace ?? `t${randomBytes(4).toString("hex")}`;
+  const backend = createRedisTaskBackend(store.client, { namespace, ...options, redact: store.redact });
+  open.push({ backend, store });
+  return { backend, store, namespace };
+}
+
+let seq = 0;
+const newTask = (overrides: Partial<NewTask> = {}): NewTask => ({ task_id: `r-${(seq += 1)}`, type: "research", input: { n: seq }, timeout_ms: 60_000, ...overrides });
+
+const cli = (...args: string[]) => server.cli(...args).trim();
+
+test.after.each(async () => {
+  for (const { backend, store } of open.splice(0)) {
+    await backend.close();
+    await store.close();
+  }
+});
+test.after(() => server.close());
+
+test("keys: manifold:v1:<ns>:{tasks:<queue>}:…, no TTL while queued or running, ttlMs once finished", async () => {
+  const { backend, namespace } = redisBackend({ queue: "travel-agent", ttlMs: 60_000 });
+  const task = newTask();
+  await backend.create(task);
+  const base = `manifold:v1:${namespace}:{tasks:travel-agent}`;
+  const record = `${base}:task:${task.task_id}`;
+  assert.is(cli("TYPE", record), "string");
+  assert.is(cli("PTTL", record), "-1", "a queued task waits as long as it takes");
+  assert.is(cli("LRANGE", `${base}:queue`, "0", "-1"), task.task_id);
+  const [lease] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
+  assert.is(cli("PTTL", record), "-1");
+  const score = Number(cli("ZSCORE", `${base}:leases`, task.task_id));
+  assert.is(score, lease!.expiresAt, "the lease's expiry is its score");
+  await backend.complete(task.task_id, lease!.token, { ok: true });
+  const ttl = Number(cli("PTTL", record));
+  assert.ok(ttl > 55_000 && ttl <= 60_000, `PTTL ${ttl} once finished`);
+  assert.is(cli("ZSCORE", `${base}:leases`, task.task_id), "");
+  const keys = cli("KEYS", `manifold:v1:${namespace}:*`).split("\n").sort();
+  // Empty lists and sorted sets vanish; the wake marker left by the create is still there.
+  assert.equal(keys, [`${base}:task:${task.task_id}`, `${base}:wake`]);
+  for (const key of keys) assert.ok(key.startsWith(`${base}:`), `${key} carries the queue's hash tag`);
+});
+
+test("the record is one string, far smaller than a hash once the result passes 64 bytes", async () => {
+  const { backend, namespace } = redisBackend({ queue: "q" });
+  const result = { temperature: 21.5, condition: "sunny", headline: "It is sunny in Paris", rate: 1.0832, converted: 1299.84, country: { name: "France", capital: "Paris" } };
+  const task = newTask({ task_id: "3f1c2a8e-4b7d-4e0a-9c1e-5d2f6a7b8c9d", input: { destination: "Paris", amount: 1200, currency: "EUR", days: 5 } });
+  await backend.create(task);
+  const [lease] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
+  await backend.complete(task.task_id, lease!.token, result);
+  const bytes = Number(cli("MEMORY", "USAGE", `manifold:v1:${namespace}:{tasks:q}:task:${task.task_id}`));
+  // The same fields as a hash measured 936 bytes (hashtable encoding); see redis-record.ts.
+  assert.ok(bytes < 700, `a finished task takes ${bytes} bytes`);
+  assert.equal((await backend.get(task.task_id))!.result, result);
+});
+
+test("a value that is not a task record reads as no task", async () => {
+  const { backend, namespace } = redisBackend({ queue: "q" });
+  cli("SET", `manifold:v1:${namespace}:{tasks:q}:task:junk`, "not a record");
+  assert.is(await backend.get("junk"), undefined);
+  assert.equal(await backend.cancel("junk"), { outcome: "not_found" });
+  assert.is(await backend.complete("junk", "x", {}), "lost");
+});
+
+test("a blocked dequeue waits on BLPOP, not by polling the queue", async () => {
+  const { backend } = redisBackend();
+  await backend.depth();
+  cli("CONFIG", "RESETSTAT");
+  const started = Date.now();
+  assert.equal(await backend.dequeue({ count: 10, leaseMs: 1_000, blockMs: 1_500 }), []);
+  assert.ok(Date.now() - started >= 1_400);
+  const stats = cli("INFO", "commandstats");
+  const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  assert.ok(calls("evalsha") + calls("eval") <= 3, `${calls("evalsha") + calls("eval")} script calls in 1.5 s`);
+  assert.ok(calls("blpop") >= 1 && calls("blpop") <= 2, `${calls("blpop")} BLPOP`);
+});
+
+test("Redis down: calls fail fast with UNAVAILABLE and no password; after a restart (data and scripts gone) it works again", async () => {
+  const { backend } = redisBackend();
+  await backend.create(newTask());
+  // Its outcome is read once Redis is down; the handlers are attached now so nothing goes unhandled.
+  const blocked = backend.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 })
+    .then(() => backend.dequeue({ count: 1, leaseMs: 1_000, blockMs: 8_000 }))
+    .then(() => "returned", (error: ManifoldError) => error.code);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await server.stop();
+  const started = Date.now();
+  for (const call of [() => backend.create(newTask()), () => backend.get("x"), () => backend.depth(), () => backend.cancel("x")]) {
+    try {
+      await call();
+      assert.unreachable("succeeded with Redis down");
+    } catch (error) {
+      assert.instance(error, ManifoldError);
+      assert.is((error as ManifoldError).code, "UNAVAILABLE");
+      assert.not.match((error as Error).message, PASSWORD);
+    }
+  }
+  assert.ok(Date.now() - started < 8_000, `failed within ${Date.now() - started} ms`);
+  const outcome = await blocked;
+  assert.ok(outcome === "UNAVAILABLE" || outcome === "returned", `the blocked dequeue ended: ${outcome}`);
+  assert.ok(Date.now() - started < 12_000, "the blocked dequeue did not hang");
+  await server.start();
+  const task = newTask();
+  let created = false;
+  for (let i = 0; i < 50 && !created; i += 1) {
+    created = await backend.create(task).then(() => true, () => false);
+    if (!created) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(created, "create works again after the restart");
+  assert.equal((await backend.dequeue({ count: 5, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id), [task.task_id]);
+});
+
+test("createTaskBackend uses Redis when the store is Redis, the process-wide memory store otherwise", async () => {
+  const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` }, log: () => undefined }) as RedisStore;
+  const backend = createTaskBackend({ store, queue: "agent" });
+  const task = newTask();
+  await backend.create(task);
+  assert.is(cli("TYPE", `manifold:v1:${store.namespace}:{tasks:agent}:task:${task.task_id}`), "string");
+  await backend.close();
+  await store.close();
+
+  const memoryStore = createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "shared-ns" }, log: () => undefined });
+  const [api, worker, other] = [createTaskBackend({ store: memoryStore, queue: "agent" }), createTaskBackend({ store: memoryStore, queue: "agent" }), createTaskBackend({ store: memoryStore, queue: "other" })];
+  await api.create(task);
+  assert.equal((await worker.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id), [task.task_id], "same namespace and queue: same tasks");
+  assert.is(await other.get(task.task_id), undefined);
+  await Promise.all([api.close(), worker.close(), other.close()]);
+});
+
+test.run();
