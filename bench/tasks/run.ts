@@ -9,7 +9,7 @@
  * Redis CPU per task (INFO cpu, user + sys, delta over the run / tasks), and the CPU this process
  * (submitter and workers) spent per task.
  *
- *   npm run bench:tasks       BENCH_TASKS=20000 BENCH_CONCURRENCY=50 BENCH_PACED_RATE=2000 BENCH_RAW=1
+ *   npm run bench:tasks       BENCH_TASKS=20000 BENCH_CONCURRENCY=50 BENCH_ROUNDS=3 BENCH_PACED_RATE=2000 BENCH_RAW=1
  *                             BENCH_SYSTEMS=manifold,bullmq
  *
  * BENCH_RAW=1 adds a row for a bare dequeue/finishMany loop on the same backend (no pool), to show
@@ -28,6 +28,7 @@ const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
 const PACED_RATE = Number(process.env["BENCH_PACED_RATE"] ?? 2_000);
 const PACED_TASKS = Math.min(TASKS, PACED_RATE * 2);
 const WARMUP = 2_000;
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const RAW = process.env["BENCH_RAW"] === "1";
 /** A comma-separated subset of `manifold,bullmq` (for profiling one side). @defaultValue both */
 const ONLY = (process.env["BENCH_SYSTEMS"] ?? "manifold,bullmq").split(",");
@@ -55,12 +56,17 @@ function redisCpuSeconds(server: RedisServer): number {
   return read("used_cpu_user") + read("used_cpu_sys");
 }
 
+/** Each figure's median over the rounds, column by column. */
+function medianOf(list: readonly Figures[]): Figures {
+  const mid = (pick: (f: Figures) => number) => percentile([...list.map(pick)].sort((a, b) => a - b), 0.5);
+  return { tasks: list[0]!.tasks, perSecond: mid((f) => f.perSecond), medianMs: mid((f) => f.medianMs), p99Ms: mid((f) => f.p99Ms), redisCpuUs: mid((f) => f.redisCpuUs), nodeCpuUs: mid((f) => f.nodeCpuUs) };
+}
+
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /** `rate` 0: every submit at once; else that many per second, in steps of a millisecond or more. */
 async function measure(server: RedisServer, system: System, count: number, rate = 0): Promise<Figures> {
   server.cli("FLUSHALL");
-  server.cli("CONFIG", "RESETSTAT");
   const submitted = new Map<string, number>();
   const latencies: number[] = [];
   let last = 0;
@@ -92,7 +98,6 @@ async function measure(server: RedisServer, system: System, count: number, rate 
   const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${system.name}: ${count - latencies.length} of ${count} tasks not completed in 120 s`)), 120_000).unref());
   await Promise.race([all, timeout]);
   const node = process.cpuUsage(nodeBefore);
-  if (process.env["STATS"]) console.log(server.cli("INFO", "commandstats").split("\n").filter((l) => l.startsWith("cmdstat")).map((l) => l.split(",").slice(0, 2).join(",")).join("\n"));
   const cpuAfter = redisCpuSeconds(server);
   await running.stop();
   latencies.sort((a, b) => a - b);
@@ -107,15 +112,11 @@ async function measure(server: RedisServer, system: System, count: number, rate 
 }
 
 /** Reports each completion once its write is stored, as BullMQ's `completed` event does. */
-export const counts = { dequeue: 0, dequeued: 0, finish: 0, finished: 0, extend: 0 };
 function observed(backend: TaskBackend, completed: (key: string) => void): TaskBackend {
   return {
     ...backend,
-    dequeue: async (o) => { const l = await backend.dequeue(o); counts.dequeue++; counts.dequeued += l.length; return l; },
-    extend: async (l, ms) => { counts.extend++; return backend.extend(l, ms); },
     finishMany: async (outcomes) => {
       const results = await backend.finishMany(outcomes);
-      counts.finish++; counts.finished += outcomes.length;
       outcomes.forEach((o, i) => {
         if (results[i] === "ok" && o.status === "completed") completed(o.taskId);
       });
@@ -219,18 +220,29 @@ try {
   for (const system of systems) await measure(server, system, WARMUP);
 
   const header = `${"".padEnd(30)} ${"tasks/s".padStart(10)} ${"median ms".padStart(10)} ${"p99 ms".padStart(10)} ${"Redis µs/task".padStart(14)} ${"node µs/task".padStart(13)}`;
-  const burst = new Map<string, Figures>();
-  console.log(`burst: all ${TASKS.toLocaleString("en-US")} submitted at once, until all completed`);
-  console.log(header);
-  for (const system of systems) {
-    const figures = await measure(server, system, TASKS);
-    burst.set(system.name, figures);
-    console.log(JSON.stringify(counts)); Object.assign(counts, { dequeue: 0, dequeued: 0, finish: 0, finished: 0, extend: 0 });
-    console.log(row(system.name, figures));
+  // Rounds interleave the systems, so a noisy neighbour on the machine hurts each about equally.
+  const rounds = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    console.log(`burst, round ${round} of ${ROUNDS}: all ${TASKS.toLocaleString("en-US")} submitted at once, until all completed`);
+    console.log(header);
+    for (const system of systems) {
+      const figures = await measure(server, system, TASKS);
+      rounds.get(system.name)!.push(figures);
+      console.log(row(system.name, figures));
+    }
   }
-  const ours = burst.get(systems[0]!.name)!;
-  const theirs = burst.get(systems[systems.length - 1]!.name)!;
-  if (ONLY.includes("manifold") && ONLY.includes("bullmq")) console.log(`ratio (manifold / BullMQ): ${fmt(ours.perSecond / theirs.perSecond, 2)}× throughput, ${fmt(theirs.redisCpuUs / ours.redisCpuUs, 2)}× less Redis CPU per task, median latency ${fmt(ours.medianMs / theirs.medianMs, 2)}×\n`);
+  const medians = new Map([...rounds].map(([name, list]) => [name, medianOf(list)]));
+  if (ROUNDS > 1) {
+    console.log(`\nburst, median of ${ROUNDS} rounds (each column on its own)`);
+    console.log(header);
+    for (const [name, figures] of medians) console.log(row(name, figures));
+  }
+  if (ONLY.includes("manifold") && ONLY.includes("bullmq")) {
+    const ours = medians.get(systems[0]!.name)!;
+    const theirs = medians.get(systems[systems.length - 1]!.name)!;
+    console.log(`ratio (manifold / BullMQ): ${fmt(ours.perSecond / theirs.perSecond, 2)}× throughput, ${fmt(theirs.redisCpuUs / ours.redisCpuUs, 2)}× less Redis CPU and ${fmt(theirs.nodeCpuUs / ours.nodeCpuUs, 2)}× less client CPU per task, median latency ${fmt(ours.medianMs / theirs.medianMs, 2)}×`);
+  }
+  console.log("");
 
   console.log(`paced: ${PACED_TASKS.toLocaleString("en-US")} tasks at ${PACED_RATE.toLocaleString("en-US")}/s (latency when the queue is not backed up)`);
   console.log(header);

@@ -2,19 +2,19 @@ import { randomBytes } from "node:crypto";
 import type { RequestListener } from "node:http";
 import Koa from "koa";
 import type { ReportedHealth } from "../discovery/types.js";
-import { ManifoldError } from "../errors/index.js";
+import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
 import type { CapabilitySpec, ComponentSpec } from "../spec/types.js";
 import { createLogger, noteServiceName } from "../telemetry/logger.js";
 import { getTelemetry } from "../telemetry/telemetry.js";
-import { createAuthCheck } from "./auth.js";
+import { AUTH_CHALLENGE, createAuthCheck } from "./auth.js";
 import { createCapabilityCall, type CapabilityCall } from "./capability.js";
 import { requestIdOf } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
-import { createRouteMatcher, createRouteTable, createRouter } from "./routes.js";
+import { createRouteMatcher, createRouteTable, createRouter, type RouteHandler } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
@@ -114,7 +114,17 @@ export function createComponentApp<C extends CapabilityTypes>(
     });
   }
 
-  if (!healthOnly) for (const extension of extensions) extension.routes?.(add, { spec, log, bodyLimit: limit });
+  // Extension routes (orchestration, tasks) act for the caller just as capability calls do, so the
+  // same bearer check guards them; /health and /api/capabilities stay open.
+  const guarded = authCheck === undefined ? add : (method: string, path: string, handler: RouteHandler): void => add(method, path, async (ctx) => {
+    const refused = await new Promise<unknown>((resolve) => authCheck(ctx.req, resolve));
+    if (refused !== undefined) {
+      if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
+      throw refused;
+    }
+    await handler(ctx);
+  });
+  if (!healthOnly) for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit });
 
   if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
     add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req)));

@@ -33,12 +33,17 @@ export function createRedisExecutionStore(store: RedisStore, { ttlMs = DEFAULT_E
       const started = startedMs(record);
       const key = keyOf(record.plan_id);
       await client.set(key, JSON.stringify(record), "PX", ttlMs);
-      // The index is trimmed as it grows: by age (the records it points at have expired) and by count.
+      // One key, so one pipeline (a single slot on a cluster). The index is trimmed as it grows: by
+      // age (the records it points at have expired) and by count.
       const cutoff = Date.now() - ttlMs;
-      await client.zadd(index, started, record.plan_id);
-      await client.zremrangebyscore(index, "-inf", `(${cutoff}`);
-      await client.zremrangebyrank(index, 0, -(maxRecords + 1));
-      await client.pexpire(index, ttlMs);
+      const replies = await client.pipeline()
+        .zadd(index, started, record.plan_id)
+        .zremrangebyscore(index, "-inf", `(${cutoff}`)
+        .zremrangebyrank(index, 0, -(maxRecords + 1))
+        .pexpire(index, ttlMs)
+        .exec();
+      const failed = replies?.find(([error]) => error !== null)?.[0];
+      if (failed) throw failed;
     },
     get: read,
     list: async (options = {}) => {

@@ -10,15 +10,26 @@ import type { ForwardOptions } from "../component/types.js";
 import { ManifoldError } from "../errors/index.js";
 import { withRequestContext, type RequestContextInit } from "../outbound/context.js";
 import { bearerToken, isSkippedHeader } from "../outbound/headers.js";
-import { getTelemetry } from "../telemetry/telemetry.js";
+import { validConversationId } from "../telemetry/ids.js";
+import { CONVERSATION_HEADER } from "../telemetry/names.js";
+import { getTelemetry, type ServerTrace } from "../telemetry/telemetry.js";
 import type { ExecutionResult } from "./executor.js";
 import type { NaturalRunResult, WorkflowRunResult } from "./orchestrator.js";
 
 export type RouteWork = (body: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
 
-/** The request context step calls run in: the request's id, and what `forward` copies from it. */
-function contextOf(ctx: Context, requestId: string, forward: ForwardOptions | undefined): RequestContextInit {
-  if (forward === undefined) return { requestId };
+/**
+ * The request context step calls run in: the request's ids (so a tool's logs and the agent's share
+ * them, as for a capability handler's calls), and what `forward` copies from the request.
+ */
+function contextOf(ctx: Context, requestId: string, trace: ServerTrace | undefined, forward: ForwardOptions | undefined): RequestContextInit {
+  const conversationId = trace?.conversationId ?? validConversationId(ctx.headers[CONVERSATION_HEADER]);
+  const ids: RequestContextInit = {
+    requestId,
+    ...(trace?.originalRequestId === undefined ? {} : { originalRequestId: trace.originalRequestId }),
+    ...(conversationId === undefined ? {} : { conversationId }),
+  };
+  if (forward === undefined) return ids;
   const token = forward.token === false ? undefined : bearerToken(ctx.headers.authorization);
   const headers: Record<string, string> = {};
   for (const name of forward.headers ?? []) {
@@ -26,7 +37,7 @@ function contextOf(ctx: Context, requestId: string, forward: ForwardOptions | un
     const value = ctx.headers[lower];
     if (typeof value === "string" && !isSkippedHeader(lower)) headers[lower] = value;
   }
-  return { requestId, headers, ...(token === undefined ? {} : { token }) };
+  return { ...ids, headers, ...(token === undefined ? {} : { token }) };
 }
 
 /**
@@ -36,7 +47,8 @@ function contextOf(ctx: Context, requestId: string, forward: ForwardOptions | un
  */
 export function orchestrationRoute(work: RouteWork, bodyLimit: number, forward: ForwardOptions | undefined): (ctx: Context) => Promise<void> {
   return async (ctx) => {
-    const requestId = requestIdOf(ctx.req);
+    const trace = getTelemetry().serverTraceOf(ctx.req);
+    const requestId = requestIdOf(ctx.req, trace?.requestId);
     ctx.set(REQUEST_ID_HEADER, requestId);
     const body = await readJsonBody(ctx.req, bodyLimit);
     const controller = new AbortController();
@@ -46,9 +58,8 @@ export function orchestrationRoute(work: RouteWork, bodyLimit: number, forward: 
     };
     ctx.res.once("close", onClose);
     try {
-      const init = contextOf(ctx, requestId, forward);
+      const init = contextOf(ctx, requestId, trace, forward);
       const run = (): Promise<unknown> => withRequestContext(init, () => work(body, controller.signal));
-      const trace = getTelemetry().serverTraceOf(ctx.req);
       const payload = await (trace === undefined ? run() : trace.run(run));
       sendJson(ctx, 200, JSON.stringify(payload));
     } finally {

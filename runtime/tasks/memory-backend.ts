@@ -73,11 +73,8 @@ class IdQueue {
   }
 }
 
-/**
- * The data of one queue, shareable by several backends in one process (the API and the workers of an
- * embedded agent), as a Redis would be shared.
- */
-export interface MemoryTaskState {
+/** The data of one queue (internal). */
+interface State {
   readonly records: Map<string, Entry>;
   /** Ids in queue order; may hold ids of tasks cancelled while queued, skipped when met. */
   readonly queue: IdQueue;
@@ -92,8 +89,19 @@ export interface MemoryTaskState {
   readonly waiters: Set<() => void>;
 }
 
+declare const opaque: unique symbol;
+
+/**
+ * The data of one queue, shareable by several backends in one process (the API and the workers of an
+ * embedded agent), as a Redis would be shared. Opaque: pass it to `createMemoryTaskBackend`.
+ */
+export interface MemoryTaskState {
+  readonly [opaque]: true;
+}
+
 export function createMemoryTaskState(): MemoryTaskState {
-  return { records: new Map(), queue: new IdQueue(), queued: 0, running: new Set(), finished: new IdQueue(), waiters: new Set() };
+  const state: State = { records: new Map(), queue: new IdQueue(), queued: 0, running: new Set(), finished: new IdQueue(), waiters: new Set() };
+  return state as unknown as MemoryTaskState;
 }
 
 export interface MemoryTaskBackendOptions extends TaskBackendOptions {
@@ -129,7 +137,7 @@ function toRecord(entry: Entry): TaskRecord {
 export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}): TaskBackend {
   const { now = Date.now, state: given } = options;
   const { ttlMs, maxDeliveries, delivery } = resolveBackendOptions(options);
-  const state = given ?? createMemoryTaskState();
+  const state = (given ?? createMemoryTaskState()) as unknown as State;
   const tokenPrefix = randomBytes(6).toString("hex");
   let tokens = 0;
   let closed = false;

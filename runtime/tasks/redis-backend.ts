@@ -56,10 +56,16 @@ export interface RedisTaskBackendOptions extends TaskBackendOptions {
   readonly redact?: (text: string) => string;
   /** Close `client` with the backend. @defaultValue false */
   readonly ownsClient?: boolean;
+  /**
+   * Before the client's first connection, how long a call waits for it; once it has been connected,
+   * a call while it is down fails at once with UNAVAILABLE (a worker retries with backoff; an API
+   * caller gets a 503 now rather than after ioredis's reconnection attempts). @defaultValue 5000
+   */
+  readonly connectWaitMs?: number;
 }
 
 export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {
-  const { redact = (text: string) => text, ownsClient = false } = options;
+  const { redact = (text: string) => text, ownsClient = false, connectWaitMs = 5_000 } = options;
   const { namespace, queue, ttlMs, maxDeliveries, delivery } = resolveBackendOptions(options);
   const keys = createKeyBuilder(namespace);
   const tag = `tasks:${queue}`;
@@ -79,8 +85,26 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     if (closed) throw closedError();
   };
 
+  let everReady = client.status === "ready";
+  const onReady = (): void => void (everReady = true);
+  client.on("ready", onReady);
+
+  // One listener for however many calls wait for the first connection.
+  let firstReady: Promise<true> | undefined;
+  const whenReady = async (waitMs: number): Promise<boolean> => {
+    firstReady ??= new Promise((resolve) => client.once("ready", () => resolve(true)));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+    const ready = await Promise.race([firstReady, timeout]);
+    clearTimeout(timer);
+    return ready;
+  };
+
   /** Redis failures become UNAVAILABLE (retryable), with any secret removed from the text. */
   const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (client.status !== "ready" && (everReady || !(await whenReady(connectWaitMs)))) {
+      throw new ManifoldError("UNAVAILABLE", "task store unavailable: Redis is not connected");
+    }
     try {
       return await run();
     } catch (error) {
@@ -231,14 +255,16 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
       open();
       checkLeaseMs(leaseMs);
       const out = new Map<string, LeasedWrite>();
-      if (leases.length === 0) return out;
-      const args: (string | number)[] = [prefix, leaseMs];
-      for (const { taskId, token } of leases) {
-        checkTaskId(taskId);
-        args.push(taskId, String(token));
+      for (let i = 0; i < leases.length; i += CHUNK) {
+        const chunk = leases.slice(i, i + CHUNK);
+        const args: (string | number)[] = [prefix, leaseMs];
+        for (const { taskId, token } of chunk) {
+          checkTaskId(taskId);
+          args.push(taskId, String(token));
+        }
+        const reply = (await call(() => runScript(client, EXTEND, [leasesKey], args))) as LeasedWrite[];
+        chunk.forEach(({ taskId }, j) => out.set(taskId, reply[j + 1]!));
       }
-      const reply = (await call(() => runScript(client, EXTEND, [leasesKey], args))) as LeasedWrite[];
-      leases.forEach(({ taskId }, i) => out.set(taskId, reply[i + 1]!));
       return out;
     },
     complete: async (taskId, token, result) => (await finishMany([{ status: "completed", taskId, token, result }]))[0]!,
@@ -269,6 +295,7 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     close: async () => {
       if (closed) return;
       closed = true;
+      client.off("ready", onReady);
       for (const conn of blockers) conn.disconnect();
       blockers.clear();
       idle.length = 0;

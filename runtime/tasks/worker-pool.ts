@@ -297,7 +297,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         await Promise.allSettled(leases.map((l) => backend.release(l.task.task_id, l.token)));
         break;
       }
-      for (const lease of leases) run(lease);
+      for (const lease of leases) {
+        try {
+          run(lease);
+        } catch (error) {
+          // Not the handler (its throws are outcomes): a bug of ours must not end the loop. The
+          // lease lapses and the task is delivered again.
+          log.error(`task ${lease.task.task_id}: could not be started: ${describe(error)}`);
+        }
+      }
     }
   };
   const loop = dispatch();

@@ -32,11 +32,10 @@ export const ATTR = {
   /** Orchestration: the front end (natural, workflow, custom, yaml) and a run's final status, both bounded. */
   ORCHESTRATION_MODE: "manifold.orchestration.mode",
   ORCHESTRATION_STATUS: "manifold.orchestration.status",
-  /** Span attributes only: the workflow run, its plan and step ids, a step's attempt count. */
+  /** Span attributes only: the workflow run, its plan and step ids. */
   WORKFLOW: "manifold.workflow",
   PLAN_ID: "manifold.plan_id",
   STEP_ID: "manifold.step_id",
-  STEP_ATTEMPTS: "manifold.step.attempts",
   /** Replaces a metric's labels once it has seen more label sets than its profile allows. */
   OVERFLOW: "otel.metric.overflow",
 } as const;

@@ -208,6 +208,21 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     assert.ok(sample.every((r) => r!.status === "completed" && r!.deliveries === 1));
   });
 
+  test("large batches: 1,200 leases extended and finished in one call each, answered in order", async ({ under }) => {
+    const b = under!.make();
+    const tasks = Array.from({ length: 1_200 }, () => newTask());
+    await Promise.all(tasks.map((t) => b.create(t)));
+    const leases = [...(await b.dequeue({ count: 1_000, leaseMs: 30_000, blockMs: 0 })), ...(await b.dequeue({ count: 1_000, leaseMs: 30_000, blockMs: 0 }))];
+    assert.is(leases.length, 1_200);
+    const extended = await b.extend(leases.map((l) => ({ taskId: l.task.task_id, token: l.token })), 30_000);
+    assert.is(extended.size, 1_200);
+    assert.ok([...extended.values()].every((v) => v === "ok"));
+    await b.cancel(leases[1_100]!.task.task_id);
+    const answers = await b.finishMany(leases.map((l, i) => ({ status: "completed" as const, taskId: l.task.task_id, token: l.token, result: i })));
+    assert.equal(answers.map((a, i) => (a === "ok" ? null : [i, a])).filter((x) => x !== null), [[1_100, "cancelled"]]);
+    assert.equal((await b.get(leases[1_199]!.task.task_id))!.result, 1_199);
+  });
+
   test("cancel racing complete: one of them wins, and a cancelled task stays cancelled", async ({ under }) => {
     const b = under!.make();
     for (let i = 0; i < 20; i += 1) {

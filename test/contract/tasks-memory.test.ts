@@ -17,7 +17,6 @@ const factory: TasksFactory = async () => {
     },
     close: async () => {
       await Promise.all(opened.map((b) => b.close()));
-      for (const state of states.values()) clearTimeout(state.sweepTimer);
     },
   };
 };

@@ -122,10 +122,11 @@ test("a malformed body is 400 INVALID_INPUT with a pointer per problem, and noth
   assert.is(tools.calls.length, 0);
 });
 
-test("the request id reaches the tools; custom is not served when the manifest does not enable it", async ({ agent, tools }) => {
-  const { headers } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "headers" }] }, { "x-manifold-request-id": "req-custom-1" });
+test("the request and conversation ids reach the tools; custom is not served when the manifest does not enable it", async ({ agent, tools }) => {
+  const { headers } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "headers" }] }, { "x-manifold-request-id": "req-custom-1", "x-manifold-conversation-id": "conv-7" });
   assert.is(headers.get("x-manifold-request-id"), "req-custom-1");
   assert.is(tools.calls[0]!.headers["x-manifold-request-id"], "req-custom-1");
+  assert.is(tools.calls[0]!.headers["x-manifold-conversation-id"], "conv-7", "the conversation travels on");
   assert.match(String(tools.calls[0]!.headers["x-workflow-id"]), /^custom-/);
   assert.is(tools.calls[0]!.headers["x-step-id"], "step-1");
   const plain = await serveAgent(agentSpec("plain-agent"), { components: tools.specs, baseUrls: tools.baseUrls });
@@ -135,6 +136,24 @@ test("the request id reaches the tools; custom is not served when the manifest d
     assert.is((body["error"] as { code: string }).code, "NOT_FOUND");
   } finally {
     await plain.running.close();
+  }
+});
+
+test("step calls carry the configured token, or the caller's with `forward`, and forwarded headers", async ({ tools }) => {
+  const configured = await serveAgent(agentSpec("token-agent", { custom: true }), { components: tools.specs, baseUrls: tools.baseUrls, token: "configured-token-1", headers: { "x-team": "blue" } });
+  const forwarding = await serveAgent(agentSpec("forward-agent", { custom: true }), { components: tools.specs, baseUrls: tools.baseUrls, token: "configured-token-1", forward: { headers: ["x-tenant"] } });
+  try {
+    const body = { steps: [{ tool: "worker", capability: "headers" }] };
+    await configured.post("/orchestrate/custom", body, { authorization: "Bearer incoming-token-2", "x-tenant": "acme" });
+    assert.is(tools.calls[0]!.headers["authorization"], "Bearer configured-token-1");
+    assert.is(tools.calls[0]!.headers["x-team"], "blue");
+    assert.is(tools.calls[0]!.headers["x-tenant"], undefined, "nothing forwarded unless asked");
+    await forwarding.post("/orchestrate/custom", body, { authorization: "Bearer incoming-token-2", "x-tenant": "acme" });
+    assert.is(tools.calls[1]!.headers["authorization"], "Bearer incoming-token-2");
+    assert.is(tools.calls[1]!.headers["x-tenant"], "acme");
+  } finally {
+    await configured.running.close();
+    await forwarding.running.close();
   }
 });
 

@@ -1,0 +1,56 @@
+/**
+ * An agent that requires a bearer token requires it on its framework routes too: orchestration and
+ * the task API act for the caller exactly as capability calls do.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { TravelAgent } from "../../generated/travel-agent/index.js";
+import { createMemoryRegistry } from "../../runtime/discovery/index.js";
+import { createMemoryTaskBackend } from "../../runtime/tasks/index.js";
+
+const agent = await TravelAgent.serve({
+  port: 0,
+  registry: false,
+  handleSignals: false,
+  log: () => {},
+  auth: { required: true, verify: (token) => token === "letmein" },
+  handlers: { tripBrief: () => { throw new Error("not called"); } },
+  tasks: { packingList: (input) => ({ destination: input.destination, items: [] }) },
+  orchestration: { registry: createMemoryRegistry() },
+  taskOptions: { backend: createMemoryTaskBackend() },
+});
+
+test.after(() => agent.close());
+
+const CALLS: readonly [string, string, unknown][] = [
+  ["POST", "/orchestrate/custom", { steps: [{ tool: "currency-service", capability: "list_currencies" }] }],
+  ["POST", "/orchestrate/travel-research", { destination: "Kyoto" }],
+  ["POST", "/api/v1/tasks", { type: "packing_list", input: { destination: "Lisbon" } }],
+  ["GET", "/api/v1/tasks/00000000-0000-4000-8000-000000000000", undefined],
+];
+
+for (const [method, path, body] of CALLS) {
+  test(`${method} ${path}: 401 with WWW-Authenticate without a token, or with a wrong one; through with the right one`, async () => {
+    const send = (headers: Record<string, string>) => fetch(`${agent.url}${path}`, {
+      method,
+      headers: { "Content-Type": "application/json", ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    for (const headers of [{}, { Authorization: "Bearer wrong" }]) {
+      const refused = await send(headers);
+      assert.is(refused.status, 401);
+      assert.is(refused.headers.get("www-authenticate"), "Bearer");
+      assert.is(((await refused.json()) as { error: { code: string } }).error.code, "UNAUTHORIZED");
+    }
+    const allowed = await send({ Authorization: "Bearer letmein" });
+    assert.is.not(allowed.status, 401, `${method} ${path} with the token`);
+    await allowed.body?.cancel();
+  });
+}
+
+test("health and the capability list stay open", async () => {
+  assert.is((await fetch(`${agent.url}/health`)).status, 200);
+  assert.is((await fetch(`${agent.url}/api/capabilities`)).status, 200);
+});
+
+test.run();

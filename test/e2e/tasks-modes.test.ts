@@ -1,0 +1,82 @@
+/**
+ * MANIFOLD_MODE on real processes sharing a real Redis: an `api` process queues tasks and runs none, a
+ * `worker` process serves only /health and runs them, SIGTERM lets a running task finish before the
+ * worker exits, and an unknown mode stops the process at startup with a clear message.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { killAll, startFixture, type Fixture } from "./helpers.js";
+
+let server: RedisServer;
+let api: Fixture;
+let env: Record<string, string>;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test.before(async () => {
+  server = await startRedisServer();
+  env = { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: "modes", MANIFOLD_TASK_LEASE_MS: "2000" };
+  api = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "api" });
+});
+test.after(async () => {
+  killAll();
+  await server?.close();
+});
+
+async function submit(input: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`${api.url}/api/v1/tasks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "crunch", input }) });
+  assert.is(response.status, 202);
+  return ((await response.json()) as { task_id: string }).task_id;
+}
+
+async function status(taskId: string): Promise<{ status: string; result?: unknown }> {
+  return (await (await fetch(`${api.url}/api/v1/tasks/${taskId}`)).json()) as { status: string; result?: unknown };
+}
+
+async function until(taskId: string, wanted: string, ms = 10_000): Promise<{ status: string; result?: unknown }> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const view = await status(taskId);
+    if (view.status === wanted) return view;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} is ${view.status}, not ${wanted}, after ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+test("api mode queues and runs nothing; a worker process serves only /health and runs the queue", async () => {
+  const id = await submit({ n: 3 });
+  await sleep(500);
+  assert.is((await status(id)).status, "queued", "no workers in an api process");
+
+  const worker = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "worker" });
+  const health = await fetch(`${worker.url}/health`);
+  assert.is(health.status, 200);
+  assert.is(((await health.json()) as { status: string }).status, "healthy");
+  for (const [method, path] of [["POST", "/api/v1/tasks"], ["GET", `/api/v1/tasks/${id}`], ["GET", "/api/capabilities"]] as const) {
+    const response = await fetch(`${worker.url}${path}`, { method, ...(method === "POST" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}) });
+    assert.is(response.status, 404, `${method} ${path} on a worker`);
+  }
+  assert.equal((await until(id, "completed")).result, { square: 9, attempt: 1 });
+  worker.child.kill("SIGKILL");
+  await worker.exited;
+});
+
+test("SIGTERM on a worker: it stops taking tasks, lets the running one finish, and exits 0", async () => {
+  const worker = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "worker" });
+  const id = await submit({ n: 4, ms: 1_500 });
+  await until(id, "running");
+  worker.child.kill("SIGTERM");
+  const later = await submit({ n: 5 });
+  assert.is(await worker.exited, 0);
+  assert.equal((await status(id)).result, { square: 16, attempt: 1 }, "finished before the exit");
+  await sleep(300);
+  assert.is((await status(later)).status, "queued", "not taken by a stopping worker");
+});
+
+test("an unknown MANIFOLD_MODE stops the process at startup with a message naming the variable", async () => {
+  const error = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "both" }).then(() => undefined, (e: Error) => e);
+  assert.ok(error, "the process must not start");
+  assert.match(error!.message, /MANIFOLD_MODE must be empty \(API and workers\), "api" or "worker", not "both"/);
+});
+
+test.run();

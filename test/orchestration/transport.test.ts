@@ -1,0 +1,106 @@
+/**
+ * The node:http transport the orchestrator's caller uses, on real sockets: keep-alive reuse, a
+ * reused socket reset by the server before it answered (sent again on a fresh one), and the error
+ * mapping the caller relies on.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createCaller, nodeHttpTransport } from "../../runtime/outbound/index.js";
+import { rejection } from "./support.js";
+
+type Handler = (req: IncomingMessage, res: ServerResponse, seenOnSocket: number) => void;
+
+async function server(handler: Handler): Promise<{ url: string; sockets: Set<Socket>; close: () => Promise<void> }> {
+  const perSocket = new WeakMap<Socket, number>();
+  const sockets = new Set<Socket>();
+  const http = createServer((req, res) => {
+    const seen = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, seen);
+    req.resume();
+    req.on("end", () => handler(req, res, seen));
+  });
+  http.on("connection", (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sockets,
+    close: () => new Promise((resolve) => {
+      http.closeAllConnections();
+      http.close(() => resolve());
+    }),
+  };
+}
+
+const test = suite("node:http transport");
+const caller = createCaller({ env: {}, transport: nodeHttpTransport });
+
+test("calls reuse one kept-alive connection", async () => {
+  const s = await server((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'));
+  try {
+    for (let i = 0; i < 5; i += 1) assert.equal(await caller.call({ url: `${s.url}/x`, body: { i }, name: "x" }), { ok: true });
+    assert.is(s.sockets.size, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a reused socket the server resets before answering is retried once on a fresh socket", async () => {
+  let answered = 0;
+  const s = await server((req, res, seen) => {
+    // The second request on a connection is dropped unanswered: what a server closing an idle
+    // keep-alive connection at the moment it is reused looks like to the client.
+    if (seen === 2) return void req.socket.destroy();
+    answered += 1;
+    res.writeHead(200, { "content-type": "application/json" }).end(`{"n":${answered}}`);
+  });
+  try {
+    assert.equal(await caller.call({ url: `${s.url}/x`, body: {}, name: "x" }), { n: 1 });
+    assert.equal(await caller.call({ url: `${s.url}/x`, body: {}, name: "x" }), { n: 2 }, "sent again on a new connection");
+    assert.is(s.sockets.size, 2);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a reset on a fresh socket is a NETWORK_ERROR, not retried", async () => {
+  let requests = 0;
+  const s = await server((req) => {
+    requests += 1;
+    req.socket.destroy();
+  });
+  try {
+    const error = await rejection(caller.call({ url: `${s.url}/x`, body: {}, name: "reset" }));
+    assert.is(error.code, "NETWORK_ERROR");
+    assert.is(requests, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test("timeouts, aborts, envelopes and non-JSON answers map like fetch's", async () => {
+  const s = await server((req, res) => {
+    if (req.url === "/slow") return void setTimeout(() => res.writeHead(200).end("{}"), 2_000).unref();
+    if (req.url === "/envelope") return void res.writeHead(409, { "content-type": "application/json" }).end(JSON.stringify({ success: false, error: { code: "CONFLICT", message: "taken" } }));
+    res.writeHead(200, { "content-type": "text/html" }).end("<html>");
+  });
+  try {
+    assert.is((await rejection(caller.call({ url: `${s.url}/slow`, body: {}, name: "slow", timeoutMs: 50 }))).code, "TIMEOUT");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    assert.is((await rejection(caller.call({ url: `${s.url}/slow`, body: {}, name: "slow", signal: controller.signal }))).code, "ABORTED");
+    const conflict = await rejection(caller.call({ url: `${s.url}/envelope`, body: {}, name: "c" }));
+    assert.is(conflict.code, "CONFLICT");
+    assert.is(conflict.message, "taken");
+    assert.is((await rejection(caller.call({ url: `${s.url}/html`, body: {}, name: "h" }))).code, "INVALID_RESPONSE");
+  } finally {
+    await s.close();
+  }
+  const refused = await rejection(caller.call({ url: s.url + "/x", body: {}, name: "gone" }));
+  assert.is(refused.code, "NETWORK_ERROR");
+  assert.match(refused.message, /ECONNREFUSED/);
+});
+
+test.run();

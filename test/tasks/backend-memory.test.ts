@@ -1,0 +1,86 @@
+/**
+ * What only the memory task backend has: an injectable clock, timers that never keep a process
+ * alive, and state shared through the process-wide memory store. The behaviour both adapters share is
+ * in test/contract/tasks*.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { createStore } from "../../runtime/store/index.js";
+import { createTaskBackend } from "../../runtime/tasks/backend.js";
+import { createMemoryTaskBackend } from "../../runtime/tasks/memory-backend.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+test("the `now` option is the clock of timestamps, leases and TTLs", async () => {
+  let clock = Date.UTC(2030, 0, 1);
+  const backend = createMemoryTaskBackend({ now: () => clock, ttlMs: 60_000 });
+  const created = await backend.create({ task_id: "a", type: "research", input: {}, timeout_ms: 1_000 });
+  assert.is(created.created_at, "2030-01-01T00:00:00.000Z");
+  clock += 500;
+  const [lease] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
+  assert.equal([lease!.task.started_at, lease!.expiresAt], ["2030-01-01T00:00:00.500Z", clock + 10_000]);
+  clock += 9_999;
+  assert.equal(await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 }), [], "the lease holds until its expiry");
+  clock += 2;
+  const [again] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
+  assert.equal([again!.task.task_id, again!.task.deliveries], ["a", 2], "lapsed on the injected clock");
+  assert.is(await backend.complete("a", again!.token, 1), "ok");
+  assert.is((await backend.get("a"))!.completed_at, new Date(clock).toISOString());
+  clock += 59_999;
+  assert.ok(await backend.get("a"), "kept until ttlMs has passed");
+  clock += 1;
+  assert.is(await backend.get("a"), undefined, "gone at ttlMs");
+  await backend.close();
+});
+
+test("a process with live tasks and finished records exits by itself: no timer holds it", async () => {
+  const script = `
+    import { createMemoryTaskBackend } from "./runtime/tasks/memory-backend.ts";
+    const backend = createMemoryTaskBackend();
+    for (let i = 0; i < 3; i += 1) await backend.create({ task_id: "t" + i, type: "x", input: i, timeout_ms: 1000 });
+    const leases = await backend.dequeue({ count: 2, leaseMs: 60000, blockMs: 0 });
+    await backend.complete(leases[0].task.task_id, leases[0].token, { ok: true });
+    console.log("done");
+  `;
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, "--input-type=module", "-e", script], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve(null);
+    }, 15_000);
+    child.on("exit", (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  assert.is(code, 0, `exited on its own (output: ${output})`);
+  assert.match(output, /done/);
+});
+
+test("createTaskBackend over the memory store: one namespace and queue share tasks, as on Redis", async () => {
+  const store = createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "memory-shared" }, log: () => undefined });
+  const api = createTaskBackend({ store, queue: "travel-agent" });
+  const worker = createTaskBackend({ store: createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "memory-shared" }, log: () => undefined }), queue: "travel-agent" });
+  const elsewhere = createTaskBackend({ store: createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "another" }, log: () => undefined }), queue: "travel-agent" });
+  const waiting = worker.dequeue({ count: 1, leaseMs: 1_000, blockMs: 2_000 });
+  await api.create({ task_id: "shared", type: "research", input: {}, timeout_ms: 1_000 });
+  assert.equal((await waiting).map((l) => l.task.task_id), ["shared"], "a create on one backend wakes a dequeue on another");
+  assert.is(await elsewhere.get("shared"), undefined, "another namespace");
+  await api.close();
+  assert.is((await worker.get("shared"))!.status, "running", "closing one backend leaves the data to the others");
+  await Promise.all([worker.close(), elsewhere.close()]);
+});
+
+test("bad options are a RangeError at creation", () => {
+  for (const options of [{ ttlMs: 0 }, { maxDeliveries: 0 }, { delivery: "exactly-once" as "at-most-once" }, { namespace: "a{b}" }, { queue: "a b" }]) {
+    assert.throws(() => createMemoryTaskBackend(options), RangeError, JSON.stringify(options));
+  }
+});
+
+test.run();
