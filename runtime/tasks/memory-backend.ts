@@ -24,7 +24,7 @@ import {
   resolveBackendOptions,
   type FixedPart,
 } from "./backend-shared.js";
-import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskError, TaskOutcome, TaskRecord, TaskStatus } from "./types.js";
+import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskError, TaskOutcome, TaskProgress, TaskRecord, TaskStatus } from "./types.js";
 
 interface Entry {
   readonly id: string;
@@ -123,7 +123,7 @@ function toRecord(entry: Entry): TaskRecord {
     status: entry.status,
     input: fixed.input,
     timeout_ms: fixed.timeout_ms,
-    ...(entry.progress === undefined ? {} : { progress: JSON.parse(entry.progress) as TaskRecord["progress"] & object }),
+    ...(entry.progress === undefined ? {} : { progress: JSON.parse(entry.progress) as TaskProgress }),
     ...(entry.result === undefined || entry.result === "" ? {} : { result: JSON.parse(entry.result) as unknown }),
     ...(entry.error === undefined ? {} : { error: JSON.parse(entry.error) as TaskError }),
     created_at: new Date(entry.created).toISOString(),
