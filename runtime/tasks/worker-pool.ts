@@ -271,7 +271,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const dispatch = async (): Promise<void> => {
     let backoff = 100;
     while (!stopping) {
-      // TaskRun handlers take the slots; leases waiting for their write are bounded too, so a slow
+      // Running handlers take the slots; leases waiting for their write are bounded too, so a slow
       // store cannot make the process hold an unbounded number of tasks.
       const free = Math.min(workerCount - active, 2 * workerCount - inflight.size);
       if (free <= 0) {

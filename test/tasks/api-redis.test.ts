@@ -1,0 +1,62 @@
+/**
+ * The task API and workers on a real Redis: the whole round trip, a store that goes away (503
+ * UNAVAILABLE, retryable, no internals) and comes back (the same agent serves again, no restart).
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import type { RunningComponent } from "../../runtime/component/index.js";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { createTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
+import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { json } from "../runtime/support.js";
+import { post, serveAgent, silentLogger, submit, until, view } from "./support.js";
+
+interface Context {
+  server?: RedisServer;
+  store?: RedisStore;
+  backend?: TaskBackend;
+  running?: RunningComponent;
+}
+const test = suite<Context>("task API on Redis", {});
+
+test.before(async (context) => {
+  context.server = await startRedisServer();
+  context.store = createStore({ env: { REDIS_URL: context.server.url, MANIFOLD_REDIS_NAMESPACE: "api" }, log: () => undefined, maxReconnectDelayMs: 200 }) as RedisStore;
+  context.backend = createTaskBackend({ store: context.store, queue: "errand-agent" });
+  context.running = await serveAgent({
+    backend: context.backend,
+    log: silentLogger(),
+    runWorkflow: async (_name, input) => ({ words: String((input as { text: string }).text).split(" ").length }),
+    handlers: { echo: async (input: { text: string }) => ({ text: input.text }), work: async () => "worked", slowJob: async () => "slow" },
+  });
+});
+test.after(async ({ running, backend, store, server }) => {
+  await running?.close();
+  await backend?.close();
+  await store?.close();
+  await server?.close();
+});
+
+test("submit, run and read back through Redis", async ({ running }) => {
+  const base = running!.url;
+  const id = await submit(base, { type: "summarise", input: { text: "one two three" } });
+  const done = await until(() => view(base, id), (v) => v.status === "completed", "completed");
+  assert.equal(done.result, { words: 3 });
+});
+
+test("while Redis is down the API answers 503 UNAVAILABLE (retryable, nothing internal); once it is back, it serves again", async ({ running, server }) => {
+  const base = running!.url;
+  await server!.stop();
+  const refused = await post(`${base}/api/v1/tasks`, { type: "work", input: {} });
+  assert.is(refused.status, 503, refused.text);
+  const { error } = json(refused) as { error: { code: string; retryable: boolean; message: string } };
+  assert.is(error.code, "UNAVAILABLE");
+  assert.is(error.retryable, true);
+  assert.not.match(error.message, /at \w+ \(|node_modules/, "no stack");
+  await server!.start();
+  const id = await until(async () => (await post(`${base}/api/v1/tasks`, { type: "work", input: {} })), (r) => r.status === 202, "submits accepted again", 10_000);
+  const taskId = (json(id) as { task_id: string }).task_id;
+  assert.is((await until(() => view(base, taskId), (v) => v.status === "completed", "the workers recovered too", 10_000)).result, "worked");
+});
+
+test.run();
