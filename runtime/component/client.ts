@@ -47,39 +47,57 @@ export function splitHeaders(headers: Readonly<Record<string, string>> | undefin
   return { token, requestId, rest };
 }
 
+/** One request of a typed client, relative to the component's base URL. */
+export interface ClientRequest {
+  readonly path: string;
+  /** @defaultValue "POST" */
+  readonly method?: "GET" | "POST";
+  readonly body: unknown;
+  /** What is called, for messages, spans and metrics. */
+  readonly name: string;
+}
+
+export type ClientSend = (request: ClientRequest, options?: CallOptions) => Promise<unknown>;
+
+/**
+ * What every typed client of a component shares (capabilities, workflows, tasks): the base URL
+ * checked once when fixed (or on every call when resolved), configured headers split into token,
+ * request id and propagated headers at creation (so a bad header fails now, not on the first call),
+ * and one outbound caller.
+ */
+export function createClientSend(spec: ComponentSpec, { baseUrl, timeoutMs = 30_000, headers, token, log }: ClientOptions): ClientSend {
+  const fixed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : undefined;
+  const baseOf = async (): Promise<string> => fixed ?? parseBaseUrl(await (baseUrl as () => string | Promise<string>)());
+  const configured = splitHeaders(headers);
+  const caller = createCaller({ timeoutMs, headers: configured.rest, token: token ?? configured.token, log });
+  return async ({ path, method, body, name }, options = {}) => {
+    const perCall = splitHeaders(options.headers);
+    return caller.call({
+      url: (await baseOf()) + path,
+      ...(method === undefined ? {} : { method }),
+      body,
+      name,
+      target: spec.name,
+      token: options.token ?? perCall.token,
+      headers: perCall.rest,
+      requestId: options.requestId ?? perCall.requestId ?? configured.requestId,
+      stepId: options.stepId,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
+  };
+}
+
 /**
  * One async method per capability, keyed by the capability's `key`, each a thin call into the one
  * outbound caller. The object has no prototype, so a capability called `constructor` or `toString`
  * is a method like any other.
  */
-export function createClient<C extends CapabilityTypes>(
-  spec: ComponentSpec,
-  { baseUrl, timeoutMs = 30_000, headers, token, log }: ClientOptions,
-): Client<C> {
-  // A fixed URL is checked once, now; a resolved one on every call.
-  const fixed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : undefined;
-  const baseOf = async (): Promise<string> => fixed ?? parseBaseUrl(await (baseUrl as () => string | Promise<string>)());
-  const configured = splitHeaders(headers); // fails at creation, not on the first call
-  const caller = createCaller({ timeoutMs, headers: configured.rest, token: token ?? configured.token, log });
+export function createClient<C extends CapabilityTypes>(spec: ComponentSpec, options: ClientOptions): Client<C> {
+  const send = createClientSend(spec, options);
   const client = Object.create(null) as Record<string, Method>;
-
   for (const capability of spec.capabilities) {
-    client[capability.key] = async (input, options = {}) => {
-      const url = (await baseOf()) + capability.endpoint;
-      const perCall = splitHeaders(options.headers);
-      return caller.call({
-        url,
-        body: input,
-        name: capability.name,
-        target: spec.name,
-        token: options.token ?? perCall.token,
-        headers: perCall.rest,
-        requestId: options.requestId ?? perCall.requestId ?? configured.requestId,
-        stepId: options.stepId,
-        timeoutMs: options.timeoutMs,
-        signal: options.signal,
-      });
-    };
+    client[capability.key] = (input, callOptions) => send({ path: capability.endpoint, body: input, name: capability.name }, callOptions);
   }
   return client as Client<C>;
 }

@@ -11,7 +11,8 @@ import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/names.js";
 import { getTelemetry, type SpanTrace } from "../telemetry/telemetry.js";
 import { compileCached, type CompiledValue, type ExpressionScope, type ExpressionSyntax } from "./expressions.js";
 import type { Plan, PlanStep } from "./plan.js";
-import { createBackoff, isRetryable, sleep, type Backoff, type BackoffOptions } from "./retry.js";
+import { sleep } from "../sleep.js";
+import { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 
 /** Where a capability is served: its absolute URL. */
 export interface Target {

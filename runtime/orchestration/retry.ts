@@ -36,16 +36,3 @@ export function isRetryable(error: ManifoldError): boolean {
   return error.retryable;
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts (the caller then sees the aborted signal). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted || ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

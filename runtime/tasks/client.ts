@@ -1,7 +1,7 @@
-import { parseBaseUrl, splitHeaders } from "../component/client.js";
+import { createClientSend } from "../component/client.js";
 import type { ClientOptions } from "../component/types.js";
 import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js";
-import { checkTimeout, createCaller } from "../outbound/caller.js";
+import { checkTimeout } from "../outbound/caller.js";
 import type { ComponentSpec } from "../spec/types.js";
 import type { TaskTypes } from "./extension.js";
 import { statusUrl, TASKS_PATH, type TaskSubmitted, type TaskView } from "./view.js";
@@ -89,31 +89,11 @@ function taskFailure(view: TaskView): ManifoldError {
  * thin call through the one outbound caller (so tokens, propagated headers, request ids and trace
  * context travel exactly as on capability calls). Generated `<Agent>.tasks(...)` builds on this.
  */
-export function createTaskClient<T extends TaskTypes>(
-  spec: ComponentSpec,
-  { baseUrl, timeoutMs = 30_000, headers, token, log }: TaskClientOptions,
-): TaskClient<T> {
-  const fixed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : undefined;
-  const baseOf = async (): Promise<string> => fixed ?? parseBaseUrl(await (baseUrl as () => string | Promise<string>)());
-  const configured = splitHeaders(headers);
-  const caller = createCaller({ timeoutMs, headers: configured.rest, token: token ?? configured.token, log });
-  const defaultTimeout = checkTimeout(timeoutMs);
-
-  const send = async (method: "GET" | "POST", path: string, name: string, body: unknown, options: TaskCallOptions): Promise<unknown> => {
-    const perCall = splitHeaders(options.headers);
-    return caller.call({
-      url: (await baseOf()) + path,
-      method,
-      body,
-      name,
-      target: spec.name,
-      token: options.token ?? perCall.token,
-      headers: perCall.rest,
-      requestId: options.requestId ?? perCall.requestId ?? configured.requestId,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-    });
-  };
+export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, options: TaskClientOptions): TaskClient<T> {
+  const defaultTimeout = checkTimeout(options.timeoutMs ?? 30_000);
+  const clientSend = createClientSend(spec, options);
+  const send = (method: "GET" | "POST", path: string, name: string, body: unknown, callOptions: TaskCallOptions): Promise<unknown> =>
+    clientSend({ path, method, body, name }, callOptions);
 
   const client = Object.create(null) as Record<string, TaskTypeClient<unknown, unknown>>;
   for (const taskType of spec.agent?.tasks ?? []) {

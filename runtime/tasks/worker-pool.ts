@@ -1,3 +1,4 @@
+import { sleep } from "../sleep.js";
 import { isThenable } from "../component/is-thenable.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { runInScope, type RequestScope } from "../outbound/context.js";
@@ -67,18 +68,6 @@ function describe(error: unknown): string {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /**
  * Runs task handlers against a backend: one dispatch loop dequeues as many tasks as there are free

@@ -31,10 +31,10 @@ test("names outside the allow-list, id names and id-shaped values are dropped, e
   assert.equal(filter("m", labels), { [ATTR.COMPONENT]: "weather", [ATTR.CAPABILITY]: "get_current_weather", [ATTR.HTTP_STATUS]: 200, tenant: "acme" });
   filter("m", labels);
   assert.equal(drops, ["m:request_id:not an allowed label", "m:manifold.request_id:not an allowed label", "m:colour:not an allowed label", `m:${ATTR.TARGET}:its value looks like an id`]);
-  for (const value of ["7d444840-9dc0-11d1-b245-5ffdce74fad2", "4bf92f3577b34da6a3ce929d0e0e4736", "sch-1a2b3c4d", "cp-9f8e7d6c", "custom-1700000000123456789", 1_700_000_000]) {
+  for (const value of ["7d444840-9dc0-11d1-b245-5ffdce74fad2", "4bf92f3577b34da6a3ce929d0e0e4736", "sch-1a2b3c4d", "cp-9f8e7d6c", "custom-1700000000123456789", "workflow-1795363775682937109", "task-7f3a", 1_700_000_000]) {
     assert.ok(looksLikeId(value), String(value));
   }
-  for (const value of ["weather-service", "get_current_weather", "POST", 200, 503, true, "/api/capabilities/plan_trip"]) assert.not.ok(looksLikeId(value), String(value));
+  for (const value of ["weather-service", "task-agent", "plan-reviewer", "step-runner", "get_current_weather", "POST", 200, 503, true, "/api/capabilities/plan_trip"]) assert.not.ok(looksLikeId(value), String(value));
 });
 
 test("past the profile's cardinality limit a metric records only the overflow label", () => {

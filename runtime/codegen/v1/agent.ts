@@ -4,15 +4,14 @@
  * for them. Generated agent modules pass the types; everything that runs lives in the runtime folders.
  */
 import type { ComponentExtension } from "../../component/extension.js";
-import type { CapabilityTypes, ComponentOptions, RunningComponent } from "../../component/types.js";
-import { createClient } from "../../component/client.js";
+import type { CallOptions, CapabilityTypes, ClientOptions, ComponentOptions, RunningComponent } from "../../component/types.js";
+import { createClientSend } from "../../component/client.js";
 import { serveComponent } from "../../component/serve.js";
-import { createCaller } from "../../outbound/caller.js";
 import { createOrchestrationExtension, type OrchestrationOptions } from "../../orchestration/index.js";
 import { AI_SYNTHESIS_FIELD, servedWorkflows } from "../../spec/agent-schemas.js";
 import { toCamelCase } from "../../spec/names.js";
 import type { ComponentSpec } from "../../spec/types.js";
-import { createTaskClient, createTasksExtension, type TaskClient, type TaskClientOptions, type TaskHandler, type TasksExtensionOptions } from "../../tasks/index.js";
+import { createTasksExtension, type TaskClient, type TaskHandler, type TasksExtensionOptions } from "../../tasks/index.js";
 import type { StepResult } from "../../orchestration/index.js";
 
 /** Workflow key (camelCase of its name) → its inputs and typed outputs. */
@@ -49,14 +48,9 @@ export interface WorkflowResponse<O> {
   readonly duration_ms: number;
 }
 
-export interface WorkflowCallOptions {
-  readonly signal?: AbortSignal;
+export interface WorkflowCallOptions extends CallOptions {
   /** Ask for a language-model synthesis of the outputs (`ai_synthesis`). */
   readonly aiSynthesis?: boolean;
-  readonly timeoutMs?: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly token?: string;
-  readonly requestId?: string;
 }
 
 export type WorkflowClient<W extends WorkflowTypes> = {
@@ -65,19 +59,15 @@ export type WorkflowClient<W extends WorkflowTypes> = {
 
 export type AgentTaskClient<T extends AgentTaskTypes> = TaskClient<{ [K in keyof T]: { input: T[K]["input"]; output: T[K]["output"] } }>;
 
-export type WorkflowClientOptions = Omit<TaskClientOptions, "baseUrl"> & { readonly baseUrl: TaskClientOptions["baseUrl"] };
-
 /** A typed client of the workflows an agent serves: one method per workflow, POSTing its inputs. */
-export function createWorkflowClient<W extends WorkflowTypes>(spec: ComponentSpec, { baseUrl, ...options }: WorkflowClientOptions): WorkflowClient<W> {
-  const caller = createCaller(options);
-  const base = typeof baseUrl === "string" ? () => baseUrl : baseUrl;
-  const client: Record<string, (input: unknown, options?: WorkflowCallOptions) => Promise<unknown>> = {};
+export function createWorkflowClient<W extends WorkflowTypes>(spec: ComponentSpec, options: ClientOptions): WorkflowClient<W> {
+  const send = createClientSend(spec, options);
+  const client = Object.create(null) as Record<string, (input: unknown, options?: WorkflowCallOptions) => Promise<unknown>>;
   for (const workflow of spec.agent === undefined ? [] : servedWorkflows(spec.agent)) {
     const path = `/orchestrate/${workflow.name}`;
-    client[toCamelCase(workflow.name)] = async (input, { aiSynthesis, ...call } = {}) => {
+    client[toCamelCase(workflow.name)] = (input, { aiSynthesis, ...call } = {}) => {
       const body = aiSynthesis === undefined ? input : { ...(input as object), [AI_SYNTHESIS_FIELD]: aiSynthesis };
-      const url = `${(await base()).replace(/\/+$/, "")}${path}`;
-      return caller.call({ ...call, url, body, name: `orchestrate ${workflow.name}`, target: spec.name });
+      return send({ path, body, name: `orchestrate ${workflow.name}` }, call);
     };
   }
   return client as WorkflowClient<W>;
@@ -109,5 +99,3 @@ export async function serveAgent<C extends CapabilityTypes, T extends AgentTaskT
   }
   return serveComponent<C>(spec, { ...options, healthOnly, extensions: [...added, ...extensions] });
 }
-
-export { createClient };
