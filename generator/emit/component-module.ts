@@ -35,17 +35,18 @@ function sideType(capability: CapabilitySpec, side: "input" | "output"): string 
  * index.ts of one component: the types, the manifest as data, and one `defineComponent` call. No
  * loops, no `try`, no HTTP: behaviour lives in the runtime (see STYLE.md, protobuf-es).
  */
-export function emitComponentModule(spec: ComponentSpec, source: string, uses: readonly string[] = []): string {
+export function emitComponentModule(spec: ComponentSpec, source: string): string {
   const handle = toPascalCase(spec.name);
   const capabilitiesType = `${handle}Capabilities`;
-  const isAgent = spec.kind === "agent";
-  const used = [...uses].sort();
+  // An agent's spec always carries `agent` (normalise fills it, `uses` sorted); a tool uses nothing.
+  const agent = spec.agent;
+  const used = agent?.uses ?? [];
   // Namespace imports under camelCase names: nothing else in the module is camelCase, so an imported
   // handle can never clash with this component's own PascalCase types.
   const imports = used.map((name) => `import * as ${toCamelCase(name)} from "../${name}/index.js";\n`).join("");
   const parts: string[] = [
     `${generatedHeader(source)}\n`,
-    `import { ${isAgent ? "defineAgent" : "defineComponent"}, type Client, type ComponentSpec, type Handlers } from "${RUNTIME_ENTRY}";\n${imports}`,
+    `import { ${agent === undefined ? "defineComponent" : "defineAgent"}, type Client, type ComponentSpec, type Handlers } from "${RUNTIME_ENTRY}";\n${imports}`,
   ];
   for (const capability of spec.capabilities) {
     parts.push(sideType(capability, "input"), sideType(capability, "output"));
@@ -59,11 +60,10 @@ export function emitComponentModule(spec: ComponentSpec, source: string, uses: r
     `${docComment(`A typed client of ${spec.name}.`)}export type ${handle}Client = Client<${capabilitiesType}>;\n`,
     `${docComment(`The manifest of ${spec.name}, as data.`)}export const ${handle}Spec: ComponentSpec = ${dataLiteral(spec)};\n`,
   );
-  if (!isAgent) {
+  if (agent === undefined) {
     parts.push(`${docComment(spec.description)}export const ${handle} = defineComponent<${capabilitiesType}>(${handle}Spec);\n`);
     return parts.join("\n");
   }
-  const agent = spec.agent ?? { uses: used, orchestration: { custom: false, workflows: [], endpoints: [] }, tasks: [] };
   const { parts: agentParts, names } = emitAgentTypes(handle, agent);
   parts.push(...agentParts);
   const usesMembers = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
