@@ -15,7 +15,7 @@ export function createAjv(): Ajv {
 }
 
 /** JSON pointer reference token escaping (RFC 6901): `~` first, then `/`. */
-function escapeToken(token: string): string {
+export function escapeToken(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 

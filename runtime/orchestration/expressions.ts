@@ -16,6 +16,7 @@
  * `undefined`: the object key holding it is omitted, an interpolated string holding it is absent as
  * a whole (a half-filled sentence would be worse), and an array element becomes `null`.
  */
+import { escapeToken } from "../component/validate.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import { parseTemplate } from "./check/expressions.js";
 
@@ -149,10 +150,6 @@ function compileString(text: string, syntax: ExpressionSyntax, pointer: string, 
     }
     return out;
   };
-}
-
-function escapeToken(token: string): string {
-  return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function compileAny(value: unknown, syntax: ExpressionSyntax, pointer: string, steps: Set<string>): Compiled | undefined {

@@ -14,6 +14,7 @@ import { ManifoldError } from "../errors/index.js";
 import { AI_SYNTHESIS_FIELD } from "../spec/agent-schemas.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
 import { createLogger } from "../telemetry/logger.js";
+import { RESERVED_WORKFLOW_NAMES } from "./check/codes.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, orchestrationRoute, workflowFailed, workflowResponse, type RouteWork } from "./http.js";
 import { checkWorkflowInputs } from "./workflow.js";
@@ -49,8 +50,6 @@ export interface OrchestrationExtension extends ComponentExtension {
   runWorkflow(name: string, inputs: unknown, options?: RunWorkflowByNameOptions): Promise<Record<string, unknown>>;
 }
 
-const RESERVED = new Set(["custom", "natural"]);
-
 /** Reads each file now, for its name (routes are added before the agent listens); the check comes at start. */
 function readWorkflowFiles(files: readonly string[]): Map<string, { file: string; text: string }> {
   const byName = new Map<string, { file: string; text: string }>();
@@ -63,7 +62,7 @@ function readWorkflowFiles(files: readonly string[]): Map<string, { file: string
       name = undefined;
     }
     if (typeof name !== "string" || !/^[a-z][a-z0-9-]{0,62}$/.test(name)) throw new TypeError(`workflow file ${file}: no valid \`name\` (a DNS label) found`);
-    if (RESERVED.has(name)) throw new TypeError(`workflow file ${file}: ${name} is reserved for /orchestrate/${name}`);
+    if (RESERVED_WORKFLOW_NAMES.includes(name)) throw new TypeError(`workflow file ${file}: ${name} is reserved for /orchestrate/${name}`);
     if (byName.has(name)) throw new TypeError(`workflow files ${byName.get(name)!.file} and ${file} are both named ${name}`);
     byName.set(name, { file, text });
   }

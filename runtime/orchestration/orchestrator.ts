@@ -5,21 +5,20 @@
  * after_execution hooks → synthesis (when asked) → after_synthesis hooks → execution record.
  */
 import { defaultRegistry } from "../discovery/registry.js";
-import type { Registry } from "../discovery/types.js";
 import type { ExecutionRecord, ExecutionStore } from "../debug/types.js";
 import { createExecutionStore, executionDebugEnabled } from "../debug/create.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createCaller, type Caller } from "../outbound/caller.js";
 import { nodeHttpTransport } from "../outbound/http-transport.js";
 import type { TokenSource } from "../outbound/token.js";
-import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/types.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody, type CustomResponse } from "./custom.js";
 import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";
 import { checkHooks, runHooks, type HookOutcome, type PipelineHook } from "./hooks.js";
 import { checkPlan, planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
-import { createResolver } from "./resolver.js";
+import { createResolver, type ResolverOptions } from "./resolver.js";
 import type { BackoffOptions } from "./retry.js";
 import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";
 
@@ -39,13 +38,8 @@ export interface SynthesisInput {
 /** Turns a run's results into prose (a language model); asked for with `ai_synthesis`. */
 export type Synthesiser = (input: SynthesisInput, signal?: AbortSignal) => Promise<unknown>;
 
-export interface OrchestratorOptions {
-  /** Specs of the components steps call: endpoints known without discovery. */
-  readonly components?: readonly ComponentSpec[];
-  /** Base URL per component name, instead of discovery. */
-  readonly baseUrls?: Readonly<Record<string, string>>;
-  /** @defaultValue `defaultRegistry()` when something must be looked up; `false`: never */
-  readonly registry?: Registry | false;
+/** `components`, `baseUrls` and `registry` build the default resolver (and the catalog YAML workflows are checked against). */
+export interface OrchestratorOptions extends Pick<ResolverOptions, "components" | "baseUrls" | "registry"> {
   /** Replaces the default resolver (specs + base URLs + discovery). */
   readonly resolve?: Resolve;
   /** Replaces the caller built from token/headers. */

@@ -1,4 +1,4 @@
-import { createAjv, toDetail } from "../component/validate.js";
+import { createAjv, escapeToken, toDetail } from "../component/validate.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import { parseDuration } from "../spec/duration.js";
 import { taskInputSchema } from "../spec/agent-schemas.js";
@@ -51,7 +51,7 @@ export function createSubmitParser(spec: ComponentSpec, { maxTimeoutMs = MAX_TAS
   const parse = (body: Record<string, unknown>): Submission => {
     const details: ErrorDetail[] = [];
     for (const key of Object.keys(body)) {
-      if (!BODY_KEYS.has(key)) details.push({ pointer: `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`, message: "is not an allowed property (type, input, timeout)" });
+      if (!BODY_KEYS.has(key)) details.push({ pointer: `/${escapeToken(key)}`, message: "is not an allowed property (type, input, timeout)" });
     }
     const { type, input = {}, timeout } = body;
     if (type === undefined) details.push({ pointer: "/type", message: "is required" });
