@@ -9,7 +9,7 @@ import type { ExecutionRecord, ExecutionStore } from "../debug/types.js";
 import { createExecutionStore, executionDebugEnabled } from "../debug/create.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createCaller, type Caller } from "../outbound/caller.js";
-import { nodeHttpTransport } from "../outbound/http-transport.js";
+import { nodeHttpTransport } from "../outbound/transport.js";
 import type { TokenSource } from "../outbound/token.js";
 import type { WorkflowSpec } from "../spec/types.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";

@@ -7,7 +7,7 @@ import { redactValues, registerSecret } from "../telemetry/secrets.js";
 import { getTelemetry } from "../telemetry/telemetry.js";
 import { currentScope } from "./context.js";
 import { HEADER, buildHeaders, checkHeader, checkToken } from "./headers.js";
-import type { Transport } from "./http-transport.js";
+import { fetchTransport, type Transport } from "./transport.js";
 import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
 
 export interface CallerOptions {
@@ -72,19 +72,13 @@ function printable(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
-function errorCode(error: unknown): string {
-  const cause = error instanceof Error ? error.cause : undefined;
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? ` (${code})` : "";
-}
-
 /**
  * The one outbound caller: every generated client and the orchestrator POST through it. Headers go
  * out in the documented precedence (see buildHeaders), with trace context and baggage when telemetry
  * is on, or `X-Manifold-Conversation-ID` when it is not. Tokens are read once per call.
  */
 export function createCaller(options: CallerOptions = {}): Caller {
-  const { timeoutMs = 30_000, headers: configured = {}, env = process.env, transport = send } = options;
+  const { timeoutMs = 30_000, headers: configured = {}, env = process.env, transport = fetchTransport } = options;
   const log = options.log ?? createLogger({ component: "outbound" });
   const defaultTimeout = checkTimeout(timeoutMs);
   for (const [name, value] of Object.entries(configured)) registerSecret(checkHeader(name, value)); // fail at creation, not on the first call
@@ -150,21 +144,4 @@ export function createCaller(options: CallerOptions = {}): Caller {
   };
   Object.defineProperty(caller, inspect.custom, { value: () => caller.toJSON() });
   return caller;
-}
-
-/** fetch with a timeout and the caller's signal; every failure becomes a ManifoldError that names no secret. */
-async function send(url: URL, method: "POST" | "GET", headers: Record<string, string>, body: string | undefined, callerSignal: AbortSignal | undefined, limit: number, what: string): Promise<{ ok: boolean; status: number; text: string }> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), limit);
-  const signal = callerSignal === undefined ? timeout.signal : AbortSignal.any([callerSignal, timeout.signal]);
-  try {
-    const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal });
-    return { ok: response.ok, status: response.status, text: await response.text() };
-  } catch (error) {
-    if (callerSignal?.aborted === true) throw new ManifoldError("ABORTED", `${what} was aborted by the caller`);
-    if (timeout.signal.aborted) throw new ManifoldError("TIMEOUT", `${what} did not finish within ${limit} ms`);
-    throw new ManifoldError("NETWORK_ERROR", `${what} failed: the component could not be reached${errorCode(error)}`, { cause: error });
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -4,7 +4,7 @@
  * trace context; and the request context (AsyncLocalStorage) that carries them through a handler.
  */
 export { createCaller, type Caller, type CallerOptions, type OutboundRequest } from "./caller.js";
-export { nodeHttpTransport, type Transport, type TransportResponse } from "./http-transport.js";
+export { fetchTransport, nodeHttpTransport, type Transport, type TransportResponse } from "./transport.js";
 export { currentScope, OutboundContext, withRequestContext, type RequestContextInit, type RequestScope } from "./context.js";
 export { HEADER, RESERVED_HEADERS, buildHeaders, type HeaderParts } from "./headers.js";
 export { createTokenHolder, type TokenHolder, type TokenSource } from "./token.js";

@@ -71,10 +71,37 @@ function once(url: URL, method: string, headers: Record<string, string>, body: s
   return { req, done, timedOut: () => timedOut };
 }
 
-function errorCode(error: unknown): string {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? ` (${code})` : "";
+/** The system error code (`ECONNREFUSED`, …) of a failed request: on the error itself (node:http) or its cause (fetch). */
+function systemCode(error: unknown): string | undefined {
+  for (let at: unknown = error, depth = 0; typeof at === "object" && at !== null && depth < 2; at = (at as { cause?: unknown }).cause, depth += 1) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
 }
+
+/** The one mapping of a failed request to the caller's codes, for every transport; it names no secret. */
+function transportError(error: unknown, what: string, limitMs: number, aborted: boolean, timedOut: boolean): ManifoldError {
+  if (aborted) return new ManifoldError("ABORTED", `${what} was aborted by the caller`);
+  if (timedOut) return new ManifoldError("TIMEOUT", `${what} did not finish within ${limitMs} ms`);
+  const code = systemCode(error);
+  return new ManifoldError("NETWORK_ERROR", `${what} failed: the component could not be reached${code === undefined ? "" : ` (${code})`}`, { cause: error });
+}
+
+/** fetch with a timeout and the caller's signal: the caller's default transport. */
+export const fetchTransport: Transport = async (url, method, headers, body, callerSignal, limitMs, what) => {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), limitMs);
+  const signal = callerSignal === undefined ? timeout.signal : AbortSignal.any([callerSignal, timeout.signal]);
+  try {
+    const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal });
+    return { ok: response.ok, status: response.status, text: await response.text() };
+  } catch (error) {
+    throw transportError(error, what, limitMs, callerSignal?.aborted === true, timeout.signal.aborted);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /**
  * A transport on node:http(s) with keep-alive agents. It does what fetch does for the caller at a
@@ -89,10 +116,9 @@ export const nodeHttpTransport: Transport = async (url, method, headers, body, s
     try {
       return await done;
     } catch (error) {
-      if (signal?.aborted === true) throw new ManifoldError("ABORTED", `${what} was aborted by the caller`);
-      if (timedOut()) throw new ManifoldError("TIMEOUT", `${what} did not finish within ${limitMs} ms`);
-      const stale = attempt === 1 && req.reusedSocket && (error as { code?: unknown }).code === "ECONNRESET";
-      if (!stale) throw new ManifoldError("NETWORK_ERROR", `${what} failed: the component could not be reached${errorCode(error)}`, { cause: error });
+      const aborted = signal?.aborted === true;
+      const stale = attempt === 1 && !aborted && !timedOut() && req.reusedSocket && (error as { code?: unknown }).code === "ECONNRESET";
+      if (!stale) throw transportError(error, what, limitMs, aborted, timedOut());
     }
   }
 };
