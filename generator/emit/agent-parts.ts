@@ -58,12 +58,8 @@ export interface AgentTypeNames {
 /** Type declarations, then the two maps `defineAgent` takes as type arguments. */
 export function emitAgentTypes(handle: string, agent: AgentSpec): { parts: string[]; names: AgentTypeNames } {
   const workflows = servedWorkflows(agent);
-  // Workflows a task runs but the agent does not serve still need their types, for the task's types.
-  const typed = [...workflows, ...agent.tasks.flatMap((t) => {
-    const w = taskWorkflow(agent, t);
-    return w === undefined || workflows.includes(w) ? [] : [w];
-  })].filter((w, i, all) => all.indexOf(w) === i);
-  const parts = [...typed.flatMap(workflowParts), ...agent.tasks.flatMap((t) => taskParts(agent, t))];
+  // Every workflow the agent serves or a task runs gets its types (a task's types refer to them).
+  const parts = [...agent.orchestration.workflows.flatMap(workflowParts), ...agent.tasks.flatMap((t) => taskParts(agent, t))];
   const names: AgentTypeNames = { workflows: `${handle}Workflows`, tasks: `${handle}Tasks` };
   const workflowMembers = workflows.map((w) => {
     const stem = workflowTypeStem(w);
