@@ -13,8 +13,6 @@ import type { TaskBackend } from "./types.js";
 /** What generated code declares per agent: task-type key → its input and result types. */
 export type TaskTypes = { [key: string]: { input: unknown; output: unknown } };
 
-/** Handlers by task-type key (camelCase of the type); task types that run a workflow take none. */
-export type TaskHandlers<T extends TaskTypes> = { [K in keyof T]: TaskHandler<T[K]["input"], T[K]["output"]> };
 
 export interface TasksExtensionOptions {
   /** Handlers by task-type key. Every task type without `workflow` needs one where workers run. */

@@ -7,7 +7,7 @@ export * from "./types.js";
 export { createTaskBackend, type CreateTaskBackendOptions } from "./backend.js";
 export { createMemoryTaskBackend, createMemoryTaskState, type MemoryTaskBackendOptions, type MemoryTaskState } from "./memory-backend.js";
 export { createRedisTaskBackend, type RedisTaskBackendOptions } from "./redis-backend.js";
-export { createTasksExtension, type TaskHandlers, type TaskTypes, type TasksExtension, type TasksExtensionOptions } from "./extension.js";
+export { createTasksExtension, type TaskTypes, type TasksExtension, type TasksExtensionOptions } from "./extension.js";
 export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "./worker-pool.js";
 export { DEFAULT_LEASE_MS, DEFAULT_WORKER_COUNT, readPoolSettings, type PoolSettings } from "./pool-settings.js";
 export { checkProgress, type RunWorkflow, type RunWorkflowOptions, type TaskContext, type TaskHandler } from "./handler-context.js";
