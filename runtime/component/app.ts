@@ -14,7 +14,7 @@ import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
-import { createRouteMatcher, createRouteTable, createRouter, type RouteHandler } from "./routes.js";
+import { createRouteTable, type AddRoute } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
@@ -79,7 +79,8 @@ export function createComponentApp<C extends CapabilityTypes>(
   const limit = resolveBodyLimit(bodyLimit);
   const resolved = resolveHandlers(spec, handlers);
   const ajv = createAjv();
-  const { routes, add } = createRouteTable();
+  const table = createRouteTable();
+  const { add } = table;
   const calls = new Map<string, CapabilityCall>();
   const authCheck = createAuthCheck(auth);
   noteServiceName(spec.name);
@@ -116,7 +117,7 @@ export function createComponentApp<C extends CapabilityTypes>(
 
   // Extension routes (orchestration, tasks) act for the caller just as capability calls do, so the
   // same bearer check guards them; /health and /api/capabilities stay open.
-  const guarded = authCheck === undefined ? add : (method: string, path: string, handler: RouteHandler): void => add(method, path, async (ctx) => {
+  const guarded: AddRoute = authCheck === undefined ? add : (method, path, handler) => add(method, path, async (ctx) => {
     const refused = await new Promise<unknown>((resolve) => authCheck(ctx.req, resolve));
     if (refused !== undefined) {
       if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
@@ -134,8 +135,7 @@ export function createComponentApp<C extends CapabilityTypes>(
   // Every error is answered by the errors middleware; this only sees failures while writing a response.
   koa.on("error", (error: unknown) => log(`${spec.name} response failed: ${String(error)}`));
   koa.use(createErrorsMiddleware(spec.name, log, state));
-  const match = createRouteMatcher(routes);
-  koa.use(createRouter(routes, match));
+  koa.use(table.middleware());
 
   const koaListener = koa.callback();
   const listener: RequestListener = (req, res) => {
@@ -147,7 +147,7 @@ export function createComponentApp<C extends CapabilityTypes>(
     const path = pathOf(req.url ?? "/");
     // One property read when telemetry is off; on, the server span starts before anything else runs.
     const telemetry = getTelemetry();
-    if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: match(path) });
+    if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: table.match(path) });
     // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
     const call = fastPath && req.method === "POST" ? calls.get(path) : undefined;
     if (call === undefined) {

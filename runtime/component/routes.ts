@@ -1,78 +1,70 @@
-import type { Context, Middleware } from "koa";
+import Router, { type Layer, type RouterContext } from "@koa/router";
+import type { Middleware } from "koa";
 import { ManifoldError } from "../errors/index.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./reply.js";
 
-export type RouteHandler = (ctx: Context) => void | Promise<void>;
-
-export interface Route {
-  readonly methods: Map<string, RouteHandler>;
-  /** The Allow header value, kept in step with `methods`. */
-  allow: string;
-}
+/** The Koa context of a route: `ctx.params` holds the named parameters of its path (`/api/v1/tasks/:task_id`). */
+export type RouteContext = RouterContext;
+export type RouteHandler = (ctx: RouteContext) => void | Promise<void>;
+/** Adds one route; a path may name parameters (`:task_id`), read back from `ctx.params`. */
+export type AddRoute = (method: string, path: string, handler: RouteHandler) => void;
 
 export interface RouteTable {
-  readonly routes: Map<string, Route>;
-  add(method: string, path: string, handler: RouteHandler): void;
+  readonly add: AddRoute;
+  /** Dispatch, then the answers a route table owes: 404 for an unknown path, CORS preflight, 405 with Allow. */
+  middleware(): Middleware;
+  /** The route template serving `path` (`/api/v1/tasks/:task_id`), for the span's `http.route`; undefined for a 404. */
+  match(path: string): string | undefined;
+}
+
+/** `GET, HEAD, POST, OPTIONS` from the layers matching a path, in registration order. */
+function allowOf(layers: readonly Layer[]): string {
+  const methods = new Set<string>();
+  for (const layer of layers) for (const method of layer.methods) if (method !== "HEAD") methods.add(method);
+  const list = [...methods];
+  if (methods.has("GET")) list.push("HEAD");
+  return [...list, "OPTIONS"].join(", ");
 }
 
 /**
- * No router library: every path is known when the app is built, so one Map lookup by exact path does,
- * and keeping the methods per path gives 405 with its Allow header for free.
+ * Every route that is not a capability POST's fast path goes through @koa/router (named parameters,
+ * HEAD for GET). Strict and case-sensitive, so `/health/` and `/Health` are 404 as before. Its own
+ * `allowedMethods()` answers OPTIONS with 200 and a bare 405 body; ours answers in the error envelope
+ * and gives browsers the CORS preflight they need.
  */
 export function createRouteTable(): RouteTable {
-  const routes = new Map<string, Route>();
-  const add = (method: string, path: string, handler: RouteHandler): void => {
-    let route = routes.get(path);
-    if (route === undefined) {
-      route = { methods: new Map(), allow: "" };
-      routes.set(path, route);
-    }
-    if (route.methods.has(method)) throw new TypeError(`two routes for ${method} ${path}`);
-    route.methods.set(method, handler);
-    const methods = [...route.methods.keys()];
-    if (route.methods.has("GET")) methods.push("HEAD");
-    route.allow = [...methods, "OPTIONS"].join(", ");
+  const router = new Router({ strict: true, sensitive: true });
+  const taken = new Set<string>();
+  const add: AddRoute = (method, path, handler) => {
+    const key = `${method} ${path}`;
+    if (taken.has(key)) throw new TypeError(`two routes for ${key}`);
+    taken.add(key);
+    router.register(path, [method], handler);
   };
-  return { routes, add };
-}
+  const dispatch = router.routes();
 
-/**
- * A path ending in `/*` is a prefix route: it serves every path below the prefix that no exact route
- * serves (a resource by id, `/api/v1/tasks/<id>`); its handler reads the rest of `ctx.path` itself.
- */
-export const PREFIX_WILDCARD = "/*";
-
-/**
- * The route template serving `path`: the path itself when exact, else the longest prefix route, else
- * undefined. Prefix routes are few (one per resource), so a scan of them costs nothing measurable.
- */
-export function createRouteMatcher(routes: ReadonlyMap<string, Route>): (path: string) => string | undefined {
-  const prefixes = [...routes.keys()].filter((key) => key.endsWith(PREFIX_WILDCARD)).sort((a, b) => b.length - a.length);
-  return (path) => {
-    if (routes.has(path)) return path;
-    for (const prefix of prefixes) if (path.length > prefix.length - 1 && path.startsWith(prefix.slice(0, -1))) return prefix;
-    return undefined;
-  };
-}
-
-/** Dispatch: 404 for an unknown path, CORS preflight for OPTIONS, GET for HEAD (Koa drops the body), else 405. */
-export function createRouter(routes: ReadonlyMap<string, Route>, match = createRouteMatcher(routes)): Middleware {
-  return async (ctx) => {
-    const template = match(ctx.path);
-    const route = template === undefined ? undefined : routes.get(template);
-    if (route === undefined) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
-    if (ctx.method === "OPTIONS") {
-      ctx.set("Allow", route.allow);
-      ctx.set("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
-      ctx.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
-      ctx.status = 204;
-      return;
-    }
-    const handler = route.methods.get(ctx.method === "HEAD" ? "GET" : ctx.method);
-    if (handler === undefined) {
-      ctx.set("Allow", route.allow);
+  return {
+    add,
+    middleware: () => async (ctx, next) => {
+      await dispatch(ctx as RouterContext, next);
+      // What the dispatcher leaves on the context: whether a route ran, and the layers matching the path.
+      const { routeMatched, matched = [] } = ctx as unknown as { routeMatched?: boolean; matched?: Layer[] };
+      if (routeMatched === true) return;
+      const layers = matched;
+      if (layers.length === 0) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
+      const allow = allowOf(layers);
+      ctx.set("Allow", allow);
+      if (ctx.method === "OPTIONS") {
+        ctx.set("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
+        ctx.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+        ctx.status = 204;
+        return;
+      }
       throw new ManifoldError("METHOD_NOT_ALLOWED", `${ctx.method} is not allowed on ${ctx.path}`);
-    }
-    await handler(ctx);
+    },
+    match(path) {
+      const layers = router.match(path, "GET").path as Layer[];
+      return layers.find((layer) => layer.methods.length > 0)?.path as string | undefined;
+    },
   };
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { Context } from "koa";
 import { readJsonBody } from "../component/body.js";
 import type { ExtensionContext } from "../component/extension.js";
 import { sendJson } from "../component/reply.js";
-import type { RouteHandler } from "../component/routes.js";
+import type { AddRoute, RouteContext } from "../component/routes.js";
 import { ManifoldError } from "../errors/index.js";
 import { getTelemetry, type TraceContext } from "../telemetry/telemetry.js";
 import { createSubmitParser } from "./submit.js";
@@ -18,8 +17,6 @@ export interface TaskApiOptions {
   /** @defaultValue 24 h */
   readonly maxTimeoutMs?: number;
 }
-
-type Add = (method: string, path: string, handler: RouteHandler) => void;
 
 /** `00-<32 hex>-<16 hex>-<2 hex>`, the only traceparent version there is. */
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -39,38 +36,22 @@ function submitterTrace(req: IncomingMessage): TraceContext | undefined {
   return typeof state === "string" && state !== "" && state.length <= 512 ? { traceparent: header, tracestate: state } : { traceparent: header };
 }
 
+/** The backends' id alphabet (UUIDs, the scheduler's `<schedule>:<second>`): anything else cannot exist. */
 const TASK_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-/** `<id>` or `<id>/cancel` below `/api/v1/tasks/`; undefined for anything else (a 404). */
-function parseTaskPath(path: string): { readonly taskId: string; readonly cancel: boolean } | undefined {
-  const rest = path.slice(TASKS_PATH.length + 1);
-  const parts = rest.split("/");
-  if (parts.length > 2 || (parts.length === 2 && parts[1] !== "cancel")) return undefined;
-  let taskId: string;
-  try {
-    taskId = decodeURIComponent(parts[0] ?? "");
-  } catch {
-    return undefined;
-  }
-  // The backends' id alphabet (UUIDs, the scheduler's `<schedule>:<second>`): anything else cannot exist.
-  if (!TASK_ID.test(taskId)) return undefined;
-  return { taskId, cancel: parts.length === 2 };
+/** The `:task_id` of the route, or a 404 when it cannot name a task. */
+function taskIdOf(ctx: RouteContext): string {
+  const taskId = ctx.params["task_id"] ?? "";
+  if (!TASK_ID.test(taskId)) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
+  return taskId;
 }
 
 function notFound(taskId: string): ManifoldError {
   return new ManifoldError("NOT_FOUND", `no task ${taskId}`);
 }
 
-function methodNotAllowed(ctx: Context, allow: string): ManifoldError {
-  ctx.set("Allow", allow);
-  return new ManifoldError("METHOD_NOT_ALLOWED", `${ctx.method} is not allowed on ${ctx.path}`);
-}
-
-/**
- * `POST /api/v1/tasks`, `GET /api/v1/tasks/<id>`, `POST /api/v1/tasks/<id>/cancel`. The two id
- * routes share one prefix route (`/api/v1/tasks/*`) and tell themselves apart by the path.
- */
-export function addTaskRoutes(add: Add, context: ExtensionContext, { backend, maxTimeoutMs }: TaskApiOptions): void {
+/** `POST /api/v1/tasks`, `GET /api/v1/tasks/:task_id`, `POST /api/v1/tasks/:task_id/cancel`. */
+export function addTaskRoutes(add: AddRoute, context: ExtensionContext, { backend, maxTimeoutMs }: TaskApiOptions): void {
   const parser = createSubmitParser(context.spec, maxTimeoutMs === undefined ? {} : { maxTimeoutMs });
 
   add("POST", TASKS_PATH, async (ctx) => {
@@ -87,25 +68,18 @@ export function addTaskRoutes(add: Add, context: ExtensionContext, { backend, ma
     sendJson(ctx, 202, JSON.stringify(answer));
   });
 
-  const byId: RouteHandler = async (ctx) => {
-    const target = parseTaskPath(ctx.path);
-    if (target === undefined) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
-    const { taskId, cancel } = target;
-    const isGet = ctx.method === "GET" || ctx.method === "HEAD";
-    if (cancel && isGet) throw methodNotAllowed(ctx, "POST, OPTIONS");
-    if (!cancel && !isGet) throw methodNotAllowed(ctx, "GET, HEAD, OPTIONS");
-    const store = await backend();
-    if (!cancel) {
-      const task = await store.get(taskId);
-      if (task === undefined) throw notFound(taskId);
-      sendJson(ctx, 200, JSON.stringify(toTaskView(task)));
-      return;
-    }
-    const { outcome, task } = await store.cancel(taskId);
+  add("GET", `${TASKS_PATH}/:task_id`, async (ctx) => {
+    const taskId = taskIdOf(ctx);
+    const task = await (await backend()).get(taskId);
+    if (task === undefined) throw notFound(taskId);
+    sendJson(ctx, 200, JSON.stringify(toTaskView(task)));
+  });
+
+  add("POST", `${TASKS_PATH}/:task_id/cancel`, async (ctx) => {
+    const taskId = taskIdOf(ctx);
+    const { outcome, task } = await (await backend()).cancel(taskId);
     if (outcome === "not_found" || task === undefined) throw notFound(taskId);
     if (outcome === "finished") throw new ManifoldError("TASK_NOT_CANCELLABLE", `task ${taskId} has already finished (${task.status})`);
     sendJson(ctx, 200, JSON.stringify(toTaskView(task)));
-  };
-  add("GET", `${TASKS_PATH}/*`, byId);
-  add("POST", `${TASKS_PATH}/*`, byId);
+  });
 }
