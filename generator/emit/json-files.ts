@@ -1,3 +1,4 @@
+import { agentOpenApi } from "../../runtime/agent/index.js";
 import { buildOpenApi, schemaName } from "../../runtime/spec/openapi.js";
 import { servedWorkflows, taskInputSchema, taskOutputSchema, taskTypeStem, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../../runtime/spec/agent-schemas.js";
 import { DRAFT_07, capabilitySchema, type JsonSchema } from "../../runtime/spec/json-schema.js";
@@ -9,7 +10,7 @@ export function jsonText(value: unknown): string {
 }
 
 export function emitOpenApi(spec: ComponentSpec): string {
-  return jsonText(buildOpenApi(spec));
+  return jsonText(buildOpenApi(spec, { additions: agentOpenApi(spec.agent) }));
 }
 
 /** `schemas/<capability>Input.json` and `…Output.json`, one per declared summary. */

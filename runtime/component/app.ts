@@ -128,7 +128,8 @@ export function createComponentApp<C extends CapabilityTypes>(
   if (!healthOnly) for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit });
 
   if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
-    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req)));
+    const additions = extensions.flatMap((extension) => extension.openapi ?? []);
+    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions)));
   }
 
   const koa = new Koa();

@@ -1,6 +1,7 @@
+import type { OpenApiAddition } from "../spec/openapi.js";
 import type { ComponentSpec } from "../spec/types.js";
 import type { Log } from "./errors-middleware.js";
-import type { RouteHandler } from "./routes.js";
+import type { AddRoute } from "./routes.js";
 
 /** What an extension sees of the component it extends. */
 export interface ExtensionContext {
@@ -19,7 +20,7 @@ export interface ExtensionStart {
 
 /**
  * How an agent's framework features (orchestration, tasks, …) join a component without the component
- * knowing them: each adds exact-path routes to the same table (so 404, 405 with Allow, CORS and the
+ * knowing them: each adds routes (named parameters allowed) to the same table (so 404, 405 with Allow, CORS and the
  * error envelope behave as for every other route) and may run background work while the component is
  * up. Handlers throw ManifoldError for error answers; the errors middleware writes the envelope.
  */
@@ -27,7 +28,9 @@ export interface ComponentExtension {
   /** For log lines and errors, e.g. `tasks`. */
   readonly name: string;
   /** Adds routes; called once while the app is built. */
-  routes?(add: (method: string, path: string, handler: RouteHandler) => void, context: ExtensionContext): void;
+  routes?(add: AddRoute, context: ExtensionContext): void;
+  /** Paths and schemas of its routes in the component's OpenAPI document (`/openapi.json`). */
+  readonly openapi?: readonly OpenApiAddition[];
   /** Called once the component listens, before it registers in discovery. */
   start?(running: ExtensionStart): void | Promise<void>;
   /**

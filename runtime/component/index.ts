@@ -8,7 +8,7 @@ export { createClient } from "./client.js";
 export { readJsonBody } from "./body.js";
 export { sendJson } from "./reply.js";
 export type { ComponentExtension, ExtensionContext, ExtensionStart } from "./extension.js";
-export type { RouteHandler } from "./routes.js";
+export type { AddRoute, RouteContext, RouteHandler } from "./routes.js";
 export type {
   AuthOptions,
   BaseUrlSource,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { buildOpenApi } from "../spec/index.js";
+import { buildOpenApi, type OpenApiAddition } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/types.js";
 
 /**
@@ -57,6 +57,6 @@ export function publicUrl(req: IncomingMessage): string {
 }
 
 /** Built per request (the server URL differs per caller); the rest of the document is cheap to build. */
-export function openApiBody(spec: ComponentSpec, req: IncomingMessage): string {
-  return JSON.stringify(buildOpenApi(spec, { servers: [publicUrl(req)] }));
+export function openApiBody(spec: ComponentSpec, req: IncomingMessage, additions: readonly OpenApiAddition[] = []): string {
+  return JSON.stringify(buildOpenApi(spec, { servers: [publicUrl(req)], additions }));
 }

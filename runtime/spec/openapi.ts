@@ -1,11 +1,50 @@
 import { objectSchema, type JsonSchema } from "./json-schema.js";
 import { toPascalCase } from "./names.js";
-import { addAgentPaths } from "./openapi-agent.js";
 import type { CapabilitySpec, ComponentSpec } from "./types.js";
+
+/** The two maps a part of the document adds to; insertion order is the emitted order. */
+export interface OpenApiParts {
+  readonly paths: JsonSchema;
+  readonly schemas: JsonSchema;
+}
+
+/** Adds paths and schemas beside the capabilities' (an agent feature's endpoints). */
+export type OpenApiAddition = (parts: OpenApiParts) => void;
 
 export interface OpenApiOptions {
   /** Server URLs; the emitted file has none, the live `/openapi.json` has the one it was reached through. */
   readonly servers?: readonly string[];
+  /** Run in order after the capabilities, before the framework GETs. @defaultValue none */
+  readonly additions?: readonly OpenApiAddition[];
+}
+
+export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const jsonContent = (schema: JsonSchema): JsonSchema => ({ "application/json": { schema } });
+/** A response in the error envelope; its schema is added by `addErrorEnvelope`. */
+export const ERROR_RESPONSE: JsonSchema = { description: "Error envelope", content: jsonContent(schemaRef("ErrorEnvelope")) };
+
+const ERROR_ENVELOPE: JsonSchema = {
+  type: "object",
+  properties: {
+    success: { type: "boolean", enum: [false] },
+    error: {
+      type: "object",
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        category: { type: "string" },
+        retryable: { type: "boolean" },
+        details: {},
+      },
+      required: ["code", "message", "category", "retryable"],
+    },
+  },
+  required: ["success", "error"],
+};
+
+/** Adds the `ErrorEnvelope` schema once, wherever the first part that answers errors puts it. */
+export function addErrorEnvelope(schemas: JsonSchema): void {
+  schemas["ErrorEnvelope"] ??= ERROR_ENVELOPE;
 }
 
 /** `{Name}Input` / `{Name}Output`, the component schema names of a capability. */
@@ -42,7 +81,7 @@ function frameworkGet(operationId: string, summary: string): JsonSchema {
  * only for declared summaries, the two framework GETs, nothing else. Keys are inserted in a fixed
  * order so the emitted file is byte-stable.
  */
-export function buildOpenApi(spec: ComponentSpec, { servers = [] }: OpenApiOptions = {}): JsonSchema {
+export function buildOpenApi(spec: ComponentSpec, { servers = [], additions = [] }: OpenApiOptions = {}): JsonSchema {
   const paths: JsonSchema = {};
   const schemas: JsonSchema = {};
   for (const capability of spec.capabilities) {
@@ -50,7 +89,7 @@ export function buildOpenApi(spec: ComponentSpec, { servers = [] }: OpenApiOptio
     if (capability.input !== undefined) schemas[schemaName(capability, "input")] = objectSchema(capability.input, "openapi-3.0");
     if (capability.output !== undefined) schemas[schemaName(capability, "output")] = objectSchema(capability.output, "openapi-3.0");
   }
-  if (spec.agent !== undefined) addAgentPaths(spec.agent, paths, schemas);
+  for (const add of additions) add({ paths, schemas });
   paths["/api/capabilities"] = frameworkGet("listCapabilities", "List capabilities");
   paths["/health"] = frameworkGet("health", "Health check");
   const doc: JsonSchema = {

@@ -1,0 +1,38 @@
+/**
+ * The feature list: every agent feature, in the order `serveAgent` builds them and their paths
+ * appear in the OpenAPI document. Adding a feature is its folder plus one entry here (and its
+ * option type in `AgentFeatureOptions` when it takes `serve()` options).
+ */
+import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
+import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
+import { defineFeature, type AgentFeature } from "./feature.js";
+
+/** Chat sessions over SSE and `/query`: the format accepts `chat:`; the routes are reserved until it is built. */
+const chatFeature = defineFeature({
+  key: "chat",
+  routePrefixes: ["/chat", "/query"],
+  pending: [{ path: ["chat"], serves: "the /chat and /query endpoints" }],
+});
+
+/** Human-approval checkpoints: accepted by the format, not served yet (its `/hitl` routes come with it). */
+const hitlFeature = defineFeature({
+  key: "hitl",
+  routePrefixes: [],
+  pending: [{ path: ["hitl"], serves: "human-approval checkpoints" }],
+});
+
+/** Scheduled runs (`POST /api/v1/scheduled`): accepted by the format, not served yet. */
+const scheduledFeature = defineFeature({
+  key: "scheduled",
+  routePrefixes: ["/api/v1"],
+  pending: [{ path: ["scheduled"], serves: "POST /api/v1/scheduled" }],
+});
+
+// Each entry keeps its own option type; the list only needs the common shape.
+export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature];
+
+/** What an agent's `serve()` takes beside the component options: each feature's own part. */
+export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions & TasksServeOptions<T>;
+
+/** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
+export const AGENT_ROUTE_PREFIXES: readonly string[] = [...new Set(AGENT_FEATURES.flatMap((feature) => feature.routePrefixes))].sort();

@@ -1,0 +1,16 @@
+/**
+ * The composition root of a served agent and the Feature seam every agent feature plugs into.
+ */
+export { defineFeature, type AgentFeature, type FeatureBuild, type FeatureServices, type PendingKey } from "./feature.js";
+export { AGENT_FEATURES, AGENT_ROUTE_PREFIXES, type AgentFeatureOptions } from "./features.js";
+export { agentOpenApi } from "./openapi.js";
+export { serveAgent, type AgentServeOptions } from "./serve.js";
+export {
+  createUsesClients,
+  handleClientOptions,
+  type HandleClientOptions,
+  type UsableHandle,
+  type UsesClientOptions,
+  type UsesClients,
+  type UsesHandles,
+} from "./clients.js";

@@ -1,0 +1,123 @@
+/**
+ * The orchestration feature's part of an agent's OpenAPI document: one POST per served workflow and
+ * custom mode, tagged `orchestration` so readers can tell them from the agent's own capabilities.
+ */
+import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/openapi.js";
+import { servedWorkflows, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../spec/agent-schemas.js";
+import type { JsonSchema } from "../spec/json-schema.js";
+import type { AgentSpec } from "../spec/types.js";
+
+const STEP_RESULT: JsonSchema = {
+  type: "object",
+  properties: {
+    step_id: { type: "string" },
+    component: { type: "string" },
+    capability: { type: "string" },
+    status: { type: "string", enum: ["completed", "failed", "skipped"] },
+    output: {},
+    error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
+    attempts: { type: "integer" },
+    duration_ms: { type: "number" },
+  },
+  required: ["step_id", "status"],
+};
+
+const CUSTOM_REQUEST: JsonSchema = {
+  type: "object",
+  properties: {
+    steps: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        properties: { tool: { type: "string" }, capability: { type: "string" }, params: { type: "object" } },
+        required: ["tool", "capability"],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ["steps"],
+  additionalProperties: false,
+};
+
+const CUSTOM_RESULT: JsonSchema = {
+  type: "object",
+  properties: {
+    success: { type: "boolean" },
+    plan_id: { type: "string" },
+    mode: { type: "string", enum: ["custom"] },
+    steps: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          step_id: { type: "string" },
+          tool: { type: "string" },
+          capability: { type: "string" },
+          success: { type: "boolean" },
+          error: { type: "object", nullable: true },
+          output: {},
+          duration_ms: { type: "number" },
+        },
+        required: ["step_id", "success", "error"],
+      },
+    },
+    duration_ms: { type: "number" },
+  },
+  required: ["success", "plan_id", "steps"],
+};
+
+/** Adds the orchestration paths and schemas, in a fixed order so the emitted file is byte-stable. */
+export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
+  const workflows = servedWorkflows(agent);
+  const custom = agent.orchestration.custom;
+  if (workflows.length === 0 && !custom) return;
+  addErrorEnvelope(schemas);
+  if (workflows.length > 0) schemas["WorkflowStepResult"] = STEP_RESULT;
+
+  for (const workflow of workflows) {
+    const stem = workflowTypeStem(workflow);
+    schemas[`${stem}WorkflowInput`] = workflowRequestSchema(workflow, "openapi-3.0");
+    schemas[`${stem}WorkflowOutput`] = workflowOutputSchema(workflow, "openapi-3.0");
+    schemas[`${stem}WorkflowResult`] = {
+      type: "object",
+      properties: {
+        success: { type: "boolean", enum: [true] },
+        plan_id: { type: "string" },
+        workflow: { type: "string", enum: [workflow.name] },
+        outputs: ref(`${stem}WorkflowOutput`),
+        synthesis: { description: "The language-model synthesis, when ai_synthesis was asked for" },
+        steps: { type: "array", items: ref("WorkflowStepResult") },
+        duration_ms: { type: "number" },
+      },
+      required: ["success", "plan_id", "workflow", "outputs", "steps", "duration_ms"],
+    };
+    paths[`/orchestrate/${workflow.name}`] = {
+      post: {
+        operationId: `orchestrate${stem}`,
+        summary: workflow.description ?? `Run workflow ${workflow.name}`,
+        tags: ["orchestration"],
+        requestBody: { required: true, content: json(ref(`${stem}WorkflowInput`)) },
+        responses: {
+          "200": { description: "The workflow's outputs and every step's result", content: json(ref(`${stem}WorkflowResult`)) },
+          "400": ERROR,
+          "502": { description: "A step failed; `details` lists every step", content: json(ref("ErrorEnvelope")) },
+        },
+      },
+    };
+  }
+
+  if (custom) {
+    schemas["CustomOrchestrationRequest"] = CUSTOM_REQUEST;
+    schemas["CustomOrchestrationResult"] = CUSTOM_RESULT;
+    paths["/orchestrate/custom"] = {
+      post: {
+        operationId: "orchestrateCustom",
+        summary: "Run an inline list of capability calls, strictly in order",
+        tags: ["orchestration"],
+        requestBody: { required: true, content: json(ref("CustomOrchestrationRequest")) },
+        responses: { "200": { description: "One entry per step, failed steps reported in place", content: json(ref("CustomOrchestrationResult")) }, "400": ERROR },
+      },
+    };
+  }
+}
