@@ -9,7 +9,7 @@ import { createLogger, noteServiceName } from "../telemetry/logger.js";
 import { getTelemetry } from "../telemetry/telemetry.js";
 import { AUTH_CHALLENGE, createAuthCheck } from "./auth.js";
 import { createCapabilityCall, type CapabilityCall } from "./capability.js";
-import { requestIdOf } from "./call-context.js";
+import { requestIdOf } from "../context/index.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { ManifoldError } from "../errors/index.js";
-import { bearerToken } from "../outbound/headers.js";
-import { registerSecret } from "../telemetry/secrets.js";
+import { bearerToken, registerSecret } from "../context/index.js";
 import type { AuthOptions } from "./types.js";
 import { isThenable } from "./is-thenable.js";
 

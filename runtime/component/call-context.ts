@@ -1,22 +1,11 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { OutboundContext, type RequestScope } from "../outbound/context.js";
-import { bearerToken, isSkippedHeader } from "../outbound/headers.js";
-import { validConversationId, validRequestId } from "../telemetry/ids.js";
+import { forwardedFrom, OutboundContext, validConversationId, type RequestScope } from "../context/index.js";
 import { CONVERSATION_HEADER } from "../telemetry/names.js";
 import type { ServerTrace } from "../telemetry/telemetry.js";
 import type { ForwardOptions, HandlerContext } from "./types.js";
 import type { ServerState } from "./reply.js";
-
-/**
- * A caller's request id is echoed in a response header and copied into logs, so only a short token
- * of visible ASCII is taken as is (the header, else the baggage's `request_id`); else a fresh id.
- */
-export function requestIdOf(req: IncomingMessage, fromBaggage?: string): string {
-  return validRequestId(req.headers["x-manifold-request-id"]) ?? fromBaggage ?? randomUUID();
-}
 
 /**
  * The HandlerContext of one call, and the request scope outbound calls made by its handler read.
@@ -59,18 +48,11 @@ export class CallContext implements HandlerContext, RequestScope {
     return this.#outbound;
   }
 
-  forward({ token = true, headers = [] }: ForwardOptions = {}): void {
+  forward(options?: ForwardOptions): void {
     const outbound = this.outbound;
-    if (token) {
-      const incoming = bearerToken(this.headers.authorization);
-      if (incoming !== undefined) outbound.setToken(incoming);
-    }
-    // Reserved names are skipped, as for every propagated header; the token has its own switch.
-    for (const name of headers) {
-      const lower = name.toLowerCase();
-      const value = this.headers[lower];
-      if (typeof value === "string" && !isSkippedHeader(lower)) outbound.setHeader(lower, value);
-    }
+    const { token, headers } = forwardedFrom(this.headers, options);
+    if (token !== undefined) outbound.setToken(token);
+    for (const [name, value] of Object.entries(headers)) outbound.setHeader(name, value);
   }
 
   /** Header names only: values may be tokens or propagated secrets. */

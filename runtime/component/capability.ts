@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
-import { runInScope } from "../outbound/context.js";
+import { requestIdOf, runInScope } from "../context/index.js";
 import type { CapabilitySpec } from "../spec/types.js";
 import { getTelemetry, type ServerTrace } from "../telemetry/telemetry.js";
 import { AUTH_CHALLENGE, type AuthCheck } from "./auth.js";
 import { readBody } from "./body.js";
 import { isThenable } from "./is-thenable.js";
-import { CallContext, requestIdOf } from "./call-context.js";
+import { CallContext } from "./call-context.js";
 import { errorResponse, type Log } from "./errors-middleware.js";
 import { writeReply, type Reply, type ServerState } from "./reply.js";
 import type { Handler } from "./types.js";

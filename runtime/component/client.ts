@@ -1,6 +1,6 @@
 import { ManifoldError } from "../errors/index.js";
 import { createCaller } from "../outbound/caller.js";
-import { HEADER, bearerToken, checkHeader } from "../outbound/headers.js";
+import { HEADER, bearerToken, checkHeader } from "../context/index.js";
 import type { ComponentSpec } from "../spec/types.js";
 import type { CallOptions, CapabilityTypes, Client, ClientOptions } from "./types.js";
 

@@ -4,9 +4,13 @@
  */
 export { serveComponent } from "./serve.js";
 export { serveManifest } from "./serve-manifest.js";
-export { createClient } from "./client.js";
+export { createClient, createClientSend, type ClientSend } from "./client.js";
+// The HTTP kit of extensions: body reading within the limit, JSON answers, the request scope of a
+// route, compiled validators. Features use these instead of reaching into component internals.
 export { readJsonBody } from "./body.js";
-export { sendJson } from "./reply.js";
+export { REQUEST_ID_HEADER, sendJson } from "./reply.js";
+export { jsonRoute, type JsonRouteOptions, type JsonRouteScope, type JsonWork } from "./json-route.js";
+export { compileValidator, escapeToken, type InputValidator } from "./validate.js";
 export type { ComponentExtension, ExtensionContext, ExtensionStart } from "./extension.js";
 export type { AddRoute, RouteContext, RouteHandler } from "./routes.js";
 export type {

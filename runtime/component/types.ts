@@ -1,5 +1,5 @@
 import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/types.js";
-import type { OutboundContext } from "../outbound/context.js";
+import type { ForwardOptions, OutboundContext } from "../context/index.js";
 import type { TokenSource } from "../outbound/token.js";
 import type { ComponentSpec } from "../spec/types.js";
 import type { ComponentExtension } from "./extension.js";
@@ -31,12 +31,7 @@ export interface HandlerContext {
   forward(options?: ForwardOptions): void;
 }
 
-export interface ForwardOptions {
-  /** Forward the incoming `Authorization: Bearer` token. @defaultValue true */
-  readonly token?: boolean;
-  /** Incoming headers to forward by name (for example a tenant header). @defaultValue none */
-  readonly headers?: readonly string[];
-}
+export type { ForwardOptions } from "../context/index.js";
 
 /** Bearer authentication of capability calls; `/health` and `/api/capabilities` stay open. */
 export interface AuthOptions {

@@ -2,8 +2,7 @@
  * The typed client of the workflows an agent serves: one method per workflow, POSTing its inputs to
  * `/orchestrate/<name>`. Generated agent modules supply the types.
  */
-import { createClientSend } from "../component/client.js";
-import type { CallOptions, ClientOptions } from "../component/index.js";
+import { createClientSend, type CallOptions, type ClientOptions } from "../component/index.js";
 import { AI_SYNTHESIS_FIELD, servedWorkflows } from "../spec/agent-schemas.js";
 import { toCamelCase } from "../spec/names.js";
 import type { ComponentSpec } from "../spec/types.js";

@@ -4,8 +4,7 @@
  * tool or capability is that step's failure (NOT_FOUND), reported in its entry like any other, since
  * whether a name exists is a fact of the live network, not of the request's shape.
  */
-import type { ValidateFunction } from "ajv";
-import { createAjv, toDetail } from "../component/validate.js";
+import { compileValidator, type InputValidator } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { ExecutionResult, StepError } from "./executor.js";
 import type { CustomStep } from "./plan.js";
@@ -36,12 +35,13 @@ const CUSTOM_BODY_SCHEMA = {
   },
 } as const;
 
-let validate: ValidateFunction | undefined;
+let validate: InputValidator | undefined;
 
 /** The body's steps, or INVALID_INPUT listing every violation with its pointer. */
 export function parseCustomBody(body: unknown): readonly CustomStep[] {
-  validate ??= createAjv().compile(CUSTOM_BODY_SCHEMA);
-  if (!validate(body)) throw new ManifoldError("INVALID_INPUT", "custom request body is not valid", { details: (validate.errors ?? []).map(toDetail) });
+  validate ??= compileValidator(CUSTOM_BODY_SCHEMA);
+  const details = validate(body);
+  if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "custom request body is not valid", { details });
   return (body as { steps: CustomStep[] }).steps;
 }
 

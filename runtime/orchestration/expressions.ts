@@ -16,7 +16,7 @@
  * `undefined`: the object key holding it is omitted, an interpolated string holding it is absent as
  * a whole (a half-filled sentence would be worse), and an array element becomes `null`.
  */
-import { escapeToken } from "../component/validate.js";
+import { escapeToken } from "../component/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import { parseTemplate } from "./check/expressions.js";
 

@@ -8,15 +8,14 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import type { ComponentExtension } from "../component/extension.js";
-import type { ForwardOptions } from "../component/types.js";
+import { jsonRoute, type ComponentExtension, type ForwardOptions } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { AI_SYNTHESIS_FIELD } from "../spec/agent-schemas.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
 import { createLogger } from "../telemetry/logger.js";
 import { RESERVED_WORKFLOW_NAMES } from "./check/codes.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions } from "./orchestrator.js";
-import { naturalResponse, orchestrationRoute, workflowFailed, workflowResponse, type RouteWork } from "./http.js";
+import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
 import { checkWorkflowInputs } from "./workflow.js";
 import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
 
@@ -68,6 +67,8 @@ function readWorkflowFiles(files: readonly string[]): Map<string, { file: string
   }
   return byName;
 }
+
+type RouteWork = (body: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
 
 interface YamlState {
   readonly file: string;
@@ -129,7 +130,7 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
     orchestrator,
 
     routes(add, { bodyLimit }) {
-      const route = (path: string, work: RouteWork): void => add("POST", path, orchestrationRoute(work, bodyLimit, forward));
+      const route = (path: string, work: RouteWork): void => add("POST", path, jsonRoute((body, { signal }) => work(body, signal), { bodyLimit, ...(forward === undefined ? {} : { forward }) }));
       for (const workflow of served) route(`/orchestrate/${workflow.name}`, workflowRoute(workflow.name, () => workflow, "workflow"));
       for (const [name, state] of yaml) route(`/orchestrate/${name}`, workflowRoute(name, () => yamlSpec(name, state), "yaml"));
       if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, signal) => orchestrator.runCustom(body, runOptions(signal, false)));

@@ -3,8 +3,7 @@
  * the programmatic `defineWorkflow` whose steps use the seed's `{{…}}` templates. Both become a plan
  * for the one executor.
  */
-import type { ValidateFunction } from "ajv";
-import { createAjv, toDetail } from "../component/validate.js";
+import { compileValidator, type InputValidator } from "../component/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import { objectSchema } from "../spec/json-schema.js";
 import { workflowInputFields, workflowRequestSchema } from "../spec/agent-schemas.js";
@@ -13,14 +12,12 @@ import type { ExecutionResult } from "./executor.js";
 import { compileValue, type ExpressionScope } from "./expressions.js";
 import { findCycle, newPlanId, type OnError, type Plan, type PlanStep } from "./plan.js";
 
-const validators = { inputs: new WeakMap<WorkflowSpec, ValidateFunction>(), request: new WeakMap<WorkflowSpec, ValidateFunction>() };
-let ajv: ReturnType<typeof createAjv> | undefined;
+const validators = { inputs: new WeakMap<WorkflowSpec, InputValidator>(), request: new WeakMap<WorkflowSpec, InputValidator>() };
 
-function validatorOf(spec: WorkflowSpec, kind: "inputs" | "request"): ValidateFunction {
+function validatorOf(spec: WorkflowSpec, kind: "inputs" | "request"): InputValidator {
   let validate = validators[kind].get(spec);
   if (validate === undefined) {
-    ajv ??= createAjv();
-    validate = ajv.compile(kind === "inputs" ? objectSchema(workflowInputFields(spec), "draft-07") : workflowRequestSchema(spec, "draft-07"));
+    validate = compileValidator(kind === "inputs" ? objectSchema(workflowInputFields(spec), "draft-07") : workflowRequestSchema(spec, "draft-07"));
     validators[kind].set(spec, validate);
   }
   return validate;
@@ -31,8 +28,8 @@ function validatorOf(spec: WorkflowSpec, kind: "inputs" | "request"): ValidateFu
  * workflow. `request`: the endpoint body, which may also carry `ai_synthesis`.
  */
 export function checkWorkflowInputs(spec: WorkflowSpec, value: unknown, kind: "inputs" | "request" = "inputs"): Record<string, unknown> {
-  const validate = validatorOf(spec, kind);
-  if (!validate(value)) throw new ManifoldError("INVALID_INPUT", `inputs of workflow ${spec.name} are not valid`, { details: (validate.errors ?? []).map(toDetail) });
+  const details = validatorOf(spec, kind)(value);
+  if (details !== undefined) throw new ManifoldError("INVALID_INPUT", `inputs of workflow ${spec.name} are not valid`, { details });
   return value as Record<string, unknown>;
 }
 

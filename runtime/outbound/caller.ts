@@ -3,10 +3,9 @@ import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";
 import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/names.js";
-import { redactValues, registerSecret } from "../telemetry/secrets.js";
+import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret } from "../context/index.js";
 import { getTelemetry } from "../telemetry/telemetry.js";
-import { currentScope } from "./context.js";
-import { HEADER, buildHeaders, checkHeader, checkToken } from "./headers.js";
+import { buildHeaders } from "./headers.js";
 import { fetchTransport, type Transport } from "./transport.js";
 import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
 

@@ -1,8 +1,7 @@
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";
-import { REDACTED, registerSecret } from "../telemetry/secrets.js";
-import { checkToken } from "./headers.js";
+import { REDACTED, checkToken, registerSecret } from "../context/index.js";
 import type { TokenSource } from "./token.js";
 
 /** The two timer functions the refresher uses, injectable so tests can control time. */

@@ -5,7 +5,8 @@
  */
 export { createCaller, type Caller, type CallerOptions, type OutboundRequest } from "./caller.js";
 export { fetchTransport, nodeHttpTransport, type Transport, type TransportResponse } from "./transport.js";
-export { currentScope, OutboundContext, withRequestContext, type RequestContextInit, type RequestScope } from "./context.js";
-export { HEADER, RESERVED_HEADERS, buildHeaders, type HeaderParts } from "./headers.js";
+// The request context they read lives in runtime/context; re-exported here, where callers look for it.
+export { currentScope, HEADER, OutboundContext, RESERVED_HEADERS, withRequestContext, type RequestContextInit, type RequestScope } from "../context/index.js";
+export { buildHeaders, type HeaderParts } from "./headers.js";
 export { createTokenHolder, type TokenHolder, type TokenSource } from "./token.js";
 export { createClientCredentialsSource, type ClientCredentialsOptions, type ClientCredentialsSource, type Timers } from "./client-credentials.js";

@@ -1,6 +1,5 @@
 import { inspect } from "node:util";
-import { REDACTED, registerSecret } from "../telemetry/secrets.js";
-import { checkToken } from "./headers.js";
+import { REDACTED, checkToken, registerSecret } from "../context/index.js";
 
 /**
  * Where a caller's configured token comes from. Asked once at the start of each call, so a call in

@@ -1,9 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { readJsonBody } from "../component/body.js";
-import type { ExtensionContext } from "../component/extension.js";
-import { sendJson } from "../component/reply.js";
-import type { AddRoute, RouteContext } from "../component/routes.js";
+import { readJsonBody, sendJson, type AddRoute, type ExtensionContext, type RouteContext } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { getTelemetry, type TraceContext } from "../telemetry/telemetry.js";
 import { createSubmitParser } from "./submit.js";

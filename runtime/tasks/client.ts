@@ -1,5 +1,4 @@
-import { createClientSend } from "../component/client.js";
-import type { ClientOptions } from "../component/types.js";
+import { createClientSend, type ClientOptions } from "../component/index.js";
 import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js";
 import { checkTimeout } from "../outbound/caller.js";
 import type { ComponentSpec } from "../spec/types.js";

@@ -1,4 +1,4 @@
-import type { ComponentExtension } from "../component/extension.js";
+import type { ComponentExtension } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import type { ComponentSpec, TaskTypeSpec } from "../spec/types.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";

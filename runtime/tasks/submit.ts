@@ -1,4 +1,4 @@
-import { createAjv, escapeToken, toDetail } from "../component/validate.js";
+import { compileValidator, escapeToken } from "../component/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import { parseDuration } from "../spec/duration.js";
 import { taskInputSchema } from "../spec/agent-schemas.js";
@@ -37,14 +37,9 @@ function echo(text: string): string {
 export function createSubmitParser(spec: ComponentSpec, { maxTimeoutMs = MAX_TASK_TIMEOUT_MS }: { readonly maxTimeoutMs?: number } = {}): SubmitParser {
   const agent = spec.agent;
   const types = new Map((agent?.tasks ?? []).map((t) => [t.type, t]));
-  const ajv = createAjv();
   const checks = new Map<string, InputCheck>();
   for (const taskType of types.values()) {
-    const validate = ajv.compile(agent === undefined ? { type: "object" } : taskInputSchema(agent, taskType, "draft-07"));
-    checks.set(taskType.type, (input) => (validate(input) ? undefined : (validate.errors ?? []).map((e) => {
-      const detail = toDetail(e);
-      return { ...detail, pointer: `/input${detail.pointer}` };
-    })));
+    checks.set(taskType.type, compileValidator(agent === undefined ? { type: "object" } : taskInputSchema(agent, taskType, "draft-07"), { prefix: "/input" }));
   }
   const known = [...types.keys()].sort().join(", ");
 

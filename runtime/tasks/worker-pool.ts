@@ -1,8 +1,7 @@
 import { sleep } from "../sleep.js";
 import { isThenable } from "../component/is-thenable.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import { runInScope, type RequestScope } from "../outbound/context.js";
-import { validRequestId } from "../telemetry/ids.js";
+import { runInScope, validRequestId, type RequestScope } from "../context/index.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";
 import { MAX_DEQUEUE_COUNT } from "./backend-shared.js";
 import type { TaskHandler } from "./handler-context.js";

@@ -9,4 +9,4 @@ export { createLogger, type LogFields, type Logger, type LoggerOptions, type Log
 export { createLabelFilter, isIdLabel, looksLikeId, type LabelFilterOptions, type Labels } from "./labels.js";
 export { ATTR, BAGGAGE, CONVERSATION_HEADER, LABELS, METRIC, ORCHESTRATION_SPAN, TASK_SPAN, UNTRACED_PATHS, hookSpanName } from "./names.js";
 export { PROFILES, resolveAppEnv, type AppEnv, type TelemetryProfile } from "./profiles.js";
-export { REDACTED, redactSecrets, registerSecret } from "./secrets.js";
+export { REDACTED, redactSecrets, registerSecret } from "../context/index.js";

@@ -1,5 +1,4 @@
-import { currentScope } from "../outbound/context.js";
-import { redactSecrets } from "./secrets.js";
+import { currentScope, redactSecrets } from "../context/index.js";
 import { getTelemetry } from "./telemetry.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { context, isSpanContextValid, metrics as metricsApi, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link } from "@opentelemetry/api";
-import { validConversationId, validRequestId } from "./ids.js";
+import { validConversationId, validRequestId } from "../context/index.js";
 import { createLabelFilter, type Labels } from "./labels.js";
 import type { Logger } from "./logger.js";
 import { ATTR, BAGGAGE, CONVERSATION_HEADER, METRIC, spanName, TRACER_NAME, UNTRACED_PATHS } from "./names.js";

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { validConversationId, validRequestId } from "../telemetry/ids.js";
-import { REDACTED, redactValues, registerSecret } from "../telemetry/secrets.js";
+import { validConversationId, validRequestId } from "./ids.js";
+import { REDACTED, redactValues, registerSecret } from "./secrets.js";
 import { checkHeader, checkToken, isSkippedHeader } from "./headers.js";
 
 /**

@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
 /**
  * Ids that arrive from outside (headers, baggage) end up in response headers, log lines and span
  * attributes, so each is accepted only in a short, printable form; anything else is ignored.
@@ -15,4 +18,12 @@ export function validRequestId(value: unknown): string | undefined {
 
 export function validConversationId(value: unknown): string | undefined {
   return typeof value === "string" && CONVERSATION_ID.test(value) ? value : undefined;
+}
+
+/**
+ * A caller's request id is echoed in a response header and copied into logs, so only a short token
+ * of visible ASCII is taken as is (the header, else the baggage's `request_id`); else a fresh id.
+ */
+export function requestIdOf(req: IncomingMessage, fromBaggage?: string): string {
+  return validRequestId(req.headers["x-manifold-request-id"]) ?? fromBaggage ?? randomUUID();
 }

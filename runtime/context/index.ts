@@ -1,0 +1,11 @@
+/**
+ * The per-request scope (AsyncLocalStorage) every outbound call reads: request ids, the token and
+ * headers to propagate, the conversation id; plus the rules for the ids and headers it carries and
+ * the registry of secret values the logger redacts. It depends on nothing but `errors/`, so
+ * telemetry, outbound calls and the component can all build on it without a cycle.
+ */
+export { currentScope, OutboundContext, runInScope, withRequestContext, type RequestContextInit, type RequestScope } from "./scope.js";
+export { requestIdOf, validConversationId, validRequestId } from "./ids.js";
+export { HEADER, RESERVED_HEADERS, bearerToken, checkHeader, checkToken, isSkippedHeader } from "./headers.js";
+export { forwardedFrom, type Forwarded, type ForwardOptions } from "./forward.js";
+export { REDACTED, redactSecrets, redactValues, registerSecret } from "./secrets.js";
