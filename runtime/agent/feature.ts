@@ -62,8 +62,3 @@ export interface AgentFeature<O extends object = Record<string, unknown>> {
   /** Builds the running part; absent while the feature exists only as reserved routes and pending keys. */
   build?(options: O, services: FeatureServices): Promise<FeatureBuild>;
 }
-
-/** Identity with types: a feature file's one export. */
-export function defineFeature<O extends object>(feature: AgentFeature<O>): AgentFeature<O> {
-  return feature;
-}

@@ -5,28 +5,28 @@
  */
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
 import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
-import { defineFeature, type AgentFeature } from "./feature.js";
+import type { AgentFeature } from "./feature.js";
 
 /** Chat sessions over SSE and `/query`: the format accepts `chat:`; the routes are reserved until it is built. */
-const chatFeature = defineFeature({
+const chatFeature: AgentFeature = {
   key: "chat",
   routePrefixes: ["/chat", "/query"],
   pending: [{ path: ["chat"], serves: "the /chat and /query endpoints" }],
-});
+};
 
 /** Human-approval checkpoints: accepted by the format, not served yet (its `/hitl` routes come with it). */
-const hitlFeature = defineFeature({
+const hitlFeature: AgentFeature = {
   key: "hitl",
   routePrefixes: [],
   pending: [{ path: ["hitl"], serves: "human-approval checkpoints" }],
-});
+};
 
 /** Scheduled runs (`POST /api/v1/scheduled`): accepted by the format, not served yet. */
-const scheduledFeature = defineFeature({
+const scheduledFeature: AgentFeature = {
   key: "scheduled",
   routePrefixes: ["/api/v1"],
   pending: [{ path: ["scheduled"], serves: "POST /api/v1/scheduled" }],
-});
+};
 
 // Each entry keeps its own option type; the list only needs the common shape.
 export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature];

@@ -1,7 +1,7 @@
 /**
  * The composition root of a served agent and the Feature seam every agent feature plugs into.
  */
-export { defineFeature, type AgentFeature, type FeatureBuild, type FeatureServices, type PendingKey } from "./feature.js";
+export type { AgentFeature, FeatureBuild, FeatureServices, PendingKey } from "./feature.js";
 export { AGENT_FEATURES, AGENT_ROUTE_PREFIXES, type AgentFeatureOptions } from "./features.js";
 export { agentOpenApi } from "./openapi.js";
 export { serveAgent, type AgentServeOptions } from "./serve.js";

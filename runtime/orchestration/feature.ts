@@ -3,7 +3,7 @@
  * `POST /orchestrate/custom`. Its orchestrator is a service every agent has (tasks and scheduled
  * runs call workflows through it), so `serveAgent` creates it and this feature serves its routes.
  */
-import { defineFeature } from "../agent/feature.js";
+import type { AgentFeature } from "../agent/index.js";
 import type { OrchestrationOptions } from "./extension.js";
 import { addOrchestrationPaths } from "./openapi.js";
 
@@ -13,11 +13,11 @@ export interface OrchestrationServeOptions {
   readonly orchestration?: Omit<OrchestrationOptions, "components">;
 }
 
-export const orchestrationFeature = defineFeature<OrchestrationServeOptions>({
+export const orchestrationFeature: AgentFeature<OrchestrationServeOptions> = {
   key: "orchestration",
   routePrefixes: ["/orchestrate"],
   pending: [{ path: ["orchestration", "natural"], serves: "POST /orchestrate/natural" }],
   optionKeys: ["orchestration"],
   openapi: addOrchestrationPaths,
   build: async (_options, { orchestration }) => ({ extension: orchestration }),
-});
+};

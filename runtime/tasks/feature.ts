@@ -3,7 +3,7 @@
  * workers (as `MANIFOLD_MODE` says). The extension is imported when an agent with tasks starts, so
  * reading the feature list (gen, the manifest layer) does not load the worker pool.
  */
-import { defineFeature } from "../agent/feature.js";
+import type { AgentFeature } from "../agent/index.js";
 import type { TaskHandler } from "./handler-context.js";
 import type { TasksExtensionOptions } from "./extension.js";
 import { addTaskPaths } from "./openapi.js";
@@ -27,7 +27,7 @@ export type TasksServeOptions<T extends AgentTaskTypes> = TaskHandlersOption<T> 
   readonly taskOptions?: Omit<TasksExtensionOptions, "handlers" | "runWorkflow">;
 };
 
-export const tasksFeature = defineFeature<TasksServeOptions<AgentTaskTypes>>({
+export const tasksFeature: AgentFeature<TasksServeOptions<AgentTaskTypes>> = {
   key: "tasks",
   routePrefixes: ["/api/v1"],
   optionKeys: ["tasks", "taskOptions"],
@@ -42,4 +42,4 @@ export const tasksFeature = defineFeature<TasksServeOptions<AgentTaskTypes>>({
     });
     return { extension, healthOnly: extension.healthOnly };
   },
-});
+};
