@@ -1,4 +1,5 @@
-import { agentOpenApi } from "../../runtime/agent/index.js";
+// The feature list alone: the agent index would load the whole serving runtime into gen.
+import { agentOpenApi } from "../../runtime/agent/features.js";
 import { buildOpenApi, schemaName } from "../../runtime/spec/openapi.js";
 import { servedWorkflows, taskInputSchema, taskOutputSchema, taskTypeStem, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../../runtime/spec/agent-schemas.js";
 import { DRAFT_07, capabilitySchema, type JsonSchema } from "../../runtime/spec/json-schema.js";

@@ -9,8 +9,7 @@ import type { ComponentSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
 import type { AgentTaskTypes } from "../tasks/feature.js";
 import type { FeatureServices } from "./feature.js";
-import { AGENT_FEATURES, type AgentFeatureOptions } from "./features.js";
-import { agentOpenApi } from "./openapi.js";
+import { AGENT_FEATURES, agentOpenApi, type AgentFeatureOptions } from "./features.js";
 
 /** A generated agent's `serve()` options: the component's, flat, plus each feature's own. */
 export type AgentServeOptions<C extends CapabilityTypes, T extends AgentTaskTypes> = ComponentOptions<C> & AgentFeatureOptions<T>;
