@@ -80,6 +80,7 @@ function normaliseAgent(raw: RawComponent, workflows: ReadonlyMap<string, Workfl
       endpoints: served.filter(known).sort(compareText),
     },
     tasks: (raw.tasks ?? []).map((task) => normaliseTask(task, task.workflow === undefined ? undefined : workflows.get(task.workflow))),
+    ...(raw.scheduled === true && { scheduled: true }),
   };
 }
 

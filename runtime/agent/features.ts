@@ -7,6 +7,7 @@
  * descriptors only, about 10 ms, where the agent's index loads the whole serving runtime.
  */
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
+import { scheduledFeature, type ScheduledServeOptions } from "../scheduling/feature.js";
 import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
 import type { AgentSpec, OpenApiAddition } from "../spec/index.js";
 import type { AgentFeature } from "./feature.js";
@@ -25,18 +26,11 @@ const hitlFeature: AgentFeature = {
   pending: [{ path: ["hitl"], serves: "human-approval checkpoints" }],
 };
 
-/** Scheduled runs (`POST /api/v1/scheduled`): accepted by the format, not served yet. */
-const scheduledFeature: AgentFeature = {
-  key: "scheduled",
-  routePrefixes: ["/api/v1"],
-  pending: [{ path: ["scheduled"], serves: "POST /api/v1/scheduled" }],
-};
-
 // Each entry keeps its own option type; the list only needs the common shape.
 export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature];
 
 /** What an agent's `serve()` takes beside the component options: each feature's own part. */
-export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions & TasksServeOptions<T>;
+export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions & TasksServeOptions<T> & ScheduledServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
 export const AGENT_ROUTE_PREFIXES: readonly string[] = [...new Set(AGENT_FEATURES.flatMap((feature) => feature.routePrefixes))].sort();

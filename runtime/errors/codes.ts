@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: { status: 405, category: "input_error", retryable: false, description: "The route exists but not for this HTTP method; the Allow header lists the ones it takes." },
   UNAUTHORIZED: { status: 401, category: "auth_error", retryable: false, description: "The request lacks valid credentials." },
   CONFLICT: { status: 409, category: "conflict", retryable: false, description: "The request conflicts with the current state of the resource." },
+  LLM_UNAVAILABLE: { status: 503, category: "unavailable", retryable: false, description: "The request needs a language model and none is configured; the message names the variables to set." },
   UNAVAILABLE: { status: 503, category: "unavailable", retryable: true, description: "The component is shutting down or a dependency is unreachable; try again." },
   HANDLER_ERROR: { status: 422, category: "input_error", retryable: false, description: "The capability handler rejected the request on purpose (it threw a ManifoldError with this code)." },
   INTERNAL: { status: 500, category: "internal_error", retryable: false, description: "An unexpected failure; the message says nothing about internals." },

@@ -2,7 +2,7 @@
  * The orchestration feature's part of an agent's OpenAPI document: one POST per served workflow and
  * custom mode, tagged `orchestration` so readers can tell them from the agent's own capabilities.
  */
-import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/openapi.js";
+import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
 import { servedWorkflows, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../spec/agent-schemas.js";
 import type { JsonSchema } from "../spec/json-schema.js";
 import type { AgentSpec } from "../spec/types.js";

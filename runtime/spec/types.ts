@@ -127,6 +127,8 @@ export interface AgentSpec {
     readonly endpoints: readonly string[];
   };
   readonly tasks: readonly TaskTypeSpec[];
+  /** POST /api/v1/scheduled; absent when off, so specs of agents without it stay as they were. */
+  readonly scheduled?: true;
 }
 
 /** Routes the framework owns on every component; a capability endpoint may not take one of them. */

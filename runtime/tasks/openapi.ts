@@ -1,7 +1,7 @@
 /**
  * The task feature's part of an agent's OpenAPI document: submit, get and cancel, tagged `tasks`.
  */
-import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/openapi.js";
+import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
 import { taskInputSchema, taskOutputSchema, taskTypeStem } from "../spec/agent-schemas.js";
 import type { JsonSchema } from "../spec/json-schema.js";
 import type { AgentSpec } from "../spec/types.js";

@@ -1,0 +1,25 @@
+/**
+ * Scheduled runs as an agent feature: `scheduled: true` serves `POST /api/v1/scheduled`, answered by
+ * the agent's typed `scheduled` handler.
+ */
+import type { AgentFeature } from "../agent/index.js";
+import { addScheduledPaths } from "./openapi.js";
+import type { ScheduledHandler } from "./wire.js";
+
+/** The scheduled feature's part of an agent's `serve()` options. */
+export interface ScheduledServeOptions {
+  /** Answers each scheduled run. @defaultValue natural mode on the request's `instruction` (needs a language model) */
+  readonly scheduled?: ScheduledHandler;
+}
+
+export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
+  key: "scheduled",
+  routePrefixes: ["/api/v1"],
+  optionKeys: ["scheduled"],
+  enabled: (agent) => agent.scheduled === true,
+  openapi: addScheduledPaths,
+  async build({ scheduled }) {
+    const { createScheduledExtension } = await import("./scheduled-route.js");
+    return { extension: createScheduledExtension(scheduled) };
+  },
+};

@@ -1,0 +1,27 @@
+import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
+import type { AgentSpec } from "../spec/index.js";
+import { SCHEDULED_PATH, SCHEDULED_REQUEST_SCHEMA } from "./wire.js";
+
+/** `POST /api/v1/scheduled`, tagged `scheduled`. */
+export function addScheduledPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
+  if (agent.scheduled !== true) return;
+  addErrorEnvelope(schemas);
+  schemas["ScheduledRequest"] = SCHEDULED_REQUEST_SCHEMA;
+  schemas["ScheduledResponse"] = {
+    type: "object",
+    properties: {
+      success: { type: "boolean", enum: [true] },
+      data: { type: "object", properties: { response: { type: "string" }, request_id: { type: "string" } }, required: ["response", "request_id"] },
+    },
+    required: ["success", "data"],
+  };
+  paths[SCHEDULED_PATH] = {
+    post: {
+      operationId: "runScheduled",
+      summary: "Run a due schedule (called by the scheduler's executor)",
+      tags: ["scheduled"],
+      requestBody: { required: true, content: json(ref("ScheduledRequest")) },
+      responses: { "200": { description: "The run's answer", content: json(ref("ScheduledResponse")) }, "400": ERROR, "503": ERROR },
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * `scheduled: true` on an agent serves `POST /api/v1/scheduled`, answered by its typed `scheduled`
+ * handler; without one the request needs natural mode, which without a language model is 503
+ * LLM_UNAVAILABLE naming the variables to set.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";
+import { ManifoldError } from "../../runtime/errors/index.js";
+
+const SPEC: ComponentSpec = {
+  kind: "agent",
+  name: "clock-agent",
+  description: "Answers scheduled runs",
+  version: "1.0.0",
+  capabilities: [],
+  agent: { uses: [], orchestration: { custom: false, workflows: [], endpoints: [] }, tasks: [], scheduled: true },
+};
+const ClockAgent = defineAgent<{}, {}>(SPEC, {});
+const quiet = { port: 0, registry: false, handleSignals: false, log: () => {}, handlers: {} } as const;
+
+const REQUEST = { schedule_id: "sch-0a1b", task_id: "sch-0a1b:1767225600", instruction: "say the time", input: { zone: "UTC" } };
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(`${url}/api/v1/scheduled`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
+const seen: unknown[] = [];
+const agent = await ClockAgent.serve({
+  ...quiet,
+  scheduled: async (request, { requestId, signal }) => {
+    seen.push({ request, requestId, aborted: signal.aborted });
+    if (request.instruction === "refuse") throw new ManifoldError("CONFLICT", "not now");
+    return `${request.instruction} (${String(request.input["zone"])})`;
+  },
+});
+test.after(() => agent.close());
+
+test("a valid request runs the handler and answers {success, data: {response, request_id}} with the request id echoed", async () => {
+  const { status, body, headers } = await post(agent.url, REQUEST, { "X-Manifold-Request-ID": "req-42" });
+  assert.is(status, 200);
+  assert.equal(body, { success: true, data: { response: "say the time (UTC)", request_id: "req-42" } });
+  assert.is(headers.get("x-manifold-request-id"), "req-42");
+  assert.equal(seen.at(-1), { request: REQUEST, requestId: "req-42", aborted: false });
+});
+
+test("a body that is not a ScheduledRequest is 400 INVALID_INPUT with a pointer per violation; the handler is not called", async () => {
+  const before = seen.length;
+  const { status, body } = await post(agent.url, { schedule_id: 7, instruction: "x", input: {}, extra: true });
+  assert.is(status, 400);
+  assert.is(body.error.code, "INVALID_INPUT");
+  assert.equal((body.error.details as { pointer: string }[]).map((d) => d.pointer).sort(), ["/extra", "/schedule_id", "/task_id"]);
+  assert.is(seen.length, before);
+});
+
+test("a handler's ManifoldError is answered in the envelope with its own status", async () => {
+  const { status, body } = await post(agent.url, { ...REQUEST, instruction: "refuse" });
+  assert.is(status, 409);
+  assert.equal(body, { success: false, error: { code: "CONFLICT", message: "not now", category: "conflict", retryable: false } });
+});
+
+test("GET is 405 with Allow: POST, OPTIONS; the OpenAPI document lists the path", async () => {
+  const wrong = await fetch(`${agent.url}/api/v1/scheduled`);
+  assert.is(wrong.status, 405);
+  assert.is(wrong.headers.get("allow"), "POST, OPTIONS");
+  await wrong.body?.cancel();
+  const withDoc = await ClockAgent.serve({ ...quiet, enableOpenApi: true, scheduled: () => "ok" });
+  try {
+    const doc = (await (await fetch(`${withDoc.url}/openapi.json`)).json()) as { paths: Record<string, { post?: { operationId: string } }> };
+    assert.is(doc.paths["/api/v1/scheduled"]?.post?.operationId, "runScheduled");
+  } finally {
+    await withDoc.close();
+  }
+});
+
+test("without a handler: 503 LLM_UNAVAILABLE whose message names the variables to set", async () => {
+  const bare = await ClockAgent.serve(quiet);
+  try {
+    const { status, body } = await post(bare.url, REQUEST);
+    assert.is(status, 503);
+    assert.is(body.error.code, "LLM_UNAVAILABLE");
+    assert.match(body.error.message, /MANIFOLD_LLM_BASE_URL/);
+    assert.match(body.error.message, /serve\(\{ scheduled \}\)/);
+  } finally {
+    await bare.close();
+  }
+});
+
+test("an agent without scheduled: true has no such route", async () => {
+  const { scheduled: _, ...withoutScheduled } = SPEC.agent!;
+  const plain = defineAgent<{}, {}>({ ...SPEC, agent: withoutScheduled }, {});
+  const running = await plain.serve({ ...quiet, scheduled: () => "never" });
+  try {
+    assert.is((await post(running.url, REQUEST)).status, 404);
+  } finally {
+    await running.close();
+  }
+});
+
+test.run();
