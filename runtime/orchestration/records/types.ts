@@ -1,6 +1,6 @@
-import type { StepResult } from "../orchestration/executor.js";
-import type { HookOutcome } from "../orchestration/hooks.js";
-import type { Plan, PlanMode } from "../orchestration/plan.js";
+import type { StepResult } from "../executor.js";
+import type { HookOutcome } from "../hooks.js";
+import type { Plan, PlanMode } from "../plan.js";
 
 export type ExecutionStatus = "success" | "failed" | "interrupted";
 

@@ -1,4 +1,4 @@
-import type { RedisStore } from "../store/store.js";
+import type { RedisStore } from "../../store/index.js";
 import { checkListLimit, checkPositive, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
 
 export interface RedisExecutionStoreOptions {
