@@ -11,7 +11,7 @@ import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/names.js";
 import { getTelemetry, type SpanTrace } from "../telemetry/telemetry.js";
 import { compileCached, type CompiledValue, type ExpressionScope, type ExpressionSyntax } from "./expressions.js";
 import type { Plan, PlanStep } from "./plan.js";
-import { sleep } from "../sleep.js";
+import { isThenable, sleep } from "../util/index.js";
 import { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 
 /** Where a capability is served: its absolute URL. */
@@ -105,10 +105,6 @@ interface Outcome {
 function checkLimit(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   return value;
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** Step index lists: who each step waits for, and who waits for it. */
