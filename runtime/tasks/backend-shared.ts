@@ -4,6 +4,7 @@
  * these in one place is what lets the contract suite hold both adapters to the same behaviour.
  */
 import { ManifoldError } from "../errors/index.js";
+import { checkKeyName, resolveNamespace } from "../store/index.js";
 import { checkInteger } from "../util/index.js";
 import type { DequeueOptions, Delivery, NewTask, TaskBackendOptions, TaskError } from "./types.js";
 
@@ -20,17 +21,14 @@ export interface ResolvedBackendOptions {
   readonly delivery: Delivery;
 }
 
-/** Same rule as the store's namespace: no braces (they would move a key's slot), no colons, no spaces. */
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 /** Bad options are a programming or deployment error, found at start-up: RangeError, like the store's. */
 export function resolveBackendOptions(
   { namespace, queue = "default", ttlMs = DAY_MS, maxDeliveries = 5, delivery = "at-least-once" }: TaskBackendOptions,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ResolvedBackendOptions {
-  const ns = namespace ?? (env["MANIFOLD_REDIS_NAMESPACE"] || "default");
-  if (!NAME.test(ns)) throw new RangeError(`task backend namespace must be 1-64 letters, digits, '_', '.' or '-' (got ${JSON.stringify(ns)})`);
-  if (!NAME.test(queue)) throw new RangeError(`task queue name must be 1-64 letters, digits, '_', '.' or '-' (got ${JSON.stringify(queue)})`);
+  // The store's namespace rule; the queue becomes a hash tag, so it follows the same rule.
+  const ns = resolveNamespace(namespace, env, "task backend namespace");
+  checkKeyName("task queue name", queue);
   checkInteger("ttlMs", ttlMs, { min: 1 });
   checkInteger("maxDeliveries", maxDeliveries, { min: 1 });
   if (delivery !== "at-least-once" && delivery !== "at-most-once") throw new RangeError(`delivery must be "at-least-once" or "at-most-once" (got ${JSON.stringify(delivery)})`);
