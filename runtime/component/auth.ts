@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { ManifoldError } from "../errors/index.js";
 import { bearerToken, registerSecret } from "../context/index.js";
+import { isThenable } from "../util/index.js";
 import type { AuthOptions } from "./types.js";
-import { isThenable } from "./is-thenable.js";
 
 /** Calls back with nothing when the request may proceed, else with the error to answer. */
 export type AuthCheck = (req: IncomingMessage, callback: (error: unknown) => void) => void;

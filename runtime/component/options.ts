@@ -2,6 +2,7 @@
  * Settings that an explicit option overrides and the environment provides otherwise. Bad values fail
  * at start-up with the variable's name, never silently fall back to a default.
  */
+import { checkInteger } from "../util/index.js";
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -36,7 +37,5 @@ export function resolveEnableOpenApi(option: boolean | undefined, env = process.
 }
 
 export function resolveBodyLimit(option: number | undefined): number {
-  const limit = option ?? DEFAULT_BODY_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("bodyLimit must be a non-negative integer");
-  return limit;
+  return checkInteger("bodyLimit", option ?? DEFAULT_BODY_LIMIT, { min: 0 });
 }

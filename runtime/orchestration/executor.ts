@@ -11,7 +11,7 @@ import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/names.js";
 import { getTelemetry, type SpanTrace } from "../telemetry/telemetry.js";
 import { compileCached, type CompiledValue, type ExpressionScope, type ExpressionSyntax } from "./expressions.js";
 import type { Plan, PlanStep } from "./plan.js";
-import { sleep } from "../sleep.js";
+import { checkInteger, isThenable, sleep } from "../util/index.js";
 import { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 
 /** Where a capability is served: its absolute URL. */
@@ -102,15 +102,6 @@ interface Outcome {
   readonly attempts: number;
 }
 
-function checkLimit(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
-}
-
 /** Step index lists: who each step waits for, and who waits for it. */
 interface Graph {
   readonly index: Map<string, number>;
@@ -148,7 +139,7 @@ function buildGraph(plan: Plan, syntax: ExpressionSyntax): Graph {
 }
 
 export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeoutMs = 30_000, backoff = {}, log = createLogger({ component: "orchestration" }) }: ExecutorOptions): Executor {
-  const limit = checkLimit(concurrency, "concurrency");
+  const limit = checkInteger("concurrency", concurrency, { min: 1 });
   if (!Number.isFinite(defaultTimeoutMs) || defaultTimeoutMs <= 0) throw new RangeError("defaultTimeoutMs must be a positive number");
   const wait: Backoff = createBackoff(backoff);
 
@@ -180,7 +171,7 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
     let max: number;
     try {
       graph = buildGraph(plan, options.syntax ?? "dollar");
-      max = options.concurrency === undefined ? limit : checkLimit(options.concurrency, "concurrency");
+      max = options.concurrency === undefined ? limit : checkInteger("concurrency", options.concurrency, { min: 1 });
     } catch (error) {
       return Promise.reject(error);
     }

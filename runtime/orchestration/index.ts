@@ -35,6 +35,21 @@ export {
   type Synthesiser,
   type WorkflowRunResult,
 } from "./orchestrator.js";
+export {
+  DEFAULT_EXECUTION_TTL_MS,
+  EXECUTION_DEBUG_ENV,
+  createExecutionStore,
+  createMemoryExecutionStore,
+  createRedisExecutionStore,
+  executionDebugEnabled,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type ExecutionStore,
+  type ExecutionStoreOptions,
+  type ListOptions,
+  type MemoryExecutionStoreOptions,
+  type RedisExecutionStoreOptions,
+} from "./records/index.js";
 export { defineWorkflow, runWorkflow, type DefinedWorkflow, type WorkflowRunOptions } from "./front-ends.js";
 export { createWorkflowEngine, invalidWorkflow, type LoadedWorkflow, type WorkflowCheck, type WorkflowDiagnostic, type WorkflowEngine, type WorkflowEngineOptions } from "./yaml-engine.js";
 export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";

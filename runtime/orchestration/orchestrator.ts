@@ -5,8 +5,6 @@
  * after_execution hooks → synthesis (when asked) → after_synthesis hooks → execution record.
  */
 import { defaultRegistry } from "../discovery/registry.js";
-import type { ExecutionRecord, ExecutionStore } from "../debug/types.js";
-import { createExecutionStore, executionDebugEnabled } from "../debug/create.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createCaller, type Caller } from "../outbound/caller.js";
 import { nodeHttpTransport } from "../outbound/transport.js";
@@ -18,6 +16,7 @@ import { customResponse, parseCustomBody, type CustomResponse } from "./custom.j
 import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";
 import { checkHooks, runHooks, type HookOutcome, type PipelineHook } from "./hooks.js";
 import { checkPlan, planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
+import { createExecutionStore, executionDebugEnabled, type ExecutionRecord, type ExecutionStore } from "./records/index.js";
 import { createResolver, type ResolverOptions } from "./resolver.js";
 import type { BackoffOptions } from "./retry.js";
 import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";

@@ -4,6 +4,7 @@
  * fall back silently (a typo in MANIFOLD_REDIS_PORT must not quietly give every replica its own
  * private in-memory registry).
  */
+import { resolveNamespace } from "./keys.js";
 
 export interface RedisEndpoint {
   readonly host: string;
@@ -36,9 +37,6 @@ export interface ClusterConfig extends Common {
 }
 
 export type StoreConfig = MemoryConfig | RedisConfig | ClusterConfig;
-
-/** No braces (they would change a key's hash slot) and no colons (the key separator). */
-const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -91,8 +89,7 @@ const STRUCTURED = ["MANIFOLD_REDIS_HOST", "MANIFOLD_REDIS_PORT", "MANIFOLD_REDI
  * them, to keep the secret out of a URL. `MANIFOLD_REDIS_NAMESPACE` (default `default`) always applies.
  */
 export function resolveStoreConfig(env: Env = process.env): StoreConfig {
-  const namespace = read(env, "MANIFOLD_REDIS_NAMESPACE") ?? "default";
-  if (!NAMESPACE.test(namespace)) throw new RangeError("MANIFOLD_REDIS_NAMESPACE must be 1-64 letters, digits, '_', '.' or '-'");
+  const namespace = resolveNamespace(undefined, env);
   const username = read(env, "MANIFOLD_REDIS_USERNAME");
   const password = read(env, "MANIFOLD_REDIS_PASSWORD");
   const tls = parseBoolean(read(env, "MANIFOLD_REDIS_TLS"), "MANIFOLD_REDIS_TLS");

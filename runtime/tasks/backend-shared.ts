@@ -4,6 +4,8 @@
  * these in one place is what lets the contract suite hold both adapters to the same behaviour.
  */
 import { ManifoldError } from "../errors/index.js";
+import { checkKeyName, resolveNamespace } from "../store/index.js";
+import { checkInteger } from "../util/index.js";
 import type { DequeueOptions, Delivery, NewTask, TaskBackendOptions, TaskError } from "./types.js";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -19,19 +21,16 @@ export interface ResolvedBackendOptions {
   readonly delivery: Delivery;
 }
 
-/** Same rule as the store's namespace: no braces (they would move a key's slot), no colons, no spaces. */
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 /** Bad options are a programming or deployment error, found at start-up: RangeError, like the store's. */
 export function resolveBackendOptions(
   { namespace, queue = "default", ttlMs = DAY_MS, maxDeliveries = 5, delivery = "at-least-once" }: TaskBackendOptions,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ResolvedBackendOptions {
-  const ns = namespace ?? (env["MANIFOLD_REDIS_NAMESPACE"] || "default");
-  if (!NAME.test(ns)) throw new RangeError(`task backend namespace must be 1-64 letters, digits, '_', '.' or '-' (got ${JSON.stringify(ns)})`);
-  if (!NAME.test(queue)) throw new RangeError(`task queue name must be 1-64 letters, digits, '_', '.' or '-' (got ${JSON.stringify(queue)})`);
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new RangeError(`ttlMs must be a positive integer (got ${ttlMs})`);
-  if (!Number.isSafeInteger(maxDeliveries) || maxDeliveries < 1) throw new RangeError(`maxDeliveries must be an integer ≥ 1 (got ${maxDeliveries})`);
+  // The store's namespace rule; the queue becomes a hash tag, so it follows the same rule.
+  const ns = resolveNamespace(namespace, env, "task backend namespace");
+  checkKeyName("task queue name", queue);
+  checkInteger("ttlMs", ttlMs, { min: 1 });
+  checkInteger("maxDeliveries", maxDeliveries, { min: 1 });
   if (delivery !== "at-least-once" && delivery !== "at-most-once") throw new RangeError(`delivery must be "at-least-once" or "at-most-once" (got ${JSON.stringify(delivery)})`);
   return { namespace: ns, queue, ttlMs, maxDeliveries, delivery };
 }
@@ -78,13 +77,13 @@ export function encodeNewTask(task: NewTask): string {
 }
 
 export function checkDequeueOptions({ count, leaseMs, blockMs }: DequeueOptions): void {
-  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_DEQUEUE_COUNT) throw new RangeError(`dequeue count must be an integer from 1 to ${MAX_DEQUEUE_COUNT} (got ${count})`);
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) throw new RangeError(`leaseMs must be a positive integer (got ${leaseMs})`);
-  if (!Number.isSafeInteger(blockMs) || blockMs < 0) throw new RangeError(`blockMs must be an integer ≥ 0 (got ${blockMs})`);
+  checkInteger("dequeue count", count, { min: 1, max: MAX_DEQUEUE_COUNT });
+  checkLeaseMs(leaseMs);
+  checkInteger("blockMs", blockMs, { min: 0 });
 }
 
 export function checkLeaseMs(leaseMs: number): void {
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) throw new RangeError(`leaseMs must be a positive integer (got ${leaseMs})`);
+  checkInteger("leaseMs", leaseMs, { min: 1 });
 }
 
 export const CANCELLED_ERROR: TaskError = { code: "TASK_CANCELLED", message: "The task was cancelled" };

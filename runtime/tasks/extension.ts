@@ -2,6 +2,7 @@ import type { ComponentExtension } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import type { ComponentSpec, TaskTypeSpec } from "../spec/types.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";
+import { checkInteger } from "../util/index.js";
 import { addTaskRoutes } from "./api.js";
 import { createTaskBackend } from "./backend.js";
 import type { RunWorkflow, TaskHandler } from "./handler-context.js";
@@ -97,7 +98,7 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
   const mode = options.mode === undefined ? resolveMode(env) : checkMode(options.mode);
   const workers = runsWorkers(mode);
   const handlers = resolveHandlers(spec, types, options, workers);
-  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new RangeError("shutdownTimeoutMs must be a non-negative integer");
+  checkInteger("shutdownTimeoutMs", shutdownTimeoutMs, { min: 0 });
   // Read now so a bad WORKER_COUNT or MANIFOLD_TASK_LEASE_MS fails before the port is taken.
   const settings = workers ? readPoolSettings({ workerCount: options.workerCount, leaseMs: options.leaseMs, env }) : undefined;
 

@@ -1,5 +1,4 @@
-import { sleep } from "../sleep.js";
-import { isThenable } from "../component/is-thenable.js";
+import { isThenable, sleep } from "../util/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { runInScope, validRequestId, type RequestScope } from "../context/index.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";

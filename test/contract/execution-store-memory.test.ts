@@ -1,4 +1,4 @@
-import { createMemoryExecutionStore } from "../../runtime/debug/index.js";
+import { createMemoryExecutionStore } from "../../runtime/orchestration/index.js";
 import { executionStoreCases } from "./execution-store.cases.js";
 
 executionStoreCases("memory", async (options) => createMemoryExecutionStore(options));

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createExecutionStore } from "../../runtime/debug/index.js";
+import { createExecutionStore } from "../../runtime/orchestration/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer } from "../harness/redis-server.js";
 import { executionRecord, executionStoreCases } from "./execution-store.cases.js";

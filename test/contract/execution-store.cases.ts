@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import type { ExecutionRecord, ExecutionStore } from "../../runtime/debug/index.js";
+import type { ExecutionRecord, ExecutionStore } from "../../runtime/orchestration/index.js";
 
 export type ExecutionStoreFactory = (options: { ttlMs?: number; maxRecords?: number }) => Promise<ExecutionStore>;
 

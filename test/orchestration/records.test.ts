@@ -4,9 +4,8 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createExecutionStore, createMemoryExecutionStore, type ExecutionStore } from "../../runtime/debug/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import { createOrchestrator, type OrchestratorOptions } from "../../runtime/orchestration/index.js";
+import { createExecutionStore, createMemoryExecutionStore, createOrchestrator, type ExecutionStore, type OrchestratorOptions } from "../../runtime/orchestration/index.js";
 import type { WorkflowSpec } from "../../runtime/spec/types.js";
 import { memoryLog, rejection, startTools, workflowStep, type Tools } from "./support.js";
 

@@ -1,4 +1,5 @@
-import { checkListLimit, checkPositive, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
+import { checkInteger } from "../../util/index.js";
+import { checkListLimit, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
 
 export interface MemoryExecutionStoreOptions {
   /** @defaultValue 24 h */
@@ -17,8 +18,8 @@ interface Held {
 
 /** The embedded adapter: one process, bounded in count and time. Records are copied in and out. */
 export function createMemoryExecutionStore({ ttlMs = DEFAULT_EXECUTION_TTL_MS, maxRecords = DEFAULT_MAX_RECORDS, now = Date.now }: MemoryExecutionStoreOptions = {}): ExecutionStore {
-  checkPositive(ttlMs, "ttlMs");
-  checkPositive(maxRecords, "maxRecords");
+  checkInteger("ttlMs", ttlMs, { min: 1 });
+  checkInteger("maxRecords", maxRecords, { min: 1 });
   const records = new Map<string, Held>();
 
   const sweep = (): void => {

@@ -1,6 +1,7 @@
-import type { StepResult } from "../orchestration/executor.js";
-import type { HookOutcome } from "../orchestration/hooks.js";
-import type { Plan, PlanMode } from "../orchestration/plan.js";
+import type { StepResult } from "../executor.js";
+import type { HookOutcome } from "../hooks.js";
+import type { Plan, PlanMode } from "../plan.js";
+import { checkInteger } from "../../util/index.js";
 
 export type ExecutionStatus = "success" | "failed" | "interrupted";
 
@@ -48,14 +49,7 @@ export const DEFAULT_MAX_RECORDS = 1000;
 export const MAX_LIST_LIMIT = 1000;
 
 export function checkListLimit(limit: number | undefined): number {
-  const value = limit ?? 20;
-  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_LIST_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
-  return value;
-}
-
-export function checkPositive(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
+  return checkInteger("limit", limit ?? 20, { min: 1, max: MAX_LIST_LIMIT });
 }
 
 /** Milliseconds since the epoch of a record's start, for ordering. */

@@ -1,5 +1,6 @@
-import type { RedisStore } from "../store/store.js";
-import { checkListLimit, checkPositive, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
+import type { RedisStore } from "../../store/index.js";
+import { checkInteger } from "../../util/index.js";
+import { checkListLimit, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
 
 export interface RedisExecutionStoreOptions {
   /** @defaultValue 24 h */
@@ -16,8 +17,8 @@ export interface RedisExecutionStoreOptions {
  * at a time, never in one multi-key command, so the adapter works on Redis Cluster unchanged.
  */
 export function createRedisExecutionStore(store: RedisStore, { ttlMs = DEFAULT_EXECUTION_TTL_MS, maxRecords = DEFAULT_MAX_RECORDS, ownsStore = false }: RedisExecutionStoreOptions = {}): ExecutionStore {
-  checkPositive(ttlMs, "ttlMs");
-  checkPositive(maxRecords, "maxRecords");
+  checkInteger("ttlMs", ttlMs, { min: 1 });
+  checkInteger("maxRecords", maxRecords, { min: 1 });
   const { client, keys } = store;
   const index = keys.key("execution-index");
   const keyOf = (planId: string): string => keys.key("executions", planId);

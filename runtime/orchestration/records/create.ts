@@ -1,4 +1,4 @@
-import { createStore, type Store } from "../store/store.js";
+import { createStore, type Store } from "../../store/index.js";
 import { createMemoryExecutionStore } from "./memory-store.js";
 import { createRedisExecutionStore } from "./redis-store.js";
 import { DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, type ExecutionStore } from "./types.js";

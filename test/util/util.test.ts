@@ -1,0 +1,43 @@
+/** The shared helpers every runtime folder leans on: one wording for a bad integer option, one thenable test. */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { checkInteger, isThenable } from "../../runtime/util/index.js";
+
+test("checkInteger returns a value in range, inclusive at both ends", () => {
+  assert.is(checkInteger("n", 1, { min: 1, max: 3 }), 1);
+  assert.is(checkInteger("n", 3, { min: 1, max: 3 }), 3);
+  assert.is(checkInteger("n", 0, { min: 0 }), 0);
+  assert.is(checkInteger("n", Number.MAX_SAFE_INTEGER, { min: 0 }), Number.MAX_SAFE_INTEGER);
+});
+
+test("checkInteger refuses with a RangeError naming the option, the range and the value", () => {
+  const cases: [unknown, { min: number; max?: number }, string][] = [
+    [0, { min: 1 }, "ttlMs must be an integer of at least 1, not 0"],
+    [1.5, { min: 1 }, "ttlMs must be an integer of at least 1, not 1.5"],
+    [Number.NaN, { min: 1, max: 10 }, "ttlMs must be an integer from 1 to 10, not NaN"],
+    [11, { min: 1, max: 10 }, "ttlMs must be an integer from 1 to 10, not 11"],
+    [Number.MAX_SAFE_INTEGER + 1, { min: 0 }, `ttlMs must be an integer of at least 0, not ${Number.MAX_SAFE_INTEGER + 1}`],
+    ["5", { min: 1 }, 'ttlMs must be an integer of at least 1, not "5"'],
+  ];
+  for (const [value, range, message] of cases) {
+    try {
+      checkInteger("ttlMs", value, range);
+      assert.unreachable(String(value));
+    } catch (error) {
+      assert.instance(error, RangeError);
+      assert.is((error as Error).message, message);
+    }
+  }
+});
+
+test("isThenable: objects with a then method, and nothing else", () => {
+  assert.ok(isThenable(Promise.resolve(1)));
+  // biome-ignore lint/suspicious/noThenProperty: a hand-made thenable is what is under test
+  const thenable = { then: () => undefined };
+  assert.ok(isThenable(thenable));
+  // biome-ignore lint/suspicious/noThenProperty: so is an object whose then is not a method
+  const notThenable = { then: 1 };
+  for (const value of [undefined, null, 0, "then", {}, notThenable]) assert.not.ok(isThenable(value), String(value));
+});
+
+test.run();
