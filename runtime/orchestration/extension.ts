@@ -117,7 +117,7 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
 
   const runOptions = (signal: AbortSignal | undefined, synthesise: boolean): RunOptions => ({ ...(signal === undefined ? {} : { signal }), synthesise });
 
-  const workflowRoute = (name: string, specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork => async (body, signal) => {
+  const workflowRoute = (specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork => async (body, signal) => {
     const workflow = await specOf();
     const request = checkWorkflowInputs(workflow, body, "request");
     const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
@@ -131,8 +131,8 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
 
     routes(add, { bodyLimit }) {
       const route = (path: string, work: RouteWork): void => add("POST", path, jsonRoute((body, { signal }) => work(body, signal), { bodyLimit, ...(forward === undefined ? {} : { forward }) }));
-      for (const workflow of served) route(`/orchestrate/${workflow.name}`, workflowRoute(workflow.name, () => workflow, "workflow"));
-      for (const [name, state] of yaml) route(`/orchestrate/${name}`, workflowRoute(name, () => yamlSpec(name, state), "yaml"));
+      for (const workflow of served) route(`/orchestrate/${workflow.name}`, workflowRoute(() => workflow, "workflow"));
+      for (const [name, state] of yaml) route(`/orchestrate/${name}`, workflowRoute(() => yamlSpec(name, state), "yaml"));
       if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, signal) => orchestrator.runCustom(body, runOptions(signal, false)));
       if (orchestrator.hasPlanner) {
         route("/orchestrate/natural", async (body, signal) => {

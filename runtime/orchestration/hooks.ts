@@ -39,6 +39,7 @@ export interface PipelineHook {
   /** @defaultValue "fail_open" */
   readonly mode?: HookMode;
   /** An after_planning hook may return a replacement plan; other return values are ignored. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most hooks return nothing, and `void` lets a hook declared `(): void` be passed.
   run(context: HookContext): void | Plan | undefined | Promise<void | Plan | undefined>;
 }
 

@@ -1,4 +1,4 @@
-import { ManifoldError } from "../errors/index.js";
+import type { ManifoldError } from "../errors/index.js";
 
 export interface BackoffOptions {
   /** `fixed`: every wait is baseDelayMs; `exponential`: full jitter, a random wait up to base × 2^(n−1). @defaultValue "exponential" */
