@@ -2,8 +2,8 @@
  * The `manifold` command (bin.ts runs it). Only node built-ins are imported up front so `--help` answers at once; the
  * loader, the emitters and ts-morph are imported by the command that needs them.
  */
+import { MANIFOLD_VERSION } from "../runtime/manifest/index.js";
 import { parseArgs } from "node:util";
-import { MANIFOLD_VERSION } from "./version.js";
 
 const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
 

@@ -1,12 +1,9 @@
+import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors } from "../runtime/manifest/index.js";
 import { join, relative } from "node:path";
 import type { CliIo, Format } from "./cli.js";
-import { formatDiagnostics, summariseDiagnostics } from "./diagnostics/format.js";
-import { sortDiagnostics } from "./diagnostics/create.js";
 import { emitProject } from "./emit/index.js";
-import { notGenerated } from "./emit/not-generated.js";
-import { loadProject } from "./load/index.js";
+import { loadProject } from "./load-project.js";
 import { compareFolder, refuseToOwn, syncFolder } from "./output-folder.js";
-import { hasErrors } from "./project.js";
 
 export interface CommandOptions {
   readonly manifestsDir: string;

@@ -1,4 +1,4 @@
-import { MANIFOLD_VERSION } from "../version.js";
+import { MANIFOLD_VERSION } from "../../runtime/manifest/index.js";
 
 /**
  * The first line of every generated TypeScript file. The source path comes from the file system, so

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
 import { packageRoot } from "../../runtime/package-root.js";
-import { MANIFOLD_VERSION } from "../version.js";
+import { MANIFOLD_VERSION } from "../../runtime/manifest/index.js";
 
 export interface FolderReadmeInput {
   readonly manifestsDir: string;

@@ -12,6 +12,6 @@ export async function serveManifest<C extends CapabilityTypes = CapabilityTypes>
   path: string,
   options: ComponentOptions<C>,
 ): Promise<RunningComponent> {
-  const { loadComponentFile } = await import("../../generator/load/index.js");
+  const { loadComponentFile } = await import("../manifest/index.js");
   return serveComponent<C>(await loadComponentFile(path), options);
 }

@@ -6,7 +6,7 @@
 import type { Registry } from "../discovery/types.js";
 import { capabilityWire, fieldsFromSummary, type CapabilityWire } from "../spec/wire.js";
 import type { ComponentSpec } from "../spec/types.js";
-import type { CheckContext, ComponentView } from "./check/types.js";
+import type { CheckContext, ComponentView } from "../manifest/dataflow/index.js";
 
 export interface CatalogComponent {
   readonly name: string;

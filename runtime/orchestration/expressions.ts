@@ -18,7 +18,7 @@
  */
 import { escapeToken } from "../component/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
-import { parseTemplate } from "./check/expressions.js";
+import { parseTemplate } from "../manifest/dataflow/index.js";
 
 export type ExpressionSyntax = "dollar" | "braces" | "none";
 

@@ -13,7 +13,7 @@ import { ManifoldError } from "../errors/index.js";
 import { AI_SYNTHESIS_FIELD } from "../spec/agent-schemas.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
 import { createLogger } from "../telemetry/logger.js";
-import { RESERVED_WORKFLOW_NAMES } from "./check/codes.js";
+import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
 import { checkWorkflowInputs } from "./workflow.js";

@@ -6,19 +6,13 @@
 import { defaultRegistry } from "../discovery/registry.js";
 import type { Registry } from "../discovery/types.js";
 import { ManifoldError } from "../errors/index.js";
+import type { Diagnostic } from "../manifest/index.js";
 import type { WorkflowSpec } from "../spec/types.js";
 import { checkContextOf, readCatalog } from "./catalog.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions, type WorkflowRunResult } from "./orchestrator.js";
 
 /** One finding of the checker, as `manifold validate --format json` prints it. */
-export interface WorkflowDiagnostic {
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  readonly severity: "error" | "warning";
-  readonly code: string;
-  readonly message: string;
-}
+export type WorkflowDiagnostic = Diagnostic;
 
 export interface WorkflowCheck {
   readonly diagnostics: readonly WorkflowDiagnostic[];
@@ -72,7 +66,7 @@ export function createWorkflowEngine(options: WorkflowEngineOptions = {}): Workf
   const check = async (text: string, file = "workflow.yaml"): Promise<WorkflowCheck> => {
     if (typeof text !== "string") throw new ManifoldError("INVALID_WORKFLOW", "a workflow is YAML text");
     // The loader (yaml, ajv meta-schema) is loaded on first use: an agent without YAML workflows never pays for it.
-    const { loadWorkflowText } = await import("../../generator/load/workflow-text.js");
+    const { loadWorkflowText } = await import("../manifest/index.js");
     const catalog = await readCatalog((registry ??= defaultRegistry()), components);
     const context = checkContextOf(catalog, allowedSet);
     const { diagnostics, spec } = loadWorkflowText(file, text, context);

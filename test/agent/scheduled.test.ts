@@ -7,6 +7,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
+import { emitOpenApi } from "../../generator/emit/json-files.js";
+import { loadManifestText } from "../../runtime/manifest/index.js";
 
 const SPEC: ComponentSpec = {
   kind: "agent",
@@ -96,6 +98,18 @@ test("an agent without scheduled: true has no such route", async () => {
   } finally {
     await running.close();
   }
+});
+
+test("gen: `scheduled: true` in a manifest reaches the spec and the emitted OpenAPI document; without it neither has it", () => {
+  const manifest = (extra: string) => `kind: agent\nname: clock-agent\ndescription: Answers scheduled runs\ncapabilities: []\n${extra}`;
+  const on = loadManifestText("m/clock.yaml", manifest("scheduled: true\n"));
+  assert.equal(on.diagnostics, []);
+  const spec = on.manifests[0]!.component!;
+  assert.is(spec.agent?.scheduled, true);
+  assert.ok(JSON.parse(emitOpenApi(spec)).paths["/api/v1/scheduled"]);
+  const off = loadManifestText("m/clock.yaml", manifest("")).manifests[0]!.component!;
+  assert.is(off.agent?.scheduled, undefined);
+  assert.is(JSON.parse(emitOpenApi(off)).paths["/api/v1/scheduled"], undefined);
 });
 
 test.run();

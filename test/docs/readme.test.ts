@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { MANIFOLD_VERSION } from "../../generator/version.js";
+import { MANIFOLD_VERSION } from "../../runtime/manifest/version.js";
 import { ERROR_CODES } from "../../runtime/errors/codes.js";
 
 const root = new URL("../..", import.meta.url);

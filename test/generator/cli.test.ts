@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { MANIFOLD_VERSION } from "../../generator/version.js";
+import { MANIFOLD_VERSION } from "../../runtime/manifest/version.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 
 const root = new URL("../..", import.meta.url).pathname;

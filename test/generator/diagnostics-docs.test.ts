@@ -1,8 +1,8 @@
 import { readFile, readdir } from "node:fs/promises";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { DIAGNOSTIC_CODES } from "../../generator/diagnostics/codes.js";
-import { WORKFLOW_CHECK_CODES } from "../../runtime/orchestration/check/codes.js";
+import { DIAGNOSTIC_CODES } from "../../runtime/manifest/codes.js";
+import { WORKFLOW_CHECK_CODES } from "../../runtime/manifest/dataflow/codes.js";
 
 const root = new URL("../../", import.meta.url);
 

@@ -1,8 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { formatDiagnostics, summariseDiagnostics } from "../../generator/diagnostics/format.js";
-import { loadManifestText } from "../../generator/load/index.js";
-import type { Diagnostic } from "../../generator/project.js";
+import { formatDiagnostics, summariseDiagnostics } from "../../runtime/manifest/diagnostics/format.js";
+import { loadManifestText } from "../../runtime/manifest/index.js";
+import type { Diagnostic } from "../../runtime/manifest/project.js";
 
 const error: Diagnostic = { file: "m/a.yaml", line: 2, column: 7, severity: "error", code: "MF1205", message: "`name` \"A\" is invalid: use a-z, 0-9, '-'" };
 const warning: Diagnostic = { file: "m/b, c.yaml", line: 1, column: 1, severity: "warning", code: "MF1311", message: "100% sure:\nline two\r" };

@@ -1,11 +1,11 @@
 /** MF1315: parts of the format gen does not emit yet are named, at their key, as warnings. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { notGenerated } from "../../generator/emit/not-generated.js";
-import { loadSources } from "../../generator/load/index.js";
+import { notGenerated } from "../../runtime/manifest/not-generated.js";
+import { loadSources } from "../../runtime/manifest/index.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
-test("MF1315: orchestration.natural and an agent's scheduled/chat/hitl keys warn where they stand; workflows, custom and tasks do not", () => {
+test("MF1315: orchestration.natural and an agent's chat/hitl keys warn where they stand; workflows, custom, tasks and scheduled (served since the scheduled feature) do not", () => {
   const project = loadSources([
     { file: "m/agent.yaml", text: TRAVEL_AGENT },
     { file: "m/geo.yaml", text: GEOCODING_TOOL },
@@ -20,12 +20,14 @@ test("MF1315: orchestration.natural and an agent's scheduled/chat/hitl keys warn
   assert.ok(natural > 0, "fixture agent has orchestration.natural");
   const expected = [
     [natural + 1, agentLines[natural]!.indexOf("natural") + 1, "orchestration.natural"],
-    ...["scheduled", "chat", "hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]),
+    ...["chat", "hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]),
   ];
   assert.equal(
     warnings.filter((w) => w.file === "m/agent.yaml").map((w) => [w.line, w.column, /`([\w.]+)`/.exec(w.message)?.[1]]),
     expected,
   );
+  assert.ok(agentLines.some((l) => l.startsWith("scheduled:")), "fixture agent has scheduled");
+  assert.equal(warnings.filter((w) => w.message.includes("`scheduled`")), [], "scheduled is served");
   assert.equal(warnings.filter((w) => w.file === "m/wf.yaml"), [], "workflows are compiled");
   assert.equal(notGenerated(loadSources([{ file: "m/weather.yaml", text: WEATHER_TOOL }])), [], "tools: nothing to warn about");
 });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { emitProject } from "../../generator/emit/index.js";
-import { loadProject } from "../../generator/load/index.js";
+import { loadProject } from "../../generator/load-project.js";
 import { compareFolder } from "../../generator/output-folder.js";
 import { formatTypeScript } from "../support/format-typescript.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";

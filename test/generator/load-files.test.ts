@@ -3,7 +3,8 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadComponentFile, loadProject } from "../../generator/load/index.js";
+import { loadComponentFile } from "../../runtime/manifest/index.js";
+import { loadProject } from "../../generator/load-project.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL, single, tempProject, where } from "./load-helpers.js";
 
 test("a project folder loads recursively, sorted, with paths relative to cwd", async () => {

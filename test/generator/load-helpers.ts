@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { Project } from "../../generator/project.js";
+import type { Project } from "../../runtime/manifest/project.js";
 
 /** `[code, line, column]` per diagnostic: what most tests assert. */
 export function where(project: Pick<Project, "diagnostics">): [string, number, number][] {

@@ -1,9 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Ajv } from "ajv";
-import { MANIFEST_SCHEMA } from "../../generator/load/index.js";
-import { manifestValidator } from "../../generator/load/meta-schema.js";
-import { loadSources } from "../../generator/load/index.js";
+import { MANIFEST_SCHEMA } from "../../runtime/manifest/index.js";
+import { manifestValidator } from "../../runtime/manifest/meta-schema.js";
+import { loadSources } from "../../runtime/manifest/index.js";
 
 type Json = { [key: string]: unknown };
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);

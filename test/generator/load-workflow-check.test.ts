@@ -5,7 +5,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { checkWorkflow, parseTemplate, type CheckContext, type ComponentView, type WorkflowDocument, type WorkflowStepDocument } from "../../runtime/orchestration/check/index.js";
+import { checkWorkflow, parseTemplate, type CheckContext, type ComponentView, type WorkflowDocument, type WorkflowStepDocument } from "../../runtime/manifest/dataflow/index.js";
 import type { FieldsSpec } from "../../runtime/spec/types.js";
 
 const fields = (required: FieldsSpec["required"], optional: FieldsSpec["optional"] = []): FieldsSpec => ({ required, optional });

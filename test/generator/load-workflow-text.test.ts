@@ -4,9 +4,9 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { isDiagnosticCode } from "../../generator/diagnostics/codes.js";
-import { loadWorkflowText } from "../../generator/load/workflow-text.js";
-import type { CheckContext, ComponentView } from "../../runtime/orchestration/check/index.js";
+import { isDiagnosticCode } from "../../runtime/manifest/codes.js";
+import { loadWorkflowText } from "../../runtime/manifest/load-workflow.js";
+import type { CheckContext, ComponentView } from "../../runtime/manifest/dataflow/index.js";
 
 const GEO: ComponentView = {
   kind: "tool",

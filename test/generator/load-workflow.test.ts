@@ -7,8 +7,8 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadManifestText, loadSources } from "../../generator/load/index.js";
-import type { Project } from "../../generator/project.js";
+import { loadManifestText, loadSources } from "../../runtime/manifest/index.js";
+import type { Project } from "../../runtime/manifest/project.js";
 import type { AgentSpec, WorkflowSpec } from "../../runtime/spec/types.js";
 
 const ROOT = new URL("fixtures/workflows/", import.meta.url);

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadManifestText } from "../../generator/load/index.js";
+import { loadManifestText } from "../../runtime/manifest/index.js";
 import { single, where } from "./load-helpers.js";
 
 const load = (text: string) => loadManifestText("m/x.yaml", text);

@@ -1,5 +1,5 @@
 import type { Diagnostic } from "../project.js";
-import { DIAGNOSTIC_CODES, type DiagnosticCode } from "./codes.js";
+import { DIAGNOSTIC_CODES, type DiagnosticCode } from "../codes.js";
 
 /** 1-based line and column. */
 export interface Position {

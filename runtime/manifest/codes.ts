@@ -1,14 +1,14 @@
 /**
- * The closed set of generator diagnostic codes. A code is stable once published: scripts and CI
+ * The closed set of manifest diagnostic codes, shared by gen and the runtime. A code is stable once published: scripts and CI
  * annotations match on it, so a code is never reused for a different problem. docs/diagnostics.md
  * lists exactly these (a test checks it).
  *
  * MF10xx: the file and its YAML. MF12xx: the manifest meta-schema (manifest.schema.json).
  * MF13xx: meaning across fields and files. MF14xx: workflow data-flow checks; they are defined beside
- * the checker (runtime/orchestration/check/codes.ts), which the YAML workflow engine runs too.
+ * the checker (dataflow/codes.ts), which the YAML workflow engine runs too.
  */
-import { WORKFLOW_CHECK_CODES } from "../../runtime/orchestration/check/codes.js";
-import type { Severity } from "../project.js";
+import { WORKFLOW_CHECK_CODES } from "./dataflow/codes.js";
+import type { Severity } from "./project.js";
 
 export interface DiagnosticCodeInfo {
   readonly severity: Severity;
@@ -57,7 +57,7 @@ export const DIAGNOSTIC_CODES = {
   MF1312: { severity: "error", title: "Unknown workflow", description: "An agent's `orchestration.workflows` or a task's `workflow` names a workflow that has no manifest." },
   MF1313: { severity: "error", title: "Duplicate task type", description: "An agent declares two tasks with the same `type`." },
   MF1314: { severity: "error", title: "Duplicate step", description: "A workflow declares two steps with the same name." },
-  MF1315: { severity: "warning", title: "Not generated yet", description: "The key (an agent's `orchestration`, `tasks`, `scheduled`, `chat`, `hitl`) or the workflow manifest is valid, but this version of gen emits nothing for it yet." },
+  MF1315: { severity: "warning", title: "Not generated yet", description: "The key (an agent's `orchestration.natural`, `chat`, `hitl`: the `pending` keys of the agent feature list) is valid, but this version of gen emits nothing for it yet." },
   MF1316: { severity: "error", title: "Task type name clash", description: "Two task types of an agent derive the same TypeScript name (camelCase), the key of their typed task client." },
 
   ...WORKFLOW_CHECK_CODES,

@@ -3,18 +3,18 @@
  * YAML workflow engine takes at run time (its context is the live discovery catalog), with the same
  * diagnostics, codes and positions as `manifold gen`.
  */
-import type { CheckContext } from "../../runtime/orchestration/check/index.js";
-import { checkWorkflow } from "../../runtime/orchestration/check/index.js";
-import type { WorkflowSpec } from "../../runtime/spec/types.js";
-import { START, createDiagnostic, sortDiagnostics } from "../diagnostics/create.js";
-import type { Diagnostic } from "../project.js";
+import type { CheckContext } from "./dataflow/index.js";
+import { checkWorkflow } from "./dataflow/index.js";
+import type { WorkflowSpec } from "../spec/types.js";
+import { START, createDiagnostic, sortDiagnostics } from "./diagnostics/create.js";
+import type { Diagnostic } from "./project.js";
 import { checkKind } from "./kind.js";
 import type { RawWorkflow } from "./manifest-types.js";
 import { parseManifest } from "./parse.js";
-import { checkSchema } from "./schema-check.js";
-import { checkManifest } from "./semantic-check.js";
+import { checkSchema } from "./validate-schema.js";
+import { checkManifest } from "./validate-semantic.js";
 import { valuePosition } from "./source-file.js";
-import { issueDiagnostic } from "./workflow-check.js";
+import { issueDiagnostic } from "./check.js";
 
 export interface WorkflowTextResult {
   /** Sorted by line and column; warnings included. */

@@ -1,7 +1,7 @@
-import { createDiagnostic } from "../diagnostics/create.js";
-import type { Diagnostic, ManifestKind } from "../project.js";
+import { createDiagnostic } from "./diagnostics/create.js";
+import type { Diagnostic, ManifestKind } from "./project.js";
 import { valuePosition, type SourceFile } from "./source-file.js";
-import { closest } from "./suggest.js";
+import { closest } from "./dataflow/index.js";
 import { quote } from "./values.js";
 
 export const MANIFEST_KINDS: readonly ManifestKind[] = ["tool", "agent", "workflow"];

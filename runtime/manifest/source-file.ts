@@ -3,7 +3,7 @@
  * walking the YAML tree along the same path.
  */
 import { Scalar, isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter } from "yaml";
-import { START, type Position } from "../diagnostics/create.js";
+import { START, type Position } from "./diagnostics/create.js";
 
 /** A path into the manifest value: mapping keys and list indexes. */
 export type Path = readonly (string | number)[];
@@ -107,4 +107,4 @@ export function offsetPosition(source: SourceFile, path: Path, offset: number): 
 }
 
 /** `capabilities[0].input.required[1].name`, for messages. */
-export { displayPath } from "../../runtime/orchestration/check/paths.js";
+export { displayPath } from "./dataflow/paths.js";

@@ -1,8 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
-import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { START, type Position } from "../diagnostics/create.js";
-import { describeFsError } from "./find-files.js";
+import type { DiagnosticCode } from "./codes.js";
+import { START, type Position } from "./diagnostics/create.js";
 
 /** 1 MiB: far beyond any real manifest, small enough that a stray data file cannot stall the loader. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -90,4 +89,22 @@ function firstInvalidByte(bytes: Uint8Array): number {
     i += length;
   }
   return i;
+}
+
+/** A short reason without the absolute path Node puts in its messages. */
+export function describeFsError(error: unknown): string {
+  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "ENOENT":
+      return "it does not exist";
+    case "EISDIR":
+      return "it is a folder";
+    case "ELOOP":
+      return "too many levels of links";
+    default:
+      return code === "" ? "reading failed" : `reading failed (${code})`;
+  }
 }

@@ -1,4 +1,5 @@
-import type { ComponentSpec } from "../runtime/spec/types.js";
+import type { ComponentSpec } from "../spec/types.js";
+import type { DiagnosticCode } from "./codes.js";
 
 export type Severity = "error" | "warning";
 
@@ -10,8 +11,8 @@ export interface Diagnostic {
   /** 1-based. */
   readonly column: number;
   readonly severity: Severity;
-  /** Stable `MF####` code from generator/diagnostics/codes.ts. */
-  readonly code: string;
+  /** Stable `MF####` code of the one table (codes.ts). */
+  readonly code: DiagnosticCode;
   readonly message: string;
 }
 

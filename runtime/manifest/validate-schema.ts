@@ -5,12 +5,12 @@
  */
 import type { ErrorObject } from "ajv";
 import { isNode } from "yaml";
-import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { createDiagnostic, type Position } from "../diagnostics/create.js";
-import type { Diagnostic } from "../project.js";
+import type { DiagnosticCode } from "./codes.js";
+import { createDiagnostic, type Position } from "./diagnostics/create.js";
+import type { Diagnostic } from "./project.js";
 import { manifestValidator } from "./meta-schema.js";
 import { displayPath, isFlowMapping, keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
-import { closest } from "./suggest.js";
+import { closest } from "./dataflow/index.js";
 import { describeType, expectedType, isRecord, quote } from "./values.js";
 
 export function checkSchema(source: SourceFile, value: Record<string, unknown>): Diagnostic[] {

@@ -1,6 +1,6 @@
 /**
  * The MF14xx codes of the workflow checker. They are part of the generator's one diagnostic table
- * (generator/diagnostics/codes.ts spreads this object into it, docs/diagnostics.md lists them), and
+ * (../codes.ts spreads this object into it, docs/diagnostics.md lists them), and
  * the YAML workflow engine returns them at run time: the same problem has the same code either way.
  */
 

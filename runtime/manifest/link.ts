@@ -2,13 +2,13 @@
  * Checks across manifests: names must be unique and stay unique after derivation, and every name an
  * agent refers to must have a manifest.
  */
-import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { createDiagnostic } from "../diagnostics/create.js";
-import type { Diagnostic } from "../project.js";
-import { toPascalCase } from "../../runtime/spec/names.js";
+import type { DiagnosticCode } from "./codes.js";
+import { createDiagnostic } from "./diagnostics/create.js";
+import type { Diagnostic } from "./project.js";
+import { toPascalCase } from "../spec/names.js";
 import type { RawComponent, RawManifest } from "./manifest-types.js";
 import { valuePosition, type Path, type SourceFile } from "./source-file.js";
-import { closest } from "./suggest.js";
+import { closest } from "./dataflow/index.js";
 
 /** A manifest that passed the meta-schema. */
 export interface CheckedManifest {

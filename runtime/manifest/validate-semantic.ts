@@ -2,12 +2,13 @@
  * Checks within one manifest that a schema cannot express: uniqueness by name, derived-name clashes,
  * endpoint collisions, and whether examples and enum values fit their fields.
  */
-import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { createDiagnostic } from "../diagnostics/create.js";
-import type { Diagnostic } from "../project.js";
-import { parseDuration } from "../../runtime/spec/duration.js";
-import { toCamelCase } from "../../runtime/spec/names.js";
-import { FRAMEWORK_ROUTES } from "../../runtime/spec/types.js";
+import { AGENT_ROUTE_PREFIXES } from "../agent/features.js";
+import type { DiagnosticCode } from "./codes.js";
+import { createDiagnostic } from "./diagnostics/create.js";
+import type { Diagnostic } from "./project.js";
+import { parseDuration } from "../spec/duration.js";
+import { toCamelCase } from "../spec/names.js";
+import { FRAMEWORK_ROUTES } from "../spec/types.js";
 import { exampleProblem, fitsType } from "./examples.js";
 import type { RawComponent, RawFields, RawManifest, RawValue, RawWorkflow } from "./manifest-types.js";
 import { defaultEndpoint, normaliseValue } from "./normalise.js";
@@ -27,10 +28,8 @@ export function checkManifest(source: SourceFile, manifest: RawManifest): Diagno
 
 type LineOf = (path: Path) => number;
 
-/** On agents the framework also serves orchestration, tasks, scheduling and chat. */
-const AGENT_ROUTE_PREFIXES: readonly string[] = ["/orchestrate", "/api/v1", "/chat", "/query"];
 
-/** The framework route `endpoint` would shadow, or undefined. */
+/** The framework route `endpoint` would shadow, or undefined; on agents, the prefixes of the feature list. */
 export function reservedRoute(endpoint: string, kind: RawComponent["kind"]): string | undefined {
   if (FRAMEWORK_ROUTES.includes(endpoint)) return endpoint;
   if (/^\/api\/capabilities\/[^/]+\/schema(\/|$)/.test(endpoint)) return "/api/capabilities/{name}/schema";

@@ -3,8 +3,8 @@
  * example that passes here is one the running component would accept.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { valueSchema } from "../../runtime/spec/json-schema.js";
-import type { ValueSpec } from "../../runtime/spec/types.js";
+import { valueSchema } from "../spec/json-schema.js";
+import type { ValueSpec } from "../spec/types.js";
 import { expectedType, quote } from "./values.js";
 
 let ajv: Ajv | undefined;
@@ -66,4 +66,4 @@ export function exampleProblem(value: ValueSpec, example: unknown): string | und
 }
 
 /** Enum values are scalars; this says whether one has the field's type (shared with the workflow checker). */
-export { fitsType } from "../../runtime/orchestration/check/value-types.js";
+export { fitsType } from "./dataflow/value-types.js";

@@ -1,16 +1,16 @@
 /**
  * The data-flow checks of gen: every workflow manifest is checked by the runtime's checker
- * (runtime/orchestration/check) against the loaded tool and agent manifests, and every agent's use of
+ * (dataflow/) against the loaded tool and agent manifests, and every agent's use of
  * a workflow against its `uses`. Issues carry document paths; here they become positioned diagnostics.
  */
-import { RESERVED_WORKFLOW_NAMES, checkWorkflow, type CheckContext, type ComponentView, type WorkflowIssue } from "../../runtime/orchestration/check/index.js";
-import type { WorkflowSpec } from "../../runtime/spec/types.js";
-import { isDiagnosticCode, type DiagnosticCode } from "../diagnostics/codes.js";
-import { createDiagnostic } from "../diagnostics/create.js";
-import type { Diagnostic } from "../project.js";
+import { RESERVED_WORKFLOW_NAMES, checkWorkflow, type CheckContext, type ComponentView, type WorkflowIssue } from "./dataflow/index.js";
+import type { WorkflowSpec } from "../spec/types.js";
+import { isDiagnosticCode, type DiagnosticCode } from "./codes.js";
+import { createDiagnostic } from "./diagnostics/create.js";
+import type { Diagnostic } from "./project.js";
 import type { RawComponent, RawWorkflow } from "./manifest-types.js";
 import { normaliseComponent } from "./normalise.js";
-import type { CheckedManifest, DeclaredNames } from "./project-check.js";
+import type { CheckedManifest, DeclaredNames } from "./link.js";
 import { keyPosition, offsetPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 
 /** One checker issue at its place in the file. */

@@ -1,3 +1,4 @@
+import { describeFsError } from "../runtime/manifest/index.js";
 import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -69,23 +70,5 @@ async function collect(dir: string, found: Found): Promise<void> {
     } else if (isManifestName(entry.name)) {
       found.files.push(path);
     }
-  }
-}
-
-/** A short reason without the absolute path Node puts in its messages. */
-export function describeFsError(error: unknown): string {
-  const code = error instanceof Error && "code" in error ? String(error.code) : "";
-  switch (code) {
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "ENOENT":
-      return "it does not exist";
-    case "EISDIR":
-      return "it is a folder";
-    case "ELOOP":
-      return "too many levels of links";
-    default:
-      return code === "" ? "reading failed" : `reading failed (${code})`;
   }
 }

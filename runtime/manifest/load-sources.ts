@@ -2,17 +2,17 @@
  * The pipeline over text already in memory: parse → kind → meta-schema → checks within a file →
  * checks across files → normalise. File-system concerns live in index.ts.
  */
-import { createDiagnostic, sortDiagnostics, START } from "../diagnostics/create.js";
-import type { Diagnostic, LoadedManifest, ManifestKind, Project } from "../project.js";
+import { createDiagnostic, sortDiagnostics, START } from "./diagnostics/create.js";
+import type { Diagnostic, LoadedManifest, ManifestKind, Project } from "./project.js";
 import { checkKind, isManifestKind } from "./kind.js";
 import type { RawManifest } from "./manifest-types.js";
 import { normaliseComponent } from "./normalise.js";
 import { parseManifest } from "./parse.js";
-import { checkProject, type CheckedManifest, type DeclaredNames } from "./project-check.js";
-import { checkSchema } from "./schema-check.js";
-import { checkManifest } from "./semantic-check.js";
-import { checkProjectWorkflows, type WorkflowCheckResult } from "./workflow-check.js";
-import type { WorkflowSpec } from "../../runtime/spec/types.js";
+import { checkProject, type CheckedManifest, type DeclaredNames } from "./link.js";
+import { checkSchema } from "./validate-schema.js";
+import { checkManifest } from "./validate-semantic.js";
+import { checkProjectWorkflows, type WorkflowCheckResult } from "./check.js";
+import type { WorkflowSpec } from "../spec/types.js";
 
 export interface ManifestSource {
   /** Relative to the cwd, `/` separators; used as is in diagnostics. */

@@ -2,8 +2,8 @@
  * The manifest as written, once it has passed manifest.schema.json. These types mirror the schema; the
  * schema is what guarantees them, so values are narrowed to them only after it has run.
  */
-import type { WorkflowDocument } from "../../runtime/orchestration/check/types.js";
-import type { CapabilityType, FieldType } from "../../runtime/spec/types.js";
+import type { WorkflowDocument } from "./dataflow/types.js";
+import type { CapabilityType, FieldType } from "../spec/types.js";
 
 export interface RawValue {
   readonly type: FieldType;
@@ -68,5 +68,5 @@ export interface RawComponent {
 }
 
 /** Workflow documents are read by the runtime too (the YAML workflow engine), so their types live there. */
-export type { WorkflowStepDocument as RawStep, WorkflowDocument as RawWorkflow } from "../../runtime/orchestration/check/types.js";
+export type { WorkflowStepDocument as RawStep, WorkflowDocument as RawWorkflow } from "./dataflow/types.js";
 export type RawManifest = RawComponent | WorkflowDocument;

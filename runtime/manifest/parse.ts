@@ -1,7 +1,7 @@
 import { LineCounter, isAlias, isMap, isScalar, parseDocument, visit, type Document, type YAMLError } from "yaml";
-import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { START, createDiagnostic, type Position } from "../diagnostics/create.js";
-import type { Diagnostic } from "../project.js";
+import type { DiagnosticCode } from "./codes.js";
+import { START, createDiagnostic, type Position } from "./diagnostics/create.js";
+import type { Diagnostic } from "./project.js";
 import { positionAt, valuePosition, type SourceFile } from "./source-file.js";
 import { isRecord } from "./values.js";
 

@@ -1,0 +1,44 @@
+/**
+ * gen's loading: every `*.yaml` / `*.yml` under the manifests folder → a Project of normalised
+ * manifests and positioned diagnostics. Nothing here throws on bad input; every problem becomes a
+ * diagnostic.
+ */
+import { resolve } from "node:path";
+import { assemble, createDiagnostic, DEFAULT_MAX_FILE_BYTES, displayFile, readManifestFile, START, type Diagnostic, type ManifestSource, type Project } from "../runtime/manifest/index.js";
+import { findManifestFiles } from "./find-files.js";
+
+export interface LoadOptions {
+  /** The folder searched recursively for `*.yaml` and `*.yml`; relative to `cwd` or absolute. */
+  readonly manifestsDir: string;
+  /**
+   * Diagnostics and `LoadedManifest.file` are relative to it.
+   * @defaultValue `process.cwd()`
+   */
+  readonly cwd?: string;
+  /**
+   * Larger files are reported (MF1004), not read.
+   * @defaultValue 1 MiB
+   */
+  readonly maxFileBytes?: number;
+}
+
+export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES }: LoadOptions): Promise<Project> {
+  const dir = resolve(cwd, manifestsDir);
+  const found = await findManifestFiles(dir);
+  if (!found.ok) {
+    const diagnostic = createDiagnostic("MF1001", displayFile(cwd, dir), START, `manifests folder ${displayFile(cwd, dir)} ${found.reason}`);
+    return { manifests: [], diagnostics: [diagnostic], sources: new Map() };
+  }
+  const diagnostics: Diagnostic[] = found.unreadable.map((u) => createDiagnostic("MF1003", displayFile(cwd, u.path), START, `cannot read the folder: ${u.reason}`));
+  if (found.files.length === 0 && found.unreadable.length === 0) {
+    diagnostics.push(createDiagnostic("MF1002", displayFile(cwd, dir), START, `no manifests (*.yaml, *.yml) under ${displayFile(cwd, dir)}`));
+  }
+  const sources: ManifestSource[] = [];
+  for (const path of found.files) {
+    const file = displayFile(cwd, path);
+    const read = await readManifestFile(path, maxFileBytes);
+    if (read.ok) sources.push({ file, text: read.text });
+    else diagnostics.push(createDiagnostic(read.code, file, read.position, read.message));
+  }
+  return assemble(sources, { crossFile: true, diagnostics });
+}

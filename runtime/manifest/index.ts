@@ -1,0 +1,18 @@
+/**
+ * The manifest layer, shared by `manifold gen` and the runtime (serving a manifest directly, the
+ * YAML workflow engine). Its stages are files: `parse` (YAML with positions) → `validate-schema`
+ * (the meta-schema) and `validate-semantic` (per-file meaning) → `normalise` → `link` (across files)
+ * → `check` (the workflow data-flow checker, `dataflow/`), each problem a positioned diagnostic
+ * with a code of the one table (`codes.ts`).
+ */
+export { DIAGNOSTIC_CODES, isDiagnosticCode, type DiagnosticCode, type DiagnosticCodeInfo } from "./codes.js";
+export { START, compareDiagnostics, createDiagnostic, formatDiagnostics, sortDiagnostics, summariseDiagnostics, type DiagnosticFormat, type FormatOptions, type Position } from "./diagnostics/index.js";
+export { hasErrors, type Diagnostic, type LoadedManifest, type ManifestKind, type Project, type Severity } from "./project.js";
+export { assemble, loadManifestText, loadSources, type AssembleOptions, type ManifestSource } from "./load-sources.js";
+export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";
+export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
+export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";
+export { MANIFEST_SCHEMA } from "./meta-schema.js";
+export { notGenerated } from "./not-generated.js";
+export * from "./dataflow/index.js";
+export { MANIFOLD_VERSION } from "./version.js";
