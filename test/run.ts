@@ -1,19 +1,37 @@
 /**
- * `npm test`: every `*.test.ts` under test/ in its own process (suites start servers and child
+ * `npm test`: first the typecheck (`tsc --noEmit` over sources, tests and the type-level tests in
+ * test/types), then every `*.test.ts` under test/ in its own process (suites start servers and child
  * processes; isolation keeps one suite's leftovers out of the next), two at a time, then one closing
- * line `N passed, N failed`. A suite that crashes before uvu's summary counts as one failure, and in
- * CI a skipped test counts as a failure: nothing may be skipped there.
+ * line `N passed, N failed`. A type error fails the run before any suite starts. A suite that crashes
+ * before uvu's summary, or reports no test at all, counts as one failure, and in CI a skipped test
+ * counts as a failure: nothing may be skipped there.
+ *
+ * `TEST_ROOT` points the runner at another project (its own test runs it on fixture trees).
  */
 import { spawn } from "node:child_process";
 import { readdir } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TS_NODE_ARGS } from "./support/ts-node-args.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = resolve(process.env["TEST_ROOT"] ?? fileURLToPath(new URL("..", import.meta.url)));
 const filter = process.argv.slice(2);
-const SUITE_TIMEOUT_MS = Number(process.env["TEST_SUITE_TIMEOUT_MS"] ?? 10 * 60_000);
-const CONCURRENCY = Number(process.env["TEST_CONCURRENCY"] ?? 2);
+
+/** A whole number from `min` to `max` from the environment; anything else stops the run as a usage error (exit 2). */
+function envInteger(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = /^[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    console.error(`test/run: ${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw.slice(0, 40))}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const SUITE_TIMEOUT_MS = envInteger("TEST_SUITE_TIMEOUT_MS", 10 * 60_000, 1_000, 24 * 60 * 60_000);
+const CONCURRENCY = envInteger("TEST_CONCURRENCY", 2, 1, 64);
 
 async function findSuites(): Promise<string[]> {
   const entries = await readdir(join(root, "test"), { recursive: true, withFileTypes: true });
@@ -85,11 +103,36 @@ function runSuite(file: string): Promise<Outcome> {
         resolve({ file, passed: 0, failed: 1, skipped: 0, output: `${output}\n[test/run] ${file} exited ${code} without a uvu summary\n`, ms });
         return;
       }
+      if (total === 0) {
+        resolve({ file, passed: 0, failed: 1, skipped: 0, output: `${output}\n[test/run] ${file} reported no tests\n`, ms });
+        return;
+      }
       const failed = total - passed - (Number.isNaN(skipped) ? 0 : skipped) + (code !== 0 && total === passed ? 1 : 0);
       resolve({ file, passed, failed, skipped: Number.isNaN(skipped) ? 0 : skipped, output, ms });
     });
   });
 }
+
+/** `tsc --noEmit` with the project's own tsconfig; its output when it fails. */
+function typecheck(): Promise<string | undefined> {
+  // The package's bin (its exports map hides the file): resolved from its package.json, from this runner.
+  const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [tsc, "-p", join(root, "tsconfig.json"), "--noEmit"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("close", (code) => done(code === 0 ? undefined : output || `tsc exited ${code}`));
+  });
+}
+
+const typeErrors = await typecheck();
+if (typeErrors !== undefined) {
+  console.log(`FAIL typecheck (tsc --noEmit)\n${typeErrors.replace(/^/gm, "    ")}`);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+console.log("ok   typecheck (tsc --noEmit)");
 
 const suites = await findSuites();
 const outcomes: Outcome[] = [];
@@ -111,6 +154,11 @@ const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
 const inCi = process.env["CI"] === "true";
 let failed = outcomes.reduce((n, o) => n + o.failed, 0);
 if (suites.length === 0) failed += 1;
+// Every suite found must have an outcome: a worker that died would otherwise shrink the run silently.
+if (outcomes.length !== suites.length) {
+  console.log(`${suites.length - outcomes.length} suites have no outcome`);
+  failed += Math.abs(suites.length - outcomes.length);
+}
 if (inCi && skipped > 0) {
   console.log(`${skipped} skipped tests: nothing may be skipped in CI`);
   failed += skipped;
