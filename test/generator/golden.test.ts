@@ -3,9 +3,9 @@
  * `manifold gen --check`, which CI also runs), and the CLI's --check notices any edit.
  */
 import { spawnSync } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { emitProject } from "../../generator/emit/index.js";
@@ -49,11 +49,26 @@ test("every generated module parses and is already formatted as the TypeScript f
   for (const [path, text] of modules) assert.fixture(formatted.get(path)!, text, path);
 });
 
-test("gen is deterministic: two runs give the same bytes", async () => {
-  const project = await loadProject({ manifestsDir: "manifests", cwd: root });
-  const a = emitProject(project, { manifestsDir: "manifests" });
-  const b = emitProject(project, { manifestsDir: "manifests" });
-  assert.equal([...a], [...b]);
+/** Every file under `dir`, path → bytes. */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  return new Map(await Promise.all(files.map(async (f) => [relative(dir, f), await readFile(f, "latin1")] as const)));
+}
+
+test("gen is deterministic: two gen processes, each loading from disk, write the same bytes", async () => {
+  const out = await mkdtemp(join(tmpdir(), "manifold-determinism-"));
+  try {
+    const runs = await Promise.all(["a", "b"].map(async (name) => {
+      const result = cli(root, "gen", "--out", join(out, name));
+      assert.is(result.code, 0, result.stderr);
+      return snapshot(join(out, name));
+    }));
+    assert.ok(runs[0]!.size >= 20, `wrote ${runs[0]!.size} files`);
+    assert.equal([...runs[0]!].sort(), [...runs[1]!].sort());
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
 });
 
 test("gen --check fails naming the file after an edit to a manifest, a generated file, or an extra file", async () => {

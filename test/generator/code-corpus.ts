@@ -1,0 +1,111 @@
+/**
+ * One small input per diagnostic code that the real loader must turn into that code. Typed as a
+ * record over every `DiagnosticCode`, so a code added to the table without an entry here is a compile
+ * error, and diagnostics-docs.test.ts loads each entry and fails when its code is not produced: a
+ * code that nothing produces cannot hide behind a mention in a test file.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { loadProject } from "../../generator/load-project.js";
+import { loadManifestText, loadSources, loadWorkflowText, notGenerated, type DiagnosticCode, type Diagnostic } from "../../runtime/manifest/index.js";
+import { GEOCODING_TOOL, tempProject } from "./load-helpers.js";
+
+type Produce = () => readonly Diagnostic[] | Promise<readonly Diagnostic[]>;
+
+const text = (source: string): Produce => () => loadManifestText("m/x.yaml", source).diagnostics;
+const files = (sources: Record<string, string>): Produce => () => loadSources(Object.entries(sources).map(([file, t]) => ({ file, text: t }))).diagnostics;
+
+/** A folder on disk (for the file-level codes), loaded as gen loads one. */
+function onDisk(setup: (root: string) => Promise<void>, manifestsDir = "m"): Produce {
+  return async () => {
+    const { root, cleanup } = await tempProject({ "m/ok.yaml": GEOCODING_TOOL });
+    try {
+      await setup(root);
+      return (await loadProject({ manifestsDir, cwd: root })).diagnostics;
+    } finally {
+      await cleanup();
+    }
+  };
+}
+
+/** A case of the bad-workflow corpus (fixtures/workflows), with the shared tools and agent. */
+function workflowCase(name: string): Produce {
+  const root = new URL("fixtures/workflows/", import.meta.url);
+  return () => {
+    const own = readdirSync(new URL(`${name}/`, root));
+    const shared = readdirSync(new URL("_shared/", root)).filter((f) => !own.includes(f));
+    const read = (dir: string, file: string) => ({ file: `${dir}/${file}`, text: readFileSync(new URL(`${dir}/${file}`, root), "utf8") });
+    return loadSources([...shared.map((f) => read("_shared", f)), ...own.map((f) => read(name, f))]).diagnostics;
+  };
+}
+
+const TOOL = "kind: tool\nname: t\ndescription: d\ncapabilities:\n";
+const capability = (lines: string) => `${TOOL}  - name: a\n    description: b\n${lines}`;
+const AGENT = "kind: agent\nname: g\ndescription: d\ncapabilities: []\n";
+
+export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
+  MF1001: onDisk(async () => undefined, "nowhere"),
+  MF1002: onDisk(async (root) => {
+    await mkdir(join(root, "m/notes"));
+    await writeFile(join(root, "m/notes/readme.md"), "no manifests here");
+  }, "m/notes"),
+  MF1003: onDisk((root) => symlink(join(root, "missing.yaml"), join(root, "m/dangling.yaml"))),
+  MF1004: onDisk((root) => writeFile(join(root, "m/big.yaml"), `# ${"x".repeat(1024 * 1024 + 10)}\n`)),
+  MF1005: onDisk((root) => writeFile(join(root, "m/bad.yaml"), Buffer.from([0x6b, 0x69, 0x6e, 0x64, 0x3a, 0x20, 0xff, 0x0a]))),
+  MF1006: text("kind: tool\nname: [unclosed\n"),
+  MF1007: text("kind: tool\nkind: tool\n"),
+  MF1008: text(`kind: tool\n---\nkind: tool\n`),
+  MF1009: text(`a: &a [x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n`),
+  MF1010: text("kind: tool\nname: !custom t\n"),
+  MF1011: text(`%FOO bar\n---\n${TOOL}  - { name: a, description: b }\n`),
+  MF1012: text("# only a comment\n"),
+  MF1013: text("- kind: tool\n"),
+  MF1014: text("name: t\n"),
+  MF1015: text("kind: tol\n"),
+  MF1201: text(`${TOOL}  - { name: a, description: b }\ncolour: red\n`),
+  MF1202: text("kind: tool\nname: t\ncapabilities: []\n"),
+  MF1203: text(`${TOOL}  - { name: a, description: b }\nport: high\n`),
+  MF1204: text(capability("    type: toolbox\n")),
+  MF1205: text(`kind: tool\nname: Not_A_Label\ndescription: d\ncapabilities: []\n`),
+  MF1206: text(`${TOOL}  - { name: a, description: b }\nport: 70000\n`),
+  MF1207: text(`${TOOL.replace("capabilities:\n", "capabilities: []\n")}`),
+  MF1208: text(`${AGENT}uses: [geocoding-service, geocoding-service]\n`),
+  MF1209: text(capability("    input:\n      required:\n        - { name: x, type: string, items: { type: string } }\n")),
+  MF1301: files({ "m/a.yaml": GEOCODING_TOOL, "m/b.yaml": GEOCODING_TOOL }),
+  MF1302: files({ "m/a.yaml": GEOCODING_TOOL, "m/b.yaml": GEOCODING_TOOL.replace("name: geocoding-service", "name: geocoding-service-") }),
+  MF1303: text(`${TOOL}  - { name: a, description: b }\n  - { name: a, description: c }\n`),
+  MF1304: text(`${TOOL}  - { name: get_a, description: b }\n  - { name: get__a, description: c }\n`),
+  MF1305: text(`${TOOL}  - { name: a, description: b, endpoint: /x }\n  - { name: c, description: d, endpoint: /x }\n`),
+  MF1306: text(`${TOOL}  - { name: a, description: b, endpoint: /health }\n`),
+  MF1307: text(capability("    input:\n      required: [{ name: x, type: string }]\n      optional: [{ name: x, type: string }]\n")),
+  MF1308: text(capability("    input:\n      required: [{ name: x, type: number, example: abc }]\n")),
+  MF1309: text(capability("    input:\n      required: [{ name: x, type: number, enum: [1, two] }]\n")),
+  MF1310: files({ "m/g.yaml": `${AGENT}uses: [nobody]\n` }),
+  MF1311: files({ "m/geo.yaml": GEOCODING_TOOL, "m/g.yaml": `${AGENT}uses: [geocoding-service]\nhitl:\n  sensitive_capabilities: [launch_rockets]\n  default_action: reject\n` }),
+  MF1312: files({ "m/g.yaml": `${AGENT}orchestration: { workflows: [missing-flow] }\n` }),
+  MF1313: text(`${AGENT}tasks:\n  - { type: a }\n  - { type: a }\n`),
+  MF1314: workflowCase("duplicate-step"),
+  MF1315: () => notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}chat: true\n` }])),
+  MF1316: text(`${AGENT}tasks:\n  - { type: get_a }\n  - { type: get__a }\n`),
+  MF1401: workflowCase("unknown-input"),
+  MF1402: workflowCase("unknown-step"),
+  MF1403: workflowCase("unknown-component"),
+  MF1404: workflowCase("unknown-capability"),
+  MF1405: workflowCase("malformed-without-output"),
+  MF1406: workflowCase("unknown-field"),
+  MF1407: workflowCase("required-input-unbound"),
+  MF1408: workflowCase("undeclared-input-key"),
+  MF1409: workflowCase("type-mismatch-reference"),
+  MF1410: workflowCase("cycle"),
+  MF1411: workflowCase("implicit-dependency"),
+  MF1412: workflowCase("unused-input"),
+  MF1413: workflowCase("unused-step"),
+  MF1414: workflowCase("unknown-dependency"),
+  MF1415: workflowCase("not-in-uses"),
+  MF1416: workflowCase("tool-names-an-agent"),
+  MF1417: workflowCase("reserved-name"),
+  MF1418: workflowCase("duration-too-long"),
+  MF1419: () => loadWorkflowText("m/t.yaml", GEOCODING_TOOL, { component: () => undefined }).diagnostics,
+};
+
