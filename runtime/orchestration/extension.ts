@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { jsonRoute, type ComponentExtension, type ForwardOptions } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
-import { AI_SYNTHESIS_FIELD } from "../spec/agent-schemas.js";
+import { AI_SYNTHESIS_FIELD, isDnsLabel } from "../spec/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/types.js";
 import { createLogger } from "../telemetry/logger.js";
 import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
@@ -60,7 +60,7 @@ function readWorkflowFiles(files: readonly string[]): Map<string, { file: string
     } catch {
       name = undefined;
     }
-    if (typeof name !== "string" || !/^[a-z][a-z0-9-]{0,62}$/.test(name)) throw new TypeError(`workflow file ${file}: no valid \`name\` (a DNS label) found`);
+    if (!isDnsLabel(name)) throw new TypeError(`workflow file ${file}: no valid \`name\` (a DNS label) found`);
     if (RESERVED_WORKFLOW_NAMES.includes(name)) throw new TypeError(`workflow file ${file}: ${name} is reserved for /orchestrate/${name}`);
     if (byName.has(name)) throw new TypeError(`workflow files ${byName.get(name)!.file} and ${file} are both named ${name}`);
     byName.set(name, { file, text });

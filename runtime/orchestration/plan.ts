@@ -3,6 +3,7 @@
  * a wire shape: hooks receive it (and may return a replacement), execution records store it, and a
  * planner (a language model) writes it.
  */
+import { findCycles } from "../manifest/dataflow/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import type { WorkflowSpec } from "../spec/types.js";
 
@@ -152,28 +153,13 @@ function invalidPlan(what: string, details: readonly ErrorDetail[]): ManifoldErr
   return new ManifoldError("INVALID_WORKFLOW", `${what} is not a valid plan: ${first?.pointer} ${first?.message}${more}`, { details });
 }
 
-/** A cycle as the step ids along it (first repeated at the end), or undefined. */
+/**
+ * A cycle as the step ids along it, each needing the next, the first repeated at the end; or
+ * undefined. The data-flow checker's cycle finder (iterative Tarjan), so a plan and a workflow
+ * manifest name the same cycle the same way and a long chain cannot overflow the stack.
+ */
 export function findCycle(steps: readonly PlanStep[]): string[] | undefined {
-  const byId = new Map(steps.map((s) => [s.step_id, s]));
-  const state = new Map<string, 1 | 2>(); // 1: on the current path, 2: done
-  const path: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    const seen = state.get(id);
-    if (seen === 2) return undefined;
-    if (seen === 1) return [...path.slice(path.indexOf(id)), id];
-    state.set(id, 1);
-    path.push(id);
-    for (const dep of byId.get(id)?.depends_on ?? []) {
-      const cycle = visit(dep);
-      if (cycle !== undefined) return cycle;
-    }
-    path.pop();
-    state.set(id, 2);
-    return undefined;
-  };
-  for (const step of steps) {
-    const cycle = visit(step.step_id);
-    if (cycle !== undefined) return cycle.reverse();
-  }
-  return undefined;
+  const graph = new Map(steps.map((step) => [step.step_id, step.depends_on.map((to) => ({ to, where: undefined }))]));
+  const [first] = findCycles(steps.map((step) => step.step_id), graph);
+  return first === undefined ? undefined : [...first.steps];
 }

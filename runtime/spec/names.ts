@@ -21,3 +21,10 @@ export function toCamelCase(name: string): string {
   const pascal = toPascalCase(name);
   return pascal.charAt(0).toLowerCase() + pascal.slice(1);
 }
+
+/** Component and workflow names: DNS labels (they become Kubernetes names and URL segments). */
+export const DNS_LABEL = /^[a-z][a-z0-9-]{0,62}$/;
+
+export function isDnsLabel(value: unknown): value is string {
+  return typeof value === "string" && DNS_LABEL.test(value);
+}

@@ -19,3 +19,4 @@ export type {
   WorkflowIssue,
   WorkflowStepDocument,
 } from "./types.js";
+export { dependenciesOf, findCycles, skippableSteps, type Cycle, type Edge, type Graph } from "./graph.js";
