@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { RequestListener } from "node:http";
 import Koa from "koa";
-import type { ReportedHealth } from "../discovery/types.js";
+import type { ReportedHealth } from "../discovery/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
-import type { CapabilitySpec, ComponentSpec } from "../spec/types.js";
-import { createLogger, noteServiceName } from "../telemetry/logger.js";
-import { getTelemetry } from "../telemetry/telemetry.js";
+import type { CapabilitySpec, ComponentSpec } from "../spec/index.js";
+import { createLogger, noteServiceName } from "../telemetry/index.js";
+import { getTelemetry } from "../telemetry/index.js";
 import { AUTH_CHALLENGE, createAuthCheck } from "./auth.js";
 import { createCapabilityCall, type CapabilityCall } from "./capability.js";
 import { requestIdOf } from "../context/index.js";

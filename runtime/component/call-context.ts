@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
 import { forwardedFrom, OutboundContext, validConversationId, type RequestScope } from "../context/index.js";
-import { CONVERSATION_HEADER } from "../telemetry/names.js";
-import type { ServerTrace } from "../telemetry/telemetry.js";
+import { CONVERSATION_HEADER } from "../telemetry/index.js";
+import type { ServerTrace } from "../telemetry/index.js";
 import type { ForwardOptions, HandlerContext } from "./types.js";
 import type { ServerState } from "./reply.js";
 

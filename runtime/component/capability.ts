@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { requestIdOf, runInScope } from "../context/index.js";
-import type { CapabilitySpec } from "../spec/types.js";
-import { getTelemetry, type ServerTrace } from "../telemetry/telemetry.js";
+import type { CapabilitySpec } from "../spec/index.js";
+import { getTelemetry, type ServerTrace } from "../telemetry/index.js";
 import { isThenable } from "../util/index.js";
 import { AUTH_CHALLENGE, type AuthCheck } from "./auth.js";
 import { readBody } from "./body.js";

@@ -1,7 +1,7 @@
 import { ManifoldError } from "../errors/index.js";
-import { createCaller } from "../outbound/caller.js";
+import { createCaller } from "../outbound/index.js";
 import { HEADER, bearerToken, checkHeader } from "../context/index.js";
-import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { CallOptions, CapabilityTypes, Client, ClientOptions } from "./types.js";
 
 type Method = (input: unknown, options?: CallOptions) => Promise<unknown>;

@@ -1,5 +1,5 @@
-import type { OpenApiAddition } from "../spec/openapi.js";
-import type { ComponentSpec } from "../spec/types.js";
+import type { OpenApiAddition } from "../spec/index.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { Log } from "./errors-middleware.js";
 import type { AddRoute } from "./routes.js";
 

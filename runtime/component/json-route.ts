@@ -6,8 +6,8 @@
  */
 import { forwardedFrom, requestIdOf, validConversationId, withRequestContext, type ForwardOptions, type RequestContextInit } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
-import { CONVERSATION_HEADER } from "../telemetry/names.js";
-import { getTelemetry, type ServerTrace } from "../telemetry/telemetry.js";
+import { CONVERSATION_HEADER } from "../telemetry/index.js";
+import { getTelemetry, type ServerTrace } from "../telemetry/index.js";
 import { readJsonBody } from "./body.js";
 import { REQUEST_ID_HEADER, sendJson } from "./reply.js";
 import type { RouteContext, RouteHandler } from "./routes.js";

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { buildOpenApi, type OpenApiAddition } from "../spec/index.js";
-import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentSpec } from "../spec/index.js";
 
 /**
  * `/openapi.json` names the URL it was reached through, which behind a proxy comes from

@@ -1,9 +1,9 @@
-import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/types.js";
+import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/index.js";
 import type { ForwardOptions, OutboundContext } from "../context/index.js";
-import type { TokenSource } from "../outbound/token.js";
-import type { ComponentSpec } from "../spec/types.js";
+import type { TokenSource } from "../outbound/index.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { ComponentExtension } from "./extension.js";
-import type { Logger } from "../telemetry/logger.js";
+import type { Logger } from "../telemetry/index.js";
 
 /** What generated code declares per component: capability key → its input and output types. */
 export type CapabilityTypes = { [key: string]: { input: unknown; output: unknown } };

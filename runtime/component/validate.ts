@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from "ajv";
 import type { ErrorDetail } from "../errors/index.js";
 import { objectSchema, type JsonSchema } from "../spec/index.js";
-import type { CapabilitySpec } from "../spec/types.js";
+import type { CapabilitySpec } from "../spec/index.js";
 
 /** Returns the violations of a request body, or undefined when it is valid. */
 export type InputValidator = (value: unknown) => readonly ErrorDetail[] | undefined;

@@ -24,3 +24,4 @@ export {
   type RegistryEntry,
   type ReportedHealth,
 } from "./types.js";
+export { resolveTiming } from "./entry.js";

@@ -1,4 +1,4 @@
-import type { CapabilityWire } from "../spec/wire.js";
+import type { CapabilityWire } from "../spec/index.js";
 
 /**
  * `unknown` is never reported by a component: it is what a reader sees when a registration's

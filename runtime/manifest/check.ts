@@ -4,7 +4,7 @@
  * a workflow against its `uses`. Issues carry document paths; here they become positioned diagnostics.
  */
 import { RESERVED_WORKFLOW_NAMES, checkWorkflow, type CheckContext, type ComponentView, type WorkflowIssue } from "./dataflow/index.js";
-import type { WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/index.js";
 import { isDiagnosticCode, type DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";

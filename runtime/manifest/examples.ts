@@ -3,8 +3,8 @@
  * example that passes here is one the running component would accept.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { valueSchema } from "../spec/json-schema.js";
-import type { ValueSpec } from "../spec/types.js";
+import { valueSchema } from "../spec/index.js";
+import type { ValueSpec } from "../spec/index.js";
 import { expectedType, quote } from "./values.js";
 
 let ajv: Ajv | undefined;

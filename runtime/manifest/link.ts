@@ -5,7 +5,7 @@
 import type { DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
-import { toPascalCase } from "../spec/names.js";
+import { toPascalCase } from "../spec/index.js";
 import type { RawComponent, RawManifest } from "./manifest-types.js";
 import { valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { closest } from "./dataflow/index.js";

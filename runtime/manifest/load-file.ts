@@ -3,7 +3,7 @@
  * the display form of paths every diagnostic uses.
  */
 import { relative, resolve, sep } from "node:path";
-import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentSpec } from "../spec/index.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import { formatDiagnostics } from "./diagnostics/format.js";
 import { hasErrors, type Project } from "./project.js";

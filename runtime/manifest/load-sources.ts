@@ -12,7 +12,7 @@ import { checkProject, type CheckedManifest, type DeclaredNames } from "./link.j
 import { checkSchema } from "./validate-schema.js";
 import { checkManifest } from "./validate-semantic.js";
 import { checkProjectWorkflows, type WorkflowCheckResult } from "./check.js";
-import type { WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/index.js";
 
 export interface ManifestSource {
   /** Relative to the cwd, `/` separators; used as is in diagnostics. */

@@ -5,7 +5,7 @@
  */
 import type { CheckContext } from "./dataflow/index.js";
 import { checkWorkflow } from "./dataflow/index.js";
-import type { WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/index.js";
 import { START, createDiagnostic, sortDiagnostics } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { checkKind } from "./kind.js";

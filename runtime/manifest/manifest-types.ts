@@ -3,7 +3,7 @@
  * schema is what guarantees them, so values are narrowed to them only after it has run.
  */
 import type { WorkflowDocument } from "./dataflow/types.js";
-import type { CapabilityType, FieldType } from "../spec/types.js";
+import type { CapabilityType, FieldType } from "../spec/index.js";
 
 export interface RawValue {
   readonly type: FieldType;

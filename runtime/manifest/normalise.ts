@@ -2,9 +2,9 @@
  * Manifest → ComponentSpec. Defaults are filled in here, once, so generated code and the runtime see
  * the same explicit values. Property order is fixed because the spec is embedded in generated files.
  */
-import { toCamelCase } from "../spec/names.js";
-import { parseDuration } from "../spec/duration.js";
-import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, TaskTypeSpec, ValueSpec, WorkflowSpec } from "../spec/types.js";
+import { toCamelCase } from "../spec/index.js";
+import { parseDuration } from "../spec/index.js";
+import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, TaskTypeSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
 import type { RawCapability, RawComponent, RawField, RawFields, RawTask, RawValue } from "./manifest-types.js";
 
 export const DEFAULT_VERSION = "1.0.0";

@@ -1,4 +1,4 @@
-import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { DiagnosticCode } from "./codes.js";
 
 export type Severity = "error" | "warning";

@@ -3,9 +3,9 @@
  * specs the agent was generated with and from discovery. The YAML engine checks workflows against it
  * and a planner plans from it.
  */
-import type { Registry } from "../discovery/types.js";
-import { capabilityWire, fieldsFromSummary, type CapabilityWire } from "../spec/wire.js";
-import type { ComponentSpec } from "../spec/types.js";
+import type { Registry } from "../discovery/index.js";
+import { capabilityWire, fieldsFromSummary, type CapabilityWire } from "../spec/index.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { CheckContext, ComponentView } from "../manifest/dataflow/index.js";
 
 export interface CatalogComponent {

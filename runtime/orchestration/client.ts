@@ -3,9 +3,9 @@
  * `/orchestrate/<name>`. Generated agent modules supply the types.
  */
 import { createClientSend, type CallOptions, type ClientOptions } from "../component/index.js";
-import { AI_SYNTHESIS_FIELD, servedWorkflows } from "../spec/agent-schemas.js";
-import { toCamelCase } from "../spec/names.js";
-import type { ComponentSpec } from "../spec/types.js";
+import { AI_SYNTHESIS_FIELD, servedWorkflows } from "../spec/index.js";
+import { toCamelCase } from "../spec/index.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { StepResult } from "./executor.js";
 
 /** Workflow key (camelCase of its name) → its inputs and typed outputs. */

@@ -5,10 +5,10 @@
  * so tokens, propagated headers, request ids and trace context behave as for any client call.
  */
 import { ManifoldError, toManifoldError, type ErrorCode } from "../errors/index.js";
-import type { Caller } from "../outbound/caller.js";
-import { createLogger, type Logger } from "../telemetry/logger.js";
-import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/names.js";
-import { getTelemetry, type SpanTrace } from "../telemetry/telemetry.js";
+import type { Caller } from "../outbound/index.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
+import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/index.js";
+import { getTelemetry, type SpanTrace } from "../telemetry/index.js";
 import { compileCached, type CompiledValue, type ExpressionScope, type ExpressionSyntax } from "./expressions.js";
 import type { Plan, PlanStep } from "./plan.js";
 import { checkInteger, isThenable, sleep } from "../util/index.js";

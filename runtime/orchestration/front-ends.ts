@@ -4,7 +4,7 @@
  * `defineWorkflow({name, steps}).run(input, options)`. Pass `orchestrator` to reuse one (its caller,
  * resolver and discovery cache) across runs; otherwise each call makes its own from the options.
  */
-import type { WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions, type WorkflowRunResult } from "./orchestrator.js";
 import type { PlanStep } from "./plan.js";
 import { stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";

@@ -5,9 +5,9 @@
  * than a ManifoldError has a bug, not an opinion, and stops the request whatever its mode.
  */
 import { ManifoldError, isManifoldError } from "../errors/index.js";
-import type { Logger } from "../telemetry/logger.js";
-import { hookSpanName } from "../telemetry/names.js";
-import { getTelemetry } from "../telemetry/telemetry.js";
+import type { Logger } from "../telemetry/index.js";
+import { hookSpanName } from "../telemetry/index.js";
+import { getTelemetry } from "../telemetry/index.js";
 import type { ExecutionResult } from "./executor.js";
 import { checkPlan, type Plan, type PlanMode } from "./plan.js";
 

@@ -53,3 +53,4 @@ export {
 export { defineWorkflow, runWorkflow, type DefinedWorkflow, type WorkflowRunOptions } from "./front-ends.js";
 export { createWorkflowEngine, invalidWorkflow, type LoadedWorkflow, type WorkflowCheck, type WorkflowDiagnostic, type WorkflowEngine, type WorkflowEngineOptions } from "./yaml-engine.js";
 export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";
+export { createWorkflowClient, type WorkflowCallOptions, type WorkflowClient, type WorkflowResponse, type WorkflowTypes } from "./client.js";

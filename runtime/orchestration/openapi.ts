@@ -3,9 +3,9 @@
  * custom mode, tagged `orchestration` so readers can tell them from the agent's own capabilities.
  */
 import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
-import { servedWorkflows, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../spec/agent-schemas.js";
-import type { JsonSchema } from "../spec/json-schema.js";
-import type { AgentSpec } from "../spec/types.js";
+import { servedWorkflows, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../spec/index.js";
+import type { JsonSchema } from "../spec/index.js";
+import type { AgentSpec } from "../spec/index.js";
 
 const STEP_RESULT: JsonSchema = {
   type: "object",

@@ -4,13 +4,13 @@
  * before_planning hooks → plan → after_planning hooks (may replace the plan) → execute →
  * after_execution hooks → synthesis (when asked) → after_synthesis hooks → execution record.
  */
-import { defaultRegistry } from "../discovery/registry.js";
+import { defaultRegistry } from "../discovery/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
-import { createCaller, type Caller } from "../outbound/caller.js";
-import { nodeHttpTransport } from "../outbound/transport.js";
-import type { TokenSource } from "../outbound/token.js";
-import type { WorkflowSpec } from "../spec/types.js";
-import { createLogger, type Logger } from "../telemetry/logger.js";
+import { createCaller, type Caller } from "../outbound/index.js";
+import { nodeHttpTransport } from "../outbound/index.js";
+import type { TokenSource } from "../outbound/index.js";
+import type { WorkflowSpec } from "../spec/index.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody, type CustomResponse } from "./custom.js";
 import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";

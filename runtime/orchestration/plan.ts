@@ -5,7 +5,7 @@
  */
 import { findCycles } from "../manifest/dataflow/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
-import type { WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/index.js";
 
 export type PlanMode = "natural" | "workflow" | "custom" | "yaml";
 export type OnError = "fail" | "continue";

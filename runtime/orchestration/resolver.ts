@@ -5,11 +5,11 @@
  * (a healthy replica, round-robin). A component known by spec and base URL resolves synchronously,
  * from a table built once.
  */
-import { discover, type DiscoverOptions } from "../discovery/discover.js";
-import { defaultRegistry } from "../discovery/registry.js";
-import type { Registry } from "../discovery/types.js";
+import { discover, type DiscoverOptions } from "../discovery/index.js";
+import { defaultRegistry } from "../discovery/index.js";
+import type { Registry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
-import type { ComponentSpec } from "../spec/types.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { Resolve, Target } from "./executor.js";
 
 export interface ResolverOptions {

@@ -5,9 +5,9 @@
  */
 import { compileValidator, type InputValidator } from "../component/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
-import { objectSchema } from "../spec/json-schema.js";
-import { workflowInputFields, workflowRequestSchema } from "../spec/agent-schemas.js";
-import type { WorkflowSpec } from "../spec/types.js";
+import { objectSchema } from "../spec/index.js";
+import { workflowInputFields, workflowRequestSchema } from "../spec/index.js";
+import type { WorkflowSpec } from "../spec/index.js";
 import type { ExecutionResult } from "./executor.js";
 import { compileValue, type ExpressionScope } from "./expressions.js";
 import { findCycle, newPlanId, type OnError, type Plan, type PlanStep } from "./plan.js";

@@ -3,11 +3,11 @@
  * checked by the same checker gen uses (same MF14xx codes, same positions), against the live catalog
  * (the given specs, then discovery), and runs on the same executor as every other front end.
  */
-import { defaultRegistry } from "../discovery/registry.js";
-import type { Registry } from "../discovery/types.js";
+import { defaultRegistry } from "../discovery/index.js";
+import type { Registry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { Diagnostic } from "../manifest/index.js";
-import type { WorkflowSpec } from "../spec/types.js";
+import type { WorkflowSpec } from "../spec/index.js";
 import { checkContextOf, readCatalog } from "./catalog.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions, type WorkflowRunResult } from "./orchestrator.js";
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { createLogger, type Logger } from "../telemetry/logger.js";
-import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/names.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
+import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
 import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret } from "../context/index.js";
-import { getTelemetry } from "../telemetry/telemetry.js";
+import { getTelemetry } from "../telemetry/index.js";
 import { buildHeaders } from "./headers.js";
 import { fetchTransport, type Transport } from "./transport.js";
 import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";

@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { createLogger, type Logger } from "../telemetry/logger.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
 import { REDACTED, checkToken, registerSecret } from "../context/index.js";
 import type { TokenSource } from "./token.js";
 

@@ -10,3 +10,4 @@ export { currentScope, HEADER, OutboundContext, RESERVED_HEADERS, withRequestCon
 export { buildHeaders, type HeaderParts } from "./headers.js";
 export { createTokenHolder, type TokenHolder, type TokenSource } from "./token.js";
 export { createClientCredentialsSource, type ClientCredentialsOptions, type ClientCredentialsSource, type Timers } from "./client-credentials.js";
+export { checkTimeout } from "./caller.js";

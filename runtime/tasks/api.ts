@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { readJsonBody, sendJson, type AddRoute, type ExtensionContext, type RouteContext } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
-import { getTelemetry, type TraceContext } from "../telemetry/telemetry.js";
+import { getTelemetry, type TraceContext } from "../telemetry/index.js";
 import { createSubmitParser } from "./submit.js";
 import { recordSubmitted } from "./telemetry.js";
 import type { TaskBackend } from "./types.js";

@@ -1,7 +1,7 @@
 import { createClientSend, type ClientOptions } from "../component/index.js";
 import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js";
-import { checkTimeout } from "../outbound/caller.js";
-import type { ComponentSpec } from "../spec/types.js";
+import { checkTimeout } from "../outbound/index.js";
+import type { ComponentSpec } from "../spec/index.js";
 import type { TaskTypes } from "./extension.js";
 import { statusUrl, TASKS_PATH, type TaskSubmitted, type TaskView } from "./view.js";
 

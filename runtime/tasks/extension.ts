@@ -1,7 +1,7 @@
 import type { ComponentExtension } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import type { ComponentSpec, TaskTypeSpec } from "../spec/types.js";
-import { createLogger, type Logger } from "../telemetry/logger.js";
+import type { ComponentSpec, TaskTypeSpec } from "../spec/index.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
 import { checkInteger } from "../util/index.js";
 import { addTaskRoutes } from "./api.js";
 import { createTaskBackend } from "./backend.js";

@@ -16,3 +16,4 @@ export { createTaskClient, type SubmitOptions, type TaskCallOptions, type TaskCl
 export { statusUrl, TASKS_PATH, toTaskView, type TaskSubmitted, type TaskView } from "./view.js";
 export { DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_TIMEOUT_MS } from "./submit.js";
 export { addTaskRoutes, type TaskApiOptions } from "./api.js";
+export type { AgentTaskHandlers, AgentTaskTypes, TasksServeOptions } from "./feature.js";

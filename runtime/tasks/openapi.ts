@@ -2,9 +2,9 @@
  * The task feature's part of an agent's OpenAPI document: submit, get and cancel, tagged `tasks`.
  */
 import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
-import { taskInputSchema, taskOutputSchema, taskTypeStem } from "../spec/agent-schemas.js";
-import type { JsonSchema } from "../spec/json-schema.js";
-import type { AgentSpec } from "../spec/types.js";
+import { taskInputSchema, taskOutputSchema, taskTypeStem } from "../spec/index.js";
+import type { JsonSchema } from "../spec/index.js";
+import type { AgentSpec } from "../spec/index.js";
 
 function taskView(result: JsonSchema): JsonSchema {
   return {

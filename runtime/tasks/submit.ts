@@ -1,8 +1,8 @@
 import { compileValidator, escapeToken } from "../component/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
-import { parseDuration } from "../spec/duration.js";
-import { taskInputSchema } from "../spec/agent-schemas.js";
-import type { ComponentSpec, TaskTypeSpec } from "../spec/types.js";
+import { parseDuration } from "../spec/index.js";
+import { taskInputSchema } from "../spec/index.js";
+import type { ComponentSpec, TaskTypeSpec } from "../spec/index.js";
 
 /** A task's timeout when neither the request nor its task type gives one. */
 export const DEFAULT_TASK_TIMEOUT_MS = 30 * 60_000;

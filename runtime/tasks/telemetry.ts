@@ -2,8 +2,8 @@
  * The task runtime's spans and metrics, kept out of the worker loop: every function is a no-op (one
  * property read) while telemetry is off, so the pool's hot path pays nothing for it.
  */
-import { ATTR, METRIC, TASK_SPAN } from "../telemetry/names.js";
-import { getTelemetry, type SpanTrace } from "../telemetry/telemetry.js";
+import { ATTR, METRIC, TASK_SPAN } from "../telemetry/index.js";
+import { getTelemetry, type SpanTrace } from "../telemetry/index.js";
 import type { TaskProgress, TaskRecord, TaskStatus } from "./types.js";
 
 /** One task run as telemetry sees it; undefined while telemetry is off. */

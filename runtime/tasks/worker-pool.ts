@@ -1,7 +1,7 @@
 import { isThenable, sleep } from "../util/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { runInScope, validRequestId, type RequestScope } from "../context/index.js";
-import { createLogger, type Logger } from "../telemetry/logger.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
 import { MAX_DEQUEUE_COUNT } from "./backend-shared.js";
 import type { TaskHandler } from "./handler-context.js";
 import { readPoolSettings, type PoolSettings } from "./pool-settings.js";

@@ -10,3 +10,5 @@ export { createLabelFilter, isIdLabel, looksLikeId, type LabelFilterOptions, typ
 export { ATTR, BAGGAGE, CONVERSATION_HEADER, LABELS, METRIC, ORCHESTRATION_SPAN, TASK_SPAN, UNTRACED_PATHS, hookSpanName } from "./names.js";
 export { PROFILES, resolveAppEnv, type AppEnv, type TelemetryProfile } from "./profiles.js";
 export { REDACTED, redactSecrets, registerSecret } from "../context/index.js";
+export { noteServiceName } from "./logger.js";
+export { type ServerTrace } from "./telemetry.js";

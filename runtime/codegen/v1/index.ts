@@ -15,15 +15,13 @@ import {
 } from "../../agent/index.js";
 import { createClient, serveComponent } from "../../component/index.js";
 import type { CapabilityTypes, Client, ComponentOptions, RunningComponent } from "../../component/index.js";
-import { createWorkflowClient, type WorkflowClient, type WorkflowTypes } from "../../orchestration/client.js";
+import { createWorkflowClient, type WorkflowClient, type WorkflowTypes } from "../../orchestration/index.js";
 import type { ComponentSpec } from "../../spec/index.js";
-import { createTaskClient, type TaskClient } from "../../tasks/index.js";
-import type { AgentTaskTypes } from "../../tasks/feature.js";
+import { createTaskClient, type AgentTaskTypes, type TaskClient } from "../../tasks/index.js";
 
 export type { AgentServeOptions, HandleClientOptions, UsableHandle, UsesClientOptions, UsesClients, UsesHandles } from "../../agent/index.js";
-export type { WorkflowCallOptions, WorkflowClient, WorkflowResponse, WorkflowTypes } from "../../orchestration/client.js";
-export type { AgentTaskHandlers, AgentTaskTypes } from "../../tasks/feature.js";
-export type { TaskContext, TaskHandler } from "../../tasks/index.js";
+export type { WorkflowCallOptions, WorkflowClient, WorkflowResponse, WorkflowTypes } from "../../orchestration/index.js";
+export type { AgentTaskHandlers, AgentTaskTypes, TaskContext, TaskHandler } from "../../tasks/index.js";
 export type {
   AuthOptions,
   BaseUrlSource,

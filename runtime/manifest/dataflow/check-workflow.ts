@@ -15,8 +15,8 @@
  * - a step calling a component `isBroken` reports nothing more and withholds the spec (the broken
  *   manifest has its own diagnostics).
  */
-import { parseDuration } from "../../spec/duration.js";
-import type { ComponentKind, WorkflowInputSpec, WorkflowOutputSpec, WorkflowStepSpec } from "../../spec/types.js";
+import { parseDuration } from "../../spec/index.js";
+import type { ComponentKind, WorkflowInputSpec, WorkflowOutputSpec, WorkflowStepSpec } from "../../spec/index.js";
 import { WORKFLOW_CHECK_CODES } from "./codes.js";
 import { dependenciesOf, findCycles, skippableSteps, type Edge } from "./graph.js";
 import { inferValue } from "./outputs.js";

@@ -15,7 +15,7 @@
  * field, or names a step that may not produce output: one with `on_error: continue`, or one that
  * depends (directly or not) on such a step, since a failure there skips it.
  */
-import type { FieldSpec, ValueSpec } from "../../spec/types.js";
+import type { FieldSpec, ValueSpec } from "../../spec/index.js";
 import { parseTemplate } from "./expressions.js";
 import type { DocumentPath } from "./paths.js";
 import { resolve, type Scope } from "./references.js";

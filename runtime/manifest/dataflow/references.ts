@@ -3,7 +3,7 @@
  * inputs and steps, and a value bound to a typed capability input is type-checked (whole-value
  * references by the widening rules of value-types.ts, literals exactly, text only where a string fits).
  */
-import type { FieldsSpec, ValueSpec } from "../../spec/types.js";
+import type { FieldsSpec, ValueSpec } from "../../spec/index.js";
 import type { WorkflowCheckCode } from "./codes.js";
 import { hasExpression, parseTemplate, type ParsedExpression } from "./expressions.js";
 import { displayPath, type DocumentPath } from "./paths.js";

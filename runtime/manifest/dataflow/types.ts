@@ -3,7 +3,7 @@
  * manifests it loaded, the YAML workflow engine against the live discovery catalog, so everything it
  * needs about other components comes through `CheckContext`.
  */
-import type { FieldType, FieldsSpec, WorkflowSpec } from "../../spec/types.js";
+import type { FieldType, FieldsSpec, WorkflowSpec } from "../../spec/index.js";
 
 /** One declared workflow input, as written. */
 export interface WorkflowInputDocument {

@@ -12,7 +12,7 @@
  * - objects with declared `fields` on both sides fit when every source field is declared by the
  *   target, every required target field is required in the source, and each common field fits.
  */
-import type { FieldSpec, FieldType, FieldsSpec, ValueSpec } from "../../spec/types.js";
+import type { FieldSpec, FieldType, FieldsSpec, ValueSpec } from "../../spec/index.js";
 
 /** Whether a scalar or container has a field type (enum values, literals). */
 export function fitsType(value: unknown, type: FieldType): boolean {
