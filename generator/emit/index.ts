@@ -1,4 +1,4 @@
-import { type Project } from "../../runtime/manifest/index.js";
+import type { Project } from "../../runtime/manifest/index.js";
 import { emitComponentModule } from "./component-module.js";
 import { emitOpenApi, emitSchemas } from "./json-files.js";
 import { emitFolderReadme } from "./readme.js";

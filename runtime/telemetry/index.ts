@@ -11,4 +11,4 @@ export { ATTR, BAGGAGE, CONVERSATION_HEADER, LABELS, METRIC, ORCHESTRATION_SPAN,
 export { PROFILES, resolveAppEnv, type AppEnv, type TelemetryProfile } from "./profiles.js";
 export { REDACTED, redactSecrets, registerSecret } from "../context/index.js";
 export { noteServiceName } from "./logger.js";
-export { type ServerTrace } from "./telemetry.js";
+export type { ServerTrace } from "./telemetry.js";

@@ -8,7 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient, serveComponent, type RunningComponent } from "../../runtime/component/index.js";
 import { createRegistry, discover, type Registry } from "../../runtime/discovery/index.js";
-import { ManifoldError } from "../../runtime/errors/index.js";
+import type { ManifoldError } from "../../runtime/errors/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";

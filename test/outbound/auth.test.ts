@@ -57,7 +57,10 @@ test("without a token: 401 UNAUTHORIZED envelope with WWW-Authenticate; the call
 
 test("verify decides, sync or async; a malformed Authorization header is 401 even when a token is optional", async () => {
   const seen: string[] = [];
-  const sync = await serve({ verify: (token) => (seen.push(token), token === "letmein") });
+  const sync = await serve({ verify: (token) => {
+    seen.push(token);
+    return token === "letmein";
+  } });
   const optional = await serve({ required: false, verify: async (token) => token.startsWith("ok-") });
   try {
     const call = (url: string, authorization?: string) => rawRequest(`${url}/api/capabilities/whoami`, {

@@ -139,7 +139,7 @@ test("close() drains: past drainTimeoutMs the connection is cut and the handler'
   assert.is(await pending, "connection closed");
   assert.ok(seen.signal?.aborted, "signal aborted");
   assert.instance(seen.signal?.reason, ManifoldError);
-  assert.is((seen.signal?.reason as ManifoldError).code, "UNAVAILABLE");
+  assert.is((seen.signal!.reason as ManifoldError).code, "UNAVAILABLE");
   // A second close resolves (to nothing) instead of rejecting or hanging.
   assert.is(await withTimeout(running.close(), 5_000, "second close"), undefined, "close twice is fine");
 });

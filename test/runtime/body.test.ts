@@ -2,7 +2,7 @@ import { Agent } from "node:http";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { isJsonMediaType, readJsonBody } from "../../runtime/component/body.js";
-import { ManifoldError } from "../../runtime/errors/index.js";
+import type { ManifoldError } from "../../runtime/errors/index.js";
 import { json, rawRequest, startServer } from "./support.js";
 
 const LIMIT = 1024;

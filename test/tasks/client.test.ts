@@ -113,7 +113,10 @@ test("wait rejects with the task's own error code: HANDLER_ERROR, HANDLER_PANIC,
 test("wait polls with growing pauses from intervalMs up to maxIntervalMs", async ({ running }) => {
   const polls: number[] = [];
   // The base URL source is asked once per request: a count of the client's calls, with their times.
-  const counted = createTaskClient<Types>(agentSpec, { baseUrl: () => (polls.push(Date.now()), running!.url) });
+  const counted = createTaskClient<Types>(agentSpec, { baseUrl: () => {
+    polls.push(Date.now());
+    return running!.url;
+  } });
   const { task_id: id } = await counted.work.submit({ ms: 1_500 });
   polls.length = 0;
   assert.is(await counted.work.wait(id, { intervalMs: 50, maxIntervalMs: 400 }), "worked");
@@ -147,7 +150,10 @@ test("a poll that cannot reach the agent (restart, dropped connection) is retrie
   const deadUrl = closed.url;
   await closed.close();
   let calls = 0;
-  const flaky = createTaskClient<Types>(agentSpec, { baseUrl: () => (calls += 1, calls >= 2 && calls <= 3 ? deadUrl : running!.url) });
+  const flaky = createTaskClient<Types>(agentSpec, { baseUrl: () => {
+    calls += 1;
+    return calls >= 2 && calls <= 3 ? deadUrl : running!.url;
+  } });
   const { task_id: id } = await flaky.work.submit({ ms: 100 });
   assert.is(await flaky.work.wait(id, { intervalMs: 20 }), "worked");
   assert.ok(calls >= 4);

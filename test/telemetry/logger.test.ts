@@ -43,7 +43,7 @@ test("levels filter; MANIFOLD_LOG_LEVEL sets the default and a bad value fails b
 test("DEV_MODE=true writes readable text", () => {
   const { log, lines } = capture({ DEV_MODE: "true" });
   withRequestContext({ requestId: "req-1" }, () => log.warn("slow call", { ms: 812 }));
-  assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN  weather-service\/outbound slow call {2}request_id=req-1 ms=812$/);
+  assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN {2}weather-service\/outbound slow call {2}request_id=req-1 ms=812$/);
 });
 
 test("registered secrets are redacted from messages and fields", () => {
