@@ -50,7 +50,9 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
       ...drift.extra.map((p) => `  extra    ${join(out, p)}`),
     ];
     if (problems.length > 0) {
-      io.err(`manifold gen --check: ${relative(".", out) || "."} is out of date with ${options.manifestsDir}:\n${problems.join("\n")}\nRun \`npm run gen\` (manifold gen) and commit the result.\n`);
+      io.err(
+        `manifold gen --check: ${relative(".", out) || "."} is out of date with ${options.manifestsDir}:\n${problems.join("\n")}\nRun \`npm run gen\` (manifold gen) and commit the result.\n`,
+      );
       return 1;
     }
     io.out(`manifold: ${plural(files.size, "file")} up to date (${manifests}) in ${elapsed(start)}\n`);

@@ -4,7 +4,17 @@
  * diagnostic.
  */
 import { resolve } from "node:path";
-import { assemble, createDiagnostic, DEFAULT_MAX_FILE_BYTES, displayFile, readManifestFile, START, type Diagnostic, type ManifestSource, type Project } from "../runtime/manifest/index.js";
+import {
+  assemble,
+  createDiagnostic,
+  DEFAULT_MAX_FILE_BYTES,
+  displayFile,
+  readManifestFile,
+  START,
+  type Diagnostic,
+  type ManifestSource,
+  type Project,
+} from "../runtime/manifest/index.js";
 import { findManifestFiles } from "./find-files.js";
 
 export interface LoadOptions {
@@ -29,7 +39,9 @@ export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBy
     const diagnostic = createDiagnostic("MF1001", displayFile(cwd, dir), START, `manifests folder ${displayFile(cwd, dir)} ${found.reason}`);
     return { manifests: [], diagnostics: [diagnostic], sources: new Map() };
   }
-  const diagnostics: Diagnostic[] = found.unreadable.map((u) => createDiagnostic("MF1003", displayFile(cwd, u.path), START, `cannot read the folder: ${u.reason}`));
+  const diagnostics: Diagnostic[] = found.unreadable.map((u) =>
+    createDiagnostic("MF1003", displayFile(cwd, u.path), START, `cannot read the folder: ${u.reason}`),
+  );
   if (found.files.length === 0 && found.unreadable.length === 0) {
     diagnostics.push(createDiagnostic("MF1002", displayFile(cwd, dir), START, `no manifests (*.yaml, *.yml) under ${displayFile(cwd, dir)}`));
   }

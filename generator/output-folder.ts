@@ -72,7 +72,10 @@ export async function syncFolder(dir: string, expected: ReadonlyMap<string, stri
 
 async function removeEmptyParents(root: string, dir: string): Promise<void> {
   while (dir.startsWith(root) && dir !== root) {
-    const ok = await rmdir(dir).then(() => true, () => false);
+    const ok = await rmdir(dir).then(
+      () => true,
+      () => false,
+    );
     if (!ok) return;
     dir = dirname(dir);
   }

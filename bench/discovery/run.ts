@@ -109,12 +109,16 @@ try {
     ["memory: byCapability(1)", await measure(() => memory.byCapability(one))],
     ["memory: byCapability(2, AND)", await measure(() => memory.byCapability(both))],
   ];
-  console.log(`\nLookup by capability, ${COMPONENTS} registered components (${NAMES} names × ${COMPONENTS / NAMES} replicas, 3 capabilities each), ${LOOKUPS} sequential lookups each, redis-server ${server.cli("INFO", "server").match(/redis_version:(\S+)/)?.[1]} on loopback\n`);
+  console.log(
+    `\nLookup by capability, ${COMPONENTS} registered components (${NAMES} names × ${COMPONENTS / NAMES} replicas, 3 capabilities each), ${LOOKUPS} sequential lookups each, redis-server ${server.cli("INFO", "server").match(/redis_version:(\S+)/)?.[1]} on loopback\n`,
+  );
   console.log(`${"".padEnd(40)} ${"median".padStart(10)} ${"p99".padStart(10)} ${"results".padStart(8)}`);
   for (const [label, f] of rows) console.log(`${label.padEnd(40)} ${ms(f.median).padStart(10)} ${ms(f.p99).padStart(10)} ${String(f.results).padStart(8)}`);
   const indexed = rows[0]![1];
   const naive = rows[2]![1];
-  console.log(`\nnaive SCAN / indexed (redis, 1 capability): median ${(naive.median / indexed.median).toFixed(1)}×, p99 ${(naive.p99 / indexed.p99).toFixed(1)}×`);
+  console.log(
+    `\nnaive SCAN / indexed (redis, 1 capability): median ${(naive.median / indexed.median).toFixed(1)}×, p99 ${(naive.p99 / indexed.p99).toFixed(1)}×`,
+  );
 } finally {
   await store.close();
   await server.close();

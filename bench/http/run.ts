@@ -44,10 +44,14 @@ async function start(target: Target): Promise<{ child: ChildProcess; url: string
   });
   children.add(child);
   const lines = createInterface({ input: child.stdout! });
-  const url = await withTimeout(new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${target.name} exited with ${code} before listening`)));
-    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
-  }), START_TIMEOUT_MS, `${target.name} start`);
+  const url = await withTimeout(
+    new Promise<string>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`${target.name} exited with ${code} before listening`)));
+      lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+    }),
+    START_TIMEOUT_MS,
+    `${target.name} start`,
+  );
   return { child, url };
 }
 
@@ -59,10 +63,14 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 function cpuMicros(child: ChildProcess): Promise<number> {
-  return withTimeout(new Promise<number>((resolve) => {
-    child.once("message", (message) => resolve((message as { cpuMicros: number }).cpuMicros));
-    child.send("cpu");
-  }), 5_000, "cpu probe");
+  return withTimeout(
+    new Promise<number>((resolve) => {
+      child.once("message", (message) => resolve((message as { cpuMicros: number }).cpuMicros));
+      child.send("cpu");
+    }),
+    5_000,
+    "cpu probe",
+  );
 }
 
 interface Measurement {
@@ -109,10 +117,14 @@ function median(values: readonly number[]): number {
 const rps = (name: string): number => median(rows.get(name)?.rps ?? [Number.NaN]);
 const cpu = (name: string): number => median(rows.get(name)?.cpu ?? [Number.NaN]);
 
-console.log(`\n${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${DURATION} s after ${WARMUP} s warm-up, ${ROUNDS} round(s), node ${process.version}\n`);
+console.log(
+  `\n${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${DURATION} s after ${WARMUP} s warm-up, ${ROUNDS} round(s), node ${process.version}\n`,
+);
 console.log(`${"server".padEnd(22)}${"req/s".padStart(10)}${"p99 ms".padStart(10)}${"CPU µs/req".padStart(12)}`);
 for (const [name, row] of rows) {
-  console.log(`${name.padEnd(22)}${Math.round(median(row.rps)).toString().padStart(10)}${median(row.p99).toFixed(1).padStart(10)}${median(row.cpu).toFixed(1).padStart(12)}`);
+  console.log(
+    `${name.padEnd(22)}${Math.round(median(row.rps)).toString().padStart(10)}${median(row.p99).toFixed(1).padStart(10)}${median(row.cpu).toFixed(1).padStart(12)}`,
+  );
 }
 // Throughput ratios, and the same ratio computed from CPU cost (fastify's µs/req over ours), which a
 // busy machine disturbs far less.

@@ -25,7 +25,13 @@ export const spec: ComponentSpec = {
           { name: "currency", type: "string", enum: ["EUR", "USD", "GBP"] },
         ],
       },
-      output: { required: [{ name: "city", type: "string" }, { name: "total", type: "number" }], optional: [] },
+      output: {
+        required: [
+          { name: "city", type: "string" },
+          { name: "total", type: "number" },
+        ],
+        optional: [],
+      },
     },
   ],
 };

@@ -28,10 +28,14 @@ const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("t
   stdio: ["ignore", "pipe", "inherit"],
 });
 process.on("exit", () => child.kill("SIGKILL"));
-const url = await withTimeout(new Promise<string>((resolve, reject) => {
-  child.once("exit", (code) => reject(new Error(`tool exited with ${code} before listening`)));
-  createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
-}), 30_000, "tool start");
+const url = await withTimeout(
+  new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`tool exited with ${code} before listening`)));
+    createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+  }),
+  30_000,
+  "tool start",
+);
 
 const executor = createExecutor({
   resolve: createResolver({ components: [BENCH_TOOL], baseUrls: { [BENCH_TOOL.name]: url }, registry: false }),
@@ -39,8 +43,13 @@ const executor = createExecutor({
   caller: createCaller({ env: {}, transport: nodeHttpTransport }),
 });
 
-const step = (i: number, dependsOn: readonly string[], parameters: Record<string, unknown>): PlanStep =>
-  ({ step_id: `s${i}`, agent_name: BENCH_TOOL.name, depends_on: dependsOn, metadata: { capability: "echo", parameters }, on_error: "fail" });
+const step = (i: number, dependsOn: readonly string[], parameters: Record<string, unknown>): PlanStep => ({
+  step_id: `s${i}`,
+  agent_name: BENCH_TOOL.name,
+  depends_on: dependsOn,
+  metadata: { capability: "echo", parameters },
+  on_error: "fail",
+});
 // Parameters are the same objects on every run, as a workflow's are, so expressions are compiled once.
 const chainSteps = Array.from({ length: STEPS }, (_, i) => (i === 0 ? step(0, [], { n: 0 }) : step(i, [`s${i - 1}`], { n: `\${steps.s${i - 1}.output.n}` })));
 const fanSteps = Array.from({ length: STEPS }, (_, i) => step(i, [], { n: i }));
@@ -52,13 +61,17 @@ const endpoint = new URL(url + BENCH_TOOL.capabilities[0]!.endpoint);
 function post(body: unknown): Promise<{ n: number }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = request(endpoint, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (res) => {
-      let data = "";
-      res.setEncoding("utf8");
-      res.on("data", (part: string) => (data += part));
-      res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(data) as { n: number }) : reject(new Error(`status ${res.statusCode}`))));
-      res.on("error", reject);
-    });
+    const req = request(
+      endpoint,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+      (res) => {
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (part: string) => (data += part));
+        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(data) as { n: number }) : reject(new Error(`status ${res.statusCode}`))));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(text);
   });
@@ -111,7 +124,9 @@ for (const [name, sides] of Object.entries(shapes)) {
   }
   const r = median(raw);
   const e = median(orchestrated);
-  console.log(`${name.padEnd(10)}${r.toFixed(3).padStart(10)}${e.toFixed(3).padStart(14)}${((e - r) / STEPS).toFixed(3).padStart(19)}${(e / r).toFixed(2).padStart(9)}`);
+  console.log(
+    `${name.padEnd(10)}${r.toFixed(3).padStart(10)}${e.toFixed(3).padStart(14)}${((e - r) / STEPS).toFixed(3).padStart(19)}${(e / r).toFixed(2).padStart(9)}`,
+  );
 }
 console.log("\naim: overhead per step < 0.3 ms");
 agent.destroy();

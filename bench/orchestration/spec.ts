@@ -6,14 +6,16 @@ export const BENCH_TOOL: ComponentSpec = {
   name: "bench-tool",
   description: "returns its input",
   version: "1.0.0",
-  capabilities: [{
-    name: "echo",
-    key: "echo",
-    description: "returns its input",
-    type: "tool",
-    internal: false,
-    endpoint: "/api/capabilities/echo",
-    input: { required: [{ name: "n", type: "number" }], optional: [] },
-    output: { required: [{ name: "n", type: "number" }], optional: [] },
-  }],
+  capabilities: [
+    {
+      name: "echo",
+      key: "echo",
+      description: "returns its input",
+      type: "tool",
+      internal: false,
+      endpoint: "/api/capabilities/echo",
+      input: { required: [{ name: "n", type: "number" }], optional: [] },
+      output: { required: [{ name: "n", type: "number" }], optional: [] },
+    },
+  ],
 };

@@ -58,8 +58,19 @@ function redisCpuSeconds(server: RedisServer): number {
 
 /** Each figure's median over the rounds, column by column. */
 function medianOf(list: readonly Figures[]): Figures {
-  const mid = (pick: (f: Figures) => number) => percentile([...list.map(pick)].sort((a, b) => a - b), 0.5);
-  return { tasks: list[0]!.tasks, perSecond: mid((f) => f.perSecond), medianMs: mid((f) => f.medianMs), p99Ms: mid((f) => f.p99Ms), redisCpuUs: mid((f) => f.redisCpuUs), nodeCpuUs: mid((f) => f.nodeCpuUs) };
+  const mid = (pick: (f: Figures) => number) =>
+    percentile(
+      [...list.map(pick)].sort((a, b) => a - b),
+      0.5,
+    );
+  return {
+    tasks: list[0]!.tasks,
+    perSecond: mid((f) => f.perSecond),
+    medianMs: mid((f) => f.medianMs),
+    p99Ms: mid((f) => f.p99Ms),
+    redisCpuUs: mid((f) => f.redisCpuUs),
+    nodeCpuUs: mid((f) => f.nodeCpuUs),
+  };
 }
 
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
@@ -95,7 +106,9 @@ async function measure(server: RedisServer, system: System, count: number, rate 
     submits.push(running.submit(key));
   }
   await Promise.all(submits);
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${system.name}: ${count - latencies.length} of ${count} tasks not completed in 120 s`)), 120_000).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`${system.name}: ${count - latencies.length} of ${count} tasks not completed in 120 s`)), 120_000).unref(),
+  );
   await Promise.race([all, timeout]);
   const node = process.cpuUsage(nodeBefore);
   const cpuAfter = redisCpuSeconds(server);
@@ -163,7 +176,8 @@ function manifoldRaw(url: string): System {
         while (!stop.signal.aborted) {
           const leases = await backend.dequeue({ count: CONCURRENCY, leaseMs: 30_000, blockMs: 200, signal: stop.signal });
           const results = await Promise.all(leases.map(async () => RESULT));
-          if (leases.length > 0) await backend.finishMany(leases.map((l, i) => ({ status: "completed", taskId: l.task.task_id, token: l.token, result: results[i] })));
+          if (leases.length > 0)
+            await backend.finishMany(leases.map((l, i) => ({ status: "completed", taskId: l.task.task_id, token: l.token, result: results[i] })));
         }
       })();
       return {
@@ -240,7 +254,9 @@ try {
   if (ONLY.includes("manifold") && ONLY.includes("bullmq")) {
     const ours = medians.get(systems[0]!.name)!;
     const theirs = medians.get(systems[systems.length - 1]!.name)!;
-    console.log(`ratio (manifold / BullMQ): ${fmt(ours.perSecond / theirs.perSecond, 2)}× throughput, ${fmt(theirs.redisCpuUs / ours.redisCpuUs, 2)}× less Redis CPU and ${fmt(theirs.nodeCpuUs / ours.nodeCpuUs, 2)}× less client CPU per task, median latency ${fmt(ours.medianMs / theirs.medianMs, 2)}×`);
+    console.log(
+      `ratio (manifold / BullMQ): ${fmt(ours.perSecond / theirs.perSecond, 2)}× throughput, ${fmt(theirs.redisCpuUs / ours.redisCpuUs, 2)}× less Redis CPU and ${fmt(theirs.nodeCpuUs / ours.nodeCpuUs, 2)}× less client CPU per task, median latency ${fmt(ours.medianMs / theirs.medianMs, 2)}×`,
+    );
   }
   console.log("");
 

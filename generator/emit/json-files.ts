@@ -1,7 +1,15 @@
 // The feature list alone: the agent index would load the whole serving runtime into gen.
 import { agentOpenApi } from "../../runtime/agent/features.js";
 import { buildOpenApi, schemaName } from "../../runtime/spec/openapi.js";
-import { servedWorkflows, taskInputSchema, taskOutputSchema, taskTypeStem, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../../runtime/spec/agent-schemas.js";
+import {
+  servedWorkflows,
+  taskInputSchema,
+  taskOutputSchema,
+  taskTypeStem,
+  workflowOutputSchema,
+  workflowRequestSchema,
+  workflowTypeStem,
+} from "../../runtime/spec/agent-schemas.js";
 import { DRAFT_07, capabilitySchema, type JsonSchema } from "../../runtime/spec/json-schema.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
 
@@ -30,13 +38,25 @@ export function emitSchemas(spec: ComponentSpec): Map<string, string> {
   // Under their own folders: a capability may share a workflow's or a task type's name.
   for (const workflow of servedWorkflows(agent)) {
     const stem = workflowTypeStem(workflow);
-    files.set(`schemas/workflows/${workflow.name}Input.json`, document(`${stem}WorkflowInput`, `Body of POST /orchestrate/${workflow.name}`, workflowRequestSchema(workflow, "draft-07")));
-    files.set(`schemas/workflows/${workflow.name}Output.json`, document(`${stem}WorkflowOutput`, `Outputs of workflow ${workflow.name}`, workflowOutputSchema(workflow, "draft-07")));
+    files.set(
+      `schemas/workflows/${workflow.name}Input.json`,
+      document(`${stem}WorkflowInput`, `Body of POST /orchestrate/${workflow.name}`, workflowRequestSchema(workflow, "draft-07")),
+    );
+    files.set(
+      `schemas/workflows/${workflow.name}Output.json`,
+      document(`${stem}WorkflowOutput`, `Outputs of workflow ${workflow.name}`, workflowOutputSchema(workflow, "draft-07")),
+    );
   }
   for (const task of agent.tasks) {
     const stem = taskTypeStem(task);
-    files.set(`schemas/tasks/${task.type}Input.json`, document(`${stem}TaskInput`, `Input of task type ${task.type}`, taskInputSchema(agent, task, "draft-07")));
-    files.set(`schemas/tasks/${task.type}Result.json`, document(`${stem}TaskResult`, `Result of task type ${task.type}`, taskOutputSchema(agent, task, "draft-07")));
+    files.set(
+      `schemas/tasks/${task.type}Input.json`,
+      document(`${stem}TaskInput`, `Input of task type ${task.type}`, taskInputSchema(agent, task, "draft-07")),
+    );
+    files.set(
+      `schemas/tasks/${task.type}Result.json`,
+      document(`${stem}TaskResult`, `Result of task type ${task.type}`, taskOutputSchema(agent, task, "draft-07")),
+    );
   }
   return files;
 }

@@ -22,10 +22,9 @@ export function valueType(value: ValueSpec, indent: string): string {
 /** `{ a: T; b?: U }` over several lines, each member with its description as a doc comment. */
 export function objectType(fields: FieldsSpec, indent: string): string {
   const inner = `${indent}  `;
-  const members = [
-    ...fields.required.map((f) => ({ field: f, optional: false })),
-    ...fields.optional.map((f) => ({ field: f, optional: true })),
-  ].map(({ field, optional }) => `${docComment(field.description, inner)}${inner}${propertyKey(field.name)}${optional ? "?" : ""}: ${valueType(field, inner)};\n`);
+  const members = [...fields.required.map((f) => ({ field: f, optional: false })), ...fields.optional.map((f) => ({ field: f, optional: true }))].map(
+    ({ field, optional }) => `${docComment(field.description, inner)}${inner}${propertyKey(field.name)}${optional ? "?" : ""}: ${valueType(field, inner)};\n`,
+  );
   // Declared but empty: nothing may be sent, which `{}` (any non-null value) would not say.
   if (members.length === 0) return "Record<string, never>";
   return `{\n${members.join("")}${indent}}`;

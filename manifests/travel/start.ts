@@ -40,8 +40,16 @@ const [geo] = running;
 console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
 console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
-console.log(`  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`);
+console.log(
+  `  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`,
+);
 console.log(`  curl -s ${geo!.url}/api/capabilities`);
-console.log(`  curl -s -X POST ${agent.url}/orchestrate/travel-research -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR"}'`);
-console.log(`  curl -s -X POST ${agent.url}/orchestrate/custom -H 'Content-Type: application/json' -d '{"steps":[{"tool":"geocoding-service","capability":"geocode_location","params":{"location":"Lisbon"}},{"tool":"currency-service","capability":"list_currencies"}]}'`);
-console.log(`  curl -s -X POST ${agent.url}/api/v1/tasks -H 'Content-Type: application/json' -d '{"type":"packing_list","input":{"destination":"Lisbon","days":4}}'   # then GET the status_url\n\nCtrl-C stops everything.`);
+console.log(
+  `  curl -s -X POST ${agent.url}/orchestrate/travel-research -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR"}'`,
+);
+console.log(
+  `  curl -s -X POST ${agent.url}/orchestrate/custom -H 'Content-Type: application/json' -d '{"steps":[{"tool":"geocoding-service","capability":"geocode_location","params":{"location":"Lisbon"}},{"tool":"currency-service","capability":"list_currencies"}]}'`,
+);
+console.log(
+  `  curl -s -X POST ${agent.url}/api/v1/tasks -H 'Content-Type: application/json' -d '{"type":"packing_list","input":{"destination":"Lisbon","days":4}}'   # then GET the status_url\n\nCtrl-C stops everything.`,
+);

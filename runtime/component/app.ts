@@ -18,7 +18,10 @@ import { createRouteTable, type AddRoute } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
-export type AppOptions<C extends CapabilityTypes> = Pick<ComponentOptions<C>, "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly"> & {
+export type AppOptions<C extends CapabilityTypes> = Pick<
+  ComponentOptions<C>,
+  "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly"
+> & {
   /** The component's current health for `GET /health` (serve passes its health probe). @defaultValue always healthy */
   readonly health?: () => Promise<ReportedHealth>;
 };
@@ -90,10 +93,16 @@ export function createComponentApp<C extends CapabilityTypes>(
   const healthy = healthBody("healthy");
   const capabilities = JSON.stringify(spec.capabilities.map(capabilityWire));
   // Degraded still serves (200); unhealthy answers 503 so a load balancer or probe takes it out.
-  add("GET", "/health", health === undefined ? (ctx) => sendJson(ctx, 200, healthy) : async (ctx) => {
-    const status = await health();
-    sendJson(ctx, status === "unhealthy" ? 503 : 200, status === "healthy" ? healthy : healthBody(status));
-  });
+  add(
+    "GET",
+    "/health",
+    health === undefined
+      ? (ctx) => sendJson(ctx, 200, healthy)
+      : async (ctx) => {
+          const status = await health();
+          sendJson(ctx, status === "unhealthy" ? 503 : 200, status === "healthy" ? healthy : healthBody(status));
+        },
+  );
   if (!healthOnly) add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
 
   for (const [capability, handler] of healthOnly ? [] : resolved) {
@@ -117,14 +126,18 @@ export function createComponentApp<C extends CapabilityTypes>(
 
   // Extension routes (orchestration, tasks) act for the caller just as capability calls do, so the
   // same bearer check guards them; /health and /api/capabilities stay open.
-  const guarded: AddRoute = authCheck === undefined ? add : (method, path, handler) => add(method, path, async (ctx) => {
-    const refused = await new Promise<unknown>((resolve) => authCheck(ctx.req, resolve));
-    if (refused !== undefined) {
-      if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
-      throw refused;
-    }
-    await handler(ctx);
-  });
+  const guarded: AddRoute =
+    authCheck === undefined
+      ? add
+      : (method, path, handler) =>
+          add(method, path, async (ctx) => {
+            const refused = await new Promise<unknown>((resolve) => authCheck(ctx.req, resolve));
+            if (refused !== undefined) {
+              if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
+              throw refused;
+            }
+            await handler(ctx);
+          });
   if (!healthOnly) for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit });
 
   if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {

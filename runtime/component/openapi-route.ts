@@ -48,9 +48,7 @@ function socketHost(req: IncomingMessage): string {
 export function publicUrl(req: IncomingMessage): string {
   const { headers } = req;
   const forwardedProto = first(headers["x-forwarded-proto"])?.toLowerCase();
-  const proto = forwardedProto === "http" || forwardedProto === "https"
-    ? forwardedProto
-    : "encrypted" in req.socket ? "https" : "http";
+  const proto = forwardedProto === "http" || forwardedProto === "https" ? forwardedProto : "encrypted" in req.socket ? "https" : "http";
   const host = validHost(first(headers["x-forwarded-host"])) ?? validHost(headers.host) ?? socketHost(req);
   const prefix = normalisePrefix(first(headers["x-forwarded-prefix"])) ?? "";
   return `${proto}://${host}${prefix}`;

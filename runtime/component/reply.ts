@@ -38,9 +38,10 @@ export interface Reply {
  */
 export function writeReply(res: ServerResponse, reply: Reply, state: ServerState): void {
   lingerIfIncomplete(res, state);
-  const headers = reply.headers === undefined
-    ? ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId]
-    : ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId, ...reply.headers];
+  const headers =
+    reply.headers === undefined
+      ? ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId]
+      : ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId, ...reply.headers];
   headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", String(Buffer.byteLength(reply.body)));
   if (state.draining) headers.push("Connection", "close");
   res.writeHead(reply.status, headers);

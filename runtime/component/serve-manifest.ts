@@ -8,10 +8,7 @@ import type { CapabilityTypes, ComponentOptions, RunningComponent } from "./type
  * whose message is the formatted diagnostics. The loader is imported on first use only, so servers
  * built from generated code never load it.
  */
-export async function serveManifest<C extends CapabilityTypes = CapabilityTypes>(
-  path: string,
-  options: ComponentOptions<C>,
-): Promise<RunningComponent> {
+export async function serveManifest<C extends CapabilityTypes = CapabilityTypes>(path: string, options: ComponentOptions<C>): Promise<RunningComponent> {
   const { loadComponentFile } = await import("../manifest/index.js");
   return serveComponent<C>(await loadComponentFile(path), options);
 }

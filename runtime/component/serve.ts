@@ -98,7 +98,15 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   options: ComponentOptions<C>,
   internals: AppInternals,
 ): Promise<RunningComponent> {
-  const { handleSignals = true, drainTimeoutMs = 10_000, log = defaultComponentLog(spec), registry = defaultRegistry(), healthCheck, registration = {}, extensions = [] } = options;
+  const {
+    handleSignals = true,
+    drainTimeoutMs = 10_000,
+    log = defaultComponentLog(spec),
+    registry = defaultRegistry(),
+    healthCheck,
+    registration = {},
+    extensions = [],
+  } = options;
   // With an OTLP endpoint configured, a served component traces without any code of its own;
   // initTelemetry is once per process, so several components share one SDK.
   if (process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] || process.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) {
@@ -125,16 +133,23 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
   // reached delays the start by at most its connect wait: the component serves anyway and the
   // heartbeat registers it when the registry returns.
-  const heartbeat = registry === false ? undefined : startHeartbeat(registry, {
-    id: app.id,
-    name: spec.name,
-    type: spec.kind,
-    description: spec.description,
-    address: advertisedAddress(address, advertise),
-    port: address.port,
-    metadata: { version: spec.version, ...metadata },
-    capabilities: spec.capabilities.map(capabilityWire),
-  }, { ...timing, health, log });
+  const heartbeat =
+    registry === false
+      ? undefined
+      : startHeartbeat(
+          registry,
+          {
+            id: app.id,
+            name: spec.name,
+            type: spec.kind,
+            description: spec.description,
+            address: advertisedAddress(address, advertise),
+            port: address.port,
+            metadata: { version: spec.version, ...metadata },
+            capabilities: spec.capabilities.map(capabilityWire),
+          },
+          { ...timing, health, log },
+        );
 
   let closing: Promise<void> | undefined;
   const shutdown: Shutdown = (cause) => {

@@ -47,12 +47,18 @@ let shared: Ajv | undefined;
  * (`prefix` is put in front of each, `/input` for a task's input); callers compile at start-up and
  * the request path only runs the compiled function. @defaultValue ajv: one shared by the process
  */
-export function compileValidator(schema: JsonSchema, { ajv = (shared ??= createAjv()), prefix = "" }: { readonly ajv?: Ajv; readonly prefix?: string } = {}): InputValidator {
+export function compileValidator(
+  schema: JsonSchema,
+  { ajv = (shared ??= createAjv()), prefix = "" }: { readonly ajv?: Ajv; readonly prefix?: string } = {},
+): InputValidator {
   const validate = ajv.compile(schema);
-  const detail = prefix === "" ? toDetail : (error: ErrorObject): ErrorDetail => {
-    const found = toDetail(error);
-    return { ...found, pointer: `${prefix}${found.pointer}` };
-  };
+  const detail =
+    prefix === ""
+      ? toDetail
+      : (error: ErrorObject): ErrorDetail => {
+          const found = toDetail(error);
+          return { ...found, pointer: `${prefix}${found.pointer}` };
+        };
   return (value) => (validate(value) ? undefined : (validate.errors ?? []).map(detail));
 }
 

@@ -22,7 +22,16 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set(Object.values(HEADE
  * one (fetch refuses several outright), so they are skipped like reserved ones.
  */
 const UNFORWARDABLE: ReadonlySet<string> = new Set([
-  "connection", "content-length", "expect", "host", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+  "connection",
+  "content-length",
+  "expect",
+  "host",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
 ]);
 
 /** RFC 9110 token, and a field value without control characters (CR/LF above all). */
@@ -47,7 +56,10 @@ export function checkHeader(name: string, value: unknown): string {
 /** A bare token: the caller adds `Bearer ` itself, so a token that already has it is a mistake to name. */
 export function checkToken(token: unknown, source: string): string {
   if (typeof token === "string" && /^bearer(?:\s|$)/i.test(token)) {
-    throw new ManifoldError("INVALID_INPUT", `${source}: pass the bare token, without "Bearer " (the caller adds the scheme; a doubled prefix would never authenticate)`);
+    throw new ManifoldError(
+      "INVALID_INPUT",
+      `${source}: pass the bare token, without "Bearer " (the caller adds the scheme; a doubled prefix would never authenticate)`,
+    );
   }
   if (typeof token !== "string" || !/^[\x21-\x7e]+$/.test(token)) {
     throw new ManifoldError("INVALID_INPUT", `${source}: a token must be a non-empty string of visible ASCII characters`);

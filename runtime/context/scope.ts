@@ -68,7 +68,8 @@ export interface RequestScope {
 
 /** One AsyncLocalStorage per process, shared by every copy of the runtime (see telemetry.ts). */
 const SLOT = Symbol.for("agent-manifold.request-scope");
-const storage: AsyncLocalStorage<RequestScope> = ((globalThis as Record<symbol, unknown>)[SLOT] ??= new AsyncLocalStorage<RequestScope>()) as AsyncLocalStorage<RequestScope>;
+const storage: AsyncLocalStorage<RequestScope> = ((globalThis as Record<symbol, unknown>)[SLOT] ??=
+  new AsyncLocalStorage<RequestScope>()) as AsyncLocalStorage<RequestScope>;
 
 export function currentScope(): RequestScope | undefined {
   return storage.getStore();

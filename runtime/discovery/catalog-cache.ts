@@ -25,7 +25,10 @@ interface Cached {
  * `UNAVAILABLE` falls back; anything else (bad input) is rethrown. A write made through this
  * registry makes every cached answer stale, so a process sees its own registrations at once.
  */
-export function withCatalogCache(registry: Registry, { freshMs = 1_000, staleMs = 5_000, maxEntries = 1_000, now = Date.now }: CatalogCacheOptions = {}): Registry {
+export function withCatalogCache(
+  registry: Registry,
+  { freshMs = 1_000, staleMs = 5_000, maxEntries = 1_000, now = Date.now }: CatalogCacheOptions = {},
+): Registry {
   const cache = new Map<string, Cached>();
   let generation = 0;
 

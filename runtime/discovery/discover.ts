@@ -29,7 +29,11 @@ export function baseUrlOf(entry: Pick<RegistryEntry, "address" | "port">): strin
  * const weather = createClient(WeatherServiceSpec, { baseUrl: discover(defaultRegistry(), "weather-service") });
  * ```
  */
-export function discover(registry: Registry, name: string, { strategy = "round-robin", staleMs = 10_000, now = Date.now }: DiscoverOptions = {}): () => Promise<string> {
+export function discover(
+  registry: Registry,
+  name: string,
+  { strategy = "round-robin", staleMs = 10_000, now = Date.now }: DiscoverOptions = {},
+): () => Promise<string> {
   checkName(name, "component name");
   let next = 0;
   let last: { urls: string[]; at: number } | undefined;

@@ -15,7 +15,8 @@ function invalid(message: string): ManifoldError {
 }
 
 export function checkName(value: unknown, what: string): string {
-  if (typeof value !== "string" || !NAME.test(value)) throw new ManifoldError("INVALID_INPUT", `invalid ${what}: 1-128 letters, digits, '.', '_' or '-' expected`);
+  if (typeof value !== "string" || !NAME.test(value))
+    throw new ManifoldError("INVALID_INPUT", `invalid ${what}: 1-128 letters, digits, '.', '_' or '-' expected`);
   return value;
 }
 

@@ -13,7 +13,10 @@ const REPORTED: readonly unknown[] = ["healthy", "degraded", "unhealthy"];
  * rejects, never hangs, and anything but a valid state is `unhealthy`. A failing hook is logged when
  * it starts failing, not on every probe.
  */
-export function createHealthProbe(check: HealthCheck | undefined, { timeoutMs = 2_000, log = () => undefined }: HealthProbeOptions = {}): () => Promise<ReportedHealth> {
+export function createHealthProbe(
+  check: HealthCheck | undefined,
+  { timeoutMs = 2_000, log = () => undefined }: HealthProbeOptions = {},
+): () => Promise<ReportedHealth> {
   if (check === undefined) return () => Promise.resolve("healthy");
   let failing = false;
   const fail = (why: string): ReportedHealth => {

@@ -101,9 +101,12 @@ export function startHeartbeat(
       // A beat that lands after the unregistration would bring the record back for a whole TTL.
       await inFlight;
       let limit: NodeJS.Timeout | undefined;
-      const unregistered = registry.unregister(registration.id).then(() => undefined, (error: unknown) => {
-        log(`${who} not unregistered (${describe(error)}); it expires within ${timing.ttlMs} ms`);
-      });
+      const unregistered = registry.unregister(registration.id).then(
+        () => undefined,
+        (error: unknown) => {
+          log(`${who} not unregistered (${describe(error)}); it expires within ${timing.ttlMs} ms`);
+        },
+      );
       const timeout = new Promise<void>((resolve) => {
         limit = setTimeout(resolve, stopTimeoutMs);
       });

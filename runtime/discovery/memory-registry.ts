@@ -1,4 +1,16 @@
-import { capabilityList, checkName, checkRegistration, indexesOf, LIST_DEFAULT, LOOKUP_DEFAULT, resolveTiming, select, toEntry, toStoredRecord, type StoredRecord } from "./entry.js";
+import {
+  capabilityList,
+  checkName,
+  checkRegistration,
+  indexesOf,
+  LIST_DEFAULT,
+  LOOKUP_DEFAULT,
+  resolveTiming,
+  select,
+  toEntry,
+  toStoredRecord,
+  type StoredRecord,
+} from "./entry.js";
 import type { Registry, RegistryEntry } from "./types.js";
 
 interface Slot {
@@ -71,10 +83,11 @@ export function createMemoryRegistry({ state = createMemoryRegistryState(), now 
     // Amortised: at most once a second, so a long-running process with churn does not accumulate.
     if (at - lastSweep < 1_000) return;
     lastSweep = at;
-    for (const [id, slot] of records) if (slot.expiresAt <= at) {
-      records.delete(id);
-      removeFromIndexes(id, ["all", ...slot.indexes]);
-    }
+    for (const [id, slot] of records)
+      if (slot.expiresAt <= at) {
+        records.delete(id);
+        removeFromIndexes(id, ["all", ...slot.indexes]);
+      }
   };
 
   return {
@@ -86,7 +99,11 @@ export function createMemoryRegistry({ state = createMemoryRegistryState(), now 
       const record = toStoredRecord(component, timing);
       const names = indexesOf(component);
       const previous = live(component.id, at);
-      if (previous !== undefined) removeFromIndexes(component.id, previous.indexes.filter((name) => !names.includes(name)));
+      if (previous !== undefined)
+        removeFromIndexes(
+          component.id,
+          previous.indexes.filter((name) => !names.includes(name)),
+        );
       records.set(component.id, { json: JSON.stringify(record), lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names });
       for (const name of ["all", ...names]) {
         let members = indexes.get(name);

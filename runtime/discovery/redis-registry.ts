@@ -1,6 +1,18 @@
 import { ManifoldError } from "../errors/index.js";
 import { loadLuaScript, runScript, type RedisStore } from "../store/index.js";
-import { capabilityList, checkName, checkRegistration, indexesOf, LIST_DEFAULT, LOOKUP_DEFAULT, resolveTiming, select, toEntry, toStoredRecord, type StoredRecord } from "./entry.js";
+import {
+  capabilityList,
+  checkName,
+  checkRegistration,
+  indexesOf,
+  LIST_DEFAULT,
+  LOOKUP_DEFAULT,
+  resolveTiming,
+  select,
+  toEntry,
+  toStoredRecord,
+  type StoredRecord,
+} from "./entry.js";
 import type { Registry, RegistryEntry } from "./types.js";
 
 const REGISTER = loadLuaScript("registry", new URL("./lua/register.lua", import.meta.url));
@@ -52,8 +64,7 @@ export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, 
   let everReady = client.status === "ready";
   const offReady = store.onReady(() => void (everReady = true));
 
-  const unavailable = (detail: string): ManifoldError =>
-    new ManifoldError("UNAVAILABLE", `registry unavailable: Redis at ${store.description} ${detail}`);
+  const unavailable = (detail: string): ManifoldError => new ManifoldError("UNAVAILABLE", `registry unavailable: Redis at ${store.description} ${detail}`);
 
   /**
    * A call while Redis is down fails at once rather than waiting in ioredis's offline queue: a beat
@@ -93,7 +104,8 @@ export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, 
     },
     byName: async (name, options = {}) => select(await lookup([`name:${checkName(name, "name")}`]), options, LOOKUP_DEFAULT),
     byType: async (type, options = {}) => select(await lookup([`type:${checkName(type, "type")}`]), options, LOOKUP_DEFAULT),
-    byCapability: async (capabilities, options = {}) => select(await lookup(capabilityList(capabilities).map((c) => `capability:${c}`)), options, LOOKUP_DEFAULT),
+    byCapability: async (capabilities, options = {}) =>
+      select(await lookup(capabilityList(capabilities).map((c) => `capability:${c}`)), options, LOOKUP_DEFAULT),
     listAll: async (options = {}) => select(await lookup(["all"]), options, LIST_DEFAULT),
     onReconnect: (listener) => store.onReady(listener),
     close: async () => {

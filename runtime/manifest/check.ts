@@ -17,9 +17,12 @@ import { keyPosition, offsetPosition, valuePosition, type Path, type SourceFile 
 export function issueDiagnostic(source: SourceFile, issue: WorkflowIssue): Diagnostic {
   // The checker only emits codes of the table; a stranger would be a bug, still reported, not lost.
   const code: DiagnosticCode = isDiagnosticCode(issue.code) ? issue.code : "MF1405";
-  const position = issue.at === "key"
-    ? keyPosition(source, issue.path)
-    : issue.offset !== undefined ? offsetPosition(source, issue.path, issue.offset) : valuePosition(source, issue.path);
+  const position =
+    issue.at === "key"
+      ? keyPosition(source, issue.path)
+      : issue.offset !== undefined
+        ? offsetPosition(source, issue.path, issue.offset)
+        : valuePosition(source, issue.path);
   return createDiagnostic(code, source.file, position, issue.message);
 }
 
@@ -54,7 +57,10 @@ type WorkflowEntry = CheckedManifest & { readonly manifest: RawWorkflow };
 export function checkProjectWorkflows(entries: readonly CheckedManifest[], declared: DeclaredNames): WorkflowCheckResult {
   const components = entries.filter((e): e is ComponentEntry => e.manifest.kind !== "workflow");
   const workflows = entries.filter((e): e is WorkflowEntry => e.manifest.kind === "workflow");
-  const context = contextFromManifests(components.map((e) => e.manifest), declared.components);
+  const context = contextFromManifests(
+    components.map((e) => e.manifest),
+    declared.components,
+  );
   const diagnostics: Diagnostic[] = [];
   const specs = new Map<string, WorkflowSpec>();
   const byName = new Map<string, WorkflowEntry>();
@@ -76,7 +82,9 @@ export function checkProjectWorkflows(entries: readonly CheckedManifest[], decla
 function workflowReferences(agent: RawComponent): { readonly name: string; readonly path: Path; readonly served: boolean }[] {
   return [
     ...(agent.orchestration?.workflows ?? []).map((name, i) => ({ name, path: ["orchestration", "workflows", i] as Path, served: true })),
-    ...(agent.tasks ?? []).flatMap((task, i) => (task.workflow === undefined ? [] : [{ name: task.workflow, path: ["tasks", i, "workflow"] as Path, served: false }])),
+    ...(agent.tasks ?? []).flatMap((task, i) =>
+      task.workflow === undefined ? [] : [{ name: task.workflow, path: ["tasks", i, "workflow"] as Path, served: false }],
+    ),
   ];
 }
 
@@ -86,7 +94,14 @@ function checkAgentWorkflows(entry: ComponentEntry, workflows: ReadonlyMap<strin
   const allowed = new Set(agent.uses ?? []);
   for (const { name, path, served } of workflowReferences(agent)) {
     if (served && RESERVED_WORKFLOW_NAMES.includes(name)) {
-      found.push(createDiagnostic("MF1417", entry.source.file, valuePosition(entry.source, path), `workflow \`${name}\` cannot be served: \`/orchestrate/${name}\` is the ${name} orchestration route; rename the workflow`));
+      found.push(
+        createDiagnostic(
+          "MF1417",
+          entry.source.file,
+          valuePosition(entry.source, path),
+          `workflow \`${name}\` cannot be served: \`/orchestrate/${name}\` is the ${name} orchestration route; rename the workflow`,
+        ),
+      );
     }
     const workflow = workflows.get(name);
     if (workflow === undefined) continue;
@@ -95,7 +110,14 @@ function checkAgentWorkflows(entry: ComponentEntry, workflows: ReadonlyMap<strin
       if (issue.code !== "MF1415") continue;
       const step = workflow.manifest.steps[Number(issue.path[1])];
       const component = step?.tool ?? step?.agent ?? "";
-      found.push(createDiagnostic("MF1415", entry.source.file, valuePosition(entry.source, path), `workflow \`${name}\` step \`${step?.name ?? "?"}\` calls \`${component}\`, which \`${agent.name}\` does not list in \`uses\``));
+      found.push(
+        createDiagnostic(
+          "MF1415",
+          entry.source.file,
+          valuePosition(entry.source, path),
+          `workflow \`${name}\` step \`${step?.name ?? "?"}\` calls \`${component}\`, which \`${agent.name}\` does not list in \`uses\``,
+        ),
+      );
     }
   }
   return found;

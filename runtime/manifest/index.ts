@@ -6,7 +6,17 @@
  * with a code of the one table (`codes.ts`).
  */
 export { DIAGNOSTIC_CODES, isDiagnosticCode, type DiagnosticCode, type DiagnosticCodeInfo } from "./codes.js";
-export { START, compareDiagnostics, createDiagnostic, formatDiagnostics, sortDiagnostics, summariseDiagnostics, type DiagnosticFormat, type FormatOptions, type Position } from "./diagnostics/index.js";
+export {
+  START,
+  compareDiagnostics,
+  createDiagnostic,
+  formatDiagnostics,
+  sortDiagnostics,
+  summariseDiagnostics,
+  type DiagnosticFormat,
+  type FormatOptions,
+  type Position,
+} from "./diagnostics/index.js";
 export { hasErrors, type Diagnostic, type LoadedManifest, type ManifestKind, type Project, type Severity } from "./project.js";
 export { assemble, loadManifestText, loadSources, type AssembleOptions, type ManifestSource } from "./load-sources.js";
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";

@@ -16,7 +16,12 @@ export function isManifestKind(value: unknown): value is ManifestKind {
  */
 export function checkKind(source: SourceFile, value: Record<string, unknown>): Diagnostic | undefined {
   if (!Object.hasOwn(value, "kind")) {
-    return createDiagnostic("MF1014", source.file, valuePosition(source, []), "missing `kind`: a manifest starts with `kind: tool`, `kind: agent` or `kind: workflow`");
+    return createDiagnostic(
+      "MF1014",
+      source.file,
+      valuePosition(source, []),
+      "missing `kind`: a manifest starts with `kind: tool`, `kind: agent` or `kind: workflow`",
+    );
   }
   const kind = value["kind"];
   if (isManifestKind(kind)) return undefined;

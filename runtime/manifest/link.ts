@@ -51,7 +51,12 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
     const pascal = toPascalCase(manifest.name);
     const clash = byPascal.get(pascal);
     if (clash !== undefined) {
-      report(entry, "MF1302", ["name"], `component names \`${clash.manifest.name}\` (${where(clash)}) and \`${manifest.name}\` both become \`${pascal}\` in TypeScript; rename one`);
+      report(
+        entry,
+        "MF1302",
+        ["name"],
+        `component names \`${clash.manifest.name}\` (${where(clash)}) and \`${manifest.name}\` both become \`${pascal}\` in TypeScript; rename one`,
+      );
     } else {
       byPascal.set(pascal, entry);
     }
@@ -79,19 +84,31 @@ function checkAgentReferences(entry: CheckedManifest, agent: RawComponent, { com
   const uses = agent.uses ?? [];
   uses.forEach((name, i) => {
     if (components.has(name) || declared.components.has(name)) return;
-    const message = workflows.has(name) || declared.workflows.has(name)
-      ? `\`uses\` names \`${name}\`, which is a workflow; list it under \`orchestration.workflows\``
-      : `\`uses\` names \`${name}\`, but no tool or agent manifest has that name${didYouMean(name, components.keys())}`;
+    const message =
+      workflows.has(name) || declared.workflows.has(name)
+        ? `\`uses\` names \`${name}\`, which is a workflow; list it under \`orchestration.workflows\``
+        : `\`uses\` names \`${name}\`, but no tool or agent manifest has that name${didYouMean(name, components.keys())}`;
     report(entry, "MF1310", ["uses", i], message);
   });
 
   const knowsWorkflow = (name: string): boolean => workflows.has(name) || declared.workflows.has(name);
   (agent.orchestration?.workflows ?? []).forEach((name, i) => {
-    if (!knowsWorkflow(name)) report(entry, "MF1312", ["orchestration", "workflows", i], `orchestration workflow \`${name}\` has no workflow manifest${didYouMean(name, workflows.keys())}`);
+    if (!knowsWorkflow(name))
+      report(
+        entry,
+        "MF1312",
+        ["orchestration", "workflows", i],
+        `orchestration workflow \`${name}\` has no workflow manifest${didYouMean(name, workflows.keys())}`,
+      );
   });
   (agent.tasks ?? []).forEach((task, i) => {
     if (task.workflow !== undefined && !knowsWorkflow(task.workflow)) {
-      report(entry, "MF1312", ["tasks", i, "workflow"], `task \`${task.type}\` runs workflow \`${task.workflow}\`, which has no workflow manifest${didYouMean(task.workflow, workflows.keys())}`);
+      report(
+        entry,
+        "MF1312",
+        ["tasks", i, "workflow"],
+        `task \`${task.type}\` runs workflow \`${task.workflow}\`, which has no workflow manifest${didYouMean(task.workflow, workflows.keys())}`,
+      );
     }
   });
 
@@ -104,7 +121,12 @@ function checkAgentReferences(entry: CheckedManifest, agent: RawComponent, { com
   const offered = new Set([agent, ...used].flatMap((c) => (c.capabilities ?? []).map((cap) => cap.name)));
   (agent.hitl?.sensitive_capabilities ?? []).forEach((name, i) => {
     if (!offered.has(name)) {
-      report(entry, "MF1311", ["hitl", "sensitive_capabilities", i], `sensitive capability \`${name}\` is offered neither by \`${agent.name}\` nor by a component it uses${didYouMean(name, offered)}`);
+      report(
+        entry,
+        "MF1311",
+        ["hitl", "sensitive_capabilities", i],
+        `sensitive capability \`${name}\` is offered neither by \`${agent.name}\` nor by a component it uses${didYouMean(name, offered)}`,
+      );
     }
   });
 }

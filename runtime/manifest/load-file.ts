@@ -27,7 +27,10 @@ export interface LoadComponentOptions {
  * Checks that need other manifests (`uses`) are not run. Throws an Error whose message is the
  * diagnostics, formatted for a terminal, when the manifest has errors or is a workflow.
  */
-export async function loadComponentFile(path: string, { cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES }: LoadComponentOptions = {}): Promise<ComponentSpec> {
+export async function loadComponentFile(
+  path: string,
+  { cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES }: LoadComponentOptions = {},
+): Promise<ComponentSpec> {
   const file = displayFile(cwd, resolve(cwd, path));
   const read = await readManifestFile(resolve(cwd, path), maxFileBytes);
   const project: Project = read.ok

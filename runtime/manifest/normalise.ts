@@ -76,7 +76,10 @@ function normaliseAgent(raw: RawComponent, workflows: ReadonlyMap<string, Workfl
     orchestration: {
       ...(natural !== undefined && { natural: { model: natural.model } }),
       custom: raw.orchestration?.custom ?? false,
-      workflows: [...new Set([...served, ...run])].filter(known).sort(compareText).map((name) => workflows.get(name)!),
+      workflows: [...new Set([...served, ...run])]
+        .filter(known)
+        .sort(compareText)
+        .map((name) => workflows.get(name)!),
       endpoints: served.filter(known).sort(compareText),
     },
     tasks: (raw.tasks ?? []).map((task) => normaliseTask(task, task.workflow === undefined ? undefined : workflows.get(task.workflow))),

@@ -35,7 +35,9 @@ export function notGenerated(project: Project): Diagnostic[] {
     const source = text === undefined ? undefined : parseManifest(manifest.file, text).source;
     for (const { path, serves } of present) {
       const at = source === undefined ? { line: 1, column: 1 } : keyPosition(source, path);
-      found.push(createDiagnostic("MF1315", manifest.file, at, `\`${path.join(".")}\` is valid, but manifold v${MANIFOLD_VERSION} does not generate ${serves} yet`));
+      found.push(
+        createDiagnostic("MF1315", manifest.file, at, `\`${path.join(".")}\` is valid, but manifold v${MANIFOLD_VERSION} does not generate ${serves} yet`),
+      );
     }
   }
   return sortDiagnostics(found);

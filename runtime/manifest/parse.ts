@@ -72,25 +72,40 @@ export function parseManifest(file: string, text: string): ParsedManifest {
 
   const contents = document.contents;
   if (contents === null || (isScalar(contents) && contents.value === null)) {
-    return { source, diagnostics: [...diagnostics, createDiagnostic("MF1012", file, START, "the file is empty; a manifest starts with `kind: tool`, `kind: agent` or `kind: workflow`")] };
+    return {
+      source,
+      diagnostics: [
+        ...diagnostics,
+        createDiagnostic("MF1012", file, START, "the file is empty; a manifest starts with `kind: tool`, `kind: agent` or `kind: workflow`"),
+      ],
+    };
   }
   const tagProblems = checkTags(source);
   if (tagProblems.length > 0) return { source, diagnostics: [...diagnostics, ...tagProblems] };
   if (!isMap(isAlias(contents) ? contents.resolve(document) : contents)) {
-    return { source, diagnostics: [...diagnostics, createDiagnostic("MF1013", file, valuePosition(source, []), "the top level of a manifest must be a mapping of keys to values")] };
+    return {
+      source,
+      diagnostics: [
+        ...diagnostics,
+        createDiagnostic("MF1013", file, valuePosition(source, []), "the top level of a manifest must be a mapping of keys to values"),
+      ],
+    };
   }
 
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
-    const message = error instanceof RangeError
-      ? "the YAML nests too deeply to be a manifest"
-      : `the YAML expands more than ${MAX_ALIAS_COUNT} aliases; a manifest this repetitive is refused (alias bomb protection)`;
+    const message =
+      error instanceof RangeError
+        ? "the YAML nests too deeply to be a manifest"
+        : `the YAML expands more than ${MAX_ALIAS_COUNT} aliases; a manifest this repetitive is refused (alias bomb protection)`;
     return { source, diagnostics: [...diagnostics, createDiagnostic("MF1009", file, firstAlias(source) ?? START, message)] };
   }
   // The tree check above makes this a mapping; the guard keeps the type honest.
-  return isRecord(value) ? { source, diagnostics, value } : { source, diagnostics: [...diagnostics, createDiagnostic("MF1013", file, START, "the top level of a manifest must be a mapping of keys to values")] };
+  return isRecord(value)
+    ? { source, diagnostics, value }
+    : { source, diagnostics: [...diagnostics, createDiagnostic("MF1013", file, START, "the top level of a manifest must be a mapping of keys to values")] };
 }
 
 /** The text of the key that starts at `offset`, for naming a duplicate key. */
@@ -114,7 +129,14 @@ function checkTags(source: SourceFile): Diagnostic[] {
   visit(source.document, {
     Node(_key, node) {
       if (node.tag === undefined || JSON_TAGS.has(node.tag) || node.range == null) return;
-      found.push(createDiagnostic("MF1010", source.file, positionAt(source, node.range[0]), `unsupported YAML tag \`${shortTag(node.tag)}\`: a manifest holds plain data (strings, numbers, booleans, null, lists, mappings)`));
+      found.push(
+        createDiagnostic(
+          "MF1010",
+          source.file,
+          positionAt(source, node.range[0]),
+          `unsupported YAML tag \`${shortTag(node.tag)}\`: a manifest holds plain data (strings, numbers, booleans, null, lists, mappings)`,
+        ),
+      );
     },
   });
   return found;

@@ -58,7 +58,12 @@ export function decodeUtf8(bytes: Uint8Array): ReadResult {
     const bad = firstInvalidByte(bytes);
     const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
     const hint = utf16 ? " (it looks like UTF-16; save it as UTF-8)" : "";
-    return { ok: false, code: "MF1005", position: positionOfByte(bytes, bad), message: `the file is not valid UTF-8: byte 0x${(bytes[bad] ?? 0).toString(16).padStart(2, "0")} at offset ${bad}${hint}` };
+    return {
+      ok: false,
+      code: "MF1005",
+      position: positionOfByte(bytes, bad),
+      message: `the file is not valid UTF-8: byte 0x${(bytes[bad] ?? 0).toString(16).padStart(2, "0")} at offset ${bad}${hint}`,
+    };
   }
 }
 
@@ -78,8 +83,23 @@ function firstInvalidByte(bytes: Uint8Array): number {
   while (i < bytes.length) {
     const b = bytes[i]!;
     const [length, min, max] =
-      b < 0x80 ? [1, 0, 0] : b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] : b === 0xe0 ? [3, 0xa0, 0xbf] : b === 0xed ? [3, 0x80, 0x9f]
-      : b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] : b === 0xf0 ? [4, 0x90, 0xbf] : b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] : b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+      b < 0x80
+        ? [1, 0, 0]
+        : b >= 0xc2 && b <= 0xdf
+          ? [2, 0x80, 0xbf]
+          : b === 0xe0
+            ? [3, 0xa0, 0xbf]
+            : b === 0xed
+              ? [3, 0x80, 0x9f]
+              : b >= 0xe1 && b <= 0xef
+                ? [3, 0x80, 0xbf]
+                : b === 0xf0
+                  ? [4, 0x90, 0xbf]
+                  : b >= 0xf1 && b <= 0xf3
+                    ? [4, 0x80, 0xbf]
+                    : b === 0xf4
+                      ? [4, 0x80, 0x8f]
+                      : [0, 0, 0];
     if (length === 0) return i;
     for (let k = 1; k < length; k++) {
       const c = bytes[i + k];

@@ -18,11 +18,13 @@ export function checkSchema(source: SourceFile, value: Record<string, unknown>):
   if (validate(value)) return [];
   const errors = validate.errors ?? [];
   const withType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));
-  return errors
-    // `if` only says a branch failed (the branch's own errors say why); `propertyNames` wraps the
-    // pattern error that names the key; a wrong type makes enum/pattern errors on the same value noise.
-    .filter((e) => e.keyword !== "if" && e.keyword !== "propertyNames" && !(e.keyword !== "type" && withType.has(e.instancePath)))
-    .map((e) => toDiagnostic(source, value, e));
+  return (
+    errors
+      // `if` only says a branch failed (the branch's own errors say why); `propertyNames` wraps the
+      // pattern error that names the key; a wrong type makes enum/pattern errors on the same value noise.
+      .filter((e) => e.keyword !== "if" && e.keyword !== "propertyNames" && !(e.keyword !== "type" && withType.has(e.instancePath)))
+      .map((e) => toDiagnostic(source, value, e))
+  );
 }
 
 /** JSON pointer → path, with list indexes as numbers so messages can show `capabilities[0]`. */
@@ -74,7 +76,11 @@ function mapError(source: SourceFile, root: Record<string, unknown>, error: Erro
   // A property name that breaks its pattern (`propertyNames`): point at the key itself.
   if (error.propertyName !== undefined) {
     const rule = annotation(error, "patternErrorMessage") ?? `it must match ${String(params["pattern"])}`;
-    return { code: "MF1205", position: keyPosition(source, [...path, error.propertyName]), message: `key \`${error.propertyName}\` in ${at} is invalid: ${rule}` };
+    return {
+      code: "MF1205",
+      position: keyPosition(source, [...path, error.propertyName]),
+      message: `key \`${error.propertyName}\` in ${at} is invalid: ${rule}`,
+    };
   }
   switch (error.keyword) {
     case "additionalProperties": {
@@ -86,7 +92,11 @@ function mapError(source: SourceFile, root: Record<string, unknown>, error: Erro
       const hint = guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
       // `{ description: Days, 1 to 7 }` reads as a key `1 to 7`: the usual cause of a key with spaces.
       const comma = /\s/.test(key) && isFlowMapping(source, path) ? "; a comma inside `{ … }` ends a value, so quote text that contains one" : "";
-      return { code: "MF1201", position: keyPosition(source, [...path, key]), message: `unknown key \`${key}\` in ${title(error)}${where}${hint}; allowed keys: ${allowed.join(", ")}${comma}` };
+      return {
+        code: "MF1201",
+        position: keyPosition(source, [...path, key]),
+        message: `unknown key \`${key}\` in ${title(error)}${where}${hint}; allowed keys: ${allowed.join(", ")}${comma}`,
+      };
     }
     case "required": {
       const where = path.length === 0 ? "" : ` at ${at}`;
@@ -95,8 +105,15 @@ function mapError(source: SourceFile, root: Record<string, unknown>, error: Erro
     }
     case "type": {
       const literal = sourceText(source, path);
-      const quoteHint = params["type"] === "string" && (typeof data === "number" || typeof data === "boolean") && literal !== undefined ? `; quote it to keep it text: "${literal}"` : "";
-      return { code: "MF1203", position: valuePosition(source, path), message: `${at} must be ${expectedType(params["type"])}, got ${describeType(data)}${quoteHint}` };
+      const quoteHint =
+        params["type"] === "string" && (typeof data === "number" || typeof data === "boolean") && literal !== undefined
+          ? `; quote it to keep it text: "${literal}"`
+          : "";
+      return {
+        code: "MF1203",
+        position: valuePosition(source, path),
+        message: `${at} must be ${expectedType(params["type"])}, got ${describeType(data)}${quoteHint}`,
+      };
     }
     case "enum": {
       const allowed = Array.isArray(params["allowedValues"]) ? params["allowedValues"].map(String) : [];

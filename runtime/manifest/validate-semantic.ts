@@ -28,7 +28,6 @@ export function checkManifest(source: SourceFile, manifest: RawManifest): Diagno
 
 type LineOf = (path: Path) => number;
 
-
 /** The framework route `endpoint` would shadow, or undefined; on agents, the prefixes of the feature list. */
 export function reservedRoute(endpoint: string, kind: RawComponent["kind"]): string | undefined {
   if (FRAMEWORK_ROUTES.includes(endpoint)) return endpoint;
@@ -52,7 +51,11 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
       const key = toCamelCase(capability.name);
       const clash = byKey.get(key);
       if (clash !== undefined) {
-        report("MF1304", namePath, `capabilities \`${clash.name}\` (line ${lineOf(clash.path)}) and \`${capability.name}\` both become \`${key}\` in TypeScript; rename one`);
+        report(
+          "MF1304",
+          namePath,
+          `capabilities \`${clash.name}\` (line ${lineOf(clash.path)}) and \`${capability.name}\` both become \`${key}\` in TypeScript; rename one`,
+        );
       } else {
         byKey.set(key, { name: capability.name, path: namePath });
       }
@@ -84,7 +87,11 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
     if (first !== undefined) {
       report("MF1313", typePath, `task type \`${task.type}\` is declared twice (first on line ${lineOf(first)})`);
     } else if (clash !== undefined) {
-      report("MF1316", typePath, `task types \`${clash.type}\` (line ${lineOf(clash.path)}) and \`${task.type}\` both become \`${key}\` in TypeScript; rename one`);
+      report(
+        "MF1316",
+        typePath,
+        `task types \`${clash.type}\` (line ${lineOf(clash.path)}) and \`${task.type}\` both become \`${key}\` in TypeScript; rename one`,
+      );
     } else {
       byType.set(task.type, typePath);
       byTaskKey.set(key, { type: task.type, path: typePath });
@@ -96,7 +103,8 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
     checkFields(task.output, [...path, "output"], report, lineOf);
   });
   const expiry = component.hitl?.expiry;
-  if (expiry !== undefined && parseDuration(expiry) === undefined) report("MF1418", ["hitl", "expiry"], `expiry \`${expiry}\` is not a duration that fits in milliseconds`);
+  if (expiry !== undefined && parseDuration(expiry) === undefined)
+    report("MF1418", ["hitl", "expiry"], `expiry \`${expiry}\` is not a duration that fits in milliseconds`);
 }
 
 function checkWorkflow(workflow: RawWorkflow, report: Report, lineOf: LineOf): void {
@@ -116,7 +124,8 @@ function checkFields(fields: RawFields | undefined, path: Path, report: Report, 
     (fields[side] ?? []).forEach((field, i) => {
       const fieldPath: Path = [...path, side, i];
       const first = byName.get(field.name);
-      if (first !== undefined) report("MF1307", [...fieldPath, "name"], `field \`${field.name}\` is declared twice in \`${displayPath(path)}\` (first on line ${lineOf(first)})`);
+      if (first !== undefined)
+        report("MF1307", [...fieldPath, "name"], `field \`${field.name}\` is declared twice in \`${displayPath(path)}\` (first on line ${lineOf(first)})`);
       else byName.set(field.name, [...fieldPath, "name"]);
       checkValue(field, fieldPath, `\`${field.name}\``, report, lineOf);
     });

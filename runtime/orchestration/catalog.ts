@@ -23,7 +23,12 @@ export interface CatalogComponent {
 export async function readCatalog(registry: Registry | false, components: readonly ComponentSpec[] = []): Promise<CatalogComponent[]> {
   const byName = new Map<string, { name: string; kind: "tool" | "agent"; description: string; capabilities: Map<string, CapabilityWire> }>();
   for (const spec of components) {
-    byName.set(spec.name, { name: spec.name, kind: spec.kind, description: spec.description, capabilities: new Map(spec.capabilities.map((c) => [c.name, capabilityWire(c)])) });
+    byName.set(spec.name, {
+      name: spec.name,
+      kind: spec.kind,
+      description: spec.description,
+      capabilities: new Map(spec.capabilities.map((c) => [c.name, capabilityWire(c)])),
+    });
   }
   const fromSpecs = new Set(byName.keys());
   const entries = registry === false ? [] : await registry.listAll({ health: ["healthy", "degraded"] });

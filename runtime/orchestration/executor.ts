@@ -138,14 +138,24 @@ function buildGraph(plan: Plan, syntax: ExpressionSyntax): Graph {
   return { index, waitsFor, dependents, compiled };
 }
 
-export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeoutMs = 30_000, backoff = {}, log = createLogger({ component: "orchestration" }) }: ExecutorOptions): Executor {
+export function createExecutor({
+  resolve,
+  caller,
+  concurrency = 10,
+  defaultTimeoutMs = 30_000,
+  backoff = {},
+  log = createLogger({ component: "orchestration" }),
+}: ExecutorOptions): Executor {
   const limit = checkInteger("concurrency", concurrency, { min: 1 });
   if (!Number.isFinite(defaultTimeoutMs) || defaultTimeoutMs <= 0) throw new RangeError("defaultTimeoutMs must be a positive number");
   const wait: Backoff = createBackoff(backoff);
 
   /** Every attempt of one step; never rejects. */
   const attemptAll = async (plan: Plan, step: PlanStep, body: unknown, signal: AbortSignal): Promise<Outcome> => {
-    const { agent_name: component, metadata: { capability } } = step;
+    const {
+      agent_name: component,
+      metadata: { capability },
+    } = step;
     const attempts = 1 + (step.retry ?? 0);
     const timeoutMs = step.timeout_ms ?? defaultTimeoutMs;
     const workflow = { id: plan.plan_id, stepId: step.step_id };
@@ -198,7 +208,10 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
     const started = performance.now();
     const telemetry = getTelemetry();
     const runSpan: SpanTrace | undefined = telemetry.enabled
-      ? telemetry.startSpan(ORCHESTRATION_SPAN.RUN, { parent: "active", attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.ORCHESTRATION_MODE]: plan.mode, [ATTR.WORKFLOW]: workflow } })
+      ? telemetry.startSpan(ORCHESTRATION_SPAN.RUN, {
+          parent: "active",
+          attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.ORCHESTRATION_MODE]: plan.mode, [ATTR.WORKFLOW]: workflow },
+        })
       : undefined;
     let head = 0;
     let running = 0;
@@ -222,7 +235,16 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
     const skip = (i: number, because: string, reason: string): void => {
       if (results[i] !== undefined) return;
       const step = steps[i]!;
-      results[i] = { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, status: "skipped", reason, skipped_because: because, attempts: 0, duration_ms: 0 };
+      results[i] = {
+        step_id: step.step_id,
+        component: step.agent_name,
+        capability: step.metadata.capability,
+        status: "skipped",
+        reason,
+        skipped_because: because,
+        attempts: 0,
+        duration_ms: 0,
+      };
       for (const dependent of graph.dependents[i]!) skip(dependent, step.step_id, `dependency ${step.step_id} was skipped`);
     };
 
@@ -234,7 +256,15 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
         if (result !== undefined) return result;
         const step = steps[i]!;
         // Never started: the run stopped first (or, in a plan the checks let through, a cycle).
-        return { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, status: "skipped", reason: stopReason ?? "its dependencies never completed", attempts: 0, duration_ms: 0 } satisfies StepResult;
+        return {
+          step_id: step.step_id,
+          component: step.agent_name,
+          capability: step.metadata.capability,
+          status: "skipped",
+          reason: stopReason ?? "its dependencies never completed",
+          attempts: 0,
+          duration_ms: 0,
+        } satisfies StepResult;
       });
       const duration = performance.now() - started;
       if (telemetry.enabled) {
@@ -250,7 +280,14 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
       running -= 1;
       const step = steps[i]!;
       const duration = performance.now() - startedAt;
-      const base = { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, attempts: outcome.attempts, duration_ms: round(duration), started_at: startedIso };
+      const base = {
+        step_id: step.step_id,
+        component: step.agent_name,
+        capability: step.metadata.capability,
+        attempts: outcome.attempts,
+        duration_ms: round(duration),
+        started_at: startedIso,
+      };
       if (outcome.error === undefined) {
         outputs[i] = outcome.output;
         completed[i] = true;
@@ -260,9 +297,14 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
           if (remaining[dependent] === 0 && results[dependent] === undefined && stopReason === undefined) ready.push(dependent);
         }
       } else {
-        results[i] = { ...base, status: "failed", error: { code: outcome.error.code, message: outcome.error.expose ? outcome.error.message : "internal error" } };
+        results[i] = {
+          ...base,
+          status: "failed",
+          error: { code: outcome.error.code, message: outcome.error.expose ? outcome.error.message : "internal error" },
+        };
         if (stopReason === undefined) {
-          if (step.on_error === "fail") stop("failed", `the run failed at step ${step.step_id}`, new ManifoldError("ABORTED", `aborted: the run failed at step ${step.step_id}`));
+          if (step.on_error === "fail")
+            stop("failed", `the run failed at step ${step.step_id}`, new ManifoldError("ABORTED", `aborted: the run failed at step ${step.step_id}`));
           else for (const dependent of graph.dependents[i]!) skip(dependent, step.step_id, `dependency ${step.step_id} failed`);
         }
       }
@@ -276,7 +318,12 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
       }
       if (telemetry.enabled) {
         span?.end(outcome.error?.code);
-        const labels = { [ATTR.TARGET]: step.agent_name, [ATTR.CAPABILITY]: step.metadata.capability, [ATTR.OUTCOME]: outcome.error === undefined ? "success" : "error", [ATTR.ERROR_CODE]: outcome.error?.code };
+        const labels = {
+          [ATTR.TARGET]: step.agent_name,
+          [ATTR.CAPABILITY]: step.metadata.capability,
+          [ATTR.OUTCOME]: outcome.error === undefined ? "success" : "error",
+          [ATTR.ERROR_CODE]: outcome.error?.code,
+        };
         telemetry.metrics.histogram(METRIC.ORCHESTRATION_STEP_DURATION, duration, labels);
       }
       pump();
@@ -296,7 +343,15 @@ export function createExecutor({ resolve, caller, concurrency = 10, defaultTimeo
         return;
       }
       const span = telemetry.enabled
-        ? telemetry.startSpan(ORCHESTRATION_SPAN.STEP, { parent: "active", attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.STEP_ID]: step.step_id, [ATTR.TARGET]: step.agent_name, [ATTR.CAPABILITY]: step.metadata.capability } })
+        ? telemetry.startSpan(ORCHESTRATION_SPAN.STEP, {
+            parent: "active",
+            attributes: {
+              [ATTR.PLAN_ID]: plan.plan_id,
+              [ATTR.STEP_ID]: step.step_id,
+              [ATTR.TARGET]: step.agent_name,
+              [ATTR.CAPABILITY]: step.metadata.capability,
+            },
+          })
         : undefined;
       const attempt = (): Promise<Outcome> => attemptAll(plan, step, body, controller.signal);
       void (span === undefined ? attempt() : span.run(attempt)).then((outcome) => onStepDone(i, outcome, startedAt, startedIso, span));

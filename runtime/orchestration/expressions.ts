@@ -82,7 +82,8 @@ const FIELD = /^[A-Za-z0-9_-]+$/;
 /** `input`, `input.a.b`, `<step>.response`, `<step>.response.data`, `<step>.response.data.a.b`. */
 function parseBraces(source: string, pointer: string): Reference {
   const parts = source.trim().split(".");
-  if (parts.some((part) => !FIELD.test(part))) throw malformed(pointer, `{{${source}}} is not a reference: use {{input}}, {{input.<field>}} or {{<step>.response.data.<field>}}`);
+  if (parts.some((part) => !FIELD.test(part)))
+    throw malformed(pointer, `{{${source}}} is not a reference: use {{input}}, {{input.<field>}} or {{<step>.response.data.<field>}}`);
   const [head, second, third, ...rest] = parts as [string, ...string[]];
   if (head === "input") return { step: undefined, path: parts.slice(1) };
   if (second !== "response") throw malformed(pointer, `{{${source}}} must go through .response: {{${head}.response.data…}}`);

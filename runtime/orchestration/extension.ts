@@ -117,22 +117,37 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
 
   const runOptions = (signal: AbortSignal | undefined, synthesise: boolean): RunOptions => ({ ...(signal === undefined ? {} : { signal }), synthesise });
 
-  const workflowRoute = (specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork => async (body, signal) => {
-    const workflow = await specOf();
-    const request = checkWorkflowInputs(workflow, body, "request");
-    const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
-    const result = await orchestrator.runWorkflow(workflow, inputs, { ...runOptions(signal, synthesis === true), mode });
-    return workflowResponse(result);
-  };
+  const workflowRoute =
+    (specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork =>
+    async (body, signal) => {
+      const workflow = await specOf();
+      const request = checkWorkflowInputs(workflow, body, "request");
+      const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
+      const result = await orchestrator.runWorkflow(workflow, inputs, { ...runOptions(signal, synthesis === true), mode });
+      return workflowResponse(result);
+    };
 
   return {
     name: "orchestration",
     orchestrator,
 
     routes(add, { bodyLimit }) {
-      const route = (path: string, work: RouteWork): void => add("POST", path, jsonRoute((body, { signal }) => work(body, signal), { bodyLimit, ...(forward === undefined ? {} : { forward }) }));
-      for (const workflow of served) route(`/orchestrate/${workflow.name}`, workflowRoute(() => workflow, "workflow"));
-      for (const [name, state] of yaml) route(`/orchestrate/${name}`, workflowRoute(() => yamlSpec(name, state), "yaml"));
+      const route = (path: string, work: RouteWork): void =>
+        add(
+          "POST",
+          path,
+          jsonRoute((body, { signal }) => work(body, signal), { bodyLimit, ...(forward === undefined ? {} : { forward }) }),
+        );
+      for (const workflow of served)
+        route(
+          `/orchestrate/${workflow.name}`,
+          workflowRoute(() => workflow, "workflow"),
+        );
+      for (const [name, state] of yaml)
+        route(
+          `/orchestrate/${name}`,
+          workflowRoute(() => yamlSpec(name, state), "yaml"),
+        );
       if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, signal) => orchestrator.runCustom(body, runOptions(signal, false)));
       if (orchestrator.hasPlanner) {
         route("/orchestrate/natural", async (body, signal) => {
@@ -175,10 +190,19 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
       const state = yaml.get(name);
       const workflow = generated.get(name) ?? (state === undefined ? undefined : await yamlSpec(name, state));
       if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name}`);
-      const onStep = progress === undefined ? undefined : (step: { step_id: string }, finished: number, total: number): void => {
-        void Promise.resolve(progress({ current_step: finished, total_steps: total, step_name: step.step_id, percentage: Math.round((finished / total) * 100) })).catch(() => undefined);
-      };
-      const result = await orchestrator.runWorkflow(workflow, inputs, { ...(signal === undefined ? {} : { signal }), ...(onStep === undefined ? {} : { onStep }), mode: state === undefined ? "workflow" : "yaml" });
+      const onStep =
+        progress === undefined
+          ? undefined
+          : (step: { step_id: string }, finished: number, total: number): void => {
+              void Promise.resolve(
+                progress({ current_step: finished, total_steps: total, step_name: step.step_id, percentage: Math.round((finished / total) * 100) }),
+              ).catch(() => undefined);
+            };
+      const result = await orchestrator.runWorkflow(workflow, inputs, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(onStep === undefined ? {} : { onStep }),
+        mode: state === undefined ? "workflow" : "yaml",
+      });
       if (result.status !== "completed") throw workflowFailed(`workflow ${name}`, result);
       return result.outputs;
     },

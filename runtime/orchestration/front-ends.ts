@@ -16,7 +16,11 @@ export interface WorkflowRunOptions extends OrchestratorOptions, RunOptions {
 
 async function withOrchestrator<T>(options: WorkflowRunOptions, run: (orchestrator: Orchestrator, runOptions: RunOptions) => Promise<T>): Promise<T> {
   const { orchestrator: given, signal, synthesise, onStep } = options;
-  const runOptions: RunOptions = { ...(signal === undefined ? {} : { signal }), ...(synthesise === undefined ? {} : { synthesise }), ...(onStep === undefined ? {} : { onStep }) };
+  const runOptions: RunOptions = {
+    ...(signal === undefined ? {} : { signal }),
+    ...(synthesise === undefined ? {} : { synthesise }),
+    ...(onStep === undefined ? {} : { onStep }),
+  };
   if (given !== undefined) return run(given, runOptions);
   const orchestrator = createOrchestrator(options);
   try {

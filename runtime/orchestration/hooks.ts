@@ -56,9 +56,11 @@ const HOOK_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export function checkHooks(hooks: readonly PipelineHook[]): readonly PipelineHook[] {
   const seen = new Set<string>();
   for (const hook of hooks) {
-    if (typeof hook !== "object" || hook === null || !HOOK_NAME.test(String(hook.name))) throw new TypeError("every hook needs a name of 1-64 letters, digits, '_', '.' or '-'");
+    if (typeof hook !== "object" || hook === null || !HOOK_NAME.test(String(hook.name)))
+      throw new TypeError("every hook needs a name of 1-64 letters, digits, '_', '.' or '-'");
     if (!HOOK_PHASES.includes(hook.phase)) throw new TypeError(`hook ${hook.name}: phase must be one of ${HOOK_PHASES.join(", ")}`);
-    if (hook.mode !== undefined && hook.mode !== "fail_open" && hook.mode !== "fail_closed") throw new TypeError(`hook ${hook.name}: mode must be fail_open or fail_closed`);
+    if (hook.mode !== undefined && hook.mode !== "fail_open" && hook.mode !== "fail_closed")
+      throw new TypeError(`hook ${hook.name}: mode must be fail_open or fail_closed`);
     if (typeof hook.run !== "function") throw new TypeError(`hook ${hook.name}: run must be a function`);
     const key = `${hook.phase}\u0000${hook.name}`;
     if (seen.has(key)) throw new TypeError(`two ${hook.phase} hooks are named ${hook.name}`);
@@ -88,15 +90,26 @@ export async function runHooks(hooks: readonly PipelineHook[], context: HookCont
     } catch (thrown) {
       const expected = isManifoldError(thrown);
       // An unexpected throw is a bug: its message may hold anything, so only the log sees it.
-      const error = expected ? { code: thrown.code, message: thrown.expose ? thrown.message : "internal error" } : { code: "INTERNAL", message: "the hook threw unexpectedly" };
+      const error = expected
+        ? { code: thrown.code, message: thrown.expose ? thrown.message : "internal error" }
+        : { code: "INTERNAL", message: "the hook threw unexpectedly" };
       span?.end(error.code);
       if (expected && mode === "fail_open") {
         outcomes.push({ name: hook.name, phase: hook.phase, outcome: "failed_open", error });
-        log.warn(`hook ${hook.name} (${hook.phase}) failed; continuing (fail_open): ${error.message}`, { hook: hook.name, phase: hook.phase, code: error.code });
+        log.warn(`hook ${hook.name} (${hook.phase}) failed; continuing (fail_open): ${error.message}`, {
+          hook: hook.name,
+          phase: hook.phase,
+          code: error.code,
+        });
         continue;
       }
       outcomes.push({ name: hook.name, phase: hook.phase, outcome: "failed_closed", error });
-      if (expected) log.warn(`hook ${hook.name} (${hook.phase}) failed; request stopped (fail_closed): ${error.message}`, { hook: hook.name, phase: hook.phase, code: error.code });
+      if (expected)
+        log.warn(`hook ${hook.name} (${hook.phase}) failed; request stopped (fail_closed): ${error.message}`, {
+          hook: hook.name,
+          phase: hook.phase,
+          code: error.code,
+        });
       else log.error(`hook ${hook.name} (${hook.phase}) threw unexpectedly; request stopped`, { hook: hook.name, phase: hook.phase, error: thrown });
       const why = expected ? `a required hook failed: ${error.message}` : "it threw unexpectedly";
       throw new ManifoldError("HOOK_FAILED", `hook ${hook.name} (${hook.phase}) stopped the request: ${why}`, {

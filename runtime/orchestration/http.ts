@@ -8,14 +8,22 @@ import type { NaturalRunResult, WorkflowRunResult } from "./orchestrator.js";
 /** 502 WORKFLOW_FAILED whose details are the step entries (each with a pointer into `steps`). */
 export function workflowFailed(what: string, result: ExecutionResult): ManifoldError {
   const failed = result.steps.find((s) => s.status === "failed");
-  const why = result.status === "interrupted"
-    ? "the run was interrupted"
-    : failed === undefined ? "a step failed" : `step ${failed.step_id} failed (${failed.error?.code ?? "INTERNAL"}: ${failed.error?.message ?? ""})`;
+  const why =
+    result.status === "interrupted"
+      ? "the run was interrupted"
+      : failed === undefined
+        ? "a step failed"
+        : `step ${failed.step_id} failed (${failed.error?.code ?? "INTERNAL"}: ${failed.error?.message ?? ""})`;
   return new ManifoldError("WORKFLOW_FAILED", `${what} failed: ${why}`, {
     details: result.steps.map((step, i) => ({
       ...step,
       pointer: `/steps/${i}`,
-      message: step.status === "failed" ? `${step.error?.code ?? "INTERNAL"}: ${step.error?.message ?? ""}` : step.status === "skipped" ? (step.reason ?? "skipped") : "completed",
+      message:
+        step.status === "failed"
+          ? `${step.error?.code ?? "INTERNAL"}: ${step.error?.message ?? ""}`
+          : step.status === "skipped"
+            ? (step.reason ?? "skipped")
+            : "completed",
     })),
   });
 }

@@ -3,7 +3,18 @@
  * custom step lists, YAML workflows loaded at run time, and a seam for natural-language planning),
  * with pipeline hooks and execution records. See README.md beside this file.
  */
-export { checkPlan, findCycle, newPlanId, planFromCustom, planFromWorkflow, type CustomStep, type OnError, type Plan, type PlanMode, type PlanStep } from "./plan.js";
+export {
+  checkPlan,
+  findCycle,
+  newPlanId,
+  planFromCustom,
+  planFromWorkflow,
+  type CustomStep,
+  type OnError,
+  type Plan,
+  type PlanMode,
+  type PlanStep,
+} from "./plan.js";
 export { compileCached, compileValue, type Compiled, type CompiledValue, type ExpressionScope, type ExpressionSyntax, type Reference } from "./expressions.js";
 export {
   createExecutor,
@@ -51,6 +62,14 @@ export {
   type RedisExecutionStoreOptions,
 } from "./records/index.js";
 export { defineWorkflow, runWorkflow, type DefinedWorkflow, type WorkflowRunOptions } from "./front-ends.js";
-export { createWorkflowEngine, invalidWorkflow, type LoadedWorkflow, type WorkflowCheck, type WorkflowDiagnostic, type WorkflowEngine, type WorkflowEngineOptions } from "./yaml-engine.js";
+export {
+  createWorkflowEngine,
+  invalidWorkflow,
+  type LoadedWorkflow,
+  type WorkflowCheck,
+  type WorkflowDiagnostic,
+  type WorkflowEngine,
+  type WorkflowEngineOptions,
+} from "./yaml-engine.js";
 export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";
 export { createWorkflowClient, type WorkflowCallOptions, type WorkflowClient, type WorkflowResponse, type WorkflowTypes } from "./client.js";

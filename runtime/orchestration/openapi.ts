@@ -116,7 +116,10 @@ export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: Open
         summary: "Run an inline list of capability calls, strictly in order",
         tags: ["orchestration"],
         requestBody: { required: true, content: json(ref("CustomOrchestrationRequest")) },
-        responses: { "200": { description: "One entry per step, failed steps reported in place", content: json(ref("CustomOrchestrationResult")) }, "400": ERROR },
+        responses: {
+          "200": { description: "One entry per step, failed steps reported in place", content: json(ref("CustomOrchestrationResult")) },
+          "400": ERROR,
+        },
       },
     };
   }

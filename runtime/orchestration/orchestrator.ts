@@ -136,7 +136,9 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   const { components = [], registry, timeoutMs = 30_000, concurrency = 10, backoff, hooks = [], planner, synthesiser, env = process.env } = options;
   const log = options.log ?? createLogger({ component: "orchestration" });
   checkHooks(hooks);
-  const resolve = options.resolve ?? createResolver({ components, ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }), ...(registry === undefined ? {} : { registry }) });
+  const resolve =
+    options.resolve ??
+    createResolver({ components, ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }), ...(registry === undefined ? {} : { registry }) });
   // node:http keep-alive rather than fetch: a step's call is the executor's inner loop (see README, Benchmark).
   const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, transport: nodeHttpTransport });
   const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
@@ -151,7 +153,15 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     }
   };
 
-  const pipeline = async ({ mode, workflow, request, plan: makePlan, execute, outputs: makeOutputs, options: run }: PipelineRequest): Promise<PipelineResult> => {
+  const pipeline = async ({
+    mode,
+    workflow,
+    request,
+    plan: makePlan,
+    execute,
+    outputs: makeOutputs,
+    options: run,
+  }: PipelineRequest): Promise<PipelineResult> => {
     const startedAt = new Date().toISOString();
     const outcomes: HookOutcome[] = [];
     const signal = run.signal;
@@ -160,23 +170,43 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     let result: ExecutionResult | undefined;
     try {
       if (run.synthesise === true && synthesiser === undefined) {
-        throw new ManifoldError("INVALID_INPUT", "ai_synthesis needs a synthesiser: configure orchestration.natural for this agent", { details: [{ pointer: "/ai_synthesis", message: "needs orchestration.natural" }] });
+        throw new ManifoldError("INVALID_INPUT", "ai_synthesis needs a synthesiser: configure orchestration.natural for this agent", {
+          details: [{ pointer: "/ai_synthesis", message: "needs orchestration.natural" }],
+        });
       }
       if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
       plan = await makePlan();
       if (hooks.length > 0) plan = (await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log)) ?? plan;
       const ran = plan;
-      result = await executor.execute(ran, { ...execute, ...(signal === undefined ? {} : { signal }), ...(workflow === undefined ? {} : { workflow }), ...(run.onStep === undefined ? {} : { onStep: run.onStep }) });
+      result = await executor.execute(ran, {
+        ...execute,
+        ...(signal === undefined ? {} : { signal }),
+        ...(workflow === undefined ? {} : { workflow }),
+        ...(run.onStep === undefined ? {} : { onStep: run.onStep }),
+      });
       const outputs = makeOutputs?.(ran, result);
       const withResult = { ...base, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) };
       if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_execution" }, outcomes, log);
       let synthesis: unknown;
       if (run.synthesise === true && synthesiser !== undefined) {
-        synthesis = await synthesiser({ mode, ...(workflow === undefined ? {} : { workflow }), request, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) }, signal);
+        synthesis = await synthesiser(
+          { mode, ...(workflow === undefined ? {} : { workflow }), request, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) },
+          signal,
+        );
         if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_synthesis", synthesis }, outcomes, log);
       }
       if (store !== undefined) {
-        await record({ plan_id: ran.plan_id, ...(workflow === undefined ? {} : { workflow }), mode, status: statusOf[result.status], plan: ran, steps: result.steps, hooks: outcomes, started_at: startedAt, finished_at: new Date().toISOString() });
+        await record({
+          plan_id: ran.plan_id,
+          ...(workflow === undefined ? {} : { workflow }),
+          mode,
+          status: statusOf[result.status],
+          plan: ran,
+          steps: result.steps,
+          hooks: outcomes,
+          started_at: startedAt,
+          finished_at: new Date().toISOString(),
+        });
       }
       return { result, plan: ran, ...(outputs === undefined ? {} : { outputs }), ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes };
     } catch (thrown) {
@@ -199,8 +229,13 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     }
   };
 
-  const workflowResult = (name: string, { result, outputs = {}, synthesis, hooks: outcomes }: PipelineResult): WorkflowRunResult =>
-    ({ ...result, workflow: name, outputs, ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes });
+  const workflowResult = (name: string, { result, outputs = {}, synthesis, hooks: outcomes }: PipelineResult): WorkflowRunResult => ({
+    ...result,
+    workflow: name,
+    outputs,
+    ...(synthesis === undefined ? {} : { synthesis }),
+    hooks: outcomes,
+  });
 
   const catalog = async (): Promise<CatalogComponent[]> => {
     const all = await readCatalog(registry ?? defaultRegistry(), components);
@@ -245,7 +280,13 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     runCustom: async (body, run = {}) => {
       const steps = parseCustomBody(body);
       // Literal parameters, run one at a time in order: a failed step never stops the next one.
-      const done = await pipeline({ mode: "custom", request: body, plan: () => planFromCustom(steps, body), execute: { syntax: "none", concurrency: 1 }, options: run });
+      const done = await pipeline({
+        mode: "custom",
+        request: body,
+        plan: () => planFromCustom(steps, body),
+        execute: { syntax: "none", concurrency: 1 },
+        options: run,
+      });
       return customResponse(done.result);
     },
 

@@ -128,16 +128,19 @@ export function checkPlan(value: unknown, what = "plan"): Plan {
     else if (!isObject(metadata["parameters"])) problem(`${at}/metadata/parameters`, "must be an object");
     if (!Array.isArray(step["depends_on"]) || !step["depends_on"].every(isText)) problem(`${at}/depends_on`, "must be an array of step ids");
     const timeout = step["timeout_ms"];
-    if (timeout !== undefined && !(typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0)) problem(`${at}/timeout_ms`, "must be a positive number");
+    if (timeout !== undefined && !(typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0))
+      problem(`${at}/timeout_ms`, "must be a positive number");
     const retry = step["retry"];
     if (retry !== undefined && !(Number.isSafeInteger(retry) && (retry as number) >= 0)) problem(`${at}/retry`, "must be a non-negative integer");
     if (step["on_error"] !== "fail" && step["on_error"] !== "continue") problem(`${at}/on_error`, "must be fail or continue");
   });
   if (details.length === 0) {
-    (steps as PlanStep[]).forEach((step, i) => step.depends_on.forEach((dep, j) => {
-      if (!ids.has(dep)) problem(`/steps/${i}/depends_on/${j}`, `unknown step ${dep}`);
-      else if (dep === step.step_id) problem(`/steps/${i}/depends_on/${j}`, "a step cannot depend on itself");
-    }));
+    (steps as PlanStep[]).forEach((step, i) =>
+      step.depends_on.forEach((dep, j) => {
+        if (!ids.has(dep)) problem(`/steps/${i}/depends_on/${j}`, `unknown step ${dep}`);
+        else if (dep === step.step_id) problem(`/steps/${i}/depends_on/${j}`, "a step cannot depend on itself");
+      }),
+    );
   }
   if (details.length === 0) {
     const cycle = findCycle(steps as PlanStep[]);
@@ -160,6 +163,9 @@ function invalidPlan(what: string, details: readonly ErrorDetail[]): ManifoldErr
  */
 export function findCycle(steps: readonly PlanStep[]): string[] | undefined {
   const graph = new Map(steps.map((step) => [step.step_id, step.depends_on.map((to) => ({ to, where: undefined }))]));
-  const [first] = findCycles(steps.map((step) => step.step_id), graph);
+  const [first] = findCycles(
+    steps.map((step) => step.step_id),
+    graph,
+  );
   return first === undefined ? undefined : [...first.steps];
 }

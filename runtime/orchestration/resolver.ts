@@ -47,7 +47,14 @@ interface CachedEndpoints {
   readonly endpoints: ReadonlyMap<string, string>;
 }
 
-export function createResolver({ components = [], baseUrls = {}, registry: given, discover: discoverOptions, catalogTtlMs = 30_000, now = Date.now }: ResolverOptions = {}): Resolve {
+export function createResolver({
+  components = [],
+  baseUrls = {},
+  registry: given,
+  discover: discoverOptions,
+  catalogTtlMs = 30_000,
+  now = Date.now,
+}: ResolverOptions = {}): Resolve {
   const specs = new Map(components.map((spec) => [spec.name, new Map(spec.capabilities.map((c) => [c.name, c.endpoint]))]));
   const bases = new Map(Object.entries(baseUrls).map(([name, url]) => [name, checkBaseUrl(url, `baseUrls.${name}`)]));
   // The fast path: spec + base URL known, so the answer is a lookup with no promise.

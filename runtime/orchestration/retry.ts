@@ -35,4 +35,3 @@ export function createBackoff({ backoff = "exponential", baseDelayMs = 100, maxD
 export function isRetryable(error: ManifoldError): boolean {
   return error.retryable;
 }
-

@@ -98,13 +98,16 @@ export function planStepsOf(definition: WorkflowDefinition): readonly PlanStep[]
   const seen = new Set<string>();
   const steps = definition.steps.map((step, i): PlanStep => {
     const at = `/steps/${i}`;
-    if (typeof step.id !== "string" || !STEP_ID.test(step.id) || step.id === "input") problem(`${at}/id`, "must start with a letter, hold letters, digits, '_' or '-', and not be `input`");
+    if (typeof step.id !== "string" || !STEP_ID.test(step.id) || step.id === "input")
+      problem(`${at}/id`, "must start with a letter, hold letters, digits, '_' or '-', and not be `input`");
     else if (seen.has(step.id)) problem(`${at}/id`, `duplicate step id ${step.id}`);
     seen.add(step.id);
     if (typeof step.tool !== "string" || step.tool === "") problem(`${at}/tool`, "must be a non-empty string");
     if (typeof step.capability !== "string" || step.capability === "") problem(`${at}/capability`, "must be a non-empty string");
     const deps = new Set<string>();
-    (step.dependsOn ?? []).forEach((dep: string, j: number) => (ids.has(dep) && dep !== step.id ? deps.add(dep) : problem(`${at}/dependsOn/${j}`, `unknown step ${dep}`)));
+    (step.dependsOn ?? []).forEach((dep: string, j: number) =>
+      ids.has(dep) && dep !== step.id ? deps.add(dep) : problem(`${at}/dependsOn/${j}`, `unknown step ${dep}`),
+    );
     const parameters = step.parameters ?? {};
     try {
       for (const ref of compileValue(parameters, "braces", `${at}/parameters`).steps) {

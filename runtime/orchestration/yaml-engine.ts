@@ -50,7 +50,10 @@ export interface WorkflowEngine {
 export function invalidWorkflow(file: string, diagnostics: readonly WorkflowDiagnostic[]): ManifoldError {
   const errors = diagnostics.filter((d) => d.severity === "error");
   const first = errors[0];
-  const summary = first === undefined ? "it failed its checks" : `${first.code} at ${first.line}:${first.column}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`;
+  const summary =
+    first === undefined
+      ? "it failed its checks"
+      : `${first.code} at ${first.line}:${first.column}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`;
   return new ManifoldError("INVALID_WORKFLOW", `workflow ${file} is not valid: ${summary}`, {
     details: errors.map(({ code, line, column, message }) => ({ pointer: "", code, line, column, message })),
   });

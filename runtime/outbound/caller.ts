@@ -127,7 +127,13 @@ export function createCaller(options: CallerOptions = {}): Caller {
     } finally {
       if (telemetry.enabled) {
         trace?.end(status, failure?.code);
-        const labels = { [ATTR.TARGET]: request.target, [ATTR.CAPABILITY]: request.name, [ATTR.HTTP_STATUS]: status, [ATTR.OUTCOME]: failure === undefined ? "success" : "error", [ATTR.ERROR_CODE]: failure?.code };
+        const labels = {
+          [ATTR.TARGET]: request.target,
+          [ATTR.CAPABILITY]: request.name,
+          [ATTR.HTTP_STATUS]: status,
+          [ATTR.OUTCOME]: failure === undefined ? "success" : "error",
+          [ATTR.ERROR_CODE]: failure?.code,
+        };
         telemetry.metrics.counter(METRIC.CLIENT_REQUESTS, 1, labels);
         telemetry.metrics.histogram(METRIC.CLIENT_DURATION, performance.now() - started, labels);
       }

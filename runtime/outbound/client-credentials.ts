@@ -93,22 +93,24 @@ export function createClientCredentialsSource(options: ClientCredentialsOptions)
   };
 
   const refresh = (): Promise<void> => {
-    inFlight ??= request().then(
-      ({ token, expiresIn }) => {
-        registerSecret(token);
-        current = token;
-        lastFailure = undefined;
-        const wait = expiresIn * REFRESH_AT * 1000;
-        schedule(Number.isFinite(wait) && wait > 0 ? wait : retryMs);
-      },
-      (error: unknown) => {
-        lastFailure = error instanceof ManifoldError ? error : new ManifoldError("UNAVAILABLE", `token request to ${where} failed`, { cause: error });
-        log.warn(`${lastFailure.message}; retrying in ${retryMs} ms`);
-        schedule(retryMs);
-      },
-    ).finally(() => {
-      inFlight = undefined;
-    });
+    inFlight ??= request()
+      .then(
+        ({ token, expiresIn }) => {
+          registerSecret(token);
+          current = token;
+          lastFailure = undefined;
+          const wait = expiresIn * REFRESH_AT * 1000;
+          schedule(Number.isFinite(wait) && wait > 0 ? wait : retryMs);
+        },
+        (error: unknown) => {
+          lastFailure = error instanceof ManifoldError ? error : new ManifoldError("UNAVAILABLE", `token request to ${where} failed`, { cause: error });
+          log.warn(`${lastFailure.message}; retrying in ${retryMs} ms`);
+          schedule(retryMs);
+        },
+      )
+      .finally(() => {
+        inFlight = undefined;
+      });
     return inFlight;
   };
 

@@ -26,12 +26,23 @@ export type Transport = (
 // Idle keep-alive sockets are unref'd by Node's agent, so they never keep a process alive.
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
-function once(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, limitMs: number): { req: ClientRequest; done: Promise<TransportResponse>; timedOut: () => boolean } {
+function once(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+  limitMs: number,
+): { req: ClientRequest; done: Promise<TransportResponse>; timedOut: () => boolean } {
   const https = url.protocol === "https:";
   let timedOut = false;
   let req!: ClientRequest;
   const done = new Promise<TransportResponse>((resolve, reject) => {
-    const options = { method, headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: https ? agents.https : agents.http };
+    const options = {
+      method,
+      headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      agent: https ? agents.https : agents.http,
+    };
     const onResponse = (res: IncomingMessage): void => {
       let text = "";
       res.setEncoding("utf8");

@@ -15,16 +15,26 @@ export function createScheduledExtension(handler: ScheduledHandler | undefined):
   return {
     name: "scheduled",
     routes(add, { bodyLimit }) {
-      add("POST", SCHEDULED_PATH, jsonRoute(async (body, { signal, requestId }): Promise<ScheduledResponse> => {
-        const details = validate(body);
-        if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
-        if (handler === undefined) {
-          throw new ManifoldError("LLM_UNAVAILABLE", `no scheduled handler was given and natural mode has no language model: pass serve({ scheduled }) or set ${LLM_VARIABLES}`);
-        }
-        const response = await handler(body as unknown as ScheduledRequest, { signal, requestId });
-        if (typeof response !== "string") throw new TypeError("a scheduled handler must return a string");
-        return { success: true, data: { response, request_id: requestId } };
-      }, { bodyLimit }));
+      add(
+        "POST",
+        SCHEDULED_PATH,
+        jsonRoute(
+          async (body, { signal, requestId }): Promise<ScheduledResponse> => {
+            const details = validate(body);
+            if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
+            if (handler === undefined) {
+              throw new ManifoldError(
+                "LLM_UNAVAILABLE",
+                `no scheduled handler was given and natural mode has no language model: pass serve({ scheduled }) or set ${LLM_VARIABLES}`,
+              );
+            }
+            const response = await handler(body as unknown as ScheduledRequest, { signal, requestId });
+            if (typeof response !== "string") throw new TypeError("a scheduled handler must return a string");
+            return { success: true, data: { response, request_id: requestId } };
+          },
+          { bodyLimit },
+        ),
+      );
     },
   };
 }

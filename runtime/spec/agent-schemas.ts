@@ -23,7 +23,10 @@ export function workflowInputFields(workflow: WorkflowSpec): FieldsSpec {
 /** The body of `POST /orchestrate/<workflow>`: its inputs plus the optional `ai_synthesis` flag. */
 export function workflowRequestSchema(workflow: WorkflowSpec, dialect: SchemaDialect): JsonSchema {
   const schema = objectSchema(workflowInputFields(workflow), dialect);
-  schema["properties"] = { ...(schema["properties"] as JsonSchema), [AI_SYNTHESIS_FIELD]: { type: "boolean", description: "Also return a language-model synthesis of the outputs (needs orchestration.natural)" } };
+  schema["properties"] = {
+    ...(schema["properties"] as JsonSchema),
+    [AI_SYNTHESIS_FIELD]: { type: "boolean", description: "Also return a language-model synthesis of the outputs (needs orchestration.natural)" },
+  };
   return schema;
 }
 

@@ -2,7 +2,17 @@ export * from "./types.js";
 export { DURATION_PATTERN, parseDuration } from "./duration.js";
 export { DNS_LABEL, isDnsLabel, toCamelCase, toPascalCase } from "./names.js";
 export { DRAFT_07, capabilitySchema, objectSchema, valueSchema, type JsonSchema, type SchemaDialect, type SchemaSide } from "./json-schema.js";
-export { addErrorEnvelope, buildOpenApi, ERROR_RESPONSE, jsonContent, schemaName, schemaRef, type OpenApiAddition, type OpenApiOptions, type OpenApiParts } from "./openapi.js";
+export {
+  addErrorEnvelope,
+  buildOpenApi,
+  ERROR_RESPONSE,
+  jsonContent,
+  schemaName,
+  schemaRef,
+  type OpenApiAddition,
+  type OpenApiOptions,
+  type OpenApiParts,
+} from "./openapi.js";
 export { capabilityWire, fieldsFromSummary, summary, type CapabilityWire, type FieldSummary, type WireField, type WireValue } from "./wire.js";
 export {
   AI_SYNTHESIS_FIELD,

@@ -30,9 +30,7 @@ export function valueSchema(value: ValueSpec, dialect: SchemaDialect): JsonSchem
  */
 export function objectSchema(fields: FieldsSpec, dialect: SchemaDialect): JsonSchema {
   // fromEntries defines own properties, so a field named `__proto__` stays a field.
-  const properties: JsonSchema = Object.fromEntries(
-    [...fields.required, ...fields.optional].map(({ name, ...value }) => [name, valueSchema(value, dialect)]),
-  );
+  const properties: JsonSchema = Object.fromEntries([...fields.required, ...fields.optional].map(({ name, ...value }) => [name, valueSchema(value, dialect)]));
   const schema: JsonSchema = { type: "object", properties };
   if (fields.required.length > 0) schema["required"] = fields.required.map((f) => f.name);
   schema["additionalProperties"] = false;

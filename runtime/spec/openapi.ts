@@ -54,9 +54,7 @@ export function schemaName(capability: CapabilitySpec, side: "input" | "output")
 
 function operation(capability: CapabilitySpec): JsonSchema {
   const tags = capability.internal ? [capability.type, "internal"] : [capability.type];
-  const requestSchema = capability.input === undefined
-    ? { type: "object" }
-    : { $ref: `#/components/schemas/${schemaName(capability, "input")}` };
+  const requestSchema = capability.input === undefined ? { type: "object" } : { $ref: `#/components/schemas/${schemaName(capability, "input")}` };
   const ok: JsonSchema = { description: "Successful response" };
   if (capability.output !== undefined) {
     ok["content"] = { "application/json": { schema: { $ref: `#/components/schemas/${schemaName(capability, "output")}` } } };

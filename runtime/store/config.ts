@@ -101,8 +101,14 @@ export function resolveStoreConfig(env: Env = process.env): StoreConfig {
   if (clusterNodes !== undefined) {
     if (url !== undefined) throw new RangeError("set either MANIFOLD_REDIS_CLUSTER_NODES or REDIS_URL, not both");
     const stray = structured.filter((name) => name !== "MANIFOLD_REDIS_TLS");
-    if (stray.length > 0) throw new RangeError(`${stray.join(", ")} cannot be combined with MANIFOLD_REDIS_CLUSTER_NODES (a cluster has no database number; list its nodes instead)`);
-    const nodes = clusterNodes.split(",").filter((part) => part.trim() !== "").map(parseNode);
+    if (stray.length > 0)
+      throw new RangeError(
+        `${stray.join(", ")} cannot be combined with MANIFOLD_REDIS_CLUSTER_NODES (a cluster has no database number; list its nodes instead)`,
+      );
+    const nodes = clusterNodes
+      .split(",")
+      .filter((part) => part.trim() !== "")
+      .map(parseNode);
     if (nodes.length === 0) throw new RangeError("MANIFOLD_REDIS_CLUSTER_NODES lists no node");
     return { kind: "cluster", namespace, nodes, tls, ...credentials(username, password) };
   }
@@ -111,7 +117,8 @@ export function resolveStoreConfig(env: Env = process.env): StoreConfig {
     if (structured.length > 0) throw new RangeError(`set either REDIS_URL or ${structured.join(", ")}, not both`);
     const parsed = parseUrl(url);
     const urlPassword = parsed.password === "" ? undefined : decodeURIComponent(parsed.password);
-    if (urlPassword !== undefined && password !== undefined) throw new RangeError("REDIS_URL holds a password and MANIFOLD_REDIS_PASSWORD is set too; keep one");
+    if (urlPassword !== undefined && password !== undefined)
+      throw new RangeError("REDIS_URL holds a password and MANIFOLD_REDIS_PASSWORD is set too; keep one");
     const urlUser = parsed.username === "" ? undefined : decodeURIComponent(parsed.username);
     const path = parsed.pathname.replace(/^\//, "");
     return {
@@ -126,7 +133,11 @@ export function resolveStoreConfig(env: Env = process.env): StoreConfig {
 
   const host = read(env, "MANIFOLD_REDIS_HOST");
   if (host === undefined) {
-    const orphan = [...structured, ...(password === undefined ? [] : ["MANIFOLD_REDIS_PASSWORD"]), ...(username === undefined ? [] : ["MANIFOLD_REDIS_USERNAME"])];
+    const orphan = [
+      ...structured,
+      ...(password === undefined ? [] : ["MANIFOLD_REDIS_PASSWORD"]),
+      ...(username === undefined ? [] : ["MANIFOLD_REDIS_USERNAME"]),
+    ];
     if (orphan.length > 0) throw new RangeError(`${orphan.join(", ")} set but MANIFOLD_REDIS_HOST is not`);
     return { kind: "memory", namespace };
   }

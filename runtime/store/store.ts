@@ -110,7 +110,10 @@ function connect(config: RedisConfig | ClusterConfig, commandTimeoutMs: number |
   };
   if (config.kind === "cluster") {
     // Nodes are dialled at the addresses they announce: right on one network, the only safe default.
-    return new Cluster(config.nodes.map(({ host, port }) => ({ host, port })), { clusterRetryStrategy: backoff(maxDelayMs), redisOptions: shared });
+    return new Cluster(
+      config.nodes.map(({ host, port }) => ({ host, port })),
+      { clusterRetryStrategy: backoff(maxDelayMs), redisOptions: shared },
+    );
   }
   return new Redis({ ...shared, host: config.endpoint.host, port: config.endpoint.port, db: config.db, retryStrategy: backoff(maxDelayMs) });
 }
@@ -169,10 +172,12 @@ function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, command
     whenReady: (waitMs) => {
       if (client.status === "ready") return Promise.resolve(true);
       // One listener however many callers wait (a burst of calls at start-up would pile them up).
-      nextReady ??= new Promise<true>((resolve) => client.once("ready", () => {
-        nextReady = undefined;
-        resolve(true);
-      }));
+      nextReady ??= new Promise<true>((resolve) =>
+        client.once("ready", () => {
+          nextReady = undefined;
+          resolve(true);
+        }),
+      );
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), waitMs);
@@ -186,12 +191,14 @@ function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, command
     },
     close: async () => {
       readyListeners.clear();
-      await Promise.all([client, ...duplicates].map(async (c) => {
-        // quit() waits for replies in flight, but on a connection that is down it would wait for a
-        // reconnection that may never come.
-        if (c.status === "ready") await c.quit().catch(() => c.disconnect());
-        else c.disconnect();
-      }));
+      await Promise.all(
+        [client, ...duplicates].map(async (c) => {
+          // quit() waits for replies in flight, but on a connection that is down it would wait for a
+          // reconnection that may never come.
+          if (c.status === "ready") await c.quit().catch(() => c.disconnect());
+          else c.disconnect();
+        }),
+      );
     },
   };
 }

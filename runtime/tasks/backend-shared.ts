@@ -31,7 +31,8 @@ export function resolveBackendOptions(
   checkKeyName("task queue name", queue);
   checkInteger("ttlMs", ttlMs, { min: 1 });
   checkInteger("maxDeliveries", maxDeliveries, { min: 1 });
-  if (delivery !== "at-least-once" && delivery !== "at-most-once") throw new RangeError(`delivery must be "at-least-once" or "at-most-once" (got ${JSON.stringify(delivery)})`);
+  if (delivery !== "at-least-once" && delivery !== "at-most-once")
+    throw new RangeError(`delivery must be "at-least-once" or "at-most-once" (got ${JSON.stringify(delivery)})`);
   return { namespace: ns, queue, ttlMs, maxDeliveries, delivery };
 }
 
@@ -43,7 +44,9 @@ const TASK_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 export function checkTaskId(taskId: unknown): asserts taskId is string {
   if (typeof taskId !== "string" || !TASK_ID.test(taskId)) {
-    throw new ManifoldError("INVALID_INPUT", "task_id must be 1-200 letters, digits, '_', '.', ':' or '-'", { details: [{ pointer: "/task_id", message: "invalid task id" }] });
+    throw new ManifoldError("INVALID_INPUT", "task_id must be 1-200 letters, digits, '_', '.', ':' or '-'", {
+      details: [{ pointer: "/task_id", message: "invalid task id" }],
+    });
   }
 }
 

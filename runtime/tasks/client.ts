@@ -129,7 +129,8 @@ export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, optio
           if (view?.status === "failed" || view?.status === "cancelled") throw taskFailure(view);
           const left = deadline - Date.now();
           // Out of time: the last poll's own failure says more than a bare TIMEOUT.
-          if (left <= 0) throw failure !== undefined && failure.code !== "TIMEOUT" ? failure : new ManifoldError("TIMEOUT", `${what} did not finish within ${budget} ms`);
+          if (left <= 0)
+            throw failure !== undefined && failure.code !== "TIMEOUT" ? failure : new ManifoldError("TIMEOUT", `${what} did not finish within ${budget} ms`);
           await pause(Math.min(delay, left), signal, what);
           delay = Math.min(delay * 2, longest);
         }

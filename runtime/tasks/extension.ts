@@ -14,7 +14,6 @@ import type { TaskBackend } from "./types.js";
 /** What generated code declares per agent: task-type key → its input and result types. */
 export type TaskTypes = { [key: string]: { input: unknown; output: unknown } };
 
-
 export interface TasksExtensionOptions {
   /** Handlers by task-type key. Every task type without `workflow` needs one where workers run. */
   readonly handlers?: Readonly<Record<string, TaskHandler<never, unknown>>>;
@@ -114,7 +113,8 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
     mode,
     healthOnly: isHealthOnly(mode),
     routes(add, context) {
-      if (servesTaskApi(mode)) addTaskRoutes(add, context, { backend: getBackend, ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }) });
+      if (servesTaskApi(mode))
+        addTaskRoutes(add, context, { backend: getBackend, ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }) });
     },
     async start() {
       const store = await getBackend();

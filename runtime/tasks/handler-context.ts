@@ -60,11 +60,19 @@ export function checkProgress(value: unknown): TaskProgress {
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
   for (const [key, field] of entries) {
     if (!PROGRESS_KEYS.has(key)) throw new TypeError(`progress.${key} is not a progress field (current_step, total_steps, step_name, percentage, message)`);
-    const ok = key === "percentage"
-      ? typeof field === "number" && Number.isFinite(field) && field >= 0 && field <= 100
-      : key === "current_step" || key === "total_steps" ? isCount(field) : isText(field);
+    const ok =
+      key === "percentage"
+        ? typeof field === "number" && Number.isFinite(field) && field >= 0 && field <= 100
+        : key === "current_step" || key === "total_steps"
+          ? isCount(field)
+          : isText(field);
     if (!ok) {
-      const want = key === "percentage" ? "a number from 0 to 100" : key.endsWith("_steps") || key === "current_step" ? "a non-negative integer" : `a string of at most ${MAX_PROGRESS_TEXT} characters`;
+      const want =
+        key === "percentage"
+          ? "a number from 0 to 100"
+          : key.endsWith("_steps") || key === "current_step"
+            ? "a non-negative integer"
+            : `a string of at most ${MAX_PROGRESS_TEXT} characters`;
       throw new TypeError(`progress.${key} must be ${want}`);
     }
   }

@@ -12,7 +12,15 @@ export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "./wor
 export { DEFAULT_LEASE_MS, DEFAULT_WORKER_COUNT, readPoolSettings, type PoolSettings } from "./pool-settings.js";
 export { checkProgress, type RunWorkflow, type RunWorkflowOptions, type TaskContext, type TaskHandler } from "./handler-context.js";
 export { checkMode, isHealthOnly, resolveMode, runsWorkers, servesTaskApi, type TaskMode } from "./modes.js";
-export { createTaskClient, type SubmitOptions, type TaskCallOptions, type TaskClient, type TaskClientOptions, type TaskTypeClient, type WaitOptions } from "./client.js";
+export {
+  createTaskClient,
+  type SubmitOptions,
+  type TaskCallOptions,
+  type TaskClient,
+  type TaskClientOptions,
+  type TaskTypeClient,
+  type WaitOptions,
+} from "./client.js";
 export { statusUrl, TASKS_PATH, toTaskView, type TaskSubmitted, type TaskView } from "./view.js";
 export { DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_TIMEOUT_MS } from "./submit.js";
 export { addTaskRoutes, type TaskApiOptions } from "./api.js";

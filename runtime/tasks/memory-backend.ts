@@ -24,7 +24,20 @@ import {
   resolveBackendOptions,
   type FixedPart,
 } from "./backend-shared.js";
-import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskError, TaskOutcome, TaskProgress, TaskRecord, TaskStatus } from "./types.js";
+import { IdQueue } from "./id-queue.js";
+import type {
+  DequeueOptions,
+  Lease,
+  LeasedWrite,
+  NewTask,
+  TaskBackend,
+  TaskBackendOptions,
+  TaskError,
+  TaskOutcome,
+  TaskProgress,
+  TaskRecord,
+  TaskStatus,
+} from "./types.js";
 
 interface Entry {
   readonly id: string;
@@ -41,36 +54,6 @@ interface Entry {
   readonly fixed: string;
   leaseExpiry?: number;
   expiresAt?: number;
-}
-
-/** A FIFO of ids with O(1) push, shift and (for release) unshift. */
-class IdQueue {
-  private items: (string | undefined)[] = [];
-  private head = 0;
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  push(id: string): void {
-    this.items.push(id);
-  }
-
-  unshift(id: string): void {
-    if (this.head > 0) this.items[--this.head] = id;
-    else this.items.unshift(id);
-  }
-
-  shift(): string | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const id = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head > 1_024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return id;
-  }
 }
 
 /** The data of one queue (internal). */
@@ -200,7 +183,7 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
   const lease = (entry: Entry, leaseMs: number, t: number): Lease => {
     entry.status = "running";
     entry.deliveries += 1;
-    entry.token = `${tokenPrefix}:${(tokens += 1).toString(36)}`;
+    entry.token = `${tokenPrefix}:${((tokens += 1)).toString(36)}`;
     entry.started ??= t;
     entry.leaseExpiry = t + leaseMs;
     state.running.add(entry.id);

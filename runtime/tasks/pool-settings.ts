@@ -37,12 +37,14 @@ function fromEnv(env: Readonly<Record<string, string | undefined>>, name: string
 }
 
 export function readPoolSettings({ workerCount, leaseMs, tickMs, idleWaitMs = 1_000, env = process.env }: PoolSettingsInput): PoolSettings {
-  const workers = workerCount !== undefined
-    ? checkInteger("workerCount", workerCount, { min: 1, max: MAX_WORKERS })
-    : checkInteger("WORKER_COUNT", fromEnv(env, "WORKER_COUNT") ?? DEFAULT_WORKER_COUNT, { min: 1, max: MAX_WORKERS });
-  const lease = leaseMs !== undefined
-    ? checkInteger("leaseMs", leaseMs, { min: MIN_LEASE_MS, max: 86_400_000 })
-    : checkInteger("MANIFOLD_TASK_LEASE_MS", fromEnv(env, "MANIFOLD_TASK_LEASE_MS") ?? DEFAULT_LEASE_MS, { min: MIN_LEASE_MS, max: 86_400_000 });
+  const workers =
+    workerCount !== undefined
+      ? checkInteger("workerCount", workerCount, { min: 1, max: MAX_WORKERS })
+      : checkInteger("WORKER_COUNT", fromEnv(env, "WORKER_COUNT") ?? DEFAULT_WORKER_COUNT, { min: 1, max: MAX_WORKERS });
+  const lease =
+    leaseMs !== undefined
+      ? checkInteger("leaseMs", leaseMs, { min: MIN_LEASE_MS, max: 86_400_000 })
+      : checkInteger("MANIFOLD_TASK_LEASE_MS", fromEnv(env, "MANIFOLD_TASK_LEASE_MS") ?? DEFAULT_LEASE_MS, { min: MIN_LEASE_MS, max: 86_400_000 });
   const tick = checkInteger("tickMs", tickMs ?? Math.max(20, Math.min(MAX_TICK_MS, Math.floor(lease / 3))), { min: 1, max: Math.floor(lease / 2) });
   return { workerCount: workers, leaseMs: lease, tickMs: tick, idleWaitMs: checkInteger("idleWaitMs", idleWaitMs, { min: 0, max: 60_000 }) };
 }

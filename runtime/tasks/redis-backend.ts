@@ -74,7 +74,17 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
   const leasesKey = keys.tagged(tag, "leases");
   const wakeKey = keys.tagged(tag, "wake");
   const skipKey = keys.tagged(tag, "skip");
-  const dequeueArgs = [prefix, "", "", maxDeliveries, delivery === "at-most-once" ? "1" : "0", ttlMs, "", encodeError(redeliveryExceeded(maxDeliveries)), encodeError(LEASE_LAPSED_AT_MOST_ONCE)];
+  const dequeueArgs = [
+    prefix,
+    "",
+    "",
+    maxDeliveries,
+    delivery === "at-most-once" ? "1" : "0",
+    ttlMs,
+    "",
+    encodeError(redeliveryExceeded(maxDeliveries)),
+    encodeError(LEASE_LAPSED_AT_MOST_ONCE),
+  ];
   const cancelledJson = encodeError(CANCELLED_ERROR);
   // Lease tokens: this backend's random id, a call counter, and the script's index within the call.
   const instance = randomBytes(9).toString("base64url");
@@ -183,7 +193,8 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
    * one script call: one round trip and one script invocation for the lot instead of one each, which
    * is most of what a create costs on both sides. A lone create waits one turn (setImmediate).
    */
-  const creates: { readonly id: string; readonly fixed: string; readonly resolve: (created: unknown) => void; readonly reject: (error: unknown) => void }[] = [];
+  const creates: { readonly id: string; readonly fixed: string; readonly resolve: (created: unknown) => void; readonly reject: (error: unknown) => void }[] =
+    [];
   const flushCreates = (): void => {
     const batch = creates.splice(0, CHUNK);
     if (creates.length > 0) setImmediate(flushCreates);
@@ -239,7 +250,7 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
         const args = [...dequeueArgs];
         args[1] = count;
         args[2] = leaseMs;
-        args[6] = `${instance}.${(calls += 1).toString(36)}.`;
+        args[6] = `${instance}.${((calls += 1)).toString(36)}.`;
         const reply = (await call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey], args))) as unknown[];
         const leases = leasesOf(reply, leaseMs);
         if (leases.length > 0 || signal?.aborted === true) return leases;
@@ -283,7 +294,10 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     cancel: async (taskId) => {
       open();
       checkTaskId(taskId);
-      const [outcome, value] = (await call(() => runScript(client, CANCEL, [prefix + taskId, leasesKey, skipKey], [taskId, ttlMs, cancelledJson]))) as [string, string?];
+      const [outcome, value] = (await call(() => runScript(client, CANCEL, [prefix + taskId, leasesKey, skipKey], [taskId, ttlMs, cancelledJson]))) as [
+        string,
+        string?,
+      ];
       if (outcome === "not_found" || value === undefined) return { outcome: "not_found" };
       const task: TaskRecord | undefined = decodeRecord(taskId, value);
       return { outcome: outcome as "cancelled" | "finished", ...(task === undefined ? {} : { task }) };

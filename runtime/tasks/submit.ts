@@ -56,25 +56,34 @@ export function createSubmitParser(spec: ComponentSpec, { maxTimeoutMs = MAX_TAS
 
     const taskType = types.get(type as string);
     if (taskType === undefined) {
-      throw new ManifoldError("UNKNOWN_TASK_TYPE", `${echo(type as string)} is not a task type of ${spec.name}${known === "" ? " (it has none)" : `; known: ${known}`}`, {
-        details: [{ pointer: "/type", message: "unknown task type" }],
-      });
+      throw new ManifoldError(
+        "UNKNOWN_TASK_TYPE",
+        `${echo(type as string)} is not a task type of ${spec.name}${known === "" ? " (it has none)" : `; known: ${known}`}`,
+        {
+          details: [{ pointer: "/type", message: "unknown task type" }],
+        },
+      );
     }
 
     let timeoutMs = taskType.timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
     if (timeout !== undefined) {
       const parsed = typeof timeout === "string" ? parseDuration(timeout) : undefined;
       if (parsed === undefined) {
-        throw new ManifoldError("INVALID_TIMEOUT", "timeout must be a duration such as \"90s\", \"10m\" or \"2h\"", { details: [{ pointer: "/timeout", message: "is not a duration" }] });
+        throw new ManifoldError("INVALID_TIMEOUT", 'timeout must be a duration such as "90s", "10m" or "2h"', {
+          details: [{ pointer: "/timeout", message: "is not a duration" }],
+        });
       }
       if (parsed > maxTimeoutMs) {
-        throw new ManifoldError("INVALID_TIMEOUT", `timeout must be at most ${maxTimeoutMs / 60_000} minutes`, { details: [{ pointer: "/timeout", message: "is too long" }] });
+        throw new ManifoldError("INVALID_TIMEOUT", `timeout must be at most ${maxTimeoutMs / 60_000} minutes`, {
+          details: [{ pointer: "/timeout", message: "is too long" }],
+        });
       }
       timeoutMs = parsed;
     }
 
     const problems = checks.get(taskType.type)?.(input);
-    if (problems !== undefined) throw new ManifoldError("INVALID_INPUT", `input of task type ${taskType.type} does not match its schema`, { details: problems });
+    if (problems !== undefined)
+      throw new ManifoldError("INVALID_INPUT", `input of task type ${taskType.type} does not match its schema`, { details: problems });
     return { taskType, input: input as Record<string, unknown>, timeoutMs };
   };
 

@@ -66,7 +66,6 @@ function describe(error: unknown): string {
   }
 }
 
-
 /**
  * Runs task handlers against a backend: one dispatch loop dequeues as many tasks as there are free
  * slots in one call, each handler runs in its own slot, finished tasks are written in batches
@@ -96,9 +95,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     wake = undefined;
     resume?.();
   };
-  const waitForChange = (): Promise<void> => new Promise((resolve) => {
-    wake = resolve;
-  });
+  const waitForChange = (): Promise<void> =>
+    new Promise((resolve) => {
+      wake = resolve;
+    });
 
   /** Ends a run's claim on its slot; its lease stays in `inflight` until the final write lands. */
   const release = (entry: TaskRun): void => {
@@ -124,7 +124,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
           const result = results[i];
           const status: TaskStatus = result === "ok" ? outcome.status : result === "cancelled" ? "cancelled" : "queued";
           if (result === "lost") log.warn(`task ${entry.taskId}: lease lost before its outcome was written; another worker has it`);
-          traceFinished(entry.trace, status, status === "completed" ? undefined : status === "cancelled" ? "TASK_CANCELLED" : outcome.status === "failed" ? outcome.error.code : undefined);
+          traceFinished(
+            entry.trace,
+            status,
+            status === "completed" ? undefined : status === "cancelled" ? "TASK_CANCELLED" : outcome.status === "failed" ? outcome.error.code : undefined,
+          );
           forget(entry);
         });
       },
@@ -217,7 +221,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return fail(entry, thrown);
     }
     if (!isThenable(output)) return succeed(entry, output);
-    output.then((value) => succeed(entry, value), (thrown: unknown) => fail(entry, thrown));
+    output.then(
+      (value) => succeed(entry, value),
+      (thrown: unknown) => fail(entry, thrown),
+    );
   };
 
   const tick = (): void => {
@@ -230,19 +237,25 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     if (!extending && inflight.size > 0) {
       extending = true;
       const sent = [...inflight.values()];
-      backend.extend(sent.map((e) => ({ taskId: e.taskId, token: e.leaseToken })), leaseMs).then(
-        (results) => {
-          for (const entry of sent) {
-            const result = results.get(entry.taskId);
-            if (inflight.get(entry.taskId) !== entry) continue;
-            if (result === "cancelled") cancelled(entry);
-            else if (result === "lost") lost(entry);
-          }
-        },
-        (error: unknown) => log.warn(`extending ${sent.length} task lease(s) failed: ${describe(error)}`),
-      ).finally(() => {
-        extending = false;
-      });
+      backend
+        .extend(
+          sent.map((e) => ({ taskId: e.taskId, token: e.leaseToken })),
+          leaseMs,
+        )
+        .then(
+          (results) => {
+            for (const entry of sent) {
+              const result = results.get(entry.taskId);
+              if (inflight.get(entry.taskId) !== entry) continue;
+              if (result === "cancelled") cancelled(entry);
+              else if (result === "lost") lost(entry);
+            }
+          },
+          (error: unknown) => log.warn(`extending ${sent.length} task lease(s) failed: ${describe(error)}`),
+        )
+        .finally(() => {
+          extending = false;
+        });
     }
     if (telemetryEnabled()) {
       recordActive(active);

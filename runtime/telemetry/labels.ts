@@ -15,7 +15,8 @@ const ID_NAME = /(?:^|[._-])id$|[a-z0-9]Id$/;
  * Manifold's prefixed ids (`sch-…`, `cp-…`, `custom-<unix_nano>`, `workflow-<unix_nano>`). A prefixed
  * value needs a digit after the prefix: `task-runner` is a component name, not an id.
  */
-const ID_VALUE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d{7,}|(?:sch|cp|custom|workflow|yaml|natural|req|conv|sess|plan|step|task)-(?=[0-9a-z-]*\d)[0-9a-z-]{4,})$/i;
+const ID_VALUE =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d{7,}|(?:sch|cp|custom|workflow|yaml|natural|req|conv|sess|plan|step|task)-(?=[0-9a-z-]*\d)[0-9a-z-]{4,})$/i;
 
 export function isIdLabel(name: string): boolean {
   return ID_NAME.test(name);

@@ -59,7 +59,9 @@ function serialise(record: Record<string, unknown>): string {
   try {
     return JSON.stringify(record, replacer);
   } catch {
-    return JSON.stringify({ ...record, fields: "(fields that cannot be serialised)" }, (k, v: unknown) => (BASE.has(k) || k === "" || k === "fields" ? v : undefined));
+    return JSON.stringify({ ...record, fields: "(fields that cannot be serialised)" }, (k, v: unknown) =>
+      BASE.has(k) || k === "" || k === "fields" ? v : undefined,
+    );
   }
 }
 

@@ -3,7 +3,19 @@
  * that never calls `initTelemetry()` never loads `@opentelemetry/api`.
  */
 import type { IncomingMessage } from "node:http";
-import { context, isSpanContextValid, metrics as metricsApi, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link } from "@opentelemetry/api";
+import {
+  context,
+  isSpanContextValid,
+  metrics as metricsApi,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+} from "@opentelemetry/api";
 import { validConversationId, validRequestId } from "../context/index.js";
 import { createLabelFilter, type Labels } from "./labels.js";
 import type { Logger } from "./logger.js";
@@ -61,15 +73,27 @@ function createMetrics(profile: TelemetryProfile, log: Logger): Metrics {
     const key = `${kind} ${name}`;
     let record = instruments.get(key);
     if (record === undefined) {
-      if (kind === "counter") { const c = meter.createCounter(name); record = (v, a) => c.add(v, a); }
-      else if (kind === "upDownCounter") { const c = meter.createUpDownCounter(name); record = (v, a) => c.add(v, a); }
-      else if (kind === "histogram") { const h = meter.createHistogram(name, { unit: name.endsWith(".duration") || name.endsWith("_ms") ? "ms" : "1" }); record = (v, a) => h.record(v, a); }
-      else { const g = meter.createGauge(name); record = (v, a) => g.record(v, a); }
+      if (kind === "counter") {
+        const c = meter.createCounter(name);
+        record = (v, a) => c.add(v, a);
+      } else if (kind === "upDownCounter") {
+        const c = meter.createUpDownCounter(name);
+        record = (v, a) => c.add(v, a);
+      } else if (kind === "histogram") {
+        const h = meter.createHistogram(name, { unit: name.endsWith(".duration") || name.endsWith("_ms") ? "ms" : "1" });
+        record = (v, a) => h.record(v, a);
+      } else {
+        const g = meter.createGauge(name);
+        record = (v, a) => g.record(v, a);
+      }
       instruments.set(key, record);
     }
     return record;
   };
-  const use = (kind: Kind) => (name: string, value: number, labels?: Labels): void => instrument(kind, name)(value, filter(name, labels));
+  const use =
+    (kind: Kind) =>
+    (name: string, value: number, labels?: Labels): void =>
+      instrument(kind, name)(value, filter(name, labels));
   return { counter: use("counter"), upDownCounter: use("upDownCounter"), histogram: use("histogram"), gauge: use("gauge") };
 }
 
@@ -90,17 +114,21 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
       const entry = (key: string): string | undefined => baggage?.getEntry(key)?.value;
       const requestId = validRequestId(entry(BAGGAGE.REQUEST_ID));
       const conversationId = validConversationId(entry(BAGGAGE.CONVERSATION_ID)) ?? validConversationId(req.headers[CONVERSATION_HEADER]);
-      const span = tracer.startSpan(spanName(method, route), {
-        kind: SpanKind.SERVER,
-        attributes: attributes({
-          [ATTR.HTTP_METHOD]: method,
-          [ATTR.URL_PATH]: path,
-          [ATTR.HTTP_ROUTE]: route,
-          [ATTR.COMPONENT]: component,
-          [ATTR.REQUEST_ID]: validRequestId(req.headers["x-manifold-request-id"]) ?? requestId,
-          [ATTR.CONVERSATION_ID]: conversationId,
-        }),
-      }, parent);
+      const span = tracer.startSpan(
+        spanName(method, route),
+        {
+          kind: SpanKind.SERVER,
+          attributes: attributes({
+            [ATTR.HTTP_METHOD]: method,
+            [ATTR.URL_PATH]: path,
+            [ATTR.HTTP_ROUTE]: route,
+            [ATTR.COMPONENT]: component,
+            [ATTR.REQUEST_ID]: validRequestId(req.headers["x-manifold-request-id"]) ?? requestId,
+            [ATTR.CONVERSATION_ID]: conversationId,
+          }),
+        },
+        parent,
+      );
       const active = trace.setSpan(parent, span);
       const started = performance.now();
       let errorCode: string | undefined;
@@ -108,9 +136,16 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
         const status = res.statusCode;
         span.setAttribute(ATTR.HTTP_STATUS, status);
         if (errorCode !== undefined) span.setAttribute(ATTR.ERROR_CODE, errorCode);
-        if (status >= 500 || !res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, ...(profile.recordErrorMessages && errorCode !== undefined ? { message: errorCode } : {}) });
+        if (status >= 500 || !res.writableFinished)
+          span.setStatus({ code: SpanStatusCode.ERROR, ...(profile.recordErrorMessages && errorCode !== undefined ? { message: errorCode } : {}) });
         span.end();
-        const labels = { [ATTR.COMPONENT]: component, [ATTR.HTTP_ROUTE]: route, [ATTR.HTTP_METHOD]: method, [ATTR.HTTP_STATUS]: status, [ATTR.ERROR_CODE]: errorCode };
+        const labels = {
+          [ATTR.COMPONENT]: component,
+          [ATTR.HTTP_ROUTE]: route,
+          [ATTR.HTTP_METHOD]: method,
+          [ATTR.HTTP_STATUS]: status,
+          [ATTR.ERROR_CODE]: errorCode,
+        };
         metrics.counter(METRIC.SERVER_REQUESTS, 1, labels);
         metrics.histogram(METRIC.SERVER_DURATION, performance.now() - started, labels);
       });
@@ -132,15 +167,19 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
 
     startClient({ method, url, target, capability }): ClientTrace {
       const parent = context.active();
-      const span = tracer.startSpan(spanName(method, url.pathname), {
-        kind: SpanKind.CLIENT,
-        attributes: attributes({
-          [ATTR.HTTP_METHOD]: method,
-          [ATTR.URL_FULL]: `${url.protocol}//${url.host}${url.pathname}`,
-          [ATTR.TARGET]: target,
-          [ATTR.CAPABILITY]: capability,
-        }),
-      }, parent);
+      const span = tracer.startSpan(
+        spanName(method, url.pathname),
+        {
+          kind: SpanKind.CLIENT,
+          attributes: attributes({
+            [ATTR.HTTP_METHOD]: method,
+            [ATTR.URL_FULL]: `${url.protocol}//${url.host}${url.pathname}`,
+            [ATTR.TARGET]: target,
+            [ATTR.CAPABILITY]: capability,
+          }),
+        },
+        parent,
+      );
       const active = trace.setSpan(parent, span);
       return {
         inject(headers, values) {

@@ -64,24 +64,28 @@ async function start({ serviceName = "manifold", serviceVersion, environment, en
     api.diag.setLogger({ error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined }, api.DiagLogLevel.WARN);
   }
 
-  const resource = resources.defaultResource().merge(resources.resourceFromAttributes({
-    [ATTR.SERVICE_NAME]: serviceName,
-    [ATTR.SERVICE_INSTANCE_ID]: env["MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID"] || randomUUID(),
-    [ATTR.DEPLOYMENT_ENVIRONMENT]: appEnv,
-    ...(serviceVersion === undefined ? {} : { [ATTR.SERVICE_VERSION]: serviceVersion }),
-  }));
+  const resource = resources.defaultResource().merge(
+    resources.resourceFromAttributes({
+      [ATTR.SERVICE_NAME]: serviceName,
+      [ATTR.SERVICE_INSTANCE_ID]: env["MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID"] || randomUUID(),
+      [ATTR.DEPLOYMENT_ENVIRONMENT]: appEnv,
+      ...(serviceVersion === undefined ? {} : { [ATTR.SERVICE_VERSION]: serviceVersion }),
+    }),
+  );
 
   let metricReaders: InstanceType<typeof metrics.PeriodicExportingMetricReader>[] = [];
   if (metricsEndpoint) {
     const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-http");
     const interval = positive(env["OTEL_METRIC_EXPORT_INTERVAL"]) ?? profile.metricExportIntervalMs;
     const timeout = Math.min(positive(env["OTEL_METRIC_EXPORT_TIMEOUT"]) ?? 30_000, interval);
-    metricReaders = [new metrics.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: interval, exportTimeoutMillis: timeout })];
+    metricReaders = [
+      new metrics.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: interval, exportTimeoutMillis: timeout }),
+    ];
   }
   const traceExport = tracesEndpoint
     ? { traceExporter: new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter() }
-    // Spans are still made (ids for logs and propagation) but go nowhere.
-    : { spanProcessors: [new sdkTrace.NoopSpanProcessor()] };
+    : // Spans are still made (ids for logs and propagation) but go nowhere.
+      { spanProcessors: [new sdkTrace.NoopSpanProcessor()] };
 
   const sdk = new NodeSDK({
     resource,

@@ -14,7 +14,11 @@ const agent = await TravelAgent.serve({
   handleSignals: false,
   log: () => {},
   auth: { required: true, verify: (token) => token === "letmein" },
-  handlers: { tripBrief: () => { throw new Error("not called"); } },
+  handlers: {
+    tripBrief: () => {
+      throw new Error("not called");
+    },
+  },
   tasks: { packingList: (input) => ({ destination: input.destination, items: [] }) },
   orchestration: { registry: createMemoryRegistry() },
   taskOptions: { backend: createMemoryTaskBackend() },
@@ -37,11 +41,12 @@ const CALLS: readonly [string, string, unknown, number][] = [
 
 for (const [method, path, body, status] of CALLS) {
   test(`${method} ${path}: 401 with WWW-Authenticate without a token, or with a wrong one; through with the right one`, async () => {
-    const send = (headers: Record<string, string>) => fetch(`${agent.url}${path}`, {
-      method,
-      headers: { "Content-Type": "application/json", ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    const send = (headers: Record<string, string>) =>
+      fetch(`${agent.url}${path}`, {
+        method,
+        headers: { "Content-Type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     for (const headers of [{}, { Authorization: "Bearer wrong" }]) {
       const refused = await send(headers);
       assert.is(refused.status, 401);

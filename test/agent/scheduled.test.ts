@@ -24,7 +24,11 @@ const quiet = { port: 0, registry: false, handleSignals: false, log: () => {}, h
 const REQUEST = { schedule_id: "sch-0a1b", task_id: "sch-0a1b:1767225600", instruction: "say the time", input: { zone: "UTC" } };
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(`${url}/api/v1/scheduled`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/api/v1/scheduled`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 

@@ -39,7 +39,10 @@ test("the check finds such an import: static, dynamic and require forms", async 
   const dir = await mkdtemp(join(root, "test/architecture/.tmp-"));
   try {
     await mkdir(join(dir, "sub"));
-    await writeFile(join(dir, "sub/a.ts"), 'import { x } from "../../../../generator/cli.js";\nconst y = await import("../../../../generator/load-project.js");\nconst z = require("../../../../generator");\n');
+    await writeFile(
+      join(dir, "sub/a.ts"),
+      'import { x } from "../../../../generator/cli.js";\nconst y = await import("../../../../generator/load-project.js");\nconst z = require("../../../../generator");\n',
+    );
     const found = await importsInto(relative(root, dir), "generator");
     assert.is(found.length, 3, found.join("\n"));
     assert.match(found[0]!, /sub\/a\.ts:1 /);

@@ -9,7 +9,10 @@ import { executionRecord, executionStoreCases } from "./execution-store.cases.js
 const server = await startRedisServer();
 const stores: RedisStore[] = [];
 const redisStore = (): RedisStore => {
-  const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` }, log: () => undefined }) as RedisStore;
+  const store = createStore({
+    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
+    log: () => undefined,
+  }) as RedisStore;
   stores.push(store);
   return store;
 };
@@ -28,11 +31,15 @@ layout("one key per record, manifold:v1:<namespace>:executions:<plan_id>, with t
 layout.run();
 
 // createExecutionStore picks the Redis adapter for a Redis store, as an agent's would.
-executionStoreCases("redis", async (options) => {
-  const executions = createExecutionStore({ store: redisStore(), ...options });
-  if (executions.kind !== "redis") throw new Error("expected the redis adapter");
-  return executions;
-}, async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  await server.close();
-});
+executionStoreCases(
+  "redis",
+  async (options) => {
+    const executions = createExecutionStore({ store: redisStore(), ...options });
+    if (executions.kind !== "redis") throw new Error("expected the redis adapter");
+    return executions;
+  },
+  async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await server.close();
+  },
+);

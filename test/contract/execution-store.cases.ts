@@ -21,8 +21,32 @@ export function executionRecord(overrides: Partial<ExecutionRecord> = {}): Execu
     mode: "workflow",
     workflow: "travel-research",
     status: "success",
-    plan: { plan_id: planId, original_request: '{"destination":"Kyoto"}', mode: "workflow", steps: [{ step_id: "geocode", agent_name: "geocoding-service", depends_on: [], metadata: { capability: "geocode_location", parameters: { location: "${inputs.destination}" } }, on_error: "fail" }] },
-    steps: [{ step_id: "geocode", component: "geocoding-service", capability: "geocode_location", status: "completed", output: { lat: 35, lon: 135.7 }, attempts: 1, duration_ms: 12.5, started_at: started }],
+    plan: {
+      plan_id: planId,
+      original_request: '{"destination":"Kyoto"}',
+      mode: "workflow",
+      steps: [
+        {
+          step_id: "geocode",
+          agent_name: "geocoding-service",
+          depends_on: [],
+          metadata: { capability: "geocode_location", parameters: { location: "${inputs.destination}" } },
+          on_error: "fail",
+        },
+      ],
+    },
+    steps: [
+      {
+        step_id: "geocode",
+        component: "geocoding-service",
+        capability: "geocode_location",
+        status: "completed",
+        output: { lat: 35, lon: 135.7 },
+        attempts: 1,
+        duration_ms: 12.5,
+        started_at: started,
+      },
+    ],
     hooks: [{ name: "audit", phase: "before_planning", outcome: "failed_open", error: { code: "UNAVAILABLE", message: "audit down" } }],
     started_at: started,
     finished_at: started,
@@ -67,8 +91,14 @@ export function executionStoreCases(name: string, create: ExecutionStoreFactory,
     const records = [executionRecord(), executionRecord(), executionRecord(), executionRecord()];
     // Saved out of order: the order comes from started_at, not from when they were written.
     for (const record of [records[2]!, records[0]!, records[3]!, records[1]!]) await store.save(record);
-    assert.equal((await store.list()).map((r) => r.plan_id), [...records].reverse().map((r) => r.plan_id));
-    assert.equal((await store.list({ limit: 2 })).map((r) => r.plan_id), [records[3]!.plan_id, records[2]!.plan_id]);
+    assert.equal(
+      (await store.list()).map((r) => r.plan_id),
+      [...records].reverse().map((r) => r.plan_id),
+    );
+    assert.equal(
+      (await store.list({ limit: 2 })).map((r) => r.plan_id),
+      [records[3]!.plan_id, records[2]!.plan_id],
+    );
     assert.equal(await store.list({ limit: 2 }), [records[3], records[2]], "whole records");
   });
 
@@ -104,7 +134,13 @@ export function executionStoreCases(name: string, create: ExecutionStoreFactory,
     const store = await open(context, { maxRecords: 3 });
     const records = [executionRecord(), executionRecord(), executionRecord(), executionRecord(), executionRecord()];
     for (const record of records) await store.save(record);
-    assert.equal((await store.list()).map((r) => r.plan_id), records.slice(2).reverse().map((r) => r.plan_id));
+    assert.equal(
+      (await store.list()).map((r) => r.plan_id),
+      records
+        .slice(2)
+        .reverse()
+        .map((r) => r.plan_id),
+    );
   });
 
   test("every status and mode round-trips", async (context) => {

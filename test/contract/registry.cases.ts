@@ -148,7 +148,12 @@ export function registryCases(adapter: string, create: RegistryFactory, teardown
     const r = under!.registry;
     const first = registration({ caps: ["old_cap", "kept_cap"] });
     await r.register(first);
-    const second: ComponentRegistration = { ...first, description: "changed", health: "degraded", capabilities: [capability("kept_cap"), capability("new_cap")] };
+    const second: ComponentRegistration = {
+      ...first,
+      description: "changed",
+      health: "degraded",
+      capabilities: [capability("kept_cap"), capability("new_cap")],
+    };
     await r.register(second);
     assert.is((await r.get(first.id))!.description, "changed");
     assert.equal(await r.byCapability("old_cap", { health: ["degraded"] }), []);

@@ -59,13 +59,24 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     for (const t of tasks) await b.create(t);
     const [a, c, d] = await b.dequeue({ count: 3, leaseMs: 30_000, blockMs: 0 });
     await b.cancel(d!.task.task_id);
-    const answers = await b.extend([
-      { taskId: a!.task.task_id, token: a!.token },
-      { taskId: c!.task.task_id, token: "not-the-token" },
-      { taskId: d!.task.task_id, token: d!.token },
-      { taskId: "never-created", token: "x" },
-    ], 30_000);
-    assert.equal([...answers], [[a!.task.task_id, "ok"], [c!.task.task_id, "lost"], [d!.task.task_id, "cancelled"], ["never-created", "lost"]]);
+    const answers = await b.extend(
+      [
+        { taskId: a!.task.task_id, token: a!.token },
+        { taskId: c!.task.task_id, token: "not-the-token" },
+        { taskId: d!.task.task_id, token: d!.token },
+        { taskId: "never-created", token: "x" },
+      ],
+      30_000,
+    );
+    assert.equal(
+      [...answers],
+      [
+        [a!.task.task_id, "ok"],
+        [c!.task.task_id, "lost"],
+        [d!.task.task_id, "cancelled"],
+        ["never-created", "lost"],
+      ],
+    );
     assert.equal(await b.extend([], 1_000), new Map());
   });
 
@@ -107,7 +118,13 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     await b.create(fresh);
     await sleep(180);
     const leases = await b.dequeue({ count: 5, leaseMs: 30_000, blockMs: 0 });
-    assert.equal(leases.map((l) => [l.task.task_id, l.task.deliveries]), [[old.task_id, 2], [fresh.task_id, 1]]);
+    assert.equal(
+      leases.map((l) => [l.task.task_id, l.task.deliveries]),
+      [
+        [old.task_id, 2],
+        [fresh.task_id, 1],
+      ],
+    );
   });
 
   test("a blocking dequeue wakes as soon as a task is created", async ({ under }) => {
@@ -120,7 +137,10 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     await api.create(task);
     const leases = await waiting;
     const waited = Date.now() - started;
-    assert.equal(leases.map((l) => l.task.task_id), [task.task_id]);
+    assert.equal(
+      leases.map((l) => l.task.task_id),
+      [task.task_id],
+    );
     assert.ok(waited < 1_000, `woke after ${waited} ms, not at the end of the 5 s block`);
   });
 
@@ -140,7 +160,10 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     await sleep(150);
     const releaseStart = Date.now();
     await workers[1]!.release(leases[1]!.task.task_id, leases[1]!.token);
-    assert.equal((await again).map((l) => l.task.task_id), [leases[1]!.task.task_id]);
+    assert.equal(
+      (await again).map((l) => l.task.task_id),
+      [leases[1]!.task.task_id],
+    );
     assert.ok(Date.now() - releaseStart < 1_000);
   });
 
@@ -152,7 +175,10 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     const started = Date.now();
     const leases = await live.dequeue({ count: 1, leaseMs: 30_000, blockMs: 5_000 });
     const waited = Date.now() - started;
-    assert.equal(leases.map((l) => [l.task.task_id, l.task.deliveries]), [[task.task_id, 2]]);
+    assert.equal(
+      leases.map((l) => [l.task.task_id, l.task.deliveries]),
+      [[task.task_id, 2]],
+    );
     assert.ok(waited >= 200 && waited < 1_500, `redelivered after ${waited} ms (lease 300 ms)`);
   });
 
@@ -182,7 +208,11 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
 
     const task = newTask();
     await b.create(task);
-    assert.equal((await b.dequeue({ count: 1, leaseMs: 1_000, blockMs: 1_000 })).map((l) => l.task.task_id), [task.task_id], "the backend still works after an aborted wait");
+    assert.equal(
+      (await b.dequeue({ count: 1, leaseMs: 1_000, blockMs: 1_000 })).map((l) => l.task.task_id),
+      [task.task_id],
+      "the backend still works after an aborted wait",
+    );
   });
 
   test("1,000 tasks, 8 concurrent dequeuers: every task delivered exactly once", async ({ under }) => {
@@ -191,15 +221,22 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     await Promise.all(ids.map((t) => api.create(t)));
     const workers = Array.from({ length: 8 }, () => under!.make());
     const seen: string[] = [];
-    await Promise.all(workers.map(async (worker, w) => {
-      for (let round = 0; round < 2_000; round += 1) {
-        const leases: Lease[] = await worker.dequeue({ count: 1 + (w % 4) * 7, leaseMs: 30_000, blockMs: 0 });
-        if (leases.length === 0) return;
-        seen.push(...leases.map((l) => l.task.task_id));
-        const answers = await worker.finishMany(leases.map((l) => ({ status: "completed" as const, taskId: l.task.task_id, token: l.token, result: { by: w } })));
-        assert.ok(answers.every((a) => a === "ok"), "every finish accepted");
-      }
-    }));
+    await Promise.all(
+      workers.map(async (worker, w) => {
+        for (let round = 0; round < 2_000; round += 1) {
+          const leases: Lease[] = await worker.dequeue({ count: 1 + (w % 4) * 7, leaseMs: 30_000, blockMs: 0 });
+          if (leases.length === 0) return;
+          seen.push(...leases.map((l) => l.task.task_id));
+          const answers = await worker.finishMany(
+            leases.map((l) => ({ status: "completed" as const, taskId: l.task.task_id, token: l.token, result: { by: w } })),
+          );
+          assert.ok(
+            answers.every((a) => a === "ok"),
+            "every finish accepted",
+          );
+        }
+      }),
+    );
     assert.is(seen.length, 1_000, "no task delivered twice");
     assert.equal(new Set(seen).size, 1_000);
     assert.equal([...seen].sort(), ids.map((t) => t.task_id).sort());
@@ -214,12 +251,18 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     await Promise.all(tasks.map((t) => b.create(t)));
     const leases = [...(await b.dequeue({ count: 1_000, leaseMs: 30_000, blockMs: 0 })), ...(await b.dequeue({ count: 1_000, leaseMs: 30_000, blockMs: 0 }))];
     assert.is(leases.length, 1_200);
-    const extended = await b.extend(leases.map((l) => ({ taskId: l.task.task_id, token: l.token })), 30_000);
+    const extended = await b.extend(
+      leases.map((l) => ({ taskId: l.task.task_id, token: l.token })),
+      30_000,
+    );
     assert.is(extended.size, 1_200);
     assert.ok([...extended.values()].every((v) => v === "ok"));
     await b.cancel(leases[1_100]!.task.task_id);
     const answers = await b.finishMany(leases.map((l, i) => ({ status: "completed" as const, taskId: l.task.task_id, token: l.token, result: i })));
-    assert.equal(answers.map((a, i) => (a === "ok" ? null : [i, a])).filter((x) => x !== null), [[1_100, "cancelled"]]);
+    assert.equal(
+      answers.map((a, i) => (a === "ok" ? null : [i, a])).filter((x) => x !== null),
+      [[1_100, "cancelled"]],
+    );
     assert.equal((await b.get(leases[1_199]!.task.task_id))!.result, 1_199);
   });
 

@@ -18,10 +18,12 @@ export function redisTasksFactory(env: () => Record<string, string>): TasksFacto
         return backend;
       },
       close: async () => {
-        await Promise.all(opened.map(async ({ backend, store }) => {
-          await backend.close();
-          await store.close();
-        }));
+        await Promise.all(
+          opened.map(async ({ backend, store }) => {
+            await backend.close();
+            await store.close();
+          }),
+        );
       },
     };
   };

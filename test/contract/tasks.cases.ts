@@ -76,7 +76,15 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
 
   test("inputs and results keep their exact JSON: big integers, long decimals, empty arrays, newlines", async ({ under }) => {
     const b = under!.make();
-    const tricky = { max: 9_007_199_254_740_991, tiny: 0.1 + 0.2, neg: -1.5e-300, empty: [], obj: {}, text: "line 1\nline 2 | pipe \u2028 ünïcødé 🎉", nested: [[1, [2, [3]]], null, true] };
+    const tricky = {
+      max: 9_007_199_254_740_991,
+      tiny: 0.1 + 0.2,
+      neg: -1.5e-300,
+      empty: [],
+      obj: {},
+      text: "line 1\nline 2 | pipe \u2028 ünïcødé 🎉",
+      nested: [[1, [2, [3]]], null, true],
+    };
     const task = newTask({ input: tricky });
     await b.create(task);
     const lease = await takeOne(b);
@@ -140,7 +148,10 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
     for (const t of tasks) await b.create(t);
     const before = Date.now();
     const leases = await b.dequeue({ count: 2, leaseMs: 10_000, blockMs: 0 });
-    assert.equal(leases.map((l) => l.task.task_id), [tasks[0]!.task_id, tasks[1]!.task_id]);
+    assert.equal(
+      leases.map((l) => l.task.task_id),
+      [tasks[0]!.task_id, tasks[1]!.task_id],
+    );
     for (const lease of leases) {
       assert.equal([lease.task.status, lease.task.deliveries], ["running", 1]);
       closeTo(lease.task.started_at, before);
@@ -150,7 +161,10 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
     assert.is.not(leases[0]!.token, leases[1]!.token);
     assert.is(await b.depth(), 1);
     const last = await b.dequeue({ count: 5, leaseMs: 10_000, blockMs: 0 });
-    assert.equal(last.map((l) => l.task.task_id), [tasks[2]!.task_id]);
+    assert.equal(
+      last.map((l) => l.task.task_id),
+      [tasks[2]!.task_id],
+    );
     assert.equal(await b.dequeue({ count: 5, leaseMs: 10_000, blockMs: 0 }), [], "empty queue");
   });
 
@@ -204,7 +218,8 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
       () => b.fail(queued.task_id, "forged", { code: "HANDLER_ERROR", message: "x" }),
       () => b.progress(queued.task_id, "forged", { percentage: 1 }),
       () => b.release(queued.task_id, "forged"),
-    ]) assert.is(await write(), "lost");
+    ])
+      assert.is(await write(), "lost");
     assert.equal(await b.extend([{ taskId: queued.task_id, token: "" }], 1_000), new Map([[queued.task_id, "lost"]]));
     assert.is((await b.get(queued.task_id))!.status, "queued");
 
@@ -222,7 +237,13 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
     const tasks = [newTask(), newTask(), newTask(), newTask(), newTask()];
     for (const t of tasks) await b.create(t);
     const leases = await b.dequeue({ count: 5, leaseMs: 30_000, blockMs: 0 });
-    const [l0, l1, l2, l3, l4] = leases as [typeof leases[0] & object, typeof leases[0] & object, typeof leases[0] & object, typeof leases[0] & object, typeof leases[0] & object];
+    const [l0, l1, l2, l3, l4] = leases as [
+      (typeof leases)[0] & object,
+      (typeof leases)[0] & object,
+      (typeof leases)[0] & object,
+      (typeof leases)[0] & object,
+      (typeof leases)[0] & object,
+    ];
     await b.cancel(l2.task.task_id);
     assert.equal(await b.finishMany([]), []);
     const answers = await b.finishMany([
@@ -234,7 +255,10 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
     ]);
     assert.equal(answers, ["ok", "ok", "cancelled", "lost", "ok"]);
     const read = await Promise.all(leases.map((l) => b.get(l.task.task_id)));
-    assert.equal(read.map((r) => r!.status), ["completed", "failed", "cancelled", "running", "failed"]);
+    assert.equal(
+      read.map((r) => r!.status),
+      ["completed", "failed", "cancelled", "running", "failed"],
+    );
     assert.equal(read[0]!.result, { n: 0 });
     assert.is(read[2]!.result, undefined, "a cancelled task is not overwritten");
     assert.is(read[4]!.error!.code, "HANDLER_PANIC");
@@ -263,7 +287,11 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
     assert.equal(await b.get(first.task_id), task);
     assert.is(await b.depth(), 1);
     const taken = await b.dequeue({ count: 10, leaseMs: 30_000, blockMs: 0 });
-    assert.equal(taken.map((l) => l.task.task_id), [second.task_id], "the cancelled task is skipped");
+    assert.equal(
+      taken.map((l) => l.task.task_id),
+      [second.task_id],
+      "the cancelled task is skipped",
+    );
     assert.equal(await b.dequeue({ count: 10, leaseMs: 30_000, blockMs: 0 }), []);
     assert.is((await b.get(first.task_id))!.status, "cancelled");
     assert.is(await b.depth(), 0);
@@ -356,7 +384,11 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
     assert.is((await b.get(running!.task_id))!.status, "running");
     assert.equal(await b.cancel(completed!.task_id), { outcome: "not_found" });
     const taken = await b.dequeue({ count: 10, leaseMs: 30_000, blockMs: 0 });
-    assert.equal(taken.map((l) => l.task.task_id), [waiting!.task_id], "the expired cancelled task is not dequeued");
+    assert.equal(
+      taken.map((l) => l.task.task_id),
+      [waiting!.task_id],
+      "the expired cancelled task is not dequeued",
+    );
   });
 
   test("queues are separate: a task of one queue is invisible to another", async ({ under }) => {
@@ -386,7 +418,12 @@ export function taskCases(adapter: string, create: TasksFactory, teardown: () =>
   test("bad dequeue and extend options are refused before anything is taken", async ({ under }) => {
     const b = under!.make();
     await b.create(newTask());
-    for (const options of [{ count: 0, leaseMs: 1_000, blockMs: 0 }, { count: 1, leaseMs: 0, blockMs: 0 }, { count: 1, leaseMs: 1_000, blockMs: -1 }, { count: 1.5, leaseMs: 1_000, blockMs: 0 }]) {
+    for (const options of [
+      { count: 0, leaseMs: 1_000, blockMs: 0 },
+      { count: 1, leaseMs: 0, blockMs: 0 },
+      { count: 1, leaseMs: 1_000, blockMs: -1 },
+      { count: 1.5, leaseMs: 1_000, blockMs: 0 },
+    ]) {
       try {
         await b.dequeue(options);
         assert.unreachable(`accepted ${JSON.stringify(options)}`);

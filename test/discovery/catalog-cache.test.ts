@@ -38,7 +38,11 @@ test("the store unreachable: the last answer is served for staleMs, then UNAVAIL
   await cached.byName(c.name);
   inner.down = true;
   advance(4_000);
-  assert.equal((await cached.byName(c.name)).map((e) => e.id), [c.id], "stale but served");
+  assert.equal(
+    (await cached.byName(c.name)).map((e) => e.id),
+    [c.id],
+    "stale but served",
+  );
   advance(1_500);
   try {
     await cached.byName(c.name);
@@ -74,7 +78,10 @@ test("a write through the cache makes cached answers stale at once (a process se
   assert.equal(await cached.byName("weather-service"), []);
   const c = registration();
   await cached.register(c);
-  assert.equal((await cached.byName("weather-service")).map((e) => e.id), [c.id]);
+  assert.equal(
+    (await cached.byName("weather-service")).map((e) => e.id),
+    [c.id],
+  );
   assert.is(reads(), 2);
   await cached.unregister(c.id);
   assert.equal(await cached.byName("weather-service"), []);

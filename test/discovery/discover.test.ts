@@ -16,7 +16,9 @@ test("round-robin over the healthy replicas", async () => {
 
 test("random picks among the healthy replicas only", async () => {
   const registry = createMemoryRegistry();
-  await Promise.all([registration({ port: 9201 }), registration({ port: 9202 }), registration({ port: 9203, health: "unhealthy" })].map((c) => registry.register(c)));
+  await Promise.all(
+    [registration({ port: 9201 }), registration({ port: 9202 }), registration({ port: 9203, health: "unhealthy" })].map((c) => registry.register(c)),
+  );
   const next = discover(registry, "weather-service", { strategy: "random" });
   const seen = new Set(await Promise.all(Array.from({ length: 60 }, () => next())));
   assert.equal([...seen].sort(), ["http://127.0.0.1:9201", "http://127.0.0.1:9202"]);

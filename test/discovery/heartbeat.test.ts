@@ -24,7 +24,10 @@ test("beats at the heartbeat period ± 10% jitter, writing the full record each 
   const gaps = times.slice(1).map((t, i) => t - times[i]!);
   assert.ok(gaps.length >= 9, `${gaps.length} beats`);
   // Never early; late only by timer delay on a busy machine.
-  assert.ok(gaps.every((g) => g >= 85 && g < 250), `gaps ${gaps.join(", ")}`);
+  assert.ok(
+    gaps.every((g) => g >= 85 && g < 250),
+    `gaps ${gaps.join(", ")}`,
+  );
   assert.ok(new Set(gaps).size > 1, "jittered, not a fixed period");
   assert.ok(registry.registrations.every((r) => r.component.capabilities !== undefined && r.component.description === "weather"));
   assert.equal(registry.unregistered, [component.id]);
@@ -73,8 +76,11 @@ test("the health hook's answer is what is registered", async () => {
   await hb.ready;
   state = "degraded";
   await hb.beat();
-  assert.equal(registry.registrations.map((r) => r.component.health), ["healthy", "degraded"]);
-  assert.is((await registry.get(component.id, ))!.health, "degraded");
+  assert.equal(
+    registry.registrations.map((r) => r.component.health),
+    ["healthy", "degraded"],
+  );
+  assert.is((await registry.get(component.id))!.health, "degraded");
   await hb.stop();
 });
 
@@ -83,11 +89,15 @@ test("stop waits for a beat in flight, then unregisters; nothing beats afterward
   let release: () => void = () => undefined;
   const slow = new Promise<void>((resolve) => (release = resolve));
   let calls = 0;
-  const hb = startHeartbeat(registry, component, { ttlMs: 300, heartbeatMs: 50, health: async () => {
-    calls += 1;
-    if (calls === 2) await slow;
-    return "healthy";
-  } });
+  const hb = startHeartbeat(registry, component, {
+    ttlMs: 300,
+    heartbeatMs: 50,
+    health: async () => {
+      calls += 1;
+      if (calls === 2) await slow;
+      return "healthy";
+    },
+  });
   await hb.ready;
   await eventually(() => calls === 2, 1_000, "second beat started");
   const stopped = hb.stop();

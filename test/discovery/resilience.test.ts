@@ -134,7 +134,10 @@ test("calls through discovery keep succeeding while Redis restarts", async () =>
   let calling = true;
   const loop = (async () => {
     while (calling) {
-      await client.ping({}).then(() => (ok += 1), (error: unknown) => failures.push(String(error)));
+      await client.ping({}).then(
+        () => (ok += 1),
+        (error: unknown) => failures.push(String(error)),
+      );
       await sleep(50);
     }
   })();

@@ -13,16 +13,24 @@ const spec: ComponentSpec = {
   name: "echo-tool",
   description: "echoes",
   version: "2.3.4",
-  capabilities: [{
-    name: "echo_text",
-    key: "echoText",
-    description: "echoes text",
-    type: "tool",
-    internal: false,
-    endpoint: "/api/capabilities/echo_text",
-    input: { required: [{ name: "text", type: "string" }], optional: [] },
-    output: { required: [{ name: "text", type: "string" }, { name: "port", type: "integer" }], optional: [] },
-  }],
+  capabilities: [
+    {
+      name: "echo_text",
+      key: "echoText",
+      description: "echoes text",
+      type: "tool",
+      internal: false,
+      endpoint: "/api/capabilities/echo_text",
+      input: { required: [{ name: "text", type: "string" }], optional: [] },
+      output: {
+        required: [
+          { name: "text", type: "string" },
+          { name: "port", type: "integer" },
+        ],
+        optional: [],
+      },
+    },
+  ],
 };
 type Caps = { echoText: { input: { text: string }; output: { text: string; port: number } } };
 
@@ -48,8 +56,26 @@ test("registered once started, with its wire capabilities, version and address; 
   const entry = await registry.get(running.id);
   assert.ok(entry);
   assert.equal(
-    { id: entry!.id, name: entry!.name, type: entry!.type, description: entry!.description, address: entry!.address, port: entry!.port, metadata: entry!.metadata, health: entry!.health },
-    { id: running.id, name: "echo-tool", type: "tool", description: "echoes", address: "127.0.0.1", port: running.port, metadata: { version: "2.3.4" }, health: "healthy" },
+    {
+      id: entry!.id,
+      name: entry!.name,
+      type: entry!.type,
+      description: entry!.description,
+      address: entry!.address,
+      port: entry!.port,
+      metadata: entry!.metadata,
+      health: entry!.health,
+    },
+    {
+      id: running.id,
+      name: "echo-tool",
+      type: "tool",
+      description: "echoes",
+      address: "127.0.0.1",
+      port: running.port,
+      metadata: { version: "2.3.4" },
+      health: "healthy",
+    },
   );
   assert.equal(entry!.capabilities, spec.capabilities.map(capabilityWire));
   assert.equal([entry!.ttl_ms, entry!.heartbeat_ms], [30_000, 10_000]);
@@ -114,7 +140,10 @@ test("a health hook that throws or hangs reads as unhealthy, logged once while i
   assert.is((await rawRequest(`${running.url}/health`)).status, 503);
   assert.is((await rawRequest(`${running.url}/health`)).status, 503);
   assert.is((await registry.get(running.id))!.health, "unhealthy");
-  assert.equal(logs.filter((l) => l.includes("health check")), ["echo-tool: health check threw: database down; reporting unhealthy"]);
+  assert.equal(
+    logs.filter((l) => l.includes("health check")),
+    ["echo-tool: health check threw: database down; reporting unhealthy"],
+  );
   mode = "ok";
   assert.is((await rawRequest(`${running.url}/health`)).status, 200);
   await running.close();

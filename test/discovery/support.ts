@@ -26,10 +26,12 @@ export interface ScriptedRegistry extends Registry {
 export function createScriptedRegistry(): ScriptedRegistry {
   const inner = createMemoryRegistry();
   const listeners = new Set<() => void>();
-  const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    if (scripted.down) throw new ManifoldError("UNAVAILABLE", "registry unavailable: scripted outage");
-    return fn(...args);
-  };
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (scripted.down) throw new ManifoldError("UNAVAILABLE", "registry unavailable: scripted outage");
+      return fn(...args);
+    };
   const scripted: ScriptedRegistry = {
     down: false,
     registrations: [],

@@ -25,10 +25,7 @@ export function componentCases(source: FixtureSource): void {
   const test = suite<{ tool?: Fixture; withOpenApi?: Fixture }>(`component e2e (${source})`, {});
 
   test.before(async (context) => {
-    [context.tool, context.withOpenApi] = await Promise.all([
-      startFixture("trip-tool.ts"),
-      startFixture("trip-tool.ts", { MANIFOLD_ENABLE_OPENAPI: "true" }),
-    ]);
+    [context.tool, context.withOpenApi] = await Promise.all([startFixture("trip-tool.ts"), startFixture("trip-tool.ts", { MANIFOLD_ENABLE_OPENAPI: "true" })]);
   });
   test.after(() => killAll());
 
@@ -39,7 +36,10 @@ export function componentCases(source: FixtureSource): void {
   function assertEnvelope(response: RawResponse, status: number, code: string): { message: string; details?: { pointer: string; message: string }[] } {
     assert.is(response.status, status, response.text);
     assert.is(response.headers["content-type"], JSON_TYPE);
-    const body = json(response) as { success: boolean; error: { code: string; message: string; category: string; retryable: boolean; details?: { pointer: string; message: string }[] } };
+    const body = json(response) as {
+      success: boolean;
+      error: { code: string; message: string; category: string; retryable: boolean; details?: { pointer: string; message: string }[] };
+    };
     assert.is(body.success, false);
     assert.is(body.error.code, code);
     assert.type(body.error.category, "string");
@@ -70,7 +70,10 @@ export function componentCases(source: FixtureSource): void {
   });
 
   test("a valid call answers 200 with the handler's JSON and echoes or creates the request id", async ({ tool }) => {
-    const response = await post(`${tool!.url}/api/capabilities/plan_trip`, JSON.stringify(TRIP), { "content-type": "application/json; charset=utf-8", "x-manifold-request-id": "trip-1" });
+    const response = await post(`${tool!.url}/api/capabilities/plan_trip`, JSON.stringify(TRIP), {
+      "content-type": "application/json; charset=utf-8",
+      "x-manifold-request-id": "trip-1",
+    });
     assert.is(response.status, 200);
     assert.is(response.headers["content-type"], JSON_TYPE);
     assert.is(response.headers["x-manifold-request-id"], "trip-1");
@@ -85,7 +88,10 @@ export function componentCases(source: FixtureSource): void {
   test("an empty body counts as {}", async ({ tool }) => {
     assert.is((await post(`${tool!.url}/api/capabilities/ping`, undefined, {})).status, 200);
     const error = assertEnvelope(await post(`${tool!.url}/api/capabilities/plan_trip`, ""), 400, "INVALID_INPUT");
-    assert.equal(error.details?.map((d) => d.pointer), ["/destination", "/nights", "/mode"]);
+    assert.equal(
+      error.details?.map((d) => d.pointer),
+      ["/destination", "/nights", "/mode"],
+    );
   });
 
   test("400 INVALID_INPUT with one JSON pointer per violation", async ({ tool }) => {
@@ -122,25 +128,33 @@ export function componentCases(source: FixtureSource): void {
 
   test("413 for a chunked body once the bytes pass the limit", async ({ tool }) => {
     const chunks = Array.from({ length: 40 }, () => Buffer.alloc(64 * 1024, 0x20));
-    assertEnvelope(await rawRequest(`${tool!.url}/api/capabilities/ping`, { method: "POST", headers: { "content-type": "application/json" }, chunks }), 413, "PAYLOAD_TOO_LARGE");
+    assertEnvelope(
+      await rawRequest(`${tool!.url}/api/capabilities/ping`, { method: "POST", headers: { "content-type": "application/json" }, chunks }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
     assert.is((await rawRequest(`${tool!.url}/health`)).status, 200);
   });
 
   test("413 reaches a client whose chunked upload never ends; the connection does not hang", async ({ tool }) => {
-    const response = await withTimeout(new Promise<number>((resolve, reject) => {
-      const req = request(`${tool!.url}/api/capabilities/ping`, { method: "POST", headers: { "content-type": "application/json" }, agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-        req.destroy();
-      });
-      req.on("error", (error) => (req.destroyed ? undefined : reject(error)));
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      const pump = (): void => {
-        while (!req.destroyed && req.write(chunk));
-        if (!req.destroyed) req.once("drain", pump);
-      };
-      pump();
-    }), 15_000, "413 during an endless upload");
+    const response = await withTimeout(
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${tool!.url}/api/capabilities/ping`, { method: "POST", headers: { "content-type": "application/json" }, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        });
+        req.on("error", (error) => (req.destroyed ? undefined : reject(error)));
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = (): void => {
+          while (!req.destroyed && req.write(chunk));
+          if (!req.destroyed) req.once("drain", pump);
+        };
+        pump();
+      }),
+      15_000,
+      "413 during an endless upload",
+    );
     assert.is(response, 413);
     assert.is((await rawRequest(`${tool!.url}/health`)).status, 200);
   });
@@ -164,7 +178,10 @@ export function componentCases(source: FixtureSource): void {
     assert.is(preflight.status, 204);
     assert.is(preflight.headers["access-control-allow-origin"], "*");
     assert.is(preflight.headers["access-control-allow-methods"], "GET, POST, OPTIONS");
-    assert.is(preflight.headers["access-control-allow-headers"], "Content-Type, Authorization, X-Manifold-Request-ID, X-Manifold-Conversation-ID, traceparent, tracestate, baggage");
+    assert.is(
+      preflight.headers["access-control-allow-headers"],
+      "Content-Type, Authorization, X-Manifold-Request-ID, X-Manifold-Conversation-ID, traceparent, tracestate, baggage",
+    );
     assert.is((await post(`${tool!.url}/api/capabilities/ping`, "{}")).headers["access-control-allow-origin"], "*");
   });
 
@@ -183,14 +200,18 @@ export function componentCases(source: FixtureSource): void {
 
   test("/openapi.json with MANIFOLD_ENABLE_OPENAPI=true reflects forwarded headers, and ignores hostile ones", async ({ withOpenApi }) => {
     const url = `${withOpenApi!.url}/openapi.json`;
-    const proxied = await rawRequest(url, { headers: { "x-forwarded-proto": "https", "x-forwarded-host": "tools.example.com", "x-forwarded-prefix": "trips/v1/" } });
+    const proxied = await rawRequest(url, {
+      headers: { "x-forwarded-proto": "https", "x-forwarded-host": "tools.example.com", "x-forwarded-prefix": "trips/v1/" },
+    });
     assert.is(proxied.status, 200);
     assert.is(proxied.headers["content-type"], JSON_TYPE);
     assert.equal(json(proxied), buildOpenApi(spec, { servers: ["https://tools.example.com/trips/v1"] }));
 
     const direct = json(await rawRequest(url)) as { servers: { url: string }[] };
     assert.is(direct.servers[0]?.url, withOpenApi!.url);
-    const hostile = json(await rawRequest(url, { headers: { "x-forwarded-host": 'evil.com"/><script>', "x-forwarded-prefix": "/../../x y" } })) as { servers: { url: string }[] };
+    const hostile = json(await rawRequest(url, { headers: { "x-forwarded-host": 'evil.com"/><script>', "x-forwarded-prefix": "/../../x y" } })) as {
+      servers: { url: string }[];
+    };
     assert.is(hostile.servers[0]?.url, withOpenApi!.url, "falls back to Host");
   });
 
@@ -238,7 +259,10 @@ export function componentCases(source: FixtureSource): void {
     await tool.waitFor((e) => e["event"] === "slow-started");
     tool.child.kill("SIGTERM");
     await tool.waitForLog(/trip-tool shutting down/);
-    const refused = await fetch(`${tool.url}/health`).then(() => "answered", () => "refused");
+    const refused = await fetch(`${tool.url}/health`).then(
+      () => "answered",
+      () => "refused",
+    );
     assert.is(refused, "refused");
     assert.equal(await withTimeout(slow, 10_000, "slow call"), { text: "still here", aborted: false });
     assert.is(await withTimeout(tool.exited, 10_000, "exit"), 0);

@@ -67,7 +67,10 @@ test.after(async () => {
 test("all four register under their names and types, each replica with its own id", async () => {
   assert.equal(await idsOf("weather-service"), weather.map(fixtureId).sort());
   assert.equal(await idsOf("geocoding-service"), [fixtureId(geocoding)]);
-  assert.equal((await registry.byType("agent")).map((e) => e.id), [fixtureId(agent)]);
+  assert.equal(
+    (await registry.byType("agent")).map((e) => e.id),
+    [fixtureId(agent)],
+  );
   assert.equal((await registry.byType("tool")).length, 3);
   assert.equal((await registry.byCapability(["get_current_weather", "get_forecast"])).length, 2);
   const entry = (await registry.get(fixtureId(agent)))!;
@@ -87,11 +90,15 @@ test("kill -9 of one tool: it reads unknown once its heartbeat is overdue, and i
   const killedAt = Date.now();
   victim.child.kill("SIGKILL");
   let sawUnknown = false;
-  const took = await until(async () => {
-    const entry = await registry.get(fixtureId(victim));
-    if (entry?.health === "unknown") sawUnknown = true;
-    return entry === undefined && !(await idsOf("weather-service")).includes(fixtureId(victim));
-  }, LIMIT_MS, "the killed replica gone");
+  const took = await until(
+    async () => {
+      const entry = await registry.get(fixtureId(victim));
+      if (entry?.health === "unknown") sawUnknown = true;
+      return entry === undefined && !(await idsOf("weather-service")).includes(fixtureId(victim));
+    },
+    LIMIT_MS,
+    "the killed replica gone",
+  );
   assert.ok(took <= LIMIT_MS);
   assert.ok(sawUnknown, "read as unknown between its missed heartbeats and its expiry");
   assert.equal(await idsOf("weather-service"), [fixtureId(survivor)]);
@@ -102,14 +109,20 @@ test("kill -9 of one tool: it reads unknown once its heartbeat is overdue, and i
 test("Redis killed and restarted empty: every survivor re-registers within 35 s, and steady calls all succeed", async () => {
   // The caller finds the agent through its own cached registry, as another process would.
   const callerStore = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: "e2e" }, log: () => undefined }) as RedisStore;
-  const planner = createClient<TripPlannerCapabilities>(TripPlannerSpec, { baseUrl: discover(createRegistry({ store: callerStore }), "trip-planner"), timeoutMs: 5_000 });
+  const planner = createClient<TripPlannerCapabilities>(TripPlannerSpec, {
+    baseUrl: discover(createRegistry({ store: callerStore }), "trip-planner"),
+    timeoutMs: 5_000,
+  });
   const survivors = [fixtureId(weather[1]!), fixtureId(geocoding), fixtureId(agent)].sort();
   const succeeded: number[] = [];
   const failures: string[] = [];
   let calling = true;
   const loop = (async () => {
     while (calling) {
-      await planner.planTrip({ destination: "Paris" }).then(() => succeeded.push(Date.now()), (error: unknown) => failures.push(String(error)));
+      await planner.planTrip({ destination: "Paris" }).then(
+        () => succeeded.push(Date.now()),
+        (error: unknown) => failures.push(String(error)),
+      );
       await sleep(100);
     }
   })();
@@ -123,8 +136,14 @@ test("Redis killed and restarted empty: every survivor re-registers within 35 s,
     await server.start();
     down = { from: killedAt, to: Date.now() };
     assert.is.not(runId(), runBefore, "a new server process, without persistence: every key is gone");
-    const took = await until(async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors), LIMIT_MS, "all survivors back");
-    console.log(`  survivors re-registered ${(took / 1000).toFixed(1)} s after Redis restarted (${((Date.now() - killedAt) / 1000).toFixed(1)} s after it was killed)`);
+    const took = await until(
+      async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors),
+      LIMIT_MS,
+      "all survivors back",
+    );
+    console.log(
+      `  survivors re-registered ${(took / 1000).toFixed(1)} s after Redis restarted (${((Date.now() - killedAt) / 1000).toFixed(1)} s after it was killed)`,
+    );
     await sleep(2_000);
   } finally {
     calling = false;
@@ -141,7 +160,11 @@ test("data lost without a reconnection (FLUSHALL): each survivor's next heartbea
   const survivors = [fixtureId(weather[1]!), fixtureId(geocoding), fixtureId(agent)].sort();
   server.cli("FLUSHALL");
   // One heartbeat period (10 s ± 10 %) at most, well within a TTL.
-  const took = await until(async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors), 12_000, "all survivors back");
+  const took = await until(
+    async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors),
+    12_000,
+    "all survivors back",
+  );
   console.log(`  survivors back ${(took / 1000).toFixed(1)} s after FLUSHALL`);
   const entry = (await registry.get(fixtureId(agent)))!;
   assert.equal([entry.name, entry.capabilities.map((c) => c.name)], ["trip-planner", ["plan_trip"]], "the full record, not only a TTL");

@@ -42,15 +42,20 @@ export async function startFixture(file: string, env: Record<string, string> = {
     errText += part;
     for (const wake of logWaiters) wake();
   });
-  const waitForLog: Fixture["waitForLog"] = (pattern, ms = 10_000) => withTimeout(new Promise<void>((resolve) => {
-    const wake = (): void => {
-      if (!pattern.test(errText)) return;
-      logWaiters.delete(wake);
-      resolve();
-    };
-    logWaiters.add(wake);
-    wake();
-  }), ms, `${file}: log ${pattern}`);
+  const waitForLog: Fixture["waitForLog"] = (pattern, ms = 10_000) =>
+    withTimeout(
+      new Promise<void>((resolve) => {
+        const wake = (): void => {
+          if (!pattern.test(errText)) return;
+          logWaiters.delete(wake);
+          resolve();
+        };
+        logWaiters.add(wake);
+        wake();
+      }),
+      ms,
+      `${file}: log ${pattern}`,
+    );
   const events: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -62,21 +67,26 @@ export async function startFixture(file: string, env: Record<string, string> = {
     for (const wake of waiters) wake();
   });
 
-  const waitFor: Fixture["waitFor"] = (test, ms = 20_000) => withTimeout(new Promise((resolve, reject) => {
-    const check = (): boolean => {
-      const found = events.find(test);
-      if (found === undefined) return false;
-      waiters.delete(wake);
-      resolve(found);
-      return true;
-    };
-    const wake = (): void => void check();
-    if (check()) return;
-    waiters.add(wake);
-    void exited.then((code) => {
-      if (!check()) reject(new Error(`${file} exited (${code}) first; stderr:\n${errText}`));
-    });
-  }), ms, `${file}: stdout event`);
+  const waitFor: Fixture["waitFor"] = (test, ms = 20_000) =>
+    withTimeout(
+      new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const found = events.find(test);
+          if (found === undefined) return false;
+          waiters.delete(wake);
+          resolve(found);
+          return true;
+        };
+        const wake = (): void => void check();
+        if (check()) return;
+        waiters.add(wake);
+        void exited.then((code) => {
+          if (!check()) reject(new Error(`${file} exited (${code}) first; stderr:\n${errText}`));
+        });
+      }),
+      ms,
+      `${file}: stdout event`,
+    );
 
   const listening = await waitFor((e) => e["event"] === "listening", 30_000);
   return { child, url: String(listening["url"]), waitFor, stderr: () => errText, waitForLog, exited };

@@ -38,7 +38,12 @@ outputs:
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
-  const response = await fetch(agent.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(agent.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
   const parsed = (await response.json()) as Record<string, unknown>;
   return { status: response.status, body: parsed, ms: performance.now() - started };
 }
@@ -68,7 +73,14 @@ test("custom mode: ordered entries, the failed middle step in its place, the las
   assert.is(body["success"], false);
   assert.match(String(body["plan_id"]), /^custom-\d{19}$/);
   const steps = body["steps"] as { step_id: string; success: boolean; error: { code: string } | null; output?: Record<string, unknown> }[];
-  assert.equal(steps.map((s) => [s.step_id, s.success, s.error?.code ?? null]), [["step-1", true, null], ["step-2", false, "HANDLER_ERROR"], ["step-3", true, null]]);
+  assert.equal(
+    steps.map((s) => [s.step_id, s.success, s.error?.code ?? null]),
+    [
+      ["step-1", true, null],
+      ["step-2", false, "HANDLER_ERROR"],
+      ["step-3", true, null],
+    ],
+  );
   assert.equal(steps[0]!.output, { sum: 5 });
   assert.is(steps[2]!.output?.["tag"], "last");
 });
@@ -80,7 +92,10 @@ test("a YAML workflow file loaded at start-up is checked and executes", async ()
   assert.match(String(body["plan_id"]), /^yaml-\d{19}$/);
   const bad = await post("/orchestrate/yaml-sum", { a: 1 });
   assert.is(bad.status, 400);
-  assert.equal((bad.body["error"] as { details: { pointer: string }[] }).details.map((d) => d.pointer), ["/b"]);
+  assert.equal(
+    (bad.body["error"] as { details: { pointer: string }[] }).details.map((d) => d.pointer),
+    ["/b"],
+  );
   await agent.waitForLog(/workflow yaml-sum loaded from/);
 });
 

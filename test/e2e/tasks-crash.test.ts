@@ -88,10 +88,12 @@ test("2,000 tasks, three workers, one killed with SIGKILL every 2 s and restarte
       doomed.child.kill("SIGKILL");
       exits.push(doomed.exited);
       kills += 1;
-      starting.push(startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "worker" }).then((worker) => {
-        workers.push(worker);
-        up.push(worker);
-      }));
+      starting.push(
+        startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "worker" }).then((worker) => {
+          workers.push(worker);
+          up.push(worker);
+        }),
+      );
     }
   })();
 
@@ -116,16 +118,25 @@ test("2,000 tasks, three workers, one killed with SIGKILL every 2 s and restarte
   const twice = runs.filter((r) => Number(r) >= 2).length;
   const redelivered = all.filter((t) => t.deliveries > 1).length;
   const elapsed = Date.now() - started;
-  console.log(`  crash test: ${TASKS} tasks in ${(elapsed / 1000).toFixed(1)} s, ${kills} SIGKILLs in ${ticks} ticks; ran twice or more: ${twice}; redelivered (deliveries > 1): ${redelivered}; statuses: ${JSON.stringify(Object.fromEntries(byStatus))}`);
+  console.log(
+    `  crash test: ${TASKS} tasks in ${(elapsed / 1000).toFixed(1)} s, ${kills} SIGKILLs in ${ticks} ticks; ran twice or more: ${twice}; redelivered (deliveries > 1): ${redelivered}; statuses: ${JSON.stringify(Object.fromEntries(byStatus))}`,
+  );
 
   assert.ok(kills >= 1, "no worker was killed: nothing was tested");
-  assert.equal(await Promise.all(exits), exits.map(() => "SIGKILL"), "every kill was a SIGKILL");
+  assert.equal(
+    await Promise.all(exits),
+    exits.map(() => "SIGKILL"),
+    "every kill was a SIGKILL",
+  );
   assert.equal(Object.fromEntries(byStatus), { completed: TASKS }, "every task completed: none lost, none stuck running or queued");
   for (const task of all) {
     const n = ids.get(task.task_id)!;
     assert.equal((task.result as { square: number }).square, n * n, `result of ${task.task_id}`);
   }
-  assert.ok(runs.every((r) => Number(r) >= 1), "every task ran at least once");
+  assert.ok(
+    runs.every((r) => Number(r) >= 1),
+    "every task ran at least once",
+  );
   assert.ok(twice > 0, "kills landed mid-task, so some task ran again (at-least-once, not at-most-once)");
   assert.ok(elapsed < 60_000, `took ${elapsed} ms`);
 });

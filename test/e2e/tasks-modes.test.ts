@@ -24,7 +24,11 @@ test.after(async () => {
 });
 
 async function submit(input: Record<string, unknown>): Promise<string> {
-  const response = await fetch(`${api.url}/api/v1/tasks`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "crunch", input }) });
+  const response = await fetch(`${api.url}/api/v1/tasks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "crunch", input }),
+  });
   assert.is(response.status, 202);
   return ((await response.json()) as { task_id: string }).task_id;
 }
@@ -52,8 +56,15 @@ test("api mode queues and runs nothing; a worker process serves only /health and
   const health = await fetch(`${worker.url}/health`);
   assert.is(health.status, 200);
   assert.is(((await health.json()) as { status: string }).status, "healthy");
-  for (const [method, path] of [["POST", "/api/v1/tasks"], ["GET", `/api/v1/tasks/${id}`], ["GET", "/api/capabilities"]] as const) {
-    const response = await fetch(`${worker.url}${path}`, { method, ...(method === "POST" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}) });
+  for (const [method, path] of [
+    ["POST", "/api/v1/tasks"],
+    ["GET", `/api/v1/tasks/${id}`],
+    ["GET", "/api/capabilities"],
+  ] as const) {
+    const response = await fetch(`${worker.url}${path}`, {
+      method,
+      ...(method === "POST" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}),
+    });
     assert.is(response.status, 404, `${method} ${path} on a worker`);
   }
   assert.equal((await until(id, "completed")).result, { square: 9, attempt: 1 });
@@ -74,7 +85,10 @@ test("SIGTERM on a worker: it stops taking tasks, lets the running one finish, a
 });
 
 test("an unknown MANIFOLD_MODE stops the process at startup with a message naming the variable", async () => {
-  const error = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "both" }).then(() => undefined, (e: Error) => e);
+  const error = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "both" }).then(
+    () => undefined,
+    (e: Error) => e,
+  );
   assert.ok(error, "the process must not start");
   assert.match(error!.message, /MANIFOLD_MODE must be empty \(API and workers\), "api" or "worker", not "both"/);
 });

@@ -27,13 +27,23 @@ test.after(async ({ receiver }) => {
 
 test("client → agent → tool: one trace, parent links, baggage at the tool, no id-valued metric labels", async ({ receiver }) => {
   const env = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver!.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_METRIC_EXPORT_INTERVAL: "250",
-    APP_ENV: "development", OTEL_SERVICE_NAME: "", OTEL_RESOURCE_ATTRIBUTES: "", OTEL_TRACES_SAMPLER: "", MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID: "",
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver!.url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRIC_EXPORT_INTERVAL: "250",
+    APP_ENV: "development",
+    OTEL_SERVICE_NAME: "",
+    OTEL_RESOURCE_ATTRIBUTES: "",
+    OTEL_TRACES_SAMPLER: "",
+    MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID: "",
   };
   const tool = await startFixture("tracing-tool.ts", env);
   const agent = await startFixture("tracing-agent.ts", { ...env, TOOL_URL: tool.url });
   const client = fileURLToPath(new URL("fixtures/tracing-client.ts", import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [...TS_NODE_ARGS, client], { cwd: root, env: { ...process.env, ...env, AGENT_URL: agent.url }, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [...TS_NODE_ARGS, client], {
+    cwd: root,
+    env: { ...process.env, ...env, AGENT_URL: agent.url },
+    timeout: 60_000,
+  });
   const { result } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { result: AgentCaps["plan"]["output"] };
 
   // What arrived at the tool, two hops from the client.
@@ -42,7 +52,11 @@ test("client → agent → tool: one trace, parent links, baggage at the tool, n
   assert.match(traceId, /^[0-9a-f]{32}$/);
   assert.is(result.agentTraceId, traceId);
   assert.match(arrived.traceparent!, new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
-  assert.equal(Object.fromEntries(arrived.baggage!.split(",").map((kv) => kv.split("="))), { request_id: "req-e2e-1", original_request_id: "req-e2e-1", conversation_id: "conv-e2e" });
+  assert.equal(Object.fromEntries(arrived.baggage!.split(",").map((kv) => kv.split("="))), {
+    request_id: "req-e2e-1",
+    original_request_id: "req-e2e-1",
+    conversation_id: "conv-e2e",
+  });
   assert.equal([arrived.requestId, arrived.originalRequestId, arrived.conversationId], ["req-e2e-1", "req-e2e-1", "conv-e2e"]);
   assert.is(arrived.tenant, "acme", "the tenant header was forwarded by the agent");
   assert.ok(arrived.authorized, "the token was forwarded by the agent (the tool requires one)");
@@ -66,8 +80,10 @@ test("client → agent → tool: one trace, parent links, baggage at the tool, n
   assert.is(agentClient.parentSpanId, agentServer.spanId);
   assert.is(toolServer.parentSpanId, agentClient.spanId);
   assert.is(arrived.traceparent!.split("-")[2], agentClient.spanId);
-  assert.equal([clientSpan.name, agentServer.name, agentClient.name, toolServer.name],
-    ["HTTP POST /api/capabilities/plan", "HTTP POST /api/capabilities/plan", "HTTP POST /api/capabilities/inspect", "HTTP POST /api/capabilities/inspect"]);
+  assert.equal(
+    [clientSpan.name, agentServer.name, agentClient.name, toolServer.name],
+    ["HTTP POST /api/capabilities/plan", "HTTP POST /api/capabilities/plan", "HTTP POST /api/capabilities/inspect", "HTTP POST /api/capabilities/inspect"],
+  );
   const instances = new Set(spans.map((s) => s.resource["service.instance.id"]));
   assert.is(instances.size, 3, "each process has its own service.instance.id");
   for (const id of instances) assert.match(String(id), /^[0-9a-f-]{36}$/);

@@ -48,7 +48,10 @@ test.after(() => {
 test("prints each tool's URL and a sample curl", async () => {
   await ready;
   for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent"]) urlOf(name);
-  assert.match(stdout, /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/api\/capabilities\/geocode_location -H 'Content-Type: application\/json' -d '\{"location":"Paris"\}'/);
+  assert.match(
+    stdout,
+    /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/api\/capabilities\/geocode_location -H 'Content-Type: application\/json' -d '\{"location":"Paris"\}'/,
+  );
 });
 
 test("a trip's worth of calls through the typed clients", async () => {
@@ -125,7 +128,15 @@ test("POST /orchestrate/travel-research returns the workflow's typed outputs; we
   // Typed: a number stays a number through a whole-value reference.
   const temperature: number = run.outputs.temperature;
   assert.type(temperature, "number");
-  assert.equal(run.steps.map((s) => [s.step_id, s.status]), [["geocode", "completed"], ["weather", "completed"], ["rates", "completed"], ["country", "completed"]]);
+  assert.equal(
+    run.steps.map((s) => [s.step_id, s.status]),
+    [
+      ["geocode", "completed"],
+      ["weather", "completed"],
+      ["rates", "completed"],
+      ["country", "completed"],
+    ],
+  );
   const started = Object.fromEntries(run.steps.map((s) => [s.step_id, Date.parse(s.started_at!)]));
   const ended = (id: string) => started[id]! + run.steps.find((s) => s.step_id === id)!.duration_ms;
   assert.ok(started["weather"]! < ended("rates") && started["rates"]! < ended("weather"), "weather and rates overlap");
@@ -137,7 +148,10 @@ test("the four-wide city-compare workflow and a failing workflow's 502 WORKFLOW_
   await ready;
   const workflows = TravelAgent.workflows({ baseUrl: urlOf("travel-agent") });
   const run = await workflows.cityCompare({ first: "Paris", second: "Tokyo", third: "Cairo", fourth: "Sydney" });
-  assert.equal([run.outputs.first.place, run.outputs.second.place, run.outputs.third.place, run.outputs.fourth.place], ["Paris, FR", "Tokyo, JP", "Cairo, EG", "Sydney, AU"]);
+  assert.equal(
+    [run.outputs.first.place, run.outputs.second.place, run.outputs.third.place, run.outputs.fourth.place],
+    ["Paris, FR", "Tokyo, JP", "Cairo, EG", "Sydney, AU"],
+  );
   assert.is(run.steps.length, 8);
   try {
     await workflows.travelResearch({ destination: "Atlantis" });
@@ -154,17 +168,30 @@ test("custom mode runs the steps in order and reports a failed middle step in it
   const response = await fetch(`${urlOf("travel-agent")}/orchestrate/custom`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ steps: [
-      { tool: "geocoding-service", capability: "geocode_location", params: { location: "Lisbon" } },
-      { tool: "geocoding-service", capability: "geocode_location", params: { location: "Atlantis" } },
-      { tool: "currency-service", capability: "list_currencies" },
-    ] }),
+    body: JSON.stringify({
+      steps: [
+        { tool: "geocoding-service", capability: "geocode_location", params: { location: "Lisbon" } },
+        { tool: "geocoding-service", capability: "geocode_location", params: { location: "Atlantis" } },
+        { tool: "currency-service", capability: "list_currencies" },
+      ],
+    }),
   });
   assert.is(response.status, 200);
-  const body = await response.json() as { success: boolean; plan_id: string; steps: { step_id: string; success: boolean; error: { code: string } | null; output?: Record<string, unknown> }[] };
+  const body = (await response.json()) as {
+    success: boolean;
+    plan_id: string;
+    steps: { step_id: string; success: boolean; error: { code: string } | null; output?: Record<string, unknown> }[];
+  };
   assert.is(body.success, false);
   assert.match(body.plan_id, /^custom-\d{19,}$/);
-  assert.equal(body.steps.map((s) => [s.step_id, s.success, s.error?.code ?? null]), [["step-1", true, null], ["step-2", false, "NOT_FOUND"], ["step-3", true, null]]);
+  assert.equal(
+    body.steps.map((s) => [s.step_id, s.success, s.error?.code ?? null]),
+    [
+      ["step-1", true, null],
+      ["step-2", false, "NOT_FOUND"],
+      ["step-3", true, null],
+    ],
+  );
   assert.is(body.steps[0]!.output!["display_name"], "Lisbon, PT");
   assert.ok((body.steps[2]!.output!["currencies"] as string[]).includes("EUR"));
 });

@@ -53,7 +53,10 @@ test("validate: exit 0 and a summary on the example network; exit 1 with positio
     assert.match(bad.err, /^manifests\/t\.yaml:7:5 - error MF1201: unknown key `colour`/);
     const json = run(["validate", "--format", "json"], dir);
     assert.is(json.code, 1);
-    assert.equal((JSON.parse(json.out) as { code: string; line: number; column: number }[]).map((d) => [d.code, d.line, d.column]), [["MF1201", 7, 5]]);
+    assert.equal(
+      (JSON.parse(json.out) as { code: string; line: number; column: number }[]).map((d) => [d.code, d.line, d.column]),
+      [["MF1201", 7, 5]],
+    );
     const github = run(["gen", "--format", "github"], dir);
     assert.is(github.code, 1);
     assert.match(github.out, /^::error file=manifests\/t\.yaml,line=7,col=5,title=MF1201::unknown key `colour`/);

@@ -13,8 +13,14 @@ import { GEOCODING_TOOL, tempProject } from "./load-helpers.js";
 
 type Produce = () => readonly Diagnostic[] | Promise<readonly Diagnostic[]>;
 
-const text = (source: string): Produce => () => loadManifestText("m/x.yaml", source).diagnostics;
-const files = (sources: Record<string, string>): Produce => () => loadSources(Object.entries(sources).map(([file, t]) => ({ file, text: t }))).diagnostics;
+const text =
+  (source: string): Produce =>
+  () =>
+    loadManifestText("m/x.yaml", source).diagnostics;
+const files =
+  (sources: Record<string, string>): Produce =>
+  () =>
+    loadSources(Object.entries(sources).map(([file, t]) => ({ file, text: t }))).diagnostics;
 
 /** A folder on disk (for the file-level codes), loaded as gen loads one. */
 function onDisk(setup: (root: string) => Promise<void>, manifestsDir = "m"): Produce {
@@ -56,7 +62,9 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1006: text("kind: tool\nname: [unclosed\n"),
   MF1007: text("kind: tool\nkind: tool\n"),
   MF1008: text(`kind: tool\n---\nkind: tool\n`),
-  MF1009: text(`a: &a [x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n`),
+  MF1009: text(
+    `a: &a [x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n`,
+  ),
   MF1010: text("kind: tool\nname: !custom t\n"),
   MF1011: text(`%FOO bar\n---\n${TOOL}  - { name: a, description: b }\n`),
   MF1012: text("# only a comment\n"),
@@ -82,7 +90,10 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1308: text(capability("    input:\n      required: [{ name: x, type: number, example: abc }]\n")),
   MF1309: text(capability("    input:\n      required: [{ name: x, type: number, enum: [1, two] }]\n")),
   MF1310: files({ "m/g.yaml": `${AGENT}uses: [nobody]\n` }),
-  MF1311: files({ "m/geo.yaml": GEOCODING_TOOL, "m/g.yaml": `${AGENT}uses: [geocoding-service]\nhitl:\n  sensitive_capabilities: [launch_rockets]\n  default_action: reject\n` }),
+  MF1311: files({
+    "m/geo.yaml": GEOCODING_TOOL,
+    "m/g.yaml": `${AGENT}uses: [geocoding-service]\nhitl:\n  sensitive_capabilities: [launch_rockets]\n  default_action: reject\n`,
+  }),
   MF1312: files({ "m/g.yaml": `${AGENT}orchestration: { workflows: [missing-flow] }\n` }),
   MF1313: text(`${AGENT}tasks:\n  - { type: a }\n  - { type: a }\n`),
   MF1314: workflowCase("duplicate-step"),
@@ -108,4 +119,3 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1418: workflowCase("duration-too-long"),
   MF1419: () => loadWorkflowText("m/t.yaml", GEOCODING_TOOL, { component: () => undefined }).diagnostics,
 };
-

@@ -27,7 +27,13 @@ test("pretty: path:line:col - severity code: message, then the line and a caret 
 test("pretty: the caret follows tabs and a wide gutter", () => {
   const d: Diagnostic = { ...error, line: 10, column: 3 };
   const lines = `${"\n".repeat(9)}\t\tx: 1\n`;
-  assert.is(formatDiagnostics([d], "pretty", { color: false, sources: new Map([["m/a.yaml", lines]]) }).split("\n").slice(1).join("\n"), "10 | \t\tx: 1\n   | \t\t^");
+  assert.is(
+    formatDiagnostics([d], "pretty", { color: false, sources: new Map([["m/a.yaml", lines]]) })
+      .split("\n")
+      .slice(1)
+      .join("\n"),
+    "10 | \t\tx: 1\n   | \t\t^",
+  );
 });
 
 test("pretty with colour: red error, yellow warning, dim code; nothing else changes", () => {
@@ -54,13 +60,19 @@ test("github: workflow commands with data and property escaping", () => {
       "::warning file=m/b%2C c.yaml,line=1,col=1,title=MF1311::100%25 sure:%0Aline two%0D",
     ].join("\n"),
   );
-  assert.is(formatDiagnostics([{ ...error, file: "C:/x.yaml" }], "github", { color: false }).split("::")[1], "error file=C%3A/x.yaml,line=2,col=7,title=MF1205");
+  assert.is(
+    formatDiagnostics([{ ...error, file: "C:/x.yaml" }], "github", { color: false }).split("::")[1],
+    "error file=C%3A/x.yaml,line=2,col=7,title=MF1205",
+  );
 });
 
 test("a loaded project formats with its own sources", () => {
   const project = loadManifestText("m/x.yaml", "kind: tool\nname: t\ndescription: d\ncapabilities:\n  - { name: a, description: b, internal: yes }\n");
   const text = formatDiagnostics(project.diagnostics, "pretty", { color: false, ...(project.sources && { sources: project.sources }) });
-  assert.is(text, `m/x.yaml:5:42 - error MF1203: \`capabilities[0].internal\` must be a boolean (true or false), got a string\n5 |   - { name: a, description: b, internal: yes }\n  | ${" ".repeat(41)}^`);
+  assert.is(
+    text,
+    `m/x.yaml:5:42 - error MF1203: \`capabilities[0].internal\` must be a boolean (true or false), got a string\n5 |   - { name: a, description: b, internal: yes }\n  | ${" ".repeat(41)}^`,
+  );
 });
 
 test("summariseDiagnostics counts errors and warnings", () => {

@@ -37,7 +37,13 @@ test("manifest text cannot break out of comments or literals in index.ts", async
   const { Project } = await import("ts-morph");
   const source = new Project({ useInMemoryFileSystem: true }).createSourceFile("/m.ts", formatted);
   assert.equal([...source.getExportedDeclarations().keys()].sort(), [
-    "DoItInput", "DoItOutput", "EvilTool", "EvilToolCapabilities", "EvilToolClient", "EvilToolHandlers", "EvilToolSpec",
+    "DoItInput",
+    "DoItOutput",
+    "EvilTool",
+    "EvilToolCapabilities",
+    "EvilToolClient",
+    "EvilToolHandlers",
+    "EvilToolSpec",
   ]);
   assert.equal(source.getStatements().length, 8);
   // The data literal carries the text unchanged: evaluate the literal and compare.

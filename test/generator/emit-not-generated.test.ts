@@ -12,7 +12,10 @@ test("MF1315: orchestration.natural and an agent's chat/hitl keys warn where the
     { file: "m/weather.yaml", text: WEATHER_TOOL },
     { file: "m/wf.yaml", text: TRAVEL_WORKFLOW },
   ]);
-  assert.equal(project.diagnostics.filter((d) => d.severity === "error"), []);
+  assert.equal(
+    project.diagnostics.filter((d) => d.severity === "error"),
+    [],
+  );
   const warnings = notGenerated(project);
   assert.ok(warnings.every((w) => w.code === "MF1315" && w.severity === "warning"));
   const agentLines = TRAVEL_AGENT.split("\n");
@@ -26,9 +29,20 @@ test("MF1315: orchestration.natural and an agent's chat/hitl keys warn where the
     warnings.filter((w) => w.file === "m/agent.yaml").map((w) => [w.line, w.column, /`([\w.]+)`/.exec(w.message)?.[1]]),
     expected,
   );
-  assert.ok(agentLines.some((l) => l.startsWith("scheduled:")), "fixture agent has scheduled");
-  assert.equal(warnings.filter((w) => w.message.includes("`scheduled`")), [], "scheduled is served");
-  assert.equal(warnings.filter((w) => w.file === "m/wf.yaml"), [], "workflows are compiled");
+  assert.ok(
+    agentLines.some((l) => l.startsWith("scheduled:")),
+    "fixture agent has scheduled",
+  );
+  assert.equal(
+    warnings.filter((w) => w.message.includes("`scheduled`")),
+    [],
+    "scheduled is served",
+  );
+  assert.equal(
+    warnings.filter((w) => w.file === "m/wf.yaml"),
+    [],
+    "workflows are compiled",
+  );
   assert.equal(notGenerated(loadSources([{ file: "m/weather.yaml", text: WEATHER_TOOL }])), [], "tools: nothing to warn about");
 });
 

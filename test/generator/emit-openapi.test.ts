@@ -14,7 +14,10 @@ import type { ComponentSpec } from "../../runtime/spec/types.js";
 const generated = new URL("../../generated/", import.meta.url).pathname;
 
 async function components(): Promise<string[]> {
-  return (await readdir(generated, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return (await readdir(generated, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 const spec: ComponentSpec = {
@@ -23,9 +26,16 @@ const spec: ComponentSpec = {
   description: "Sample",
   version: "1.0.0",
   capabilities: [
-    { name: "with_both", key: "withBoth", description: "Both summaries", type: "tool", internal: false, endpoint: "/api/capabilities/with_both",
+    {
+      name: "with_both",
+      key: "withBoth",
+      description: "Both summaries",
+      type: "tool",
+      internal: false,
+      endpoint: "/api/capabilities/with_both",
       input: { required: [{ name: "a", type: "integer", example: 3 }], optional: [{ name: "tags", type: "array", items: { type: "string" } }] },
-      output: { required: [{ name: "nested", type: "object", fields: { required: [{ name: "x", type: "number" }], optional: [] } }], optional: [] } },
+      output: { required: [{ name: "nested", type: "object", fields: { required: [{ name: "x", type: "number" }], optional: [] } }], optional: [] },
+    },
     { name: "bare", key: "bare", description: "No summaries", type: "reasoning", internal: true, endpoint: "/custom/bare" },
   ],
 };
@@ -74,7 +84,11 @@ test("every generated schema file is valid draft-07 and accepts the examples of 
     const dir = join(generated, name, "schemas");
     const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith(".json")).sort();
     for (const file of files) {
-      const schema = JSON.parse(await readFile(join(dir, file), "utf8")) as { $schema: string; properties: Record<string, { examples?: unknown[] }>; required?: string[] };
+      const schema = JSON.parse(await readFile(join(dir, file), "utf8")) as {
+        $schema: string;
+        properties: Record<string, { examples?: unknown[] }>;
+        required?: string[];
+      };
       assert.is(schema.$schema, "http://json-schema.org/draft-07/schema#");
       const validate = ajv.compile(schema);
       const sample: Record<string, unknown> = {};

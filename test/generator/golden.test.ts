@@ -59,11 +59,13 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
 test("gen is deterministic: two gen processes, each loading from disk, write the same bytes", async () => {
   const out = await mkdtemp(join(tmpdir(), "manifold-determinism-"));
   try {
-    const runs = await Promise.all(["a", "b"].map(async (name) => {
-      const result = cli(root, "gen", "--out", join(out, name));
-      assert.is(result.code, 0, result.stderr);
-      return snapshot(join(out, name));
-    }));
+    const runs = await Promise.all(
+      ["a", "b"].map(async (name) => {
+        const result = cli(root, "gen", "--out", join(out, name));
+        assert.is(result.code, 0, result.stderr);
+        return snapshot(join(out, name));
+      }),
+    );
     assert.ok(runs[0]!.size >= 20, `wrote ${runs[0]!.size} files`);
     assert.equal([...runs[0]!].sort(), [...runs[1]!].sort());
   } finally {

@@ -20,13 +20,14 @@ test("a project folder loads recursively, sorted, with paths relative to cwd", a
   try {
     const project = await loadProject({ manifestsDir: "manifests", cwd: root });
     assert.equal(project.diagnostics, []);
-    assert.equal(project.manifests.map((m) => m.file), [
-      "manifests/agent.yaml",
-      "manifests/tools/geo.yml",
-      "manifests/tools/weather.yaml",
-      "manifests/flows/research.yaml",
-    ]);
-    assert.equal([...(project.sources?.keys() ?? [])], ["manifests/agent.yaml", "manifests/flows/research.yaml", "manifests/tools/geo.yml", "manifests/tools/weather.yaml"]);
+    assert.equal(
+      project.manifests.map((m) => m.file),
+      ["manifests/agent.yaml", "manifests/tools/geo.yml", "manifests/tools/weather.yaml", "manifests/flows/research.yaml"],
+    );
+    assert.equal(
+      [...(project.sources?.keys() ?? [])],
+      ["manifests/agent.yaml", "manifests/flows/research.yaml", "manifests/tools/geo.yml", "manifests/tools/weather.yaml"],
+    );
   } finally {
     await cleanup();
   }
@@ -60,10 +61,13 @@ test("MF1003: a dangling link or a FIFO named like a manifest is reported, not r
     await symlink(join(root, "gone.yaml"), join(root, "m/dangling.yaml"));
     execFileSync("mkfifo", [join(root, "m/pipe.yaml")]);
     const project = await loadProject({ manifestsDir: "m", cwd: root });
-    assert.equal(project.diagnostics.map((d) => [d.file, d.code, d.line, d.column]), [
-      ["m/dangling.yaml", "MF1003", 1, 1],
-      ["m/pipe.yaml", "MF1003", 1, 1],
-    ]);
+    assert.equal(
+      project.diagnostics.map((d) => [d.file, d.code, d.line, d.column]),
+      [
+        ["m/dangling.yaml", "MF1003", 1, 1],
+        ["m/pipe.yaml", "MF1003", 1, 1],
+      ],
+    );
     assert.is(project.diagnostics[0]!.message, "cannot read the file: it is a link to something that does not exist");
     assert.is(project.diagnostics[1]!.message, "cannot read the file: it is not a regular file");
     assert.is(project.manifests.length, 1);
@@ -78,7 +82,10 @@ test("MF1004: a file over the size limit is not read", async () => {
     const d = single(await loadProject({ manifestsDir: "m", cwd: root }));
     assert.equal([d.file, d.code, d.line, d.column], ["m/big.yaml", "MF1004", 1, 1]);
     assert.is(d.message, "file is 2.0 MiB; a manifest may be at most 1.0 MiB");
-    assert.equal(where(await loadProject({ manifestsDir: "m", cwd: root, maxFileBytes: 100 })).map((w) => w[0]), ["MF1004", "MF1004"]);
+    assert.equal(
+      where(await loadProject({ manifestsDir: "m", cwd: root, maxFileBytes: 100 })).map((w) => w[0]),
+      ["MF1004", "MF1004"],
+    );
   } finally {
     await cleanup();
   }
@@ -90,7 +97,10 @@ test("MF1005: bytes that are not UTF-8 are reported at the first bad byte", asyn
   const { root, cleanup } = await tempProject({ "m/latin1.yaml": bytes, "m/utf16.yaml": utf16, "m/bom.yaml": `\uFEFF${GEOCODING_TOOL}` });
   try {
     const project = await loadProject({ manifestsDir: "m", cwd: root });
-    assert.equal(where(project), [["MF1005", 2, 10], ["MF1005", 1, 1]]);
+    assert.equal(where(project), [
+      ["MF1005", 2, 10],
+      ["MF1005", 1, 1],
+    ]);
     assert.is(project.diagnostics[0]!.message, "the file is not valid UTF-8: byte 0xe9 at offset 20");
     assert.match(project.diagnostics[1]!.message, /looks like UTF-16/);
     assert.is(project.manifests.length, 1);
@@ -106,18 +116,28 @@ test("a folder named like a manifest is searched, and link cycles end", async ()
     await symlink(join(root, "m"), join(root, "m/sub/loop"));
     const project = await loadProject({ manifestsDir: "m", cwd: root });
     assert.equal(project.diagnostics, []);
-    assert.equal(project.manifests.map((m) => m.file), ["m/x.yaml/inner.yaml"]);
+    assert.equal(
+      project.manifests.map((m) => m.file),
+      ["m/x.yaml/inner.yaml"],
+    );
   } finally {
     await cleanup();
   }
 });
 
 test("loadComponentFile returns the ComponentSpec, or throws the formatted diagnostics", async () => {
-  const { root, cleanup } = await tempProject({ "geo.yaml": GEOCODING_TOOL, "bad.yaml": "kind: tool\nname: t\ndescription: d\ncapabilities: []\n", "flow.yaml": TRAVEL_WORKFLOW });
+  const { root, cleanup } = await tempProject({
+    "geo.yaml": GEOCODING_TOOL,
+    "bad.yaml": "kind: tool\nname: t\ndescription: d\ncapabilities: []\n",
+    "flow.yaml": TRAVEL_WORKFLOW,
+  });
   try {
     const spec = await loadComponentFile("geo.yaml", { cwd: root });
     assert.is(spec.name, "geocoding-service");
-    assert.equal(spec.capabilities.map((c) => c.key), ["geocodeLocation"]);
+    assert.equal(
+      spec.capabilities.map((c) => c.key),
+      ["geocodeLocation"],
+    );
     const absolute = await loadComponentFile(join(root, "geo.yaml"), { cwd: root });
     assert.equal(absolute, spec);
     try {

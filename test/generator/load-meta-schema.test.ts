@@ -45,8 +45,13 @@ test("every object schema rejects unknown keys and every property has a descript
   visit(MANIFEST_SCHEMA, "#");
   assert.ok(checked > 50);
   assert.equal(missing, []);
-  const open = Object.entries(definitions).filter(([, d]) => isObject(d) && isObject(d["properties"]) && d["additionalProperties"] !== false && d["propertyNames"] === undefined);
-  assert.equal(open.map(([name]) => name), []);
+  const open = Object.entries(definitions).filter(
+    ([, d]) => isObject(d) && isObject(d["properties"]) && d["additionalProperties"] !== false && d["propertyNames"] === undefined,
+  );
+  assert.equal(
+    open.map(([name]) => name),
+    [],
+  );
 });
 
 test("the examples in DESIGN.md §2 load without diagnostics", () => {
@@ -122,7 +127,10 @@ outputs:
     { file: "currency.yaml", text: other("currency-service", "convert_currency") },
   ]);
   // The design's workflow declares `amount` and never uses it: the one finding is that warning.
-  assert.equal(project.diagnostics.map((d) => [d.file, d.line, d.column, d.code]), [["workflow.yaml", 6, 3, "MF1412"]]);
+  assert.equal(
+    project.diagnostics.map((d) => [d.file, d.line, d.column, d.code]),
+    [["workflow.yaml", 6, 3, "MF1412"]],
+  );
 });
 
 test.run();

@@ -58,7 +58,15 @@ test("defaults: version 1.0.0, type tool, internal false, default endpoint, no p
     description: "d",
     version: "1.0.0",
     capabilities: [
-      { name: "do_it", key: "doIt", description: "x", type: "tool", internal: false, endpoint: "/api/capabilities/do_it", input: { required: [], optional: [] } },
+      {
+        name: "do_it",
+        key: "doIt",
+        description: "x",
+        type: "tool",
+        internal: false,
+        endpoint: "/api/capabilities/do_it",
+        input: { required: [], optional: [] },
+      },
     ],
   });
   assert.not.ok("output" in (project.manifests[0]?.component?.capabilities[0] ?? {}));

@@ -14,7 +14,36 @@ function random(seed: number): () => number {
   };
 }
 
-const PIECES = [":", "-", " ", "\n", "  ", "{", "}", "[", "]", ",", "&a", "*a", "!!set", "'", '"', "#", "---", "\t", "?", "|", ">", "~", "null", "1e9", "__proto__", "kind: workflow", "\uFEFF", "\u0000"];
+const PIECES = [
+  ":",
+  "-",
+  " ",
+  "\n",
+  "  ",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  "&a",
+  "*a",
+  "!!set",
+  "'",
+  '"',
+  "#",
+  "---",
+  "\t",
+  "?",
+  "|",
+  ">",
+  "~",
+  "null",
+  "1e9",
+  "__proto__",
+  "kind: workflow",
+  "\uFEFF",
+  "\u0000",
+];
 
 function mutate(text: string, next: () => number): string {
   let out = text;
@@ -45,7 +74,8 @@ test("mutated manifests never throw and every diagnostic is positioned and coded
 });
 
 test("a large manifest (about 600 KiB, 2000 capabilities) loads in reasonable time", () => {
-  const capability = (i: number) => `  - name: cap_${i}\n    description: Capability ${i}\n    input:\n      required:\n        - { name: a, type: string, example: x, description: "${"d".repeat(100)}" }\n        - { name: b, type: integer, example: ${i} }\n`;
+  const capability = (i: number) =>
+    `  - name: cap_${i}\n    description: Capability ${i}\n    input:\n      required:\n        - { name: a, type: string, example: x, description: "${"d".repeat(100)}" }\n        - { name: b, type: integer, example: ${i} }\n`;
   const text = `kind: tool\nname: big\ndescription: d\ncapabilities:\n${Array.from({ length: 2000 }, (_, i) => capability(i)).join("")}`;
   const start = performance.now();
   const project = loadSources([{ file: "big.yaml", text }]);

@@ -19,8 +19,14 @@ test("MF1201: an unknown key is reported at the key, naming the allowed keys", (
 
 test("MF1201: a misspelt key gets a suggestion, and the key it was meant to be is missing", () => {
   const project = load("kind: tool\nname: t\ndescription: d\ncapabilites: []\n");
-  assert.equal(where(project), [["MF1202", 1, 1], ["MF1201", 4, 1]]);
-  assert.match(project.diagnostics[1]!.message, /unknown key `capabilites` in tool manifest \(did you mean `capabilities`\?\); allowed keys: kind, name, description, version, port, capabilities$/);
+  assert.equal(where(project), [
+    ["MF1202", 1, 1],
+    ["MF1201", 4, 1],
+  ]);
+  assert.match(
+    project.diagnostics[1]!.message,
+    /unknown key `capabilites` in tool manifest \(did you mean `capabilities`\?\); allowed keys: kind, name, description, version, port, capabilities$/,
+  );
   // Keys of the other kinds are unknown on a tool.
   assert.equal(where(load(tool("uses: [x]\n"))), [["MF1201", 7, 1]]);
 });
@@ -28,7 +34,10 @@ test("MF1201: a misspelt key gets a suggestion, and the key it was meant to be i
 test("MF1201: an unquoted comma in a flow mapping gets an explanation", () => {
   const d = single(load(tool("    input:\n      required:\n        - { name: days, type: integer, description: Number of days, 1 to 7 }\n")));
   assert.equal([d.code, d.line, d.column], ["MF1201", 9, 69]);
-  assert.match(d.message, /^unknown key `1 to 7` in field at `capabilities\[0\]\.input\.required\[0\]`; allowed keys: .*; a comma inside `\{ … \}` ends a value, so quote text that contains one$/);
+  assert.match(
+    d.message,
+    /^unknown key `1 to 7` in field at `capabilities\[0\]\.input\.required\[0\]`; allowed keys: .*; a comma inside `\{ … \}` ends a value, so quote text that contains one$/,
+  );
 });
 
 test("MF1202: a missing key is reported at the mapping that lacks it", () => {
@@ -109,12 +118,21 @@ test("MF1209: keys that conflict with another are reported at the key, once", ()
 });
 
 test("a wrong type is not also reported as a bad enum or pattern value", () => {
-  assert.equal(where(load("kind: tool\nname: 42\ndescription: d\ncapabilities: [{ name: a, description: b, type: [tool] }]\n")), [["MF1203", 2, 7], ["MF1204", 4, 49]]);
+  assert.equal(where(load("kind: tool\nname: 42\ndescription: d\ncapabilities: [{ name: a, description: b, type: [tool] }]\n")), [
+    ["MF1203", 2, 7],
+    ["MF1204", 4, 49],
+  ]);
 });
 
 test("every problem in a file is reported, in file order", () => {
   const text = "kind: agent\nname: A\ndescription: d\nport: 0\nchat: maybe\nhitl: { expiry: 5 minutes }\n";
-  assert.equal(where(load(text)), [["MF1205", 2, 7], ["MF1206", 4, 7], ["MF1203", 5, 7], ["MF1202", 6, 7], ["MF1205", 6, 17]]);
+  assert.equal(where(load(text)), [
+    ["MF1205", 2, 7],
+    ["MF1206", 4, 7],
+    ["MF1203", 5, 7],
+    ["MF1202", 6, 7],
+    ["MF1205", 6, 17],
+  ]);
 });
 
 test.run();

@@ -63,9 +63,9 @@ test("MF1308: examples must fit type, enum, items and fields", () => {
   assert.equal([items.code, items.line, items.column], ["MF1308", 9, 70]);
   assert.is(items.message, 'example [1,"x"] of `l` does not fit: `[1]` must be an integer');
   const object = single(field("{ name: o, type: object, fields: { required: [{ name: k, type: string }] }, example: { j: 1 } }"));
-  assert.is(object.message, "example {\"j\":1} of `o` does not fit: it lacks the required member `k`");
+  assert.is(object.message, 'example {"j":1} of `o` does not fit: it lacks the required member `k`');
   const extra = single(field("{ name: o, type: object, fields: { optional: [{ name: k, type: string }] }, example: { j: 1 } }"));
-  assert.is(extra.message, "example {\"j\":1} of `o` does not fit: it has a member `j` the field does not declare");
+  assert.is(extra.message, 'example {"j":1} of `o` does not fit: it has a member `j` the field does not declare');
   // An example inside items is checked against the items shape.
   assert.equal(where(field("{ name: l, type: array, items: { type: string, example: 3 } }")), [["MF1308", 9, 67]]);
   // A free-form object takes any members.
@@ -92,13 +92,18 @@ test("MF1316: task types that derive the same camelCase clash", () => {
 });
 
 test("MF1418: a task timeout or HITL expiry too long to be exact in milliseconds", () => {
-  const text = "kind: agent\nname: a\ndescription: d\ntasks:\n  - { type: t, timeout: 9999999999999999d }\nhitl:\n  expiry: 99999999999999999999s\n  default_action: reject\n";
-  assert.equal(where(load(text)), [["MF1418", 5, 25], ["MF1418", 7, 11]]);
+  const text =
+    "kind: agent\nname: a\ndescription: d\ntasks:\n  - { type: t, timeout: 9999999999999999d }\nhitl:\n  expiry: 99999999999999999999s\n  default_action: reject\n";
+  assert.equal(where(load(text)), [
+    ["MF1418", 5, 25],
+    ["MF1418", 7, 11],
+  ]);
   assert.equal(where(load(text.replace("9999999999999999d", "10m").replace("99999999999999999999s", "5m"))), []);
 });
 
 test("MF1314: a step name declared twice", () => {
-  const text = 'kind: workflow\nname: w\nversion: "1"\ninputs: {}\noutputs: {}\nsteps:\n  - { name: s, tool: x, action: a }\n  - { name: s, tool: y, action: b }\n';
+  const text =
+    'kind: workflow\nname: w\nversion: "1"\ninputs: {}\noutputs: {}\nsteps:\n  - { name: s, tool: x, action: a }\n  - { name: s, tool: y, action: b }\n';
   const d = single(load(text));
   assert.equal([d.code, d.line, d.column], ["MF1314", 8, 13]);
   assert.is(d.message, "step `s` is declared twice (first on line 7)");

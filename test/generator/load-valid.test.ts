@@ -6,14 +6,20 @@ import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./l
 test("a valid tool loads with no diagnostics", () => {
   const project = loadManifestText("manifests/weather-service.yaml", WEATHER_TOOL);
   assert.equal(project.diagnostics, []);
-  assert.equal(project.manifests.map((m) => [m.kind, m.name, m.file]), [["tool", "weather-service", "manifests/weather-service.yaml"]]);
+  assert.equal(
+    project.manifests.map((m) => [m.kind, m.name, m.file]),
+    [["tool", "weather-service", "manifests/weather-service.yaml"]],
+  );
 });
 
 test("a valid agent loads with no diagnostics", () => {
   const project = loadManifestText("manifests/travel-agent.yaml", TRAVEL_AGENT);
   assert.equal(project.diagnostics, []);
   const [agent] = project.manifests;
-  assert.equal(agent?.component?.capabilities.map((c) => [c.name, c.key, c.type]), [["plan_trip", "planTrip", "orchestrator"]]);
+  assert.equal(
+    agent?.component?.capabilities.map((c) => [c.name, c.key, c.type]),
+    [["plan_trip", "planTrip", "orchestrator"]],
+  );
   // What the component model does not carry stays readable in the document.
   assert.equal(agent?.document["uses"], ["geocoding-service", "weather-service"]);
 });
@@ -34,12 +40,10 @@ test("the four together resolve every reference: no diagnostics, manifests sorte
     { file: "m/geo.yml", text: GEOCODING_TOOL },
   ]);
   assert.equal(project.diagnostics, []);
-  assert.equal(project.manifests.map((m) => `${m.kind}:${m.name}`), [
-    "agent:travel-agent",
-    "tool:geocoding-service",
-    "tool:weather-service",
-    "workflow:travel-research",
-  ]);
+  assert.equal(
+    project.manifests.map((m) => `${m.kind}:${m.name}`),
+    ["agent:travel-agent", "tool:geocoding-service", "tool:weather-service", "workflow:travel-research"],
+  );
   assert.equal([...(project.sources?.keys() ?? [])], ["m/agent.yaml", "m/geo.yml", "m/weather.yaml", "m/workflow.yaml"]);
 });
 

@@ -5,7 +5,14 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { checkWorkflow, parseTemplate, type CheckContext, type ComponentView, type WorkflowDocument, type WorkflowStepDocument } from "../../runtime/manifest/dataflow/index.js";
+import {
+  checkWorkflow,
+  parseTemplate,
+  type CheckContext,
+  type ComponentView,
+  type WorkflowDocument,
+  type WorkflowStepDocument,
+} from "../../runtime/manifest/dataflow/index.js";
 import type { FieldsSpec } from "../../runtime/spec/types.js";
 
 const fields = (required: FieldsSpec["required"], optional: FieldsSpec["optional"] = []): FieldsSpec => ({ required, optional });
@@ -16,10 +23,23 @@ const CATALOG: Readonly<Record<string, ComponentView>> = {
     capabilities: [
       {
         name: "locate",
-        input: fields([{ name: "q", type: "string" }], [{ name: "limit", type: "integer" }, { name: "tags", type: "array", items: { type: "string" } }]),
+        input: fields(
+          [{ name: "q", type: "string" }],
+          [
+            { name: "limit", type: "integer" },
+            { name: "tags", type: "array", items: { type: "string" } },
+          ],
+        ),
         output: fields(
-          [{ name: "lat", type: "number" }, { name: "count", type: "integer" }, { name: "place", type: "object", fields: fields([{ name: "city", type: "string" }], [{ name: "zip", type: "string" }]) }],
-          [{ name: "label", type: "string", enum: ["a", "b"] }, { name: "meta", type: "object" }],
+          [
+            { name: "lat", type: "number" },
+            { name: "count", type: "integer" },
+            { name: "place", type: "object", fields: fields([{ name: "city", type: "string" }], [{ name: "zip", type: "string" }]) },
+          ],
+          [
+            { name: "label", type: "string", enum: ["a", "b"] },
+            { name: "meta", type: "object" },
+          ],
         ),
       },
     ],
@@ -27,7 +47,18 @@ const CATALOG: Readonly<Record<string, ComponentView>> = {
   sink: {
     kind: "tool",
     capabilities: [
-      { name: "put", input: fields([{ name: "x", type: "number" }], [{ name: "s", type: "string" }, { name: "mode", type: "string", enum: ["a", "b", "c"] }, { name: "where", type: "object", fields: fields([{ name: "city", type: "string" }]) }, { name: "n", type: "integer" }]) },
+      {
+        name: "put",
+        input: fields(
+          [{ name: "x", type: "number" }],
+          [
+            { name: "s", type: "string" },
+            { name: "mode", type: "string", enum: ["a", "b", "c"] },
+            { name: "where", type: "object", fields: fields([{ name: "city", type: "string" }]) },
+            { name: "n", type: "integer" },
+          ],
+        ),
+      },
       { name: "any" },
     ],
   },
@@ -36,12 +67,23 @@ const CATALOG: Readonly<Record<string, ComponentView>> = {
 
 const context: CheckContext = { component: (name) => CATALOG[name], componentNames: () => Object.keys(CATALOG) };
 
-function workflow(steps: readonly WorkflowStepDocument[], outputs: Record<string, unknown> = {}, inputs: WorkflowDocument["inputs"] = { q: { type: "string", required: true } }): WorkflowDocument {
+function workflow(
+  steps: readonly WorkflowStepDocument[],
+  outputs: Record<string, unknown> = {},
+  inputs: WorkflowDocument["inputs"] = { q: { type: "string", required: true } },
+): WorkflowDocument {
   return { kind: "workflow", name: "w", version: "1", inputs, steps, outputs };
 }
 
 const locate: WorkflowStepDocument = { name: "a", tool: "geo", action: "locate", inputs: { q: "${inputs.q}" } };
-const put = (inputs: Record<string, unknown>, extra: Partial<WorkflowStepDocument> = {}): WorkflowStepDocument => ({ name: "b", tool: "sink", action: "put", depends_on: ["a"], inputs, ...extra });
+const put = (inputs: Record<string, unknown>, extra: Partial<WorkflowStepDocument> = {}): WorkflowStepDocument => ({
+  name: "b",
+  tool: "sink",
+  action: "put",
+  depends_on: ["a"],
+  inputs,
+  ...extra,
+});
 
 /** [code, path, offset?] of each issue, the shape tests compare. */
 function found(doc: WorkflowDocument, ctx: CheckContext = context): unknown[] {
@@ -52,17 +94,28 @@ test("a clean workflow has no issues and a spec; issues withhold it only when on
   const doc = workflow([locate, put({ x: "${steps.a.output.lat}" })], { lat: "${steps.b.output}" });
   const clean = checkWorkflow(doc, context);
   assert.equal(clean.issues, []);
-  assert.equal(clean.spec?.steps.map((s) => s.name), ["a", "b"]);
+  assert.equal(
+    clean.spec?.steps.map((s) => s.name),
+    ["a", "b"],
+  );
   const warned = checkWorkflow(workflow([locate, put({ x: "${steps.a.output.lat}" }, { depends_on: [] })], { out: "${steps.b.output}" }), context);
-  assert.equal(warned.issues.map((i) => [i.code, i.severity]), [["MF1411", "warning"]]);
+  assert.equal(
+    warned.issues.map((i) => [i.code, i.severity]),
+    [["MF1411", "warning"]],
+  );
   assert.equal(warned.spec?.steps[1]?.dependsOn, ["a"]);
   const broken = checkWorkflow(workflow([locate, put({ x: "${steps.a.output.nope}" })], { o: "${steps.b.output}" }), context);
   assert.is(broken.spec, undefined);
-  assert.equal(broken.issues.map((i) => [i.code, i.severity, i.path, i.offset]), [["MF1406", "error", ["steps", 1, "inputs", "x"], 0]]);
+  assert.equal(
+    broken.issues.map((i) => [i.code, i.severity, i.path, i.offset]),
+    [["MF1406", "error", ["steps", 1, "inputs", "x"], 0]],
+  );
 });
 
 test("offsets point at the `${` inside a longer text; an undeclared key is flagged as a key", () => {
-  assert.equal(found(workflow([locate, put({ x: 1, s: "at ${steps.a.output.lat} and ${inputs.nope}" })], { o: "${steps.b.output}" })), [["MF1401", "steps.1.inputs.s", 29]]);
+  assert.equal(found(workflow([locate, put({ x: 1, s: "at ${steps.a.output.lat} and ${inputs.nope}" })], { o: "${steps.b.output}" })), [
+    ["MF1401", "steps.1.inputs.s", 29],
+  ]);
   const issue = checkWorkflow(workflow([locate, put({ x: 1, y: 2 })], { o: "${steps.b.output}" }), context).issues[0];
   assert.equal([issue?.code, issue?.at, issue?.path], ["MF1408", "key", ["steps", 1, "inputs", "y"]]);
 });
@@ -97,9 +150,20 @@ test("cycles are named once each, in data-flow order, starting at the first step
 });
 
 test("a long chain is checked without deep recursion", () => {
-  const steps: WorkflowStepDocument[] = [locate, ...Array.from({ length: 3000 }, (_, i) => ({ name: `s${i}`, tool: "sink", action: "any", inputs: { v: `\${steps.${i === 0 ? "a" : `s${i - 1}`}.output}` } }))];
+  const steps: WorkflowStepDocument[] = [
+    locate,
+    ...Array.from({ length: 3000 }, (_, i) => ({
+      name: `s${i}`,
+      tool: "sink",
+      action: "any",
+      inputs: { v: `\${steps.${i === 0 ? "a" : `s${i - 1}`}.output}` },
+    })),
+  ];
   const result = checkWorkflow(workflow(steps, { o: "${steps.s2999.output}" }), context);
-  assert.equal(result.issues.map((i) => i.code).filter((c) => c !== "MF1411"), []);
+  assert.equal(
+    result.issues.map((i) => i.code).filter((c) => c !== "MF1411"),
+    [],
+  );
   assert.equal(result.spec?.steps[3000]?.dependsOn, ["s2998"]);
 });
 
@@ -122,25 +186,49 @@ test("types: widening and enums", () => {
 });
 
 test("types: objects with fields, and literals (nested, with expressions inside)", () => {
-  const check = (inputs: Record<string, unknown>) => checkWorkflow(workflow([locate, put(inputs)], { o: "${steps.b.output}" }), context).issues.map((i) => [i.code, i.path.join("."), i.message]);
+  const check = (inputs: Record<string, unknown>) =>
+    checkWorkflow(workflow([locate, put(inputs)], { o: "${steps.b.output}" }), context).issues.map((i) => [i.code, i.path.join("."), i.message]);
   // place has an optional zip the target does not declare.
-  assert.equal(check({ x: 1, where: "${steps.a.output.place}" }), [["MF1409", "steps.1.inputs.where", "`steps[1].inputs.where` expects object, gets object from `${steps.a.output.place}`: field `zip` is not declared by the input"]]);
+  assert.equal(check({ x: 1, where: "${steps.a.output.place}" }), [
+    [
+      "MF1409",
+      "steps.1.inputs.where",
+      "`steps[1].inputs.where` expects object, gets object from `${steps.a.output.place}`: field `zip` is not declared by the input",
+    ],
+  ]);
   assert.equal(check({ x: 1, where: { city: "${steps.a.output.place.city}" } }), []);
-  assert.equal(check({ x: 1, where: { city: "${steps.a.output.lat}" } }).map((c) => c[1]), ["steps.1.inputs.where.city"]);
-  assert.equal(check({ x: 1, where: { city: "x", street: "${inputs.q}" } }).map((c) => [c[0], c[1]]), [["MF1409", "steps.1.inputs.where.street"]]);
-  assert.equal(check({ x: 1, where: { zip: "${inputs.q}" } }).map((c) => c[2]), ["`steps[1].inputs.where` declares no member `zip`", "`steps[1].inputs.where` expects object: required member `city` is missing"]);
-  assert.equal(check({ x: "1" }).map((c) => c[2]), ["`steps[1].inputs.x` expects number: the string \"1\" is not number"]);
-  assert.equal(check({ x: 2.5, n: 2.5 }).map((c) => c[2]), ["`steps[1].inputs.n` expects integer: the number 2.5 is not integer"]);
-  assert.equal(check({ x: 1, mode: ["${inputs.q}"] }).map((c) => c[2]), ["`steps[1].inputs.mode` expects string (one of \"a\", \"b\", \"c\"), gets an array"]);
-  assert.equal(check({ x: null }).map((c) => c[2]), ["`steps[1].inputs.x` expects number: null is not number"]);
+  assert.equal(
+    check({ x: 1, where: { city: "${steps.a.output.lat}" } }).map((c) => c[1]),
+    ["steps.1.inputs.where.city"],
+  );
+  assert.equal(
+    check({ x: 1, where: { city: "x", street: "${inputs.q}" } }).map((c) => [c[0], c[1]]),
+    [["MF1409", "steps.1.inputs.where.street"]],
+  );
+  assert.equal(
+    check({ x: 1, where: { zip: "${inputs.q}" } }).map((c) => c[2]),
+    ["`steps[1].inputs.where` declares no member `zip`", "`steps[1].inputs.where` expects object: required member `city` is missing"],
+  );
+  assert.equal(
+    check({ x: "1" }).map((c) => c[2]),
+    ['`steps[1].inputs.x` expects number: the string "1" is not number'],
+  );
+  assert.equal(
+    check({ x: 2.5, n: 2.5 }).map((c) => c[2]),
+    ["`steps[1].inputs.n` expects integer: the number 2.5 is not integer"],
+  );
+  assert.equal(
+    check({ x: 1, mode: ["${inputs.q}"] }).map((c) => c[2]),
+    ['`steps[1].inputs.mode` expects string (one of "a", "b", "c"), gets an array'],
+  );
+  assert.equal(
+    check({ x: null }).map((c) => c[2]),
+    ["`steps[1].inputs.x` expects number: null is not number"],
+  );
 });
 
 test("outputs: type inference and required-ness", () => {
-  const steps: WorkflowStepDocument[] = [
-    { ...locate, on_error: "continue" },
-    put({ x: 1 }),
-    { name: "c", agent: "helper", action: "help", inputs: {} },
-  ];
+  const steps: WorkflowStepDocument[] = [{ ...locate, on_error: "continue" }, put({ x: 1 }), { name: "c", agent: "helper", action: "help", inputs: {} }];
   const outputs = {
     lat: "${steps.a.output.lat}",
     skipped: "${steps.b.output}",
@@ -203,7 +291,10 @@ test("expressions: the grammar, and malformed ones with what to write", () => {
   assert.equal(problems("${}").length, 1);
   assert.equal(problems("a ${inputs.a"), [[2, "`${` is not closed: add the `}`"]]);
   assert.equal(problems("${inputs.a ${inputs.b}"), [[0, "`${` is not closed before the next `${`: add the `}`"]]);
-  assert.equal(parseTemplate("${inputs.a ${inputs.b}").expressions.map((e) => e.offset), [11]);
+  assert.equal(
+    parseTemplate("${inputs.a ${inputs.b}").expressions.map((e) => e.offset),
+    [11],
+  );
 });
 
 test("depends_on naming an unknown step, and a timeout too long to represent", () => {
@@ -217,7 +308,11 @@ test("unused: inputs nothing references, steps nothing uses", () => {
   const doc = workflow([locate, put({ x: 1 }, { depends_on: [] })], {}, { q: { type: "string" }, spare: { type: "number" } });
   assert.equal(
     checkWorkflow(doc, context).issues.map((i) => [i.code, i.path.join("."), i.at]),
-    [["MF1412", "inputs.spare", "key"], ["MF1413", "steps.0.name", undefined], ["MF1413", "steps.1.name", undefined]],
+    [
+      ["MF1412", "inputs.spare", "key"],
+      ["MF1413", "steps.0.name", undefined],
+      ["MF1413", "steps.1.name", undefined],
+    ],
   );
 });
 

@@ -14,7 +14,13 @@ const GEO: ComponentView = {
     {
       name: "locate",
       input: { required: [{ name: "q", type: "string" }], optional: [] },
-      output: { required: [{ name: "lat", type: "number" }, { name: "name", type: "string" }], optional: [] },
+      output: {
+        required: [
+          { name: "lat", type: "number" },
+          { name: "name", type: "string" },
+        ],
+        optional: [],
+      },
     },
   ],
 };
@@ -35,17 +41,25 @@ test("a valid workflow: no diagnostics and the spec", () => {
     name: "w",
     version: "1",
     inputs: [{ name: "q", type: "string", required: true }],
-    steps: [{ name: "a", component: "geo", componentKind: "tool", capability: "locate", inputs: { q: "${inputs.q}" }, dependsOn: [], retry: 0, onError: "fail" }],
+    steps: [
+      { name: "a", component: "geo", componentKind: "tool", capability: "locate", inputs: { q: "${inputs.q}" }, dependsOn: [], retry: 0, onError: "fail" },
+    ],
     outputs: [{ name: "name", value: "${steps.a.output.name}", type: { type: "string" }, required: true }],
   });
 });
 
 test("warnings keep the spec; errors withhold it", () => {
   const warned = loadWorkflowText("w.yaml", flow(STEP, '  q: "${inputs.q}"\n'), context);
-  assert.equal(warned.diagnostics.map((d) => [d.code, d.severity, d.line, d.column]), [["MF1413", "warning", 7, 11]]);
+  assert.equal(
+    warned.diagnostics.map((d) => [d.code, d.severity, d.line, d.column]),
+    [["MF1413", "warning", 7, 11]],
+  );
   assert.ok(warned.spec !== undefined);
   const failed = loadWorkflowText("w.yaml", flow(STEP.replace("locate", "locat")), context);
-  assert.equal(failed.diagnostics.map((d) => [d.code, d.line, d.column, d.message]), [["MF1404", 9, 13, "`geo` has no capability `locat` (did you mean `locate`?); its capabilities: locate"]]);
+  assert.equal(
+    failed.diagnostics.map((d) => [d.code, d.line, d.column, d.message]),
+    [["MF1404", 9, 13, "`geo` has no capability `locat` (did you mean `locate`?); its capabilities: locate"]],
+  );
   assert.is(failed.spec, undefined);
 });
 
@@ -61,7 +75,10 @@ test("not a workflow, not YAML, not the format: the earlier stage's diagnostics,
 
 test("duplicate steps are reported once, with the line of the first", () => {
   const result = loadWorkflowText("w.yaml", flow(STEP + STEP), context);
-  assert.equal(result.diagnostics.map((d) => [d.code, d.line, d.column, d.message]), [["MF1314", 11, 11, "step `a` is declared twice (first on line 7)"]]);
+  assert.equal(
+    result.diagnostics.map((d) => [d.code, d.line, d.column, d.message]),
+    [["MF1314", 11, 11, "step `a` is declared twice (first on line 7)"]],
+  );
 });
 
 test("positions inside text: the `${` in plain, double- and single-quoted scalars; the value when escapes shift it", () => {
@@ -85,25 +102,38 @@ test("positions inside text: the `${` in plain, double- and single-quoted scalar
 
 test("a BOM does not shift columns, and the file name is used as given", () => {
   const result = loadWorkflowText("dir/flow.yaml", `\uFEFF${flow(STEP, '  name: "${steps.a.output.name} ${steps.b.output}"\n')}`, context);
-  assert.equal(result.diagnostics.map((d) => [d.file, d.code, d.line, d.column]), [["dir/flow.yaml", "MF1402", 12, 33]]);
+  assert.equal(
+    result.diagnostics.map((d) => [d.file, d.code, d.line, d.column]),
+    [["dir/flow.yaml", "MF1402", 12, 33]],
+  );
 });
 
 test("arbitrary text never throws, and every diagnostic has a table code and a position", () => {
   let seed = 7;
-  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const base = flow(STEP + '  - name: b\n    tool: geo\n    action: locate\n    depends_on: [a]\n    inputs: { q: "x ${steps.a.output.lat}" }\n', '  all: { a: "${steps.a.output}", b: ["${steps.b.output.name}", 1] }\n');
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const base = flow(
+    STEP + '  - name: b\n    tool: geo\n    action: locate\n    depends_on: [a]\n    inputs: { q: "x ${steps.a.output.lat}" }\n',
+    '  all: { a: "${steps.a.output}", b: ["${steps.b.output.name}", 1] }\n',
+  );
   const pieces = ["${", "}", "${steps.", "${inputs.", ".output", ":", "-", "[", "]", "{", "\n", "  ", "'", '"', "&x", "*x", "null", "a"];
   for (let round = 0; round < 200; round++) {
     let text = base;
     for (let edit = 0; edit < 3; edit++) {
       const i = Math.floor(next() * text.length);
-      text = next() < 0.5 ? text.slice(0, i) + pieces[Math.floor(next() * pieces.length)]! + text.slice(i) : text.slice(0, i) + text.slice(i + 1 + Math.floor(next() * 6));
+      text =
+        next() < 0.5
+          ? text.slice(0, i) + pieces[Math.floor(next() * pieces.length)]! + text.slice(i)
+          : text.slice(0, i) + text.slice(i + 1 + Math.floor(next() * 6));
     }
     const result = loadWorkflowText("w.yaml", text, context);
     for (const d of result.diagnostics) {
       assert.ok(isDiagnosticCode(d.code) && d.line >= 1 && d.column >= 1 && d.message.length > 0, JSON.stringify({ d, text }));
     }
-    assert.is(result.spec !== undefined, result.diagnostics.every((d) => d.severity === "warning"), text);
+    assert.is(
+      result.spec !== undefined,
+      result.diagnostics.every((d) => d.severity === "warning"),
+      text,
+    );
   }
 });
 

@@ -62,7 +62,7 @@ test("MF1012: an empty file, or one with only comments, is empty", () => {
 
 test("MF1013: the top level must be a mapping", () => {
   assert.equal(where(load("- kind: tool\n")), [["MF1013", 1, 1]]);
-  assert.equal(where(load("# note\n\"just text\"\n")), [["MF1013", 2, 1]]);
+  assert.equal(where(load('# note\n"just text"\n')), [["MF1013", 2, 1]]);
 });
 
 test("MF1014: a manifest without kind is reported at its top mapping", () => {

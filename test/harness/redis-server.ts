@@ -125,10 +125,26 @@ export async function startRedisServer({ port: wanted, password, args = [], stop
   const start = async (): Promise<void> => {
     if (child !== undefined) throw new Error(`redis-server on ${port} is already running`);
     rmSync(join(dir, "nodes.conf"), { force: true });
-    const spawned = spawn("redis-server", [
-      "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
-      "--protected-mode", "no", ...(password === undefined ? [] : ["--requirepass", password]), ...args,
-    ], { stdio: ["ignore", "pipe", "pipe"] });
+    const spawned = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+        "--protected-mode",
+        "no",
+        ...(password === undefined ? [] : ["--requirepass", password]),
+        ...args,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     child = spawned;
     children.add(spawned);
     spawned.stdout!.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-4_000)));
@@ -165,7 +181,9 @@ export async function startRedisServer({ port: wanted, password, args = [], stop
       await start();
     },
     cli: (...cliArgs) => {
-      const result = spawnSync("redis-cli", ["-p", String(port), ...(password === undefined ? [] : ["--no-auth-warning", "-a", password]), ...cliArgs], { encoding: "utf8" });
+      const result = spawnSync("redis-cli", ["-p", String(port), ...(password === undefined ? [] : ["--no-auth-warning", "-a", password]), ...cliArgs], {
+        encoding: "utf8",
+      });
       if (result.status !== 0) throw new Error(`redis-cli ${cliArgs.join(" ")} failed: ${result.stderr}`);
       return result.stdout;
     },
@@ -190,7 +208,10 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   const nodes: RedisServer[] = [];
   try {
     for (let i = 0; i < 3; i += 1) nodes.push(await startRedisServer({ args: ["--cluster-enabled", "yes", "--cluster-node-timeout", "2000"] }));
-    const create = spawnSync("redis-cli", ["--cluster", "create", ...nodes.map((n) => `127.0.0.1:${n.port}`), "--cluster-replicas", "0", "--cluster-yes"], { encoding: "utf8", timeout: 30_000 });
+    const create = spawnSync("redis-cli", ["--cluster", "create", ...nodes.map((n) => `127.0.0.1:${n.port}`), "--cluster-replicas", "0", "--cluster-yes"], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
     for (const node of nodes) {
       await waitFor(async () => (await rawCommand(node.port, "CLUSTER INFO")).includes("cluster_state:ok"), `cluster_state:ok on ${node.port}`, 20_000);

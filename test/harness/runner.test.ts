@@ -22,10 +22,13 @@ async function project(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "manifold-runner-"));
   await symlink(join(repo, "node_modules"), join(dir, "node_modules"), "dir");
   await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-  await writeFile(join(dir, "tsconfig.json"), JSON.stringify({
-    compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
-    include: ["test"],
-  }));
+  await writeFile(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] },
+      include: ["test"],
+    }),
+  );
   await mkdir(join(dir, "test"));
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, "test", name), text);
   return dir;
@@ -79,7 +82,13 @@ test("a suite that reports no tests is a failure", async () => {
 test("a malformed TEST_CONCURRENCY or TEST_SUITE_TIMEOUT_MS is a usage error naming the variable", async () => {
   const dir = await project({ "a.test.ts": PASSING });
   made.push(dir);
-  for (const [name, value] of [["TEST_CONCURRENCY", "abc"], ["TEST_CONCURRENCY", "0"], ["TEST_CONCURRENCY", "2.5"], ["TEST_SUITE_TIMEOUT_MS", "-1"], ["TEST_SUITE_TIMEOUT_MS", "1e9x"]] as const) {
+  for (const [name, value] of [
+    ["TEST_CONCURRENCY", "abc"],
+    ["TEST_CONCURRENCY", "0"],
+    ["TEST_CONCURRENCY", "2.5"],
+    ["TEST_SUITE_TIMEOUT_MS", "-1"],
+    ["TEST_SUITE_TIMEOUT_MS", "1e9x"],
+  ] as const) {
     const { code, out } = run(dir, { [name]: value });
     assert.is(code, 2, `${name}=${value}: ${out}`);
     assert.match(out, new RegExp(`${name} must be a whole number`));

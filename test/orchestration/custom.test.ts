@@ -25,7 +25,15 @@ test.before.each(({ tools }) => {
   tools.calls.length = 0;
 });
 
-type Entry = { step_id: string; tool: string; capability: string; success: boolean; error: { code: string; message: string } | null; output?: unknown; duration_ms: number };
+type Entry = {
+  step_id: string;
+  tool: string;
+  capability: string;
+  success: boolean;
+  error: { code: string; message: string } | null;
+  output?: unknown;
+  duration_ms: number;
+};
 
 test("entries in request order, a failed middle step reported in place, the next step still run", async ({ agent, tools }) => {
   const { status, body } = await agent.post("/orchestrate/custom", {
@@ -41,18 +49,24 @@ test("entries in request order, a failed middle step reported in place, the next
   assert.match(String(body["plan_id"]), /^custom-\d{19}$/);
   assert.type(body["duration_ms"], "number");
   const steps = body["steps"] as Entry[];
-  assert.equal(steps.map((s) => [s.step_id, s.tool, s.capability, s.success]), [
-    ["step-1", "worker", "add", true],
-    ["step-2", "worker", "fail", false],
-    ["step-3", "worker", "echo", true],
-  ]);
+  assert.equal(
+    steps.map((s) => [s.step_id, s.tool, s.capability, s.success]),
+    [
+      ["step-1", "worker", "add", true],
+      ["step-2", "worker", "fail", false],
+      ["step-3", "worker", "echo", true],
+    ],
+  );
   assert.equal(steps[0]!.output, { sum: 3 });
   assert.is(steps[0]!.error, null);
   assert.is(steps[1]!.error?.code, "HANDLER_ERROR");
   assert.is(steps[1]!.error?.message, "scripted failure");
   assert.not.ok("output" in steps[1]!);
   assert.equal(steps[2]!.output, { literal: "${inputs.x} {{input}}" }, "custom params are literal: no expressions");
-  assert.equal(tools.calls.map((c) => c.capability), ["add", "fail", "echo"]);
+  assert.equal(
+    tools.calls.map((c) => c.capability),
+    ["add", "fail", "echo"],
+  );
 });
 
 test("steps run strictly one after the other, even when independent", async ({ agent, tools }) => {
@@ -66,7 +80,10 @@ test("steps run strictly one after the other, even when independent", async ({ a
   assert.is(body["success"], true);
   const [one, two, three] = tools.calls;
   assert.ok(two!.start >= one!.end! && three!.start >= two!.end!, "each started after the previous ended");
-  assert.equal(tools.calls.map((c) => c.input["tag"]), ["1", "2", "3"]);
+  assert.equal(
+    tools.calls.map((c) => c.input["tag"]),
+    ["1", "2", "3"],
+  );
 });
 
 test("plan ids are custom-<unix_nano>: near the wall clock, unique and increasing", async ({ agent }) => {
@@ -123,7 +140,11 @@ test("a malformed body is 400 INVALID_INPUT with a pointer per problem, and noth
 });
 
 test("the request and conversation ids reach the tools; custom is not served when the manifest does not enable it", async ({ agent, tools }) => {
-  const { headers } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "headers" }] }, { "x-manifold-request-id": "req-custom-1", "x-manifold-conversation-id": "conv-7" });
+  const { headers } = await agent.post(
+    "/orchestrate/custom",
+    { steps: [{ tool: "worker", capability: "headers" }] },
+    { "x-manifold-request-id": "req-custom-1", "x-manifold-conversation-id": "conv-7" },
+  );
   assert.is(headers.get("x-manifold-request-id"), "req-custom-1");
   assert.is(tools.calls[0]!.headers["x-manifold-request-id"], "req-custom-1");
   assert.is(tools.calls[0]!.headers["x-manifold-conversation-id"], "conv-7", "the conversation travels on");
@@ -140,8 +161,18 @@ test("the request and conversation ids reach the tools; custom is not served whe
 });
 
 test("step calls carry the configured token, or the caller's with `forward`, and forwarded headers", async ({ tools }) => {
-  const configured = await serveAgent(agentSpec("token-agent", { custom: true }), { components: tools.specs, baseUrls: tools.baseUrls, token: "configured-token-1", headers: { "x-team": "blue" } });
-  const forwarding = await serveAgent(agentSpec("forward-agent", { custom: true }), { components: tools.specs, baseUrls: tools.baseUrls, token: "configured-token-1", forward: { headers: ["x-tenant"] } });
+  const configured = await serveAgent(agentSpec("token-agent", { custom: true }), {
+    components: tools.specs,
+    baseUrls: tools.baseUrls,
+    token: "configured-token-1",
+    headers: { "x-team": "blue" },
+  });
+  const forwarding = await serveAgent(agentSpec("forward-agent", { custom: true }), {
+    components: tools.specs,
+    baseUrls: tools.baseUrls,
+    token: "configured-token-1",
+    forward: { headers: ["x-tenant"] },
+  });
   try {
     const body = { steps: [{ tool: "worker", capability: "headers" }] };
     await configured.post("/orchestrate/custom", body, { authorization: "Bearer incoming-token-2", "x-tenant": "acme" });

@@ -46,20 +46,30 @@ const callOf = (tools: Tools, tag: string) => {
 test("a chain beside a slow branch runs without waiting for it (not in waves)", async ({ tools }) => {
   // A → B (slow, 300 ms) and A → C → E, then D waits for B and E. In waves, E would only start once
   // B is done (wave 2 = {B, C}); dependency-driven, C and E run while B sleeps.
-  const result = await withTimeout(executor(tools).execute(plan([
-    step("a", "sleep", { ms: 20, tag: "a" }),
-    step("b", "sleep", { ms: 300, tag: "b" }, { depends_on: ["a"] }),
-    step("c", "sleep", { ms: 50, tag: "c" }, { depends_on: ["a"] }),
-    step("e", "sleep", { ms: 50, tag: "e" }, { depends_on: ["c"] }),
-    step("d", "sleep", { ms: 20, tag: "d" }, { depends_on: ["b", "e"] }),
-  ])), 5_000, "diamond");
+  const result = await withTimeout(
+    executor(tools).execute(
+      plan([
+        step("a", "sleep", { ms: 20, tag: "a" }),
+        step("b", "sleep", { ms: 300, tag: "b" }, { depends_on: ["a"] }),
+        step("c", "sleep", { ms: 50, tag: "c" }, { depends_on: ["a"] }),
+        step("e", "sleep", { ms: 50, tag: "e" }, { depends_on: ["c"] }),
+        step("d", "sleep", { ms: 20, tag: "d" }, { depends_on: ["b", "e"] }),
+      ]),
+    ),
+    5_000,
+    "diamond",
+  );
   assert.is(result.status, "completed");
   const [b, e, d] = [callOf(tools, "b"), callOf(tools, "e"), callOf(tools, "d")];
   assert.ok(e.end! < b.end!, "E finished while B was still sleeping");
   assert.ok(e.start < b.start + 150, "E started long before B ended");
   assert.ok(d.start >= b.end!, "D waited for B");
   assert.ok(result.duration_ms < 300 + 20 + 20 + 200, `took ${result.duration_ms} ms`);
-  assert.equal(result.steps.map((s) => s.step_id), ["a", "b", "c", "e", "d"], "results in plan order");
+  assert.equal(
+    result.steps.map((s) => s.step_id),
+    ["a", "b", "c", "e", "d"],
+    "results in plan order",
+  );
   for (const s of result.steps) {
     assert.is(s.attempts, 1);
     assert.type(s.started_at, "string");
@@ -67,11 +77,13 @@ test("a chain beside a slow branch runs without waiting for it (not in waves)", 
 });
 
 test("a step starts the moment its own dependency finishes", async ({ tools }) => {
-  const result = await executor(tools).execute(plan([
-    step("fast", "sleep", { ms: 10, tag: "fast" }),
-    step("slow", "sleep", { ms: 250, tag: "slow" }),
-    step("after_fast", "sleep", { ms: 10, tag: "after_fast" }, { depends_on: ["fast"] }),
-  ]));
+  const result = await executor(tools).execute(
+    plan([
+      step("fast", "sleep", { ms: 10, tag: "fast" }),
+      step("slow", "sleep", { ms: 250, tag: "slow" }),
+      step("after_fast", "sleep", { ms: 10, tag: "after_fast" }, { depends_on: ["fast"] }),
+    ]),
+  );
   assert.is(result.status, "completed");
   assert.ok(callOf(tools, "after_fast").end! < callOf(tools, "slow").end!);
 });
@@ -127,7 +139,10 @@ test("retry: retryable failures are tried again with backoff, final ones are not
 
 test("exponential backoff with full jitter stays under its doubling ceiling and its cap", () => {
   const high = createBackoff({ baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.999999 });
-  assert.equal([1, 2, 3, 4, 5, 6].map((n) => Math.round(high(n))), [100, 200, 400, 800, 1000, 1000]);
+  assert.equal(
+    [1, 2, 3, 4, 5, 6].map((n) => Math.round(high(n))),
+    [100, 200, 400, 800, 1000, 1000],
+  );
   const low = createBackoff({ random: () => 0 });
   assert.is(low(3), 0);
   const fixed = createBackoff({ backoff: "fixed", baseDelayMs: 70 });
@@ -138,12 +153,14 @@ test("exponential backoff with full jitter stays under its doubling ceiling and 
 
 test("on_error: fail stops the run: running steps are aborted, the rest skipped", async ({ tools }) => {
   const started = performance.now();
-  const result = await executor(tools).execute(plan([
-    step("long", "sleep", { ms: 2_000, tag: "long" }),
-    step("boom", "fail", {}),
-    step("later", "echo", { x: 1 }, { depends_on: ["boom"] }),
-    step("after_long", "echo", { x: 2 }, { depends_on: ["long"] }),
-  ]));
+  const result = await executor(tools).execute(
+    plan([
+      step("long", "sleep", { ms: 2_000, tag: "long" }),
+      step("boom", "fail", {}),
+      step("later", "echo", { x: 1 }, { depends_on: ["boom"] }),
+      step("after_long", "echo", { x: 2 }, { depends_on: ["long"] }),
+    ]),
+  );
   assert.ok(performance.now() - started < 1_000, "did not wait for the long step");
   assert.is(result.status, "failed");
   const [long, boom, later, afterLong] = result.steps;
@@ -157,17 +174,22 @@ test("on_error: fail stops the run: running steps are aborted, the rest skipped"
   assert.match(afterLong!.reason!, /failed at step boom/);
   await sleep(50);
   assert.ok(callOf(tools, "long").aborted, "the tool saw its call aborted");
-  assert.not.ok(tools.calls.some((c) => c.capability === "echo"), "nothing was dispatched after the failure");
+  assert.not.ok(
+    tools.calls.some((c) => c.capability === "echo"),
+    "nothing was dispatched after the failure",
+  );
 });
 
 test("on_error: continue fails the step, skips its dependents (saying which), runs the rest", async ({ tools }) => {
-  const result = await executor(tools).execute(plan([
-    step("boom", "fail", {}, { on_error: "continue" }),
-    step("child", "echo", { x: 1 }, { depends_on: ["boom"] }),
-    step("grandchild", "echo", { x: 2 }, { depends_on: ["child"] }),
-    step("independent", "sleep", { ms: 30, tag: "independent" }),
-    step("after_independent", "add", { a: 1, b: 2 }, { depends_on: ["independent"] }),
-  ]));
+  const result = await executor(tools).execute(
+    plan([
+      step("boom", "fail", {}, { on_error: "continue" }),
+      step("child", "echo", { x: 1 }, { depends_on: ["boom"] }),
+      step("grandchild", "echo", { x: 2 }, { depends_on: ["child"] }),
+      step("independent", "sleep", { ms: 30, tag: "independent" }),
+      step("after_independent", "add", { a: 1, b: 2 }, { depends_on: ["independent"] }),
+    ]),
+  );
   assert.is(result.status, "completed");
   const byId = Object.fromEntries(result.steps.map((s) => [s.step_id, s]));
   assert.is(byId["boom"]!.status, "failed");
@@ -185,14 +207,20 @@ test("aborting the caller's signal interrupts the run", async ({ tools }) => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 100);
   const started = performance.now();
-  const result = await executor(tools).execute(plan([
-    step("one", "sleep", { ms: 3_000, tag: "one" }),
-    step("two", "sleep", { ms: 3_000, tag: "two" }),
-    step("three", "echo", {}, { depends_on: ["one"] }),
-  ]), { signal: controller.signal });
+  const result = await executor(tools).execute(
+    plan([
+      step("one", "sleep", { ms: 3_000, tag: "one" }),
+      step("two", "sleep", { ms: 3_000, tag: "two" }),
+      step("three", "echo", {}, { depends_on: ["one"] }),
+    ]),
+    { signal: controller.signal },
+  );
   assert.ok(performance.now() - started < 1_500);
   assert.is(result.status, "interrupted");
-  assert.equal(result.steps.map((s) => s.status), ["failed", "failed", "skipped"]);
+  assert.equal(
+    result.steps.map((s) => s.status),
+    ["failed", "failed", "skipped"],
+  );
   assert.is(result.steps[0]!.error?.code, "ABORTED");
   assert.match(result.steps[2]!.reason!, /interrupted/);
   await sleep(50);
@@ -206,10 +234,10 @@ test("aborting the caller's signal interrupts the run", async ({ tools }) => {
 });
 
 test("step calls carry the workflow and step ids; expressions read inputs and earlier outputs", async ({ tools }) => {
-  const result = await executor(tools).execute(plan([
-    step("sum", "add", { a: "${inputs.a}", b: 2 }),
-    step("show", "headers", { total: "${steps.sum.output.sum}" }, { depends_on: ["sum"] }),
-  ]), { inputs: { a: 40 } });
+  const result = await executor(tools).execute(
+    plan([step("sum", "add", { a: "${inputs.a}", b: 2 }), step("show", "headers", { total: "${steps.sum.output.sum}" }, { depends_on: ["sum"] })]),
+    { inputs: { a: 40 } },
+  );
   assert.is(result.status, "completed");
   const call = tools.calls.find((c) => c.capability === "headers")!;
   assert.equal(call.input, { total: 42 });
@@ -218,10 +246,9 @@ test("step calls carry the workflow and step ids; expressions read inputs and ea
 });
 
 test("unknown capability or component: a failed step, not a crash", async ({ tools }) => {
-  const result = await executor(tools).execute(plan([
-    step("nope", "missing", {}, { on_error: "continue" }),
-    { ...step("elsewhere", "echo", {}), agent_name: "nobody", on_error: "continue" },
-  ]));
+  const result = await executor(tools).execute(
+    plan([step("nope", "missing", {}, { on_error: "continue" }), { ...step("elsewhere", "echo", {}), agent_name: "nobody", on_error: "continue" }]),
+  );
   assert.is(result.steps[0]!.error?.code, "NOT_FOUND");
   assert.is(result.steps[1]!.error?.code, "NOT_FOUND");
   assert.match(result.steps[1]!.error!.message, /nobody/);
@@ -231,8 +258,10 @@ test("an unreachable component is a retryable NETWORK_ERROR", async ({ tools }) 
   const closed = await startTools({ names: ["gone"] });
   const url = closed.baseUrls["gone"]!;
   await closed.close();
-  const result = await executor(tools, { resolve: createResolver({ baseUrls: { gone: url }, registry: false }), backoff: { backoff: "fixed", baseDelayMs: 10 } })
-    .execute(plan([{ ...step("x", "echo", {}), agent_name: "gone", retry: 2 }]));
+  const result = await executor(tools, {
+    resolve: createResolver({ baseUrls: { gone: url }, registry: false }),
+    backoff: { backoff: "fixed", baseDelayMs: 10 },
+  }).execute(plan([{ ...step("x", "echo", {}), agent_name: "gone", retry: 2 }]));
   assert.is(result.steps[0]!.error?.code, "NETWORK_ERROR");
   assert.is(result.steps[0]!.attempts, 3);
 });

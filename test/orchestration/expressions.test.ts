@@ -108,29 +108,48 @@ tools.after(({ tools }) => tools.close());
 const spec = (steps: WorkflowSpec["steps"], outputs: WorkflowSpec["outputs"] = []): WorkflowSpec => ({
   name: "exprs",
   version: "1",
-  inputs: [{ name: "city", type: "string", required: true }, { name: "n", type: "integer", required: false }],
+  inputs: [
+    { name: "city", type: "string", required: true },
+    { name: "n", type: "integer", required: false },
+  ],
   steps,
   outputs,
 });
-const wstep = (name: string, capability: string, inputs: Record<string, unknown>, dependsOn: string[] = []): WorkflowSpec["steps"][number] =>
-  ({ name, component: "worker", componentKind: "tool", capability, inputs, dependsOn, retry: 0, onError: "fail" });
+const wstep = (name: string, capability: string, inputs: Record<string, unknown>, dependsOn: string[] = []): WorkflowSpec["steps"][number] => ({
+  name,
+  component: "worker",
+  componentKind: "tool",
+  capability,
+  inputs,
+  dependsOn,
+  retry: 0,
+  onError: "fail",
+});
 
 tools("the tool receives typed values, text, nested objects, and no key for an absent value", async ({ tools }) => {
   const orchestrator = createOrchestrator({ components: tools.specs, baseUrls: tools.baseUrls, registry: false, executionStore: false });
-  const workflow = spec([
-    wstep("sum", "add", { a: 40, b: 2 }),
-    wstep("show", "echo", {
-      total: "${steps.sum.output.sum}",
-      line: "${inputs.city} has ${steps.sum.output.sum}",
-      nested: { city: "${inputs.city}", all: "${steps.sum.output}", list: ["${steps.sum.output.sum}", "${inputs.n}"] },
-      maybe: "${inputs.n}",
-    }, ["sum"]),
-  ], [
-    { name: "total", value: "${steps.show.output.total}", required: true },
-    { name: "headline", value: "${steps.show.output.line}!", required: true },
-    { name: "absent", value: "${inputs.n}", required: false },
-    { name: "literal", value: { k: [1, "${inputs.city}"] }, required: true },
-  ]);
+  const workflow = spec(
+    [
+      wstep("sum", "add", { a: 40, b: 2 }),
+      wstep(
+        "show",
+        "echo",
+        {
+          total: "${steps.sum.output.sum}",
+          line: "${inputs.city} has ${steps.sum.output.sum}",
+          nested: { city: "${inputs.city}", all: "${steps.sum.output}", list: ["${steps.sum.output.sum}", "${inputs.n}"] },
+          maybe: "${inputs.n}",
+        },
+        ["sum"],
+      ),
+    ],
+    [
+      { name: "total", value: "${steps.show.output.total}", required: true },
+      { name: "headline", value: "${steps.show.output.line}!", required: true },
+      { name: "absent", value: "${inputs.n}", required: false },
+      { name: "literal", value: { k: [1, "${inputs.city}"] }, required: true },
+    ],
+  );
   const result = await orchestrator.runWorkflow(workflow, { city: "Oslo" });
   assert.is(result.status, "completed");
   const echoed = tools.calls.find((c) => c.capability === "echo")!.input;

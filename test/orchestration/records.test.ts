@@ -5,7 +5,13 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import { createExecutionStore, createMemoryExecutionStore, createOrchestrator, type ExecutionStore, type OrchestratorOptions } from "../../runtime/orchestration/index.js";
+import {
+  createExecutionStore,
+  createMemoryExecutionStore,
+  createOrchestrator,
+  type ExecutionStore,
+  type OrchestratorOptions,
+} from "../../runtime/orchestration/index.js";
 import type { WorkflowSpec } from "../../runtime/spec/types.js";
 import { memoryLog, rejection, startTools, workflowStep, type Tools } from "./support.js";
 
@@ -43,7 +49,17 @@ test("a run's record: plan, per-step results, hook outcomes, status, times", asy
   const store = createMemoryExecutionStore();
   const o = orchestrator(tools, {
     executionStore: store,
-    hooks: [{ name: "audit", phase: "before_planning", mode: "fail_open", run: () => { throw new ManifoldError("UNAVAILABLE", "audit down"); } }, { name: "check", phase: "after_execution", run: () => undefined }],
+    hooks: [
+      {
+        name: "audit",
+        phase: "before_planning",
+        mode: "fail_open",
+        run: () => {
+          throw new ManifoldError("UNAVAILABLE", "audit down");
+        },
+      },
+      { name: "check", phase: "after_execution", run: () => undefined },
+    ],
   });
   const result = await o.runWorkflow(workflow, { ms: 5 });
   const record = (await store.get(result.plan_id))!;
@@ -51,9 +67,18 @@ test("a run's record: plan, per-step results, hook outcomes, status, times", asy
   assert.is(record.mode, "workflow");
   assert.is(record.workflow, "recorded");
   assert.is(record.plan?.plan_id, result.plan_id);
-  assert.equal(record.plan?.steps.map((s) => s.step_id), ["nap", "boom"]);
+  assert.equal(
+    record.plan?.steps.map((s) => s.step_id),
+    ["nap", "boom"],
+  );
   assert.equal(record.plan?.steps[0]?.metadata.parameters, { ms: "${inputs.ms}" }, "the plan as run, expressions unresolved");
-  assert.equal(record.steps.map((s) => [s.step_id, s.status]), [["nap", "completed"], ["boom", "failed"]]);
+  assert.equal(
+    record.steps.map((s) => [s.step_id, s.status]),
+    [
+      ["nap", "completed"],
+      ["boom", "failed"],
+    ],
+  );
   assert.equal(record.steps[0]!.output, { slept: 5 });
   assert.equal(record.hooks, [
     { name: "audit", phase: "before_planning", outcome: "failed_open", error: { code: "UNAVAILABLE", message: "audit down" } },
@@ -75,14 +100,29 @@ test("failed, interrupted, stopped by a hook, and custom runs are recorded with 
   assert.is(interrupted.status, "interrupted");
   assert.is((await store.get(interrupted.plan_id))?.status, "interrupted");
 
-  const stopped = orchestrator(tools, { executionStore: store, hooks: [{ name: "gate", phase: "after_planning", mode: "fail_closed", run: () => { throw new ManifoldError("UNAUTHORIZED", "closed"); } }] });
+  const stopped = orchestrator(tools, {
+    executionStore: store,
+    hooks: [
+      {
+        name: "gate",
+        phase: "after_planning",
+        mode: "fail_closed",
+        run: () => {
+          throw new ManifoldError("UNAUTHORIZED", "closed");
+        },
+      },
+    ],
+  });
   const error = await rejection(stopped.runWorkflow(workflow, { ms: 1 }));
   assert.is(error.code, "HOOK_FAILED");
   const [latest] = await store.list({ limit: 1 });
   assert.is(latest?.status, "failed");
   assert.equal(latest?.steps, [], "nothing was dispatched");
   assert.is(latest?.error?.code, "HOOK_FAILED");
-  assert.equal(latest?.hooks.map((h) => h.outcome), ["failed_closed"]);
+  assert.equal(
+    latest?.hooks.map((h) => h.outcome),
+    ["failed_closed"],
+  );
 
   const custom = await orchestrator(tools, { executionStore: store }).runCustom({ steps: [{ tool: "worker", capability: "echo", params: { a: 1 } }] });
   const customRecord = await store.get(custom.plan_id);
@@ -92,8 +132,19 @@ test("failed, interrupted, stopped by a hook, and custom runs are recorded with 
 
 test("a store that fails to save never fails the request", async ({ tools }) => {
   const { lines, log } = memoryLog();
-  const broken: ExecutionStore = { kind: "memory", save: async () => { throw new ManifoldError("UNAVAILABLE", "store down"); }, get: async () => undefined, list: async () => [], close: async () => undefined };
-  const result = await createOrchestrator({ components: tools.specs, baseUrls: tools.baseUrls, registry: false, executionStore: broken, log }).runWorkflow(workflow, { ms: 1 });
+  const broken: ExecutionStore = {
+    kind: "memory",
+    save: async () => {
+      throw new ManifoldError("UNAVAILABLE", "store down");
+    },
+    get: async () => undefined,
+    list: async () => [],
+    close: async () => undefined,
+  };
+  const result = await createOrchestrator({ components: tools.specs, baseUrls: tools.baseUrls, registry: false, executionStore: broken, log }).runWorkflow(
+    workflow,
+    { ms: 1 },
+  );
   assert.is(result.status, "completed");
   assert.ok(lines.some((l) => l.startsWith("warn ") && l.includes("could not be saved")));
 });

@@ -17,7 +17,16 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 export function capability(name: string, input?: FieldsSpec, output?: FieldsSpec): CapabilitySpec {
   const key = name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-  return { name, key, description: name, type: "tool", internal: false, endpoint: `/api/capabilities/${name}`, ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) };
+  return {
+    name,
+    key,
+    description: name,
+    type: "tool",
+    internal: false,
+    endpoint: `/api/capabilities/${name}`,
+    ...(input === undefined ? {} : { input }),
+    ...(output === undefined ? {} : { output }),
+  };
 }
 
 export interface Call {
@@ -70,11 +79,21 @@ export async function startTools({ names = ["worker"], registry = false as Regis
         capability("echo"),
         capability("add", { required: [NUM("a"), NUM("b")], optional: [] }, { required: [NUM("sum")], optional: [] }),
         capability("fail", { required: [], optional: [STR("code")] }),
-        capability("flaky", { required: [STR("key"), NUM("failures")], optional: [] }, { required: [{ name: "ok", type: "boolean" }, NUM("attempt")], optional: [] }),
+        capability(
+          "flaky",
+          { required: [STR("key"), NUM("failures")], optional: [] },
+          { required: [{ name: "ok", type: "boolean" }, NUM("attempt")], optional: [] },
+        ),
         capability("headers"),
       ],
     };
-    const track = <T>(capabilityName: string, input: Record<string, unknown>, headers: Call["headers"], signal: AbortSignal, work: () => Promise<T> | T): Promise<T> => {
+    const track = <T>(
+      capabilityName: string,
+      input: Record<string, unknown>,
+      headers: Call["headers"],
+      signal: AbortSignal,
+      work: () => Promise<T> | T,
+    ): Promise<T> => {
       const call: Call = { tool: name, capability: capabilityName, input, headers, start: performance.now(), end: undefined, aborted: false };
       calls.push(call);
       inFlight.now += 1;
@@ -89,25 +108,42 @@ export async function startTools({ names = ["worker"], registry = false as Regis
     };
     type In = Record<string, unknown>;
     const handlers: ComponentOptions<Record<string, { input: In; output: unknown }>>["handlers"] = {
-      sleep: (input, ctx) => track("sleep", input, ctx.headers, ctx.signal, () => new Promise((resolve, reject) => {
-        const timer = setTimeout(() => resolve({ slept: input["ms"], ...(input["tag"] === undefined ? {} : { tag: input["tag"] }) }), Number(input["ms"]));
-        ctx.signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          reject(new ManifoldError("ABORTED", "client went away"));
-        }, { once: true });
-      })),
+      sleep: (input, ctx) =>
+        track(
+          "sleep",
+          input,
+          ctx.headers,
+          ctx.signal,
+          () =>
+            new Promise((resolve, reject) => {
+              const timer = setTimeout(
+                () => resolve({ slept: input["ms"], ...(input["tag"] === undefined ? {} : { tag: input["tag"] }) }),
+                Number(input["ms"]),
+              );
+              ctx.signal.addEventListener(
+                "abort",
+                () => {
+                  clearTimeout(timer);
+                  reject(new ManifoldError("ABORTED", "client went away"));
+                },
+                { once: true },
+              );
+            }),
+        ),
       echo: (input, ctx) => track("echo", input, ctx.headers, ctx.signal, () => input),
       add: (input, ctx) => track("add", input, ctx.headers, ctx.signal, () => ({ sum: Number(input["a"]) + Number(input["b"]) })),
-      fail: (input, ctx) => track("fail", input, ctx.headers, ctx.signal, () => {
-        throw input["code"] === "UNAVAILABLE" ? new ManifoldError("UNAVAILABLE", "scripted outage") : new ManifoldError("HANDLER_ERROR", "scripted failure");
-      }),
-      flaky: (input, ctx) => track("flaky", input, ctx.headers, ctx.signal, () => {
-        const key = String(input["key"]);
-        const attempt = (flaky.get(key) ?? 0) + 1;
-        flaky.set(key, attempt);
-        if (attempt <= Number(input["failures"])) throw new ManifoldError("UNAVAILABLE", `flaky ${key} attempt ${attempt}`);
-        return { ok: true, attempt };
-      }),
+      fail: (input, ctx) =>
+        track("fail", input, ctx.headers, ctx.signal, () => {
+          throw input["code"] === "UNAVAILABLE" ? new ManifoldError("UNAVAILABLE", "scripted outage") : new ManifoldError("HANDLER_ERROR", "scripted failure");
+        }),
+      flaky: (input, ctx) =>
+        track("flaky", input, ctx.headers, ctx.signal, () => {
+          const key = String(input["key"]);
+          const attempt = (flaky.get(key) ?? 0) + 1;
+          flaky.set(key, attempt);
+          if (attempt <= Number(input["failures"])) throw new ManifoldError("UNAVAILABLE", `flaky ${key} attempt ${attempt}`);
+          return { ok: true, attempt };
+        }),
       headers: (input, ctx) => track("headers", input, ctx.headers, ctx.signal, () => ({ headers: ctx.headers })),
     };
     running.push(await serveComponent(spec, { port: 0, handlers, registry, handleSignals: false, log: () => undefined, drainTimeoutMs: 200 }));
@@ -128,7 +164,10 @@ export async function startTools({ names = ["worker"], registry = false as Regis
 /** A log that keeps its lines, for asserting what hooks and records report. */
 export function memoryLog(): { lines: string[]; log: Logger } {
   const lines: string[] = [];
-  const push = (level: string) => (message: string): void => void lines.push(`${level} ${message}`);
+  const push =
+    (level: string) =>
+    (message: string): void =>
+      void lines.push(`${level} ${message}`);
   const log = Object.assign(push("info"), { debug: push("debug"), info: push("info"), warn: push("warn"), error: push("error") }) as Logger;
   return { lines, log };
 }
@@ -158,17 +197,41 @@ export function agentSpec(name: string, options: { custom?: boolean; workflows?:
 }
 
 /** Serves `spec` with the orchestration extension on a free port, outside any registry. */
-export async function serveAgent(spec: ComponentSpec, options: OrchestrationOptions): Promise<{ running: RunningComponent; extension: OrchestrationExtension; post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> }> {
+export async function serveAgent(
+  spec: ComponentSpec,
+  options: OrchestrationOptions,
+): Promise<{
+  running: RunningComponent;
+  extension: OrchestrationExtension;
+  post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: Record<string, unknown>; headers: Headers }>;
+}> {
   const extension = createOrchestrationExtension(spec, { executionStore: false, registry: false, log: memoryLog().log, ...options });
-  const running = await serveComponent(spec, { port: 0, handlers: {}, registry: false, handleSignals: false, log: () => undefined, extensions: [extension], drainTimeoutMs: 500 });
+  const running = await serveComponent(spec, {
+    port: 0,
+    handlers: {},
+    registry: false,
+    handleSignals: false,
+    log: () => undefined,
+    extensions: [extension],
+    drainTimeoutMs: 500,
+  });
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(running.url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    const response = await fetch(running.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
   };
   return { running, extension, post };
 }
 
 /** A workflow spec step on the `worker` tool. */
-export function workflowStep(name: string, capabilityName: string, inputs: Record<string, unknown>, more: Partial<WorkflowSpec["steps"][number]> = {}): WorkflowSpec["steps"][number] {
+export function workflowStep(
+  name: string,
+  capabilityName: string,
+  inputs: Record<string, unknown>,
+  more: Partial<WorkflowSpec["steps"][number]> = {},
+): WorkflowSpec["steps"][number] {
   return { name, component: "worker", componentKind: "tool", capability: capabilityName, inputs, dependsOn: [], retry: 0, onError: "fail", ...more };
 }

@@ -18,7 +18,14 @@ const test = suite<Context>("orchestration telemetry", {} as Context);
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
-  Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_METRIC_EXPORT_INTERVAL: "200", OTEL_SERVICE_NAME: "", OTEL_RESOURCE_ATTRIBUTES: "", OTEL_TRACES_SAMPLER: "" });
+  Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    OTEL_SERVICE_NAME: "",
+    OTEL_RESOURCE_ATTRIBUTES: "",
+    OTEL_TRACES_SAMPLER: "",
+  });
   await initTelemetry({ serviceName: "orchestration-traced" });
   context.tools = await startTools();
   context.agent = await serveAgent(agentSpec("traced-agent", { custom: true }), {
@@ -35,9 +42,19 @@ test.after(async ({ receiver, tools, agent }) => {
 });
 
 test("run → step → client call → tool, and the hook span, in one trace", async ({ receiver, agent }) => {
-  const { body } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "add", params: { a: 1, b: 2 } }, { tool: "worker", capability: "fail" }] });
+  const { body } = await agent.post("/orchestrate/custom", {
+    steps: [
+      { tool: "worker", capability: "add", params: { a: 1, b: 2 } },
+      { tool: "worker", capability: "fail" },
+    ],
+  });
   const planId = String(body["plan_id"]);
-  await receiver.until(() => receiver.spans.filter((s) => s.name === "orchestration.step" && s.attributes["manifold.plan_id"] === planId).length === 2 && receiver.spans.some((s) => s.name === "orchestration.run" && s.attributes["manifold.plan_id"] === planId), "run and step spans");
+  await receiver.until(
+    () =>
+      receiver.spans.filter((s) => s.name === "orchestration.step" && s.attributes["manifold.plan_id"] === planId).length === 2 &&
+      receiver.spans.some((s) => s.name === "orchestration.run" && s.attributes["manifold.plan_id"] === planId),
+    "run and step spans",
+  );
   const run = receiver.spans.find((s) => s.name === "orchestration.run" && s.attributes["manifold.plan_id"] === planId)!;
   const server = receiver.spans.find((s) => s.spanId === run.parentSpanId);
   assert.is(server?.name, "HTTP POST /orchestrate/custom", "the run is part of the request's trace");
@@ -56,7 +73,13 @@ test("run → step → client call → tool, and the hook span, in one trace", a
 });
 
 test("orchestration metrics carry mode, status and outcome labels, never an id", async ({ receiver }) => {
-  await receiver.until(() => ["manifold.orchestration.runs", "manifold.orchestration.run.duration", "manifold.orchestration.step.duration"].every((m) => receiver.points.some((p) => p.metric === m)), "orchestration metrics");
+  await receiver.until(
+    () =>
+      ["manifold.orchestration.runs", "manifold.orchestration.run.duration", "manifold.orchestration.step.duration"].every((m) =>
+        receiver.points.some((p) => p.metric === m),
+      ),
+    "orchestration metrics",
+  );
   const runs = receiver.points.filter((p) => p.metric === "manifold.orchestration.runs");
   assert.ok(runs.some((p) => p.attributes["manifold.orchestration.mode"] === "custom" && p.attributes["manifold.orchestration.status"] === "completed"));
   for (const point of receiver.points.filter((p) => p.metric.startsWith("manifold.orchestration."))) {

@@ -27,10 +27,11 @@ async function server(handler: Handler): Promise<{ url: string; sockets: Set<Soc
   return {
     url: `http://127.0.0.1:${port}`,
     sockets,
-    close: () => new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }
 
@@ -83,7 +84,10 @@ test("a reset on a fresh socket is a NETWORK_ERROR, not retried", async () => {
 test("timeouts, aborts, envelopes and non-JSON answers map like fetch's", async () => {
   const s = await server((req, res) => {
     if (req.url === "/slow") return void setTimeout(() => res.writeHead(200).end("{}"), 2_000).unref();
-    if (req.url === "/envelope") return void res.writeHead(409, { "content-type": "application/json" }).end(JSON.stringify({ success: false, error: { code: "CONFLICT", message: "taken" } }));
+    if (req.url === "/envelope")
+      return void res
+        .writeHead(409, { "content-type": "application/json" })
+        .end(JSON.stringify({ success: false, error: { code: "CONFLICT", message: "taken" } }));
     res.writeHead(200, { "content-type": "text/html" }).end("<html>");
   });
   try {

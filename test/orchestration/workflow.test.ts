@@ -32,7 +32,11 @@ const broken: WorkflowSpec = {
   name: "broken",
   version: "1.0",
   inputs: [],
-  steps: [workflowStep("ok", "echo", { x: 1 }), workflowStep("boom", "fail", {}, { dependsOn: ["ok"] }), workflowStep("after", "echo", {}, { dependsOn: ["boom"] })],
+  steps: [
+    workflowStep("ok", "echo", { x: 1 }),
+    workflowStep("boom", "fail", {}, { dependsOn: ["ok"] }),
+    workflowStep("after", "echo", {}, { dependsOn: ["boom"] }),
+  ],
   outputs: [{ name: "x", value: "${steps.ok.output.x}", required: true }],
 };
 
@@ -44,7 +48,10 @@ const test = suite<Context>("workflow endpoints", {} as Context);
 
 test.before(async (context) => {
   context.tools = await startTools();
-  context.agent = await serveAgent(agentSpec("wf-agent", { workflows: [research, broken] }), { components: context.tools.specs, baseUrls: context.tools.baseUrls });
+  context.agent = await serveAgent(agentSpec("wf-agent", { workflows: [research, broken] }), {
+    components: context.tools.specs,
+    baseUrls: context.tools.baseUrls,
+  });
 });
 test.after(async ({ tools, agent }) => {
   await agent.running.close();
@@ -62,11 +69,14 @@ test("POST /orchestrate/<workflow> answers the outputs, the plan id and every st
   assert.match(String(body["plan_id"]), /^workflow-\d{19}$/);
   assert.equal(body["outputs"], { total: 3, label: "sum: 3" });
   const steps = body["steps"] as { step_id: string; component: string; capability: string; status: string; attempts: number }[];
-  assert.equal(steps.map((s) => [s.step_id, s.component, s.capability, s.status, s.attempts]), [
-    ["first", "worker", "add", "completed", 1],
-    ["second", "worker", "echo", "completed", 1],
-    ["label", "worker", "echo", "completed", 1],
-  ]);
+  assert.equal(
+    steps.map((s) => [s.step_id, s.component, s.capability, s.status, s.attempts]),
+    [
+      ["first", "worker", "add", "completed", 1],
+      ["second", "worker", "echo", "completed", 1],
+      ["label", "worker", "echo", "completed", 1],
+    ],
+  );
   assert.type(body["duration_ms"], "number");
 });
 
@@ -111,10 +121,21 @@ test("ai_synthesis without a synthesiser is 400 naming orchestration.natural; no
 test("a failed run is 502 WORKFLOW_FAILED whose details are the step entries", async ({ agent }) => {
   const { status, body } = await agent.post("/orchestrate/broken", {});
   assert.is(status, 502);
-  const error = body["error"] as { code: string; message: string; details: { pointer: string; step_id: string; status: string; error?: { code: string }; reason?: string }[] };
+  const error = body["error"] as {
+    code: string;
+    message: string;
+    details: { pointer: string; step_id: string; status: string; error?: { code: string }; reason?: string }[];
+  };
   assert.is(error.code, "WORKFLOW_FAILED");
   assert.match(error.message, /step boom failed \(HANDLER_ERROR/);
-  assert.equal(error.details.map((d) => [d.pointer, d.step_id, d.status]), [["/steps/0", "ok", "completed"], ["/steps/1", "boom", "failed"], ["/steps/2", "after", "skipped"]]);
+  assert.equal(
+    error.details.map((d) => [d.pointer, d.step_id, d.status]),
+    [
+      ["/steps/0", "ok", "completed"],
+      ["/steps/1", "boom", "failed"],
+      ["/steps/2", "after", "skipped"],
+    ],
+  );
   assert.is(error.details[1]!.error?.code, "HANDLER_ERROR");
 });
 
@@ -163,11 +184,19 @@ test("defineWorkflow: {{input}} and {{step.response.data.field}} templates, impl
     steps: [
       { id: "total", tool: "worker", capability: "add", parameters: { a: "{{input.a}}", b: "{{input.b}}" } },
       // No dependsOn: the template makes `total` a dependency.
-      { id: "show", tool: "worker", capability: "echo", parameters: { sum: "{{total.response.data.sum}}", all: "{{input}}", text: "sum={{total.response.data.sum}}" } },
+      {
+        id: "show",
+        tool: "worker",
+        capability: "echo",
+        parameters: { sum: "{{total.response.data.sum}}", all: "{{input}}", text: "sum={{total.response.data.sum}}" },
+      },
       { id: "after", tool: "worker", capability: "echo", dependsOn: ["show"], parameters: { done: true } },
     ],
   });
-  assert.equal(trip.steps.map((s) => s.depends_on), [[], ["total"], ["show"]]);
+  assert.equal(
+    trip.steps.map((s) => s.depends_on),
+    [[], ["total"], ["show"]],
+  );
   const orchestrator = createOrchestrator({ components: tools.specs, baseUrls: tools.baseUrls, registry: false, executionStore: false });
   const result = await trip.run({ a: 2, b: 3 }, { orchestrator });
   assert.is(result.status, "completed");
@@ -189,14 +218,31 @@ test("defineWorkflow refuses a bad definition at once, with pointers", () => {
     return [];
   };
   assert.equal(problems({ name: "x", steps: [{ id: "a", tool: "w", capability: "c", dependsOn: ["ghost"] }] }), ["/steps/0/dependsOn/0"]);
-  assert.equal(problems({ name: "x", steps: [{ id: "a", tool: "w", capability: "c" }, { id: "a", tool: "w", capability: "c" }] }), ["/steps/1/id"]);
+  assert.equal(
+    problems({
+      name: "x",
+      steps: [
+        { id: "a", tool: "w", capability: "c" },
+        { id: "a", tool: "w", capability: "c" },
+      ],
+    }),
+    ["/steps/1/id"],
+  );
   assert.equal(problems({ name: "x", steps: [{ id: "input", tool: "w", capability: "c" }] }), ["/steps/0/id"]);
-  assert.equal(problems({ name: "x", steps: [{ id: "a", tool: "w", capability: "c", parameters: { v: "{{ghost.response.data.x}}" } }] }), ["/steps/0/parameters"]);
+  assert.equal(problems({ name: "x", steps: [{ id: "a", tool: "w", capability: "c", parameters: { v: "{{ghost.response.data.x}}" } }] }), [
+    "/steps/0/parameters",
+  ]);
   assert.equal(problems({ name: "x", steps: [{ id: "a", tool: "w", capability: "c", parameters: { v: "{{a.data}}" } }] }), ["/steps/0/parameters/v"]);
-  assert.equal(problems({
-    name: "x",
-    steps: [{ id: "a", tool: "w", capability: "c", dependsOn: ["b"] }, { id: "b", tool: "w", capability: "c", parameters: { v: "{{a.response}}" } }],
-  }), ["/steps"]);
+  assert.equal(
+    problems({
+      name: "x",
+      steps: [
+        { id: "a", tool: "w", capability: "c", dependsOn: ["b"] },
+        { id: "b", tool: "w", capability: "c", parameters: { v: "{{a.response}}" } },
+      ],
+    }),
+    ["/steps"],
+  );
   assert.equal(problems({ name: "x", steps: [] }), ["/steps"]);
 });
 
@@ -206,14 +252,26 @@ test("natural mode is served only with a planner; its plan runs with {{…}} tem
   let catalogSeen: readonly { name: string }[] = [];
   const planner = async (request: string, catalog: readonly { name: string }[]): Promise<Plan> => {
     catalogSeen = catalog;
-    if (request === "bad") return { plan_id: "natural-1", original_request: request, mode: "natural", steps: [{ step_id: "a", agent_name: "worker", depends_on: ["zz"], metadata: { capability: "echo", parameters: {} }, on_error: "fail" }] };
+    if (request === "bad")
+      return {
+        plan_id: "natural-1",
+        original_request: request,
+        mode: "natural",
+        steps: [{ step_id: "a", agent_name: "worker", depends_on: ["zz"], metadata: { capability: "echo", parameters: {} }, on_error: "fail" }],
+      };
     return {
       plan_id: `natural-${Date.now()}`,
       original_request: request,
       mode: "natural",
       steps: [
         { step_id: "sum", agent_name: "worker", depends_on: [], metadata: { capability: "add", parameters: { a: 20, b: 22 } }, on_error: "fail" },
-        { step_id: "say", agent_name: "worker", depends_on: ["sum"], metadata: { capability: "echo", parameters: { text: "answer {{sum.response.data.sum}}" } }, on_error: "fail" },
+        {
+          step_id: "say",
+          agent_name: "worker",
+          depends_on: ["sum"],
+          metadata: { capability: "echo", parameters: { text: "answer {{sum.response.data.sum}}" } },
+          on_error: "fail",
+        },
       ],
     };
   };
@@ -224,13 +282,19 @@ test("natural mode is served only with a planner; its plan runs with {{…}} tem
     assert.is(body["mode"], "natural");
     const steps = body["steps"] as { output?: unknown }[];
     assert.equal(steps[1]!.output, { text: "answer 42" });
-    assert.ok(catalogSeen.some((c) => c.name === "worker"), "the planner sees the catalog");
+    assert.ok(
+      catalogSeen.some((c) => c.name === "worker"),
+      "the planner sees the catalog",
+    );
     const bad = await natural.post("/orchestrate/natural", { request: "bad" });
     assert.is(bad.status, 400);
     assert.is((bad.body["error"] as { code: string }).code, "INVALID_WORKFLOW");
     const invalid = await natural.post("/orchestrate/natural", { text: "x" });
     assert.is(invalid.status, 400);
-    assert.equal((invalid.body["error"] as { details: { pointer: string }[] }).details.map((d) => d.pointer), ["/request", "/text"]);
+    assert.equal(
+      (invalid.body["error"] as { details: { pointer: string }[] }).details.map((d) => d.pointer),
+      ["/request", "/text"],
+    );
   } finally {
     await natural.running.close();
   }

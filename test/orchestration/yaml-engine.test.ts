@@ -58,8 +58,19 @@ test("a workflow loaded at run time is checked against the live catalog and runs
   const engine = createWorkflowEngine({ registry, executionStore: false, log: memoryLog().log });
   const workflow = await engine.load(GOOD, "sums.yaml");
   assert.is(workflow.spec.name, "sums");
-  assert.equal(workflow.spec.steps.map((s) => [s.name, s.dependsOn]), [["first", []], ["slow", []], ["second", ["first"]]], "the implicit dependency was added");
-  assert.ok(workflow.warnings.some((w) => w.code === "MF1411"), "…with a warning");
+  assert.equal(
+    workflow.spec.steps.map((s) => [s.name, s.dependsOn]),
+    [
+      ["first", []],
+      ["slow", []],
+      ["second", ["first"]],
+    ],
+    "the implicit dependency was added",
+  );
+  assert.ok(
+    workflow.warnings.some((w) => w.code === "MF1411"),
+    "…with a warning",
+  );
   const result = await workflow.run({ a: 1, label: "x" });
   assert.is(result.status, "completed");
   assert.match(result.plan_id, /^yaml-\d{19}$/);
@@ -75,8 +86,14 @@ test("a bad workflow is INVALID_WORKFLOW whose details are {code, line, column, 
   assert.match(error.message, /bad\.yaml/);
   const details = error.details as unknown as { code: string; line: number; column: number; message: string }[];
   const codes = details.map((d) => [d.code, d.line]);
-  assert.ok(codes.some(([code, line]) => code === "MF1404" && line === 14), JSON.stringify(details));
-  assert.ok(codes.some(([code, line]) => code === "MF1406" && line === 19), JSON.stringify(details));
+  assert.ok(
+    codes.some(([code, line]) => code === "MF1404" && line === 14),
+    JSON.stringify(details),
+  );
+  assert.ok(
+    codes.some(([code, line]) => code === "MF1406" && line === 19),
+    JSON.stringify(details),
+  );
   for (const detail of details) {
     assert.type(detail.column, "number");
     assert.type(detail.message, "string");
@@ -95,14 +112,28 @@ test("an agent serves YAML workflow files; one naming a tool not registered yet 
   const registry = createMemoryRegistry();
   const { lines, log } = memoryLog();
   const extension = createOrchestrationExtension(agentSpec("yaml-agent"), { registry, workflowFiles: [file], executionStore: false, log });
-  const agent = await serveComponent(agentSpec("yaml-agent"), { port: 0, handlers: {}, registry: false, handleSignals: false, log: () => undefined, extensions: [extension] });
+  const agent = await serveComponent(agentSpec("yaml-agent"), {
+    port: 0,
+    handlers: {},
+    registry: false,
+    handleSignals: false,
+    log: () => undefined,
+    extensions: [extension],
+  });
   const post = async (body: unknown) => {
-    const response = await fetch(`${agent.url}/orchestrate/late-sums`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${agent.url}/orchestrate/late-sums`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   let late: Tools | undefined;
   try {
-    assert.ok(lines.some((l) => l.startsWith("warn ") && l.includes("not registered yet")), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => l.startsWith("warn ") && l.includes("not registered yet")),
+      lines.join("\n"),
+    );
     const early = await post({ a: 1 });
     assert.is(early.status, 503);
     assert.is((early.body["error"] as { code: string }).code, "UNAVAILABLE");
@@ -125,7 +156,9 @@ test("a YAML file with a real error stops the agent from starting", async ({ reg
   const file = join(dir, "wrong.yaml");
   writeFileSync(file, GOOD.replace("action: add", "action: subtract"));
   const extension = createOrchestrationExtension(agentSpec("yaml-agent-2"), { registry, workflowFiles: [file], executionStore: false, log: memoryLog().log });
-  const error = await rejection(serveComponent(agentSpec("yaml-agent-2"), { port: 0, handlers: {}, registry: false, handleSignals: false, log: () => undefined, extensions: [extension] }));
+  const error = await rejection(
+    serveComponent(agentSpec("yaml-agent-2"), { port: 0, handlers: {}, registry: false, handleSignals: false, log: () => undefined, extensions: [extension] }),
+  );
   assert.is(error.code, "INVALID_WORKFLOW");
   assert.match(error.message, /MF1404/);
   const unnamed = join(dir, "unnamed.yaml");

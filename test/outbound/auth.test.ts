@@ -13,7 +13,10 @@ import { createLogger } from "../../runtime/telemetry/index.js";
 import { json, rawRequest } from "../runtime/support.js";
 
 const spec: ComponentSpec = {
-  kind: "tool", name: "guarded", description: "needs a token", version: "1.0.0",
+  kind: "tool",
+  name: "guarded",
+  description: "needs a token",
+  version: "1.0.0",
   capabilities: [{ name: "whoami", key: "whoami", description: "echo", type: "tool", internal: false, endpoint: "/api/capabilities/whoami" }],
 };
 type Caps = { whoami: { input: Record<string, never>; output: { ok: true } } };
@@ -31,12 +34,18 @@ test("without a token: 401 UNAUTHORIZED envelope with WWW-Authenticate; the call
     const raw = await rawRequest(`${running.url}/api/capabilities/whoami`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     assert.is(raw.status, 401);
     assert.is(raw.headers["www-authenticate"], "Bearer");
-    assert.equal(json(raw), { success: false, error: { code: "UNAUTHORIZED", message: "a bearer token is required", category: "auth_error", retryable: false } });
+    assert.equal(json(raw), {
+      success: false,
+      error: { code: "UNAUTHORIZED", message: "a bearer token is required", category: "auth_error", retryable: false },
+    });
 
     const lines: string[] = [];
     const log = createLogger({ component: "outbound", write: (line) => void lines.push(line), env: {} });
     const client = createClient<Caps>(spec, { baseUrl: running.url, log });
-    const error = await client.whoami({}).then(() => undefined, (e: unknown) => e);
+    const error = await client.whoami({}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.instance(error, ManifoldError);
     assert.is((error as ManifoldError).code, "UNAUTHORIZED");
     assert.is((error as ManifoldError).status, 401);
@@ -57,15 +66,20 @@ test("without a token: 401 UNAUTHORIZED envelope with WWW-Authenticate; the call
 
 test("verify decides, sync or async; a malformed Authorization header is 401 even when a token is optional", async () => {
   const seen: string[] = [];
-  const sync = await serve({ verify: (token) => {
-    seen.push(token);
-    return token === "letmein";
-  } });
+  const sync = await serve({
+    verify: (token) => {
+      seen.push(token);
+      return token === "letmein";
+    },
+  });
   const optional = await serve({ required: false, verify: async (token) => token.startsWith("ok-") });
   try {
-    const call = (url: string, authorization?: string) => rawRequest(`${url}/api/capabilities/whoami`, {
-      method: "POST", body: "{}", headers: { "content-type": "application/json", ...(authorization === undefined ? {} : { authorization }) },
-    });
+    const call = (url: string, authorization?: string) =>
+      rawRequest(`${url}/api/capabilities/whoami`, {
+        method: "POST",
+        body: "{}",
+        headers: { "content-type": "application/json", ...(authorization === undefined ? {} : { authorization }) },
+      });
     assert.is((await call(sync.url, "Bearer letmein")).status, 200);
     assert.is((await call(sync.url, "Bearer nope")).status, 401);
     assert.equal(seen, ["letmein", "nope"]);
@@ -85,7 +99,11 @@ test("the Koa path answers a 401 byte for byte like the fast path", async () => 
     const server = createServer(app.listener);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    const raw = await rawRequest(`http://127.0.0.1:${port}/api/capabilities/whoami`, { method: "POST", headers: { "content-type": "application/json", "x-manifold-request-id": "r-1" }, body: "{}" });
+    const raw = await rawRequest(`http://127.0.0.1:${port}/api/capabilities/whoami`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-manifold-request-id": "r-1" },
+      body: "{}",
+    });
     answers.push({ status: raw.status, text: raw.text, headers: Object.entries(raw.headers).filter(([k]) => k !== "date") });
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

@@ -9,7 +9,11 @@ import { createCaller, createClientCredentialsSource, type Timers } from "../../
 import type { Logger } from "../../runtime/telemetry/index.js";
 import { startRecorder } from "./support.js";
 
-interface FakeTimer { readonly ms: number; readonly fire: () => void; cleared: boolean }
+interface FakeTimer {
+  readonly ms: number;
+  readonly fire: () => void;
+  cleared: boolean;
+}
 
 function createFakeTimers(): Timers & { pending(): FakeTimer[]; fireNext(): Promise<void> } {
   const timers: FakeTimer[] = [];
@@ -53,7 +57,14 @@ test("posts the grant as a form, uses access_token, and refreshes at 80 % of exp
   const tool = await startRecorder();
   const timers = createFakeTimers();
   try {
-    const source = createClientCredentialsSource({ tokenUrl: `${endpoint.url}/oauth/token`, clientId: "my-client", clientSecret: "very-secret", scope: "tools.read tools.write", timers, log: quiet });
+    const source = createClientCredentialsSource({
+      tokenUrl: `${endpoint.url}/oauth/token`,
+      clientId: "my-client",
+      clientSecret: "very-secret",
+      scope: "tools.read tools.write",
+      timers,
+      log: quiet,
+    });
     const caller = createCaller({ token: source, env: {} });
     const call = () => caller.call({ url: `${tool.url}/c`, body: {}, name: "c" });
     await Promise.all([call(), call(), call()]);
@@ -61,15 +72,28 @@ test("posts the grant as a form, uses access_token, and refreshes at 80 % of exp
     const grant = endpoint.received[0]!;
     assert.is(grant.url, "/oauth/token");
     assert.is(grant.headers["content-type"], "application/x-www-form-urlencoded;charset=UTF-8");
-    assert.equal(Object.fromEntries(new URLSearchParams(grant.body)), { grant_type: "client_credentials", client_id: "my-client", client_secret: "very-secret", scope: "tools.read tools.write" });
+    assert.equal(Object.fromEntries(new URLSearchParams(grant.body)), {
+      grant_type: "client_credentials",
+      client_id: "my-client",
+      client_secret: "very-secret",
+      scope: "tools.read tools.write",
+    });
     assert.ok(tool.received.every((r) => r.headers["authorization"] === "Bearer first-token"));
-    assert.equal(timers.pending().map((t) => t.ms), [80_000], "refresh scheduled at 0.8 × 100 s");
+    assert.equal(
+      timers.pending().map((t) => t.ms),
+      [80_000],
+      "refresh scheduled at 0.8 × 100 s",
+    );
 
     await timers.fireNext();
     assert.is(endpoint.received.length, 2);
     await call();
     assert.is(tool.received.at(-1)!.headers["authorization"], "Bearer second-token");
-    assert.equal(timers.pending().map((t) => t.ms), [2_880_000], "next refresh at 0.8 × 3600 s");
+    assert.equal(
+      timers.pending().map((t) => t.ms),
+      [2_880_000],
+      "next refresh at 0.8 × 3600 s",
+    );
     assert.not.match(JSON.stringify(source), "very-secret");
     assert.not.match(JSON.stringify(source), "second-token");
     source.stop();
@@ -89,20 +113,29 @@ test("a failed request retries after 30 s; until then calls fail UNAVAILABLE wit
   const log = Object.assign(() => undefined, { ...quiet, warn: (m: string) => void warnings.push(m) }) as Logger;
   try {
     const source = createClientCredentialsSource({ tokenUrl: `${endpoint.url}/token?tenant=x`, clientId: "c", clientSecret: "very-secret", timers, log });
-    const error = await source.token().then(() => undefined, (e: unknown) => e);
+    const error = await source.token().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.instance(error, ManifoldError);
     assert.is((error as ManifoldError).code, "UNAVAILABLE");
     assert.match((error as ManifoldError).message, /answered 500/);
     assert.not.match((error as ManifoldError).message, "very-secret");
     assert.not.match((error as ManifoldError).message, "tenant=x");
-    assert.equal(timers.pending().map((t) => t.ms), [30_000]);
+    assert.equal(
+      timers.pending().map((t) => t.ms),
+      [30_000],
+    );
     assert.ok(warnings.some((w) => /retrying in 30000 ms/.test(w)));
     // Waiting for the retry, a call does not hammer the endpoint.
     await source.token().catch(() => undefined);
     assert.is(endpoint.received.length, 1);
     await timers.fireNext();
     assert.is(await source.token(), "late-token");
-    assert.equal(timers.pending().map((t) => t.ms), [48_000]);
+    assert.equal(
+      timers.pending().map((t) => t.ms),
+      [48_000],
+    );
     source.stop();
   } finally {
     await endpoint.close();
@@ -116,7 +149,11 @@ test("a computed wait that is not positive (expires_in 0, negative or missing) r
     try {
       const source = createClientCredentialsSource({ tokenUrl: endpoint.url, clientId: "c", clientSecret: "s3cret", timers, log: quiet });
       assert.is(await source.token(), "t-token", `expires_in ${String(expires)}`);
-      assert.equal(timers.pending().map((t) => t.ms), [30_000], `expires_in ${String(expires)}`);
+      assert.equal(
+        timers.pending().map((t) => t.ms),
+        [30_000],
+        `expires_in ${String(expires)}`,
+      );
       source.stop();
     } finally {
       await endpoint.close();
@@ -130,10 +167,16 @@ test("an access_token with a Bearer prefix, or none at all, is refused", async (
     const timers = createFakeTimers();
     try {
       const source = createClientCredentialsSource({ tokenUrl: endpoint.url, clientId: "c", clientSecret: "s3cret", timers, log: quiet });
-      const error = await source.token().then(() => undefined, (e: unknown) => e);
+      const error = await source.token().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.instance(error, ManifoldError);
       assert.not.match((error as Error).message, "abc-token");
-      assert.equal(timers.pending().map((t) => t.ms), [30_000]);
+      assert.equal(
+        timers.pending().map((t) => t.ms),
+        [30_000],
+      );
       source.stop();
     } finally {
       await endpoint.close();

@@ -9,7 +9,13 @@ import { callerHeaders, startRecorder } from "./support.js";
 
 const capability = (name: string) => ({ name, key: name, description: name, type: "tool" as const, internal: false, endpoint: `/api/capabilities/${name}` });
 const downstream: ComponentSpec = { kind: "tool", name: "downstream", description: "d", version: "1.0.0", capabilities: [capability("record")] };
-const front: ComponentSpec = { kind: "agent", name: "front", description: "f", version: "1.0.0", capabilities: [capability("relay"), capability("plain"), capability("nested")] };
+const front: ComponentSpec = {
+  kind: "agent",
+  name: "front",
+  description: "f",
+  version: "1.0.0",
+  capabilities: [capability("relay"), capability("plain"), capability("nested")],
+};
 type Any = { input: unknown; output: unknown };
 
 const test = suite<{ tool?: Awaited<ReturnType<typeof startRecorder>>; running?: RunningComponent }>("request context", {});
@@ -32,7 +38,13 @@ test.before(async (context) => {
     },
   };
   context.tool = tool;
-  context.running = await serveComponent<{ relay: Any; plain: Any; nested: Any }>(front, { port: 0, handleSignals: false, registry: false, log: () => undefined, handlers });
+  context.running = await serveComponent<{ relay: Any; plain: Any; nested: Any }>(front, {
+    port: 0,
+    handleSignals: false,
+    registry: false,
+    log: () => undefined,
+    handlers,
+  });
 });
 test.after(async ({ tool, running }) => {
   await running?.close();
@@ -43,7 +55,12 @@ const post = (url: string, path: string, headers: Record<string, string>, body: 
   fetch(`${url}/api/capabilities/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
 test("forward copies the incoming bearer token and the chosen headers; one more header is added, nothing else leaks", async ({ tool, running }) => {
-  const response = await post(running!.url, "relay", { authorization: "Bearer user-token", "x-tenant": "acme", "x-other": "no", "x-manifold-request-id": "req-in-1" });
+  const response = await post(running!.url, "relay", {
+    authorization: "Bearer user-token",
+    "x-tenant": "acme",
+    "x-other": "no",
+    "x-manifold-request-id": "req-in-1",
+  });
   assert.is(response.status, 200);
   assert.equal(callerHeaders(tool!.received.at(-1)!.headers), {
     "content-type": "application/json",
@@ -59,13 +76,26 @@ test("forward copies the incoming bearer token and the chosen headers; one more 
 test("without forward, the handler's calls carry the configured token and the incoming request id only", async ({ tool, running }) => {
   await post(running!.url, "plain", { authorization: "Bearer user-token", "x-tenant": "acme", "x-manifold-request-id": "req-in-2" });
   assert.equal(callerHeaders(tool!.received.at(-1)!.headers), {
-    "content-type": "application/json", authorization: "Bearer service-token", "x-configured": "c", "x-manifold-request-id": "req-in-2", "x-manifold-step-id": "<uuid>",
+    "content-type": "application/json",
+    authorization: "Bearer service-token",
+    "x-configured": "c",
+    "x-manifold-request-id": "req-in-2",
+    "x-manifold-step-id": "<uuid>",
   });
 });
 
 test("concurrent requests keep their own token and headers", async ({ tool, running }) => {
   const users = Array.from({ length: 8 }, (_, i) => i);
-  await Promise.all(users.map((i) => post(running!.url, "relay", { authorization: `Bearer user-${i}-token`, "x-tenant": `t-${i}`, "x-manifold-request-id": `req-c-${i}` }, { wait: (i % 3) * 15 })));
+  await Promise.all(
+    users.map((i) =>
+      post(
+        running!.url,
+        "relay",
+        { authorization: `Bearer user-${i}-token`, "x-tenant": `t-${i}`, "x-manifold-request-id": `req-c-${i}` },
+        { wait: (i % 3) * 15 },
+      ),
+    ),
+  );
   for (const i of users) {
     const seen = tool!.received.find((r) => r.headers["x-manifold-request-id"] === `req-c-${i}`);
     assert.ok(seen, `request ${i} arrived`);
@@ -79,8 +109,14 @@ test("withRequestContext inside a handler refines its context: adds a header and
   const last = tool!.received.at(-1)!;
   assert.equal(JSON.parse(last.body), { scope: "req-in-3" });
   assert.equal(callerHeaders(last.headers), {
-    "content-type": "application/json", authorization: "Bearer service-token", "x-configured": "c", "x-tenant": "acme", "x-extra": "1",
-    "x-manifold-request-id": "req-in-3", "x-manifold-step-id": "<uuid>", "x-manifold-conversation-id": "conv-nested",
+    "content-type": "application/json",
+    authorization: "Bearer service-token",
+    "x-configured": "c",
+    "x-tenant": "acme",
+    "x-extra": "1",
+    "x-manifold-request-id": "req-in-3",
+    "x-manifold-step-id": "<uuid>",
+    "x-manifold-conversation-id": "conv-nested",
   });
 });
 

@@ -13,7 +13,11 @@ test.after(async ({ tool }) => tool?.close());
 const NO_ENV = {};
 const BASE = { "content-type": "application/json", "x-manifold-request-id": "<uuid>", "x-manifold-step-id": "<uuid>" };
 
-async function received(tool: Recorder | undefined, caller: ReturnType<typeof createCaller>, request: Partial<OutboundRequest> = {}): Promise<Record<string, string>> {
+async function received(
+  tool: Recorder | undefined,
+  caller: ReturnType<typeof createCaller>,
+  request: Partial<OutboundRequest> = {},
+): Promise<Record<string, string>> {
   await caller.call({ url: `${tool!.url}/api/capabilities/echo`, body: { a: 1 }, name: "echo", ...request });
   const last = tool!.received.at(-1)!;
   assert.is(last.body, request.body === undefined ? '{"a":1}' : JSON.stringify(request.body));
@@ -43,20 +47,35 @@ test("propagated headers: configured, then context, then per-request; later wins
   const fromContext = await withRequestContext({ headers: { "x-tenant": "context", "X-Only-Context": "2" } }, () => received(tool, caller));
   assert.equal(fromContext, { ...BASE, "x-tenant": "context", "x-region": "eu", "x-only-configured": "1", "x-only-context": "2" });
   const perRequest = await withRequestContext({ headers: { "x-tenant": "context", "x-region": "us" } }, () =>
-    received(tool, caller, { headers: { "X-TENANT": "call" } }));
+    received(tool, caller, { headers: { "X-TENANT": "call" } }),
+  );
   assert.equal(perRequest, { ...BASE, "x-tenant": "call", "x-region": "us", "x-only-configured": "1" });
 });
 
 test("reserved names in propagated headers are skipped, in any case and from any source", async ({ tool }) => {
   const reserved = {
-    Authorization: "Bearer stolen", "content-type": "text/plain", "X-MANIFOLD-REQUEST-ID": "forged-request",
-    "x-manifold-step-id": "forged-step", "X-Workflow-Id": "forged-wf", "x-STEP-id": "forged-step-2", "x-kept": "yes",
+    Authorization: "Bearer stolen",
+    "content-type": "text/plain",
+    "X-MANIFOLD-REQUEST-ID": "forged-request",
+    "x-manifold-step-id": "forged-step",
+    "X-Workflow-Id": "forged-wf",
+    "x-STEP-id": "forged-step-2",
+    "x-kept": "yes",
   };
   const caller = createCaller({ env: NO_ENV, token: "real", headers: reserved });
   const headers = await received(tool, caller, { headers: reserved, requestId: "req-1", stepId: "step-1" });
-  assert.equal(headers, { "content-type": "application/json", authorization: "Bearer real", "x-kept": "yes", "x-manifold-request-id": "req-1", "x-manifold-step-id": "step-1" });
+  assert.equal(headers, {
+    "content-type": "application/json",
+    authorization: "Bearer real",
+    "x-kept": "yes",
+    "x-manifold-request-id": "req-1",
+    "x-manifold-step-id": "step-1",
+  });
   // Setting one explicitly in a context is refused outright: a silent skip would hide the mistake.
-  assert.throws(() => withRequestContext({ headers: { "X-Workflow-Id": "x" } }, () => undefined), (e: unknown) => e instanceof ManifoldError && /X-Workflow-Id/.test(e.message));
+  assert.throws(
+    () => withRequestContext({ headers: { "X-Workflow-Id": "x" } }, () => undefined),
+    (e: unknown) => e instanceof ManifoldError && /X-Workflow-Id/.test(e.message),
+  );
 });
 
 test("request and step ids: given, else the context's request id, else fresh; workflow calls add X-Workflow-Id and X-Step-Id", async ({ tool }) => {
@@ -64,7 +83,13 @@ test("request and step ids: given, else the context's request id, else fresh; wo
   const inherited = await withRequestContext({ requestId: "incoming-7" }, () => received(tool, caller));
   assert.is(inherited["x-manifold-request-id"], "incoming-7");
   const workflow = await received(tool, caller, { requestId: "r-1", stepId: "s-1", workflow: { id: "wf-9", stepId: "geocode" } });
-  assert.equal(workflow, { "content-type": "application/json", "x-manifold-request-id": "r-1", "x-manifold-step-id": "s-1", "x-workflow-id": "wf-9", "x-step-id": "geocode" });
+  assert.equal(workflow, {
+    "content-type": "application/json",
+    "x-manifold-request-id": "r-1",
+    "x-manifold-step-id": "s-1",
+    "x-workflow-id": "wf-9",
+    "x-step-id": "geocode",
+  });
 });
 
 test("the conversation id travels as X-Manifold-Conversation-ID when telemetry is not initialised", async ({ tool }) => {
@@ -76,9 +101,13 @@ test("the conversation id travels as X-Manifold-Conversation-ID when telemetry i
 });
 
 test("a token with a Bearer prefix is refused clearly, wherever it comes from, without quoting it", async ({ tool }) => {
-  const isPrefixError = (e: unknown): boolean => e instanceof ManifoldError && e.code === "INVALID_INPUT" && /without "Bearer "/.test(e.message) && !e.message.includes("abc123");
+  const isPrefixError = (e: unknown): boolean =>
+    e instanceof ManifoldError && e.code === "INVALID_INPUT" && /without "Bearer "/.test(e.message) && !e.message.includes("abc123");
   assert.throws(() => createCaller({ token: "Bearer abc123" }), isPrefixError);
-  assert.throws(() => createCaller({ env: { MANIFOLD_OAUTH_TOKEN: "Bearer abc123" } }), (e: unknown) => isPrefixError(e) && /MANIFOLD_OAUTH_TOKEN/.test((e as Error).message));
+  assert.throws(
+    () => createCaller({ env: { MANIFOLD_OAUTH_TOKEN: "Bearer abc123" } }),
+    (e: unknown) => isPrefixError(e) && /MANIFOLD_OAUTH_TOKEN/.test((e as Error).message),
+  );
   const caller = createCaller({ env: NO_ENV });
   assert.throws(() => caller.setToken("bearer abc123"), isPrefixError);
   assert.throws(() => withRequestContext({ token: "Bearer abc123" }, () => undefined), isPrefixError);

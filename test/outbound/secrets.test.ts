@@ -19,7 +19,13 @@ const HEADER = "hdr-4b1e8d02-do-not-print";
 const CLIENT_SECRET = "cs-91aa03-do-not-print";
 
 const capability = (name: string) => ({ name, key: name, description: name, type: "tool" as const, internal: false, endpoint: `/api/capabilities/${name}` });
-const front: ComponentSpec = { kind: "agent", name: "front", description: "f", version: "1.0.0", capabilities: [capability("relay"), capability("explode"), capability("denied"), capability("slow")] };
+const front: ComponentSpec = {
+  kind: "agent",
+  name: "front",
+  description: "f",
+  version: "1.0.0",
+  capabilities: [capability("relay"), capability("explode"), capability("denied"), capability("slow")],
+};
 const back: ComponentSpec = { kind: "tool", name: "back", description: "b", version: "1.0.0", capabilities: [capability("record")] };
 type Any = { input: unknown; output: unknown };
 type FrontCaps = { relay: Any; explode: Any; denied: Any; slow: Any };
@@ -34,7 +40,14 @@ test("no log line, serialised config, context or error of the run contains the t
   const pretty = createLogger({ component: "test", write: capture, env: { DEV_MODE: "true" } });
 
   const tool = await startRecorder();
-  const denying = await serveComponent<{ record: Any }>(back, { port: 0, handleSignals: false, registry: false, log: json, auth: { verify: () => false }, handlers: { record: () => ({}) } });
+  const denying = await serveComponent<{ record: Any }>(back, {
+    port: 0,
+    handleSignals: false,
+    registry: false,
+    log: json,
+    auth: { verify: () => false },
+    handlers: { record: () => ({}) },
+  });
   const toTool = createClient<{ record: Any }>(back, { baseUrl: tool.url, log: json });
   const toDenying = createClient<{ record: Any }>(back, { baseUrl: denying.url, log: pretty });
   const contexts: HandlerContext[] = [];
@@ -55,7 +68,14 @@ test("no log line, serialised config, context or error of the run contains the t
     },
     slow: () => new Promise((resolve) => setTimeout(resolve, 700)),
   };
-  const running = await serveComponent<FrontCaps>(front, { port: 0, handleSignals: false, registry: false, log: json, auth: { verify: (t) => t === TOKEN }, handlers: frontHandlers });
+  const running = await serveComponent<FrontCaps>(front, {
+    port: 0,
+    handleSignals: false,
+    registry: false,
+    log: json,
+    auth: { verify: (t) => t === TOKEN },
+    handlers: frontHandlers,
+  });
   const gone = await startServer(() => undefined);
   await gone.close();
 
@@ -74,13 +94,32 @@ test("no log line, serialised config, context or error of the run contains the t
 
     const errors: unknown[] = [];
     const failing = [
-      () => client.explode({}), () => client.denied({}), () => client.slow({}), () => unreachable.relay({}), () => credentials.token(),
+      () => client.explode({}),
+      () => client.denied({}),
+      () => client.slow({}),
+      () => unreachable.relay({}),
+      () => credentials.token(),
       () => withRequestContext({ token: TOKEN }, () => caller.call({ url: `${gone.url}/x`, body: {}, name: "x" })),
     ];
-    for (const call of failing) errors.push(await call().then(() => undefined, (e: unknown) => e));
-    assert.ok(errors.every((e) => e instanceof Error), "every call failed");
-    assert.ok(texts.some((t) => t.includes("component returned status 401")), "the 401 was logged");
-    assert.ok(texts.some((t) => t.includes("failed with Bearer [REDACTED] and [REDACTED]")), `the handler failure was logged, redacted: ${texts.filter((t) => t.includes("failed with")).join("\n")}`);
+    for (const call of failing)
+      errors.push(
+        await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
+    assert.ok(
+      errors.every((e) => e instanceof Error),
+      "every call failed",
+    );
+    assert.ok(
+      texts.some((t) => t.includes("component returned status 401")),
+      "the 401 was logged",
+    );
+    assert.ok(
+      texts.some((t) => t.includes("failed with Bearer [REDACTED] and [REDACTED]")),
+      `the handler failure was logged, redacted: ${texts.filter((t) => t.includes("failed with")).join("\n")}`,
+    );
 
     for (const value of [caller, holder, credentials, client, options.log, ...contexts, ...contexts.map((c) => c.outbound), ...errors]) serialise(value);
     for (const error of errors) texts.push(String(error), (error as Error).stack ?? "", String((error as Error).cause ?? ""));

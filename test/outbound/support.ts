@@ -31,10 +31,13 @@ export async function startRecorder(answer: Answer = ok): Promise<{ url: string;
   const received: Received[] = [];
   const server = await startServer((req, res) => {
     let body = "";
-    req.setEncoding("utf8").on("data", (part: string) => (body += part)).on("end", () => {
-      received.push({ url: req.url ?? "", headers: req.headers, body });
-      answer(req, res, body);
-    });
+    req
+      .setEncoding("utf8")
+      .on("data", (part: string) => (body += part))
+      .on("end", () => {
+        received.push({ url: req.url ?? "", headers: req.headers, body });
+        answer(req, res, body);
+      });
   });
   return { url: server.url, received, close: server.close };
 }

@@ -18,10 +18,15 @@ async function startHoldingTool() {
     held.push(res);
     for (const wake of waiters.splice(0)) wake();
   });
-  const arrived = (n: number): Promise<void> => withTimeout(new Promise<void>((resolve) => {
-    const check = (): void => (tool.received.length >= n ? resolve() : void waiters.push(check));
-    check();
-  }), 5_000, `${n} requests`);
+  const arrived = (n: number): Promise<void> =>
+    withTimeout(
+      new Promise<void>((resolve) => {
+        const check = (): void => (tool.received.length >= n ? resolve() : void waiters.push(check));
+        check();
+      }),
+      5_000,
+      `${n} requests`,
+    );
   const release = (): void => {
     for (const res of held.splice(0)) res.writeHead(200, { "content-type": "application/json" }).end("{}");
   };
@@ -56,11 +61,17 @@ test("a shared token holder rotates the token of every client that uses it, conc
   const tool = await startHoldingTool();
   try {
     const spec: ComponentSpec = {
-      kind: "tool", name: "held", description: "d", version: "1.0.0",
+      kind: "tool",
+      name: "held",
+      description: "d",
+      version: "1.0.0",
       capabilities: [{ name: "c", key: "c", description: "c", type: "tool", internal: false, endpoint: "/api/capabilities/c" }],
     };
     const holder = createTokenHolder("old-token");
-    const clients = [createClient<{ c: { input: { i: number }; output: unknown } }>(spec, { baseUrl: tool.url, token: holder }), createClient<{ c: { input: { i: number }; output: unknown } }>(spec, { baseUrl: tool.url, token: holder })];
+    const clients = [
+      createClient<{ c: { input: { i: number }; output: unknown } }>(spec, { baseUrl: tool.url, token: holder }),
+      createClient<{ c: { input: { i: number }; output: unknown } }>(spec, { baseUrl: tool.url, token: holder }),
+    ];
     const before = clients.flatMap((client, k) => [0, 1, 2].map((i) => client.c({ i: k * 10 + i })));
     await tool.arrived(6);
     holder.set("new-token");

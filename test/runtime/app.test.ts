@@ -22,7 +22,13 @@ const spec: ComponentSpec = {
       type: "tool",
       internal: false,
       endpoint: "/api/capabilities/add",
-      input: { required: [{ name: "a", type: "number" }, { name: "b", type: "number" }], optional: [] },
+      input: {
+        required: [
+          { name: "a", type: "number" },
+          { name: "b", type: "number" },
+        ],
+        optional: [],
+      },
       output: { required: [{ name: "sum", type: "number" }], optional: [] },
     },
     { name: "fail", key: "fail", description: "throws", type: "tool", internal: false, endpoint: "/api/capabilities/fail" },
@@ -98,11 +104,17 @@ test("the fast path and the Koa path answer byte for byte the same", async ({ fa
 test("a ManifoldError from a handler is its own envelope; anything else is a bare INTERNAL, logged once", async ({ fast }) => {
   const refused = await rawRequest(`${fast!.url}/api/capabilities/refuse`, { method: "POST" });
   assert.is(refused.status, 422);
-  assert.equal(JSON.parse(refused.text), new ManifoldError("HANDLER_ERROR", "no trips on Sundays", { details: [{ pointer: "/day", message: "is Sunday" }] }).toEnvelope());
+  assert.equal(
+    JSON.parse(refused.text),
+    new ManifoldError("HANDLER_ERROR", "no trips on Sundays", { details: [{ pointer: "/day", message: "is Sunday" }] }).toEnvelope(),
+  );
   logs.length = 0;
   const failed = await rawRequest(`${fast!.url}/api/capabilities/fail`, { method: "POST", headers: { "x-manifold-request-id": "r-1" } });
   assert.is(failed.status, 500);
-  assert.equal(JSON.parse(failed.text), { success: false, error: { code: "INTERNAL", message: "internal error", category: "internal_error", retryable: false } });
+  assert.equal(JSON.parse(failed.text), {
+    success: false,
+    error: { code: "INTERNAL", message: "internal error", category: "internal_error", retryable: false },
+  });
   assert.is(logs.length, 1);
   assert.match(logs[0]!, "secret internals");
   assert.match(logs[0]!, "[r-1]");
@@ -110,7 +122,11 @@ test("a ManifoldError from a handler is its own envelope; anything else is a bar
 
 test("an unusable request id is replaced by a fresh one", async ({ fast }) => {
   for (const given of ["has space", "x".repeat(200)]) {
-    const response = await rawRequest(`${fast!.url}/api/capabilities/add`, { method: "POST", headers: { "x-manifold-request-id": given, "content-type": "application/json" }, body: '{"a":1,"b":1}' });
+    const response = await rawRequest(`${fast!.url}/api/capabilities/add`, {
+      method: "POST",
+      headers: { "x-manifold-request-id": given, "content-type": "application/json" },
+      body: '{"a":1,"b":1}',
+    });
     assert.match(String(response.headers["x-manifold-request-id"]), /^[0-9a-f-]{36}$/);
   }
 });

@@ -28,10 +28,24 @@ const post = (url: string, body: string | Buffer | undefined, contentType: strin
   rawRequest(url, { method: "POST", ...(body === undefined ? {} : { body }), headers: contentType === null ? {} : { "content-type": contentType } });
 
 test("media types: application/json with an optional UTF-8 charset only", () => {
-  for (const ok of ["application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;charset=UTF-8", 'application/json; charset="utf-8"']) {
+  for (const ok of [
+    "application/json",
+    "Application/JSON",
+    "application/json; charset=utf-8",
+    "application/json;charset=UTF-8",
+    'application/json; charset="utf-8"',
+  ]) {
     assert.ok(isJsonMediaType(ok), ok);
   }
-  for (const bad of [undefined, "", "text/plain", "application/json; charset=latin1", "application/jsonp", "application/json-patch+json", "application/json; boundary=x"]) {
+  for (const bad of [
+    undefined,
+    "",
+    "text/plain",
+    "application/json; charset=latin1",
+    "application/jsonp",
+    "application/json-patch+json",
+    "application/json; boundary=x",
+  ]) {
     assert.not.ok(isJsonMediaType(bad), String(bad));
   }
 });

@@ -40,7 +40,10 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     case "/api/capabilities/constructor":
       return send(200, JSON.stringify({ body: JSON.parse(body) as unknown, url: req.url, headers: req.headers }));
     case "/api/capabilities/envelope":
-      return send(400, JSON.stringify(new ManifoldError("INVALID_INPUT", "bad lat", { details: [{ pointer: "/lat", message: "must be number" }] }).toEnvelope()));
+      return send(
+        400,
+        JSON.stringify(new ManifoldError("INVALID_INPUT", "bad lat", { details: [{ pointer: "/lat", message: "must be number" }] }).toEnvelope()),
+      );
     case "/api/capabilities/html":
       return send(502, "<html>bad gateway</html>", "text/html");
     case "/api/capabilities/not_envelope":
@@ -62,7 +65,10 @@ const test = suite<{ url: string; close: () => Promise<void> }>("client", { url:
 test.before(async (context) => {
   const server = await startServer((req, res) => {
     let body = "";
-    req.setEncoding("utf8").on("data", (part: string) => (body += part)).on("end", () => answer(req, res, body));
+    req
+      .setEncoding("utf8")
+      .on("data", (part: string) => (body += part))
+      .on("end", () => answer(req, res, body));
   });
   context.url = server.url;
   context.close = server.close;
@@ -143,7 +149,10 @@ test("an invalid header value fails without quoting it", async ({ url }) => {
   const error = await rejection(client.echo({}, { headers: { authorization: `${SECRET}\r\nx-injected: 1` } }));
   assert.not.match(error.message, "s3cr3t");
   assert.match(error.message, "authorization");
-  assert.throws(() => createClient<Scripted>(spec, { baseUrl: url, headers: { "x-key": "s3cr3t\n" } }), (e: Error) => !e.message.includes("s3cr3t"));
+  assert.throws(
+    () => createClient<Scripted>(spec, { baseUrl: url, headers: { "x-key": "s3cr3t\n" } }),
+    (e: Error) => !e.message.includes("s3cr3t"),
+  );
   assert.throws(() => createClient<Scripted>(spec, { baseUrl: "not a url" }), /baseUrl/);
 });
 

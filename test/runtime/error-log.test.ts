@@ -20,7 +20,11 @@ async function callBoom(log: ((message: string) => void) & { error?: (message: s
     handleSignals: false,
     registry: false,
     log,
-    handlers: { boom: () => { throw new Error("secret internals"); } },
+    handlers: {
+      boom: () => {
+        throw new Error("secret internals");
+      },
+    },
   });
   try {
     const response = await fetch(`${running.url}/api/capabilities/boom`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });

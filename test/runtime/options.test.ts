@@ -59,9 +59,20 @@ function fakeRequest(headers: Record<string, string>): IncomingMessage {
 
 test("public URL: forwarded proto, host and prefix when valid, else Host, else the socket", () => {
   assert.is(publicUrl(fakeRequest({ host: "127.0.0.1:4000" })), "http://127.0.0.1:4000");
-  assert.is(publicUrl(fakeRequest({ host: "internal:4000", "x-forwarded-proto": "https", "x-forwarded-host": "api.example.com", "x-forwarded-prefix": "/weather/" })), "https://api.example.com/weather");
-  assert.is(publicUrl(fakeRequest({ host: "internal:4000", "x-forwarded-host": "a.example.com, b.example.com", "x-forwarded-proto": "HTTPS, http" })), "https://a.example.com");
-  assert.is(publicUrl(fakeRequest({ host: "internal:4000", "x-forwarded-host": 'evil.com"><script>', "x-forwarded-proto": "javascript", "x-forwarded-prefix": "/../x" })), "http://internal:4000");
+  assert.is(
+    publicUrl(fakeRequest({ host: "internal:4000", "x-forwarded-proto": "https", "x-forwarded-host": "api.example.com", "x-forwarded-prefix": "/weather/" })),
+    "https://api.example.com/weather",
+  );
+  assert.is(
+    publicUrl(fakeRequest({ host: "internal:4000", "x-forwarded-host": "a.example.com, b.example.com", "x-forwarded-proto": "HTTPS, http" })),
+    "https://a.example.com",
+  );
+  assert.is(
+    publicUrl(
+      fakeRequest({ host: "internal:4000", "x-forwarded-host": 'evil.com"><script>', "x-forwarded-proto": "javascript", "x-forwarded-prefix": "/../x" }),
+    ),
+    "http://internal:4000",
+  );
   assert.is(publicUrl(fakeRequest({ host: "bad host" })), "http://127.0.0.1:4000");
 });
 

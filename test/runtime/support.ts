@@ -39,12 +39,14 @@ export function rawRequest(url: string, { method = "GET", headers = {}, body, ch
     const req = request(url, { method, headers, agent: agent ?? false }, (res) => {
       const parts: Buffer[] = [];
       res.on("data", (part: Buffer) => parts.push(part));
-      res.on("end", () => resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        text: Buffer.concat(parts).toString("utf8"),
-        reusedSocket: req.reusedSocket,
-      }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(parts).toString("utf8"),
+          reusedSocket: req.reusedSocket,
+        }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -84,9 +86,14 @@ export async function startServer(listener: RequestListener): Promise<{ url: str
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => withTimeout(new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }), 5_000, "close"),
+    close: () =>
+      withTimeout(
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+        5_000,
+        "close",
+      ),
   };
 }

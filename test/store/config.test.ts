@@ -11,26 +11,55 @@ test("nothing set: the in-memory store in namespace default", () => {
 
 test("REDIS_URL: host, port, db, credentials, rediss → TLS", () => {
   assert.equal(resolveStoreConfig({ REDIS_URL: "redis://cache.internal" }), {
-    kind: "redis", namespace: "default", endpoint: { host: "cache.internal", port: 6379 }, db: 0, tls: false,
+    kind: "redis",
+    namespace: "default",
+    endpoint: { host: "cache.internal", port: 6379 },
+    db: 0,
+    tls: false,
   });
   assert.equal(resolveStoreConfig({ REDIS_URL: `rediss://app:${encodeURIComponent(SECRET)}@10.0.0.5:6380/3`, MANIFOLD_REDIS_NAMESPACE: "prod" }), {
-    kind: "redis", namespace: "prod", endpoint: { host: "10.0.0.5", port: 6380 }, db: 3, tls: true, username: "app", password: SECRET,
+    kind: "redis",
+    namespace: "prod",
+    endpoint: { host: "10.0.0.5", port: 6380 },
+    db: 3,
+    tls: true,
+    username: "app",
+    password: SECRET,
   });
   assert.equal(resolveStoreConfig({ REDIS_URL: "redis://[::1]:7000", MANIFOLD_REDIS_PASSWORD: SECRET }), {
-    kind: "redis", namespace: "default", endpoint: { host: "::1", port: 7000 }, db: 0, tls: false, password: SECRET,
+    kind: "redis",
+    namespace: "default",
+    endpoint: { host: "::1", port: 7000 },
+    db: 0,
+    tls: false,
+    password: SECRET,
   });
 });
 
 test("MANIFOLD_REDIS_HOST and friends", () => {
-  assert.equal(resolveStoreConfig({
-    MANIFOLD_REDIS_HOST: "redis", MANIFOLD_REDIS_PORT: "6390", MANIFOLD_REDIS_DB: "2", MANIFOLD_REDIS_PASSWORD: SECRET, MANIFOLD_REDIS_TLS: "true",
-  }), { kind: "redis", namespace: "default", endpoint: { host: "redis", port: 6390 }, db: 2, tls: true, password: SECRET });
+  assert.equal(
+    resolveStoreConfig({
+      MANIFOLD_REDIS_HOST: "redis",
+      MANIFOLD_REDIS_PORT: "6390",
+      MANIFOLD_REDIS_DB: "2",
+      MANIFOLD_REDIS_PASSWORD: SECRET,
+      MANIFOLD_REDIS_TLS: "true",
+    }),
+    { kind: "redis", namespace: "default", endpoint: { host: "redis", port: 6390 }, db: 2, tls: true, password: SECRET },
+  );
 });
 
 test("MANIFOLD_REDIS_CLUSTER_NODES selects a cluster", () => {
   assert.equal(resolveStoreConfig({ MANIFOLD_REDIS_CLUSTER_NODES: "10.0.0.1:7000, 10.0.0.2:7001,[fe80::1]:7002", MANIFOLD_REDIS_PASSWORD: SECRET }), {
-    kind: "cluster", namespace: "default", tls: false, password: SECRET,
-    nodes: [{ host: "10.0.0.1", port: 7000 }, { host: "10.0.0.2", port: 7001 }, { host: "fe80::1", port: 7002 }],
+    kind: "cluster",
+    namespace: "default",
+    tls: false,
+    password: SECRET,
+    nodes: [
+      { host: "10.0.0.1", port: 7000 },
+      { host: "10.0.0.2", port: 7001 },
+      { host: "fe80::1", port: 7002 },
+    ],
   });
 });
 
@@ -68,7 +97,10 @@ test("bad or ambiguous settings fail naming the variable, and never quote a pass
 test("the description shows where, never the password", () => {
   assert.is(describeStore(resolveStoreConfig({})), "the embedded in-memory store");
   assert.is(describeStore(resolveStoreConfig({ REDIS_URL: `redis://app:${SECRET}@h:6380/2` })), "redis://app:***@h:6380/2");
-  assert.is(describeStore(resolveStoreConfig({ MANIFOLD_REDIS_HOST: "h", MANIFOLD_REDIS_PASSWORD: SECRET, MANIFOLD_REDIS_TLS: "true" })), "rediss://:***@h:6379/0");
+  assert.is(
+    describeStore(resolveStoreConfig({ MANIFOLD_REDIS_HOST: "h", MANIFOLD_REDIS_PASSWORD: SECRET, MANIFOLD_REDIS_TLS: "true" })),
+    "rediss://:***@h:6379/0",
+  );
   assert.is(describeStore(resolveStoreConfig({ MANIFOLD_REDIS_CLUSTER_NODES: "a:1,b:2" })), "Redis Cluster redis://a:1,redis://b:2");
 });
 

@@ -35,8 +35,14 @@ test("no Redis configured: the memory store, announced by one log line per proce
   assert.ok(a.kind === "memory" && b.kind === "memory" && other.kind === "memory");
   if (a.kind !== "memory" || b.kind !== "memory" || other.kind !== "memory") return;
   const state = a.slot("registry", () => ({ n: 1 }));
-  assert.is(b.slot("registry", () => ({ n: 2 })), state);
-  assert.is.not(other.slot("registry", () => ({ n: 3 })), state);
+  assert.is(
+    b.slot("registry", () => ({ n: 2 })),
+    state,
+  );
+  assert.is.not(
+    other.slot("registry", () => ({ n: 3 })),
+    state,
+  );
 });
 
 test("a Redis store connects with the password and never prints it", async () => {
@@ -118,10 +124,11 @@ function runFixture(env: Record<string, string>, graceMs: number): Promise<{ exi
 }
 
 test("unref: an open connection does not keep the process alive (it does without)", async () => {
-  const [unref, ref] = await withTimeout(Promise.all([
-    runFixture({ REDIS_URL: server.url, UNREF: "true" }, 3_000),
-    runFixture({ REDIS_URL: server.url, UNREF: "false" }, 1_500),
-  ]), 20_000, "fixtures");
+  const [unref, ref] = await withTimeout(
+    Promise.all([runFixture({ REDIS_URL: server.url, UNREF: "true" }, 3_000), runFixture({ REDIS_URL: server.url, UNREF: "false" }, 1_500)]),
+    20_000,
+    "fixtures",
+  );
   assert.equal(unref, { exited: true, stdout: "pinged\n" });
   assert.equal(ref, { exited: false, stdout: "pinged\n" });
 });

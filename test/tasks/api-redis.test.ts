@@ -21,7 +21,11 @@ const test = suite<Context>("task API on Redis", {});
 
 test.before(async (context) => {
   context.server = await startRedisServer();
-  context.store = createStore({ env: { REDIS_URL: context.server.url, MANIFOLD_REDIS_NAMESPACE: "api" }, log: () => undefined, maxReconnectDelayMs: 200 }) as RedisStore;
+  context.store = createStore({
+    env: { REDIS_URL: context.server.url, MANIFOLD_REDIS_NAMESPACE: "api" },
+    log: () => undefined,
+    maxReconnectDelayMs: 200,
+  }) as RedisStore;
   context.backend = createTaskBackend({ store: context.store, queue: "errand-agent" });
   context.running = await serveAgent({
     backend: context.backend,
@@ -40,7 +44,11 @@ test.after(async ({ running, backend, store, server }) => {
 test("submit, run and read back through Redis", async ({ running }) => {
   const base = running!.url;
   const id = await submit(base, { type: "summarise", input: { text: "one two three" } });
-  const done = await until(() => view(base, id), (v) => v.status === "completed", "completed");
+  const done = await until(
+    () => view(base, id),
+    (v) => v.status === "completed",
+    "completed",
+  );
   assert.equal(done.result, { words: 3 });
 });
 
@@ -54,9 +62,24 @@ test("while Redis is down the API answers 503 UNAVAILABLE (retryable, nothing in
   assert.is(error.retryable, true);
   assert.not.match(error.message, /at \w+ \(|node_modules/, "no stack");
   await server!.start();
-  const id = await until(async () => (await post(`${base}/api/v1/tasks`, { type: "work", input: {} })), (r) => r.status === 202, "submits accepted again", 10_000);
+  const id = await until(
+    async () => await post(`${base}/api/v1/tasks`, { type: "work", input: {} }),
+    (r) => r.status === 202,
+    "submits accepted again",
+    10_000,
+  );
   const taskId = (json(id) as { task_id: string }).task_id;
-  assert.is((await until(() => view(base, taskId), (v) => v.status === "completed", "the workers recovered too", 10_000)).result, "worked");
+  assert.is(
+    (
+      await until(
+        () => view(base, taskId),
+        (v) => v.status === "completed",
+        "the workers recovered too",
+        10_000,
+      )
+    ).result,
+    "worked",
+  );
 });
 
 test.run();

@@ -26,7 +26,10 @@ test.after(async ({ running, backend }) => {
   await backend.close();
 });
 
-type Envelope = { success: boolean; error: { code: string; message: string; category: string; retryable: boolean; details?: { pointer: string; message: string }[] } };
+type Envelope = {
+  success: boolean;
+  error: { code: string; message: string; category: string; retryable: boolean; details?: { pointer: string; message: string }[] };
+};
 
 async function refused(base: string, body: unknown, status: number, code: string): Promise<Envelope["error"]> {
   const response = await post(`${base}/api/v1/tasks`, body);
@@ -84,7 +87,11 @@ test("unknown top-level keys, a missing or non-string type, a non-object input: 
   error = await refused(base, { type: 7 }, 400, "INVALID_INPUT");
   assert.equal(error.details, [{ pointer: "/type", message: "must be string" }]);
   error = await refused(base, { type: "echo", input: ["text"], task_id: "mine" }, 400, "INVALID_INPUT");
-  assert.equal(error.details?.map((d) => d.pointer), ["/task_id", "/input"], "every problem at once");
+  assert.equal(
+    error.details?.map((d) => d.pointer),
+    ["/task_id", "/input"],
+    "every problem at once",
+  );
 });
 
 test("an unknown task type is refused at submit (UNKNOWN_TASK_TYPE, 400) and nothing is queued", async ({ base, backend }) => {
@@ -154,7 +161,11 @@ test("cancel a queued task: 200 with the cancelled view (TASK_CANCELLED); again:
   const again = await post(`${base}/api/v1/tasks/${id}/cancel`, {});
   assert.is(again.status, 409);
   assert.is((json(again) as Envelope).error.code, "TASK_NOT_CANCELLABLE");
-  assert.equal(await backend.dequeue({ count: 1_000, leaseMs: 1_000, blockMs: 0 }).then((leases) => leases.filter((l) => l.task.task_id === id)), [], "never delivered");
+  assert.equal(
+    await backend.dequeue({ count: 1_000, leaseMs: 1_000, blockMs: 0 }).then((leases) => leases.filter((l) => l.task.task_id === id)),
+    [],
+    "never delivered",
+  );
 });
 
 test("the submitter's traceparent is stored with the task when the API has no telemetry of its own", async ({ base, backend }) => {

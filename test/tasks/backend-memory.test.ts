@@ -70,7 +70,11 @@ test("createTaskBackend over the memory store: one namespace and queue share tas
   const elsewhere = createTaskBackend({ store: createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "another" }, log: () => undefined }), queue: "travel-agent" });
   const waiting = worker.dequeue({ count: 1, leaseMs: 1_000, blockMs: 2_000 });
   await api.create({ task_id: "shared", type: "research", input: {}, timeout_ms: 1_000 });
-  assert.equal((await waiting).map((l) => l.task.task_id), ["shared"], "a create on one backend wakes a dequeue on another");
+  assert.equal(
+    (await waiting).map((l) => l.task.task_id),
+    ["shared"],
+    "a create on one backend wakes a dequeue on another",
+  );
   assert.is(await elsewhere.get("shared"), undefined, "another namespace");
   await api.close();
   assert.is((await worker.get("shared"))!.status, "running", "closing one backend leaves the data to the others");

@@ -26,7 +26,13 @@ function redisBackend(options: Parameters<typeof createRedisTaskBackend>[1] = {}
 }
 
 let seq = 0;
-const newTask = (overrides: Partial<NewTask> = {}): NewTask => ({ task_id: `r-${(seq += 1)}`, type: "research", input: { n: seq }, timeout_ms: 60_000, ...overrides });
+const newTask = (overrides: Partial<NewTask> = {}): NewTask => ({
+  task_id: `r-${(seq += 1)}`,
+  type: "research",
+  input: { n: seq },
+  timeout_ms: 60_000,
+  ...overrides,
+});
 
 const cli = (...args: string[]) => server.cli(...args).trim();
 
@@ -63,7 +69,14 @@ test("keys: manifold:v1:<ns>:{tasks:<queue>}:…, no TTL while queued or running
 
 test("the record is one string, far smaller than a hash once the result passes 64 bytes", async () => {
   const { backend, namespace } = redisBackend({ queue: "q" });
-  const result = { temperature: 21.5, condition: "sunny", headline: "It is sunny in Paris", rate: 1.0832, converted: 1299.84, country: { name: "France", capital: "Paris" } };
+  const result = {
+    temperature: 21.5,
+    condition: "sunny",
+    headline: "It is sunny in Paris",
+    rate: 1.0832,
+    converted: 1299.84,
+    country: { name: "France", capital: "Paris" },
+  };
   const task = newTask({ task_id: "3f1c2a8e-4b7d-4e0a-9c1e-5d2f6a7b8c9d", input: { destination: "Paris", amount: 1200, currency: "EUR", days: 5 } });
   await backend.create(task);
   const [lease] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
@@ -99,9 +112,13 @@ test("Redis down: calls fail fast with UNAVAILABLE and no password; after a rest
   const { backend } = redisBackend();
   await backend.create(newTask());
   // Its outcome is read once Redis is down; the handlers are attached now so nothing goes unhandled.
-  const blocked = backend.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 })
+  const blocked = backend
+    .dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 })
     .then(() => backend.dequeue({ count: 1, leaseMs: 1_000, blockMs: 8_000 }))
-    .then(() => "returned", (error: ManifoldError) => error.code);
+    .then(
+      () => "returned",
+      (error: ManifoldError) => error.code,
+    );
   await new Promise((resolve) => setTimeout(resolve, 200));
   await server.stop();
   const started = Date.now();
@@ -123,15 +140,24 @@ test("Redis down: calls fail fast with UNAVAILABLE and no password; after a rest
   const task = newTask();
   let created = false;
   for (let i = 0; i < 50 && !created; i += 1) {
-    created = await backend.create(task).then(() => true, () => false);
+    created = await backend.create(task).then(
+      () => true,
+      () => false,
+    );
     if (!created) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.ok(created, "create works again after the restart");
-  assert.equal((await backend.dequeue({ count: 5, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id), [task.task_id]);
+  assert.equal(
+    (await backend.dequeue({ count: 5, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id),
+    [task.task_id],
+  );
 });
 
 test("createTaskBackend uses Redis when the store is Redis, the process-wide memory store otherwise", async () => {
-  const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` }, log: () => undefined }) as RedisStore;
+  const store = createStore({
+    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
+    log: () => undefined,
+  }) as RedisStore;
   const backend = createTaskBackend({ store, queue: "agent" });
   const task = newTask();
   await backend.create(task);
@@ -140,9 +166,17 @@ test("createTaskBackend uses Redis when the store is Redis, the process-wide mem
   await store.close();
 
   const memoryStore = createStore({ env: { MANIFOLD_REDIS_NAMESPACE: "shared-ns" }, log: () => undefined });
-  const [api, worker, other] = [createTaskBackend({ store: memoryStore, queue: "agent" }), createTaskBackend({ store: memoryStore, queue: "agent" }), createTaskBackend({ store: memoryStore, queue: "other" })];
+  const [api, worker, other] = [
+    createTaskBackend({ store: memoryStore, queue: "agent" }),
+    createTaskBackend({ store: memoryStore, queue: "agent" }),
+    createTaskBackend({ store: memoryStore, queue: "other" }),
+  ];
   await api.create(task);
-  assert.equal((await worker.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id), [task.task_id], "same namespace and queue: same tasks");
+  assert.equal(
+    (await worker.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id),
+    [task.task_id],
+    "same namespace and queue: same tasks",
+  );
   assert.is(await other.get(task.task_id), undefined);
   await Promise.all([api.close(), worker.close(), other.close()]);
 });

@@ -81,7 +81,10 @@ test("submit → 202 answer; wait → the typed result; get → the finished vie
 test("submit errors come back as ManifoldErrors with the envelope's code and details", async ({ client }) => {
   const invalid = await rejection(client!.echo.submit({ text: 5 } as never));
   assert.is(invalid.code, "INVALID_INPUT");
-  assert.equal(invalid.details?.map((d) => d.pointer), ["/input/text"]);
+  assert.equal(
+    invalid.details?.map((d) => d.pointer),
+    ["/input/text"],
+  );
   const timeout = await rejection(client!.work.submit({}, { timeout: "soon" }));
   assert.is(timeout.code, "INVALID_TIMEOUT");
   const missing = await rejection(client!.work.get("0b5c3f38-9d4e-4f7a-8c1e-2a3b4c5d6e7f"));
@@ -100,7 +103,11 @@ test("wait rejects with the task's own error code: HANDLER_ERROR, HANDLER_PANIC,
   assert.is(timedOut.code, "TASK_TIMEOUT");
 
   const { task_id: id } = await client!.work.submit({ ms: 10_000 });
-  await until(() => client!.work.get(id), (v) => v.status === "running", "running");
+  await until(
+    () => client!.work.get(id),
+    (v) => v.status === "running",
+    "running",
+  );
   const waiting = rejection(client!.work.wait(id));
   const cancelled = await client!.work.cancel(id);
   assert.is(cancelled.status, "cancelled");
@@ -113,10 +120,12 @@ test("wait rejects with the task's own error code: HANDLER_ERROR, HANDLER_PANIC,
 test("wait polls with growing pauses from intervalMs up to maxIntervalMs", async ({ running }) => {
   const polls: number[] = [];
   // The base URL source is asked once per request: a count of the client's calls, with their times.
-  const counted = createTaskClient<Types>(agentSpec, { baseUrl: () => {
-    polls.push(Date.now());
-    return running!.url;
-  } });
+  const counted = createTaskClient<Types>(agentSpec, {
+    baseUrl: () => {
+      polls.push(Date.now());
+      return running!.url;
+    },
+  });
   const { task_id: id } = await counted.work.submit({ ms: 1_500 });
   polls.length = 0;
   assert.is(await counted.work.wait(id, { intervalMs: 50, maxIntervalMs: 400 }), "worked");
@@ -150,10 +159,12 @@ test("a poll that cannot reach the agent (restart, dropped connection) is retrie
   const deadUrl = closed.url;
   await closed.close();
   let calls = 0;
-  const flaky = createTaskClient<Types>(agentSpec, { baseUrl: () => {
-    calls += 1;
-    return calls >= 2 && calls <= 3 ? deadUrl : running!.url;
-  } });
+  const flaky = createTaskClient<Types>(agentSpec, {
+    baseUrl: () => {
+      calls += 1;
+      return calls >= 2 && calls <= 3 ? deadUrl : running!.url;
+    },
+  });
   const { task_id: id } = await flaky.work.submit({ ms: 100 });
   assert.is(await flaky.work.wait(id, { intervalMs: 20 }), "worked");
   assert.ok(calls >= 4);
@@ -164,7 +175,9 @@ test("a poll that cannot reach the agent (restart, dropped connection) is retrie
 });
 
 test("calls go through the outbound caller: token, propagated headers and ids; GET has no body and no Content-Type", async () => {
-  const recorder = await startRecorder((req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method })));
+  const recorder = await startRecorder(
+    (req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method })),
+  );
   try {
     const client = createTaskClient<Types>(agentSpec, { baseUrl: `${recorder.url}/`, token: "t0ken", headers: { "x-tenant": "acme" } });
     await client.work.get("task:1", { requestId: "req-7" });
@@ -172,7 +185,12 @@ test("calls go through the outbound caller: token, propagated headers and ids; G
     await client.work.cancel("task:1");
     const [get, submitted, cancel] = recorder.received;
     assert.is(get?.url, "/api/v1/tasks/task%3A1");
-    assert.equal(callerHeaders(get!.headers), { authorization: "Bearer t0ken", "x-tenant": "acme", "x-manifold-request-id": "req-7", "x-manifold-step-id": "<uuid>" });
+    assert.equal(callerHeaders(get!.headers), {
+      authorization: "Bearer t0ken",
+      "x-tenant": "acme",
+      "x-manifold-request-id": "req-7",
+      "x-manifold-step-id": "<uuid>",
+    });
     assert.is(get?.body, "");
     assert.is(submitted?.url, "/api/v1/tasks");
     assert.equal(JSON.parse(submitted!.body), { type: "work", input: { ms: 1 }, timeout: "90s" });
@@ -185,8 +203,14 @@ test("calls go through the outbound caller: token, propagated headers and ids; G
 });
 
 test("bad wait options are refused at once", async ({ client }) => {
-  for (const [options, message] of [[{ intervalMs: 0 }, /intervalMs must be a positive number/], [{ timeoutMs: -1 }, /timeoutMs must be a positive number/]] as const) {
-    const error = await client!.work.wait("x", options).then(() => undefined, (e: unknown) => e);
+  for (const [options, message] of [
+    [{ intervalMs: 0 }, /intervalMs must be a positive number/],
+    [{ timeoutMs: -1 }, /timeoutMs must be a positive number/],
+  ] as const) {
+    const error = await client!.work.wait("x", options).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.instance(error, RangeError);
     assert.match((error as Error).message, message);
   }

@@ -41,14 +41,22 @@ async function serve(context: Context, options: Parameters<typeof serveAgent>[0]
   return running.url;
 }
 
-const finished = (base: string, id: string) => until(() => view(base, id), (v) => v.status !== "queued" && v.status !== "running", `task ${id} finished`);
+const finished = (base: string, id: string) =>
+  until(
+    () => view(base, id),
+    (v) => v.status !== "queued" && v.status !== "running",
+    `task ${id} finished`,
+  );
 
 test("resolveMode: empty or unset is embedded; api and worker; anything else is a startup error naming the variable", () => {
   assert.is(resolveMode({}), "embedded");
   assert.is(resolveMode({ MANIFOLD_MODE: "" }), "embedded");
   assert.is(resolveMode({ MANIFOLD_MODE: "api" }), "api");
   assert.is(resolveMode({ MANIFOLD_MODE: " worker " }), "worker");
-  assert.throws(() => resolveMode({ MANIFOLD_MODE: "workers" }), (e: Error) => e instanceof RangeError && /MANIFOLD_MODE must be empty \(API and workers\), "api" or "worker", not "workers"/.test(e.message));
+  assert.throws(
+    () => resolveMode({ MANIFOLD_MODE: "workers" }),
+    (e: Error) => e instanceof RangeError && /MANIFOLD_MODE must be empty \(API and workers\), "api" or "worker", not "workers"/.test(e.message),
+  );
   assert.throws(() => resolveMode({ MANIFOLD_MODE: "API" }), /MANIFOLD_MODE/);
   assert.throws(() => createTasksExtension(agentSpec, { handlers, runWorkflow: async () => ({}), env: { MANIFOLD_MODE: "both" } }), /MANIFOLD_MODE must be/);
   assert.throws(() => createTasksExtension(agentSpec, { handlers, mode: "all" as never }), /mode must be "embedded", "api" or "worker"/);
@@ -58,11 +66,23 @@ test("resolveMode: empty or unset is embedded; api and worker; anything else is 
 test("startup checks: every handled task type needs a handler, none unknown, workflow types need runWorkflow; api mode needs none", () => {
   const runWorkflow = async () => ({});
   const { slowJob: _omitted, ...missing } = handlers;
-  assert.throws(() => createTasksExtension(agentSpec, { handlers: missing, runWorkflow, mode: "embedded" }), /task handlers.slowJob must be a function \(task type slow_job\)/);
-  assert.throws(() => createTasksExtension(agentSpec, { handlers: { ...handlers, extra: async () => 1 }, runWorkflow, mode: "worker" }), /task handlers.extra is not a task type of errand-agent/);
-  assert.throws(() => createTasksExtension(agentSpec, { handlers: { ...handlers, summarise: async () => 1 }, runWorkflow }), /summarise runs workflow summarise-text; it takes no handler/);
+  assert.throws(
+    () => createTasksExtension(agentSpec, { handlers: missing, runWorkflow, mode: "embedded" }),
+    /task handlers.slowJob must be a function \(task type slow_job\)/,
+  );
+  assert.throws(
+    () => createTasksExtension(agentSpec, { handlers: { ...handlers, extra: async () => 1 }, runWorkflow, mode: "worker" }),
+    /task handlers.extra is not a task type of errand-agent/,
+  );
+  assert.throws(
+    () => createTasksExtension(agentSpec, { handlers: { ...handlers, summarise: async () => 1 }, runWorkflow }),
+    /summarise runs workflow summarise-text; it takes no handler/,
+  );
   assert.throws(() => createTasksExtension(agentSpec, { handlers, mode: "embedded" }), /task type summarise runs workflow summarise-text: pass runWorkflow/);
-  assert.throws(() => createTasksExtension(agentSpec, { handlers, runWorkflow, mode: "embedded", env: { WORKER_COUNT: "-3" } }), /WORKER_COUNT must be an integer/);
+  assert.throws(
+    () => createTasksExtension(agentSpec, { handlers, runWorkflow, mode: "embedded", env: { WORKER_COUNT: "-3" } }),
+    /WORKER_COUNT must be an integer/,
+  );
   assert.throws(() => createTasksExtension({ ...agentSpec, agent: { ...agentSpec.agent!, tasks: [] } }, { mode: "api" }), /declares no task types/);
   assert.is(createTasksExtension(agentSpec, { mode: "api" }).mode, "api", "api mode runs no handler");
 });
@@ -113,7 +133,11 @@ test("a workflow task type runs its workflow through runWorkflow with no handler
   };
   const base = await serve(context, { handlers, runWorkflow, backend: backendFor(context) });
   const id = await submit(base, { type: "summarise", input: { text: "the quick brown fox", words: 2 } });
-  const running = await until(() => view(base, id), (v) => v.progress !== undefined, "progress visible");
+  const running = await until(
+    () => view(base, id),
+    (v) => v.progress !== undefined,
+    "progress visible",
+  );
   assert.is(running.status, "running");
   assert.equal(running.progress, { current_step: 1, total_steps: 2, step_name: "summarise", percentage: 50 });
   release();
@@ -137,10 +161,21 @@ test("close stops the workers gracefully: a running task finishes within the shu
     backend,
     runWorkflow: async () => ({}),
     log: silentLogger(lines),
-    handlers: { ...handlers, work: async () => { await sleep(300); finishedRun = true; return "done before exit"; } },
+    handlers: {
+      ...handlers,
+      work: async () => {
+        await sleep(300);
+        finishedRun = true;
+        return "done before exit";
+      },
+    },
   });
   const id = await submit(running.url, { type: "work", input: {} });
-  await until(async () => (await backend.get(id))?.status, (s) => s === "running", "running");
+  await until(
+    async () => (await backend.get(id))?.status,
+    (s) => s === "running",
+    "running",
+  );
   await running.close();
   assert.ok(finishedRun);
   assert.is((await backend.get(id))?.result, "done before exit");

@@ -22,16 +22,24 @@ export const agentSpec: ComponentSpec = {
     orchestration: {
       custom: false,
       endpoints: [],
-      workflows: [{
-        name: "summarise-text",
-        version: "1.0",
-        inputs: [{ name: "text", type: "string", required: true }, { name: "words", type: "integer", required: false }],
-        steps: [],
-        outputs: [],
-      }],
+      workflows: [
+        {
+          name: "summarise-text",
+          version: "1.0",
+          inputs: [
+            { name: "text", type: "string", required: true },
+            { name: "words", type: "integer", required: false },
+          ],
+          steps: [],
+          outputs: [],
+        },
+      ],
     },
     tasks: [
-      task("echo", "echo", { input: { required: [{ name: "text", type: "string" }], optional: [{ name: "times", type: "integer" }] }, output: { required: [{ name: "text", type: "string" }], optional: [] } }),
+      task("echo", "echo", {
+        input: { required: [{ name: "text", type: "string" }], optional: [{ name: "times", type: "integer" }] },
+        output: { required: [{ name: "text", type: "string" }], optional: [] },
+      }),
       task("work", "work"),
       task("slow_job", "slowJob", { timeoutMs: 1_000 }),
       task("summarise", "summarise", { workflow: "summarise-text" }),
@@ -60,7 +68,11 @@ export function silentLogger(lines?: string[]): Logger {
 }
 
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return rawRequest(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return rawRequest(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }
 
 export async function submit(base: string, body: unknown): Promise<string> {

@@ -26,7 +26,13 @@ const test = suite<Context>("task telemetry", { backend: createMemoryTaskBackend
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
-  Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_METRIC_EXPORT_INTERVAL: "200", APP_ENV: "development", OTEL_TRACES_SAMPLER: "" });
+  Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    APP_ENV: "development",
+    OTEL_TRACES_SAMPLER: "",
+  });
   await initTelemetry({ serviceName: "errand-agent" });
   context.running = await serveAgent({
     backend: context.backend,
@@ -51,10 +57,18 @@ test.after(async ({ receiver, running, backend }) => {
   await receiver?.close();
 });
 
-test("task.process: a root span linked to the submitting request's span, with started/progress/completed events; the handler runs in it", async ({ receiver, running, handlerTraceIds }) => {
+test("task.process: a root span linked to the submitting request's span, with started/progress/completed events; the handler runs in it", async ({
+  receiver,
+  running,
+  handlerTraceIds,
+}) => {
   const response = await post(`${running!.url}/api/v1/tasks`, { type: "work", input: {} }, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
   const id = (json(response) as { task_id: string }).task_id;
-  await until(() => view(running!.url, id), (v) => v.status === "completed", "completed");
+  await until(
+    () => view(running!.url, id),
+    (v) => v.status === "completed",
+    "completed",
+  );
   await receiver!.until(() => receiver!.spans.some((s) => s.name === "task.process" && s.attributes["manifold.task.id"] === id), "task.process span");
   const submit = receiver!.spans.find((s) => s.traceId === CALLER_TRACE && s.name === "HTTP POST /api/v1/tasks")!;
   assert.ok(submit, "the submit request's server span, in the caller's trace");
@@ -62,7 +76,10 @@ test("task.process: a root span linked to the submitting request's span, with st
   assert.is.not(processed.traceId, CALLER_TRACE, "a trace of its own, not parented by the request");
   assert.is(processed.parentSpanId, undefined);
   assert.equal(processed.links, [{ traceId: CALLER_TRACE, spanId: submit.spanId }], "linked to the submitting span");
-  assert.equal(processed.events.map((e) => e.name), ["task.started", "task.progress", "task.completed"]);
+  assert.equal(
+    processed.events.map((e) => e.name),
+    ["task.started", "task.progress", "task.completed"],
+  );
   assert.is(processed.attributes["manifold.task.type"], "work");
   assert.is(processed.attributes["manifold.task.attempt"], 1);
   assert.equal(handlerTraceIds, [processed.traceId], "the handler's outbound calls and logs belong to the task's trace");
@@ -71,10 +88,17 @@ test("task.process: a root span linked to the submitting request's span, with st
 test("a failed task's span ends with task.failed and the error code", async ({ receiver, running }) => {
   const response = await post(`${running!.url}/api/v1/tasks`, { type: "work", input: { fail: true } });
   const id = (json(response) as { task_id: string }).task_id;
-  await until(() => view(running!.url, id), (v) => v.status === "failed", "failed");
+  await until(
+    () => view(running!.url, id),
+    (v) => v.status === "failed",
+    "failed",
+  );
   await receiver!.until(() => receiver!.spans.some((s) => s.name === "task.process" && s.attributes["manifold.task.id"] === id), "span");
   const processed = receiver!.spans.find((s) => s.name === "task.process" && s.attributes["manifold.task.id"] === id)!;
-  assert.equal(processed.events.map((e) => e.name), ["task.started", "task.progress", "task.failed"]);
+  assert.equal(
+    processed.events.map((e) => e.name),
+    ["task.started", "task.progress", "task.failed"],
+  );
   assert.is(processed.attributes["manifold.error.code"], "HANDLER_ERROR");
   assert.is(processed.status, 2);
   // No traceparent came with this submit: the API's own server span started the trace, and is the link.
@@ -84,10 +108,22 @@ test("a failed task's span ends with task.failed and the error code", async ({ r
   assert.is(submit?.traceId, link?.traceId);
 });
 
-test("task metrics: submitted, started, completed, duration, queue wait, workers active, queue depth; labels type and status, never an id", async ({ receiver }) => {
-  const wanted = ["manifold.tasks.submitted", "manifold.tasks.started", "manifold.tasks.completed", "manifold.tasks.duration", "manifold.tasks.queue_wait_ms", "manifold.tasks.workers.active", "manifold.tasks.queue_depth"];
+test("task metrics: submitted, started, completed, duration, queue wait, workers active, queue depth; labels type and status, never an id", async ({
+  receiver,
+}) => {
+  const wanted = [
+    "manifold.tasks.submitted",
+    "manifold.tasks.started",
+    "manifold.tasks.completed",
+    "manifold.tasks.duration",
+    "manifold.tasks.queue_wait_ms",
+    "manifold.tasks.workers.active",
+    "manifold.tasks.queue_depth",
+  ];
   await receiver!.until(() => wanted.every((m) => receiver!.points.some((p) => p.metric === m)), "every task metric", 20_000);
-  const completed = receiver!.points.filter((p) => p.metric === "manifold.tasks.completed").map((p) => `${String(p.attributes["manifold.task.type"])}:${String(p.attributes["manifold.task.status"])}`);
+  const completed = receiver!.points
+    .filter((p) => p.metric === "manifold.tasks.completed")
+    .map((p) => `${String(p.attributes["manifold.task.type"])}:${String(p.attributes["manifold.task.status"])}`);
   assert.ok(completed.includes("work:completed") && completed.includes("work:failed"), completed.join(", "));
   for (const point of receiver!.points.filter((p) => p.metric.startsWith("manifold.tasks."))) {
     for (const [name, value] of Object.entries(point.attributes)) {

@@ -28,7 +28,15 @@ test.after.each(async ({ backend, pools }) => {
 });
 
 function startPool(context: Context, handlers: Record<string, TaskHandler>, options: { workerCount?: number; leaseMs?: number } = {}): WorkerPool {
-  const pool = createWorkerPool({ backend: context.backend, handlers, workerCount: options.workerCount ?? 2, leaseMs: options.leaseMs ?? 3_000, idleWaitMs: 200, log: silentLogger(context.lines), env: {} });
+  const pool = createWorkerPool({
+    backend: context.backend,
+    handlers,
+    workerCount: options.workerCount ?? 2,
+    leaseMs: options.leaseMs ?? 3_000,
+    idleWaitMs: 200,
+    log: silentLogger(context.lines),
+    env: {},
+  });
   context.pools.push(pool);
   return pool;
 }
@@ -40,7 +48,12 @@ async function create(backend: TaskBackend, type: string, input: unknown = {}, t
 }
 
 function settled(backend: TaskBackend, taskId: string, ms = 5_000): Promise<TaskRecord> {
-  return until(async () => (await backend.get(taskId))!, (t) => t.status !== "queued" && t.status !== "running", `task ${taskId} finished`, ms);
+  return until(
+    async () => (await backend.get(taskId))!,
+    (t) => t.status !== "queued" && t.status !== "running",
+    `task ${taskId} finished`,
+    ms,
+  );
 }
 
 /** A promise and its resolver, to hold a handler until the test lets it go. */
@@ -51,7 +64,8 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
 }
 
 /** Resolves with the signal's reason once it aborts. */
-const aborted = (signal: AbortSignal): Promise<unknown> => new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
+const aborted = (signal: AbortSignal): Promise<unknown> =>
+  new Promise((resolve) => signal.addEventListener("abort", () => resolve(signal.reason), { once: true }));
 
 test("a handler that returns completes the task with its result; the context carries the task's id, type, attempt and input", async (context) => {
   const seen: Omit<TaskContext, "signal" | "progress">[] = [];
@@ -73,7 +87,11 @@ test("a handler that returns completes the task with its result; the context car
 });
 
 test("a handler that throws a ManifoldError fails the task HANDLER_ERROR with its message", async (context) => {
-  startPool(context, { lookup: async () => { throw new ManifoldError("NOT_FOUND", "no city called Atlantis"); } });
+  startPool(context, {
+    lookup: async () => {
+      throw new ManifoldError("NOT_FOUND", "no city called Atlantis");
+    },
+  });
   const done = await settled(context.backend, await create(context.backend, "lookup"));
   assert.is(done.status, "failed");
   assert.equal(done.error, { code: "HANDLER_ERROR", message: "no city called Atlantis" });
@@ -81,21 +99,28 @@ test("a handler that throws a ManifoldError fails the task HANDLER_ERROR with it
 
 test("a handler that throws anything else fails HANDLER_PANIC without internals; the worker serves the next task", async (context) => {
   let calls = 0;
-  startPool(context, {
-    explode: async () => {
-      calls += 1;
-      throw new Error("connection to postgres://admin:hunter2@db failed");
+  startPool(
+    context,
+    {
+      explode: async () => {
+        calls += 1;
+        throw new Error("connection to postgres://admin:hunter2@db failed");
+      },
+      throwsSync: () => {
+        throw "a bare string";
+      },
+      fine: async () => "still here",
     },
-    throwsSync: () => {
-      throw "a bare string";
-    },
-    fine: async () => "still here",
-  }, { workerCount: 1 });
+    { workerCount: 1 },
+  );
   const first = await settled(context.backend, await create(context.backend, "explode"));
   assert.is(first.status, "failed");
   assert.equal(first.error, { code: "HANDLER_PANIC", message: "the task handler failed unexpectedly" });
   assert.not.match(JSON.stringify(first), /hunter2|postgres/);
-  assert.ok(context.lines.some((line) => line.includes("handler failed") && line.includes('"level":"error"')), "the real error goes to the log");
+  assert.ok(
+    context.lines.some((line) => line.includes("handler failed") && line.includes('"level":"error"')),
+    "the real error goes to the log",
+  );
   const sync = await settled(context.backend, await create(context.backend, "throwsSync"));
   assert.is(sync.error?.code, "HANDLER_PANIC");
   const next = await settled(context.backend, await create(context.backend, "fine"));
@@ -107,13 +132,17 @@ test("a handler that throws anything else fails HANDLER_PANIC without internals;
 test("a handler past its timeout: the task fails TASK_TIMEOUT, its signal aborts, and its slot serves the next task", async (context) => {
   let reason: unknown;
   const started = Date.now();
-  startPool(context, {
-    stuck: async (_input, ctx) => {
-      reason = await aborted(ctx.signal);
-      await sleep(10_000); // ignores the signal: the slot is given back anyway
+  startPool(
+    context,
+    {
+      stuck: async (_input, ctx) => {
+        reason = await aborted(ctx.signal);
+        await sleep(10_000); // ignores the signal: the slot is given back anyway
+      },
+      quick: () => "ok",
     },
-    quick: () => "ok",
-  }, { workerCount: 1 });
+    { workerCount: 1 },
+  );
   const id = await create(context.backend, "stuck", {}, 300);
   const done = await settled(context.backend, id);
   assert.is(done.status, "failed");
@@ -129,12 +158,20 @@ test("a handler past its timeout: the task fails TASK_TIMEOUT, its signal aborts
 test("cancel while queued: the task never runs", async (context) => {
   const hold = gate();
   const ran: string[] = [];
-  startPool(context, {
-    block: async () => hold.promise,
-    record: async (input) => void ran.push((input as { name: string }).name),
-  }, { workerCount: 1 });
+  startPool(
+    context,
+    {
+      block: async () => hold.promise,
+      record: async (input) => void ran.push((input as { name: string }).name),
+    },
+    { workerCount: 1 },
+  );
   const blocker = await create(context.backend, "block");
-  await until(async () => (await context.backend.get(blocker))!.status, (s) => s === "running", "blocker running");
+  await until(
+    async () => (await context.backend.get(blocker))!.status,
+    (s) => s === "running",
+    "blocker running",
+  );
   const victim = await create(context.backend, "record", { name: "victim" });
   const after = await create(context.backend, "record", { name: "after" });
   assert.is((await context.backend.cancel(victim)).outcome, "cancelled");
@@ -155,10 +192,19 @@ test("cancel while running: the handler's signal aborts within a second and the 
     },
   });
   const id = await create(context.backend, "long");
-  await until(async () => (await context.backend.get(id))!.status, (s) => s === "running", "running");
+  await until(
+    async () => (await context.backend.get(id))!.status,
+    (s) => s === "running",
+    "running",
+  );
   const cancelledAt = Date.now();
   assert.is((await context.backend.cancel(id)).outcome, "cancelled");
-  await until(async () => abortedAt, (t) => t > 0, "handler saw the abort", 2_000);
+  await until(
+    async () => abortedAt,
+    (t) => t > 0,
+    "handler saw the abort",
+    2_000,
+  );
   assert.ok(abortedAt - cancelledAt < 1_000, `abort took ${abortedAt - cancelledAt} ms`);
   assert.is((reason as ManifoldError).code, "TASK_CANCELLED");
   await sleep(100);
@@ -178,11 +224,19 @@ test("a handler that first looks at its signal after the cancel finds it already
     },
   });
   const id = await create(context.backend, "late");
-  await until(async () => (await context.backend.get(id))!.status, (s) => s === "running", "running");
+  await until(
+    async () => (await context.backend.get(id))!.status,
+    (s) => s === "running",
+    "running",
+  );
   await context.backend.cancel(id);
   await sleep(800); // more than a tick: the pool has learnt of the cancel
   hold.open();
-  await until(async () => seen, (s) => s !== undefined, "handler looked");
+  await until(
+    async () => seen,
+    (s) => s !== undefined,
+    "handler looked",
+  );
   assert.equal(seen, { aborted: true, code: "TASK_CANCELLED" });
 });
 
@@ -205,7 +259,11 @@ test("progress is stored (latest value wins) and malformed progress is a TypeErr
     },
   });
   const id = await create(context.backend, "steps");
-  const running = await until(async () => (await context.backend.get(id))!, (t) => t.progress?.current_step === 2, "progress stored");
+  const running = await until(
+    async () => (await context.backend.get(id))!,
+    (t) => t.progress?.current_step === 2,
+    "progress stored",
+  );
   assert.equal(running.progress, { current_step: 2, total_steps: 3, step_name: "think", percentage: 66.5, message: "halfway" });
   assert.equal(problems, [
     "TypeError: progress.percentage must be a number from 0 to 100",
@@ -220,14 +278,18 @@ test("progress is stored (latest value wins) and malformed progress is a TypeErr
 test("no more than workerCount handlers run at once", async (context) => {
   let running = 0;
   let most = 0;
-  startPool(context, {
-    nap: async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await sleep(50);
-      running -= 1;
+  startPool(
+    context,
+    {
+      nap: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await sleep(50);
+        running -= 1;
+      },
     },
-  }, { workerCount: 3 });
+    { workerCount: 3 },
+  );
   const ids = await Promise.all(Array.from({ length: 12 }, () => create(context.backend, "nap")));
   for (const id of ids) assert.is((await settled(context.backend, id)).status, "completed");
   assert.is(most, 3);
@@ -235,16 +297,29 @@ test("no more than workerCount handlers run at once", async (context) => {
 
 test("a handler that outlives its lease keeps it (extended every tick): delivered once, completed once", async (context) => {
   let calls = 0;
-  startPool(context, {
-    long: async () => {
-      calls += 1;
-      await sleep(1_000);
-      return "slow but fine";
+  startPool(
+    context,
+    {
+      long: async () => {
+        calls += 1;
+        await sleep(1_000);
+        return "slow but fine";
+      },
     },
-  }, { leaseMs: 300 });
+    { leaseMs: 300 },
+  );
   const id = await create(context.backend, "long");
   // A second pool on the same backend would take the task if its lease lapsed.
-  startPool(context, { long: async () => { calls += 1; return "stolen"; } }, { leaseMs: 300 });
+  startPool(
+    context,
+    {
+      long: async () => {
+        calls += 1;
+        return "stolen";
+      },
+    },
+    { leaseMs: 300 },
+  );
   const done = await settled(context.backend, id);
   assert.is(done.result, "slow but fine");
   assert.is(done.deliveries, 1);
@@ -259,25 +334,36 @@ test("a task type this worker has no handler for fails UNKNOWN_TASK_TYPE", async
 
 test("graceful stop: finished within the grace period → completed; still running → aborted and released; another pool finishes them", async (context) => {
   const reasons: unknown[] = [];
-  const first = startPool(context, {
-    quick: async () => {
-      await sleep(100);
-      return "first pool";
+  const first = startPool(
+    context,
+    {
+      quick: async () => {
+        await sleep(100);
+        return "first pool";
+      },
+      stubborn: async (_input, ctx) => {
+        reasons.push(await aborted(ctx.signal));
+        return "never stored";
+      },
     },
-    stubborn: async (_input, ctx) => {
-      reasons.push(await aborted(ctx.signal));
-      return "never stored";
-    },
-  }, { workerCount: 4 });
+    { workerCount: 4 },
+  );
   const quick = await create(context.backend, "quick");
   const stubborn = [await create(context.backend, "stubborn"), await create(context.backend, "stubborn")];
-  await until(async () => first.active, (n) => n === 3, "three running");
+  await until(
+    async () => first.active,
+    (n) => n === 3,
+    "three running",
+  );
   const stopping = Date.now();
   await first.stop(400);
   const took = Date.now() - stopping;
   assert.ok(took >= 350 && took < 2_000, `stop took ${took} ms`);
   assert.is((await context.backend.get(quick))?.result, "first pool");
-  assert.equal(reasons.map((r) => (r as ManifoldError).code), ["UNAVAILABLE", "UNAVAILABLE"]);
+  assert.equal(
+    reasons.map((r) => (r as ManifoldError).code),
+    ["UNAVAILABLE", "UNAVAILABLE"],
+  );
   for (const id of stubborn) assert.is((await context.backend.get(id))?.status, "queued", "released to the queue");
   const late = await create(context.backend, "quick");
   await sleep(150);
@@ -300,7 +386,10 @@ test("stop with nothing running returns promptly and is idempotent", async (cont
 test("bad settings fail at creation with the variable's name", async (context) => {
   assert.throws(() => createWorkerPool({ backend: context.backend, handlers: {}, env: { WORKER_COUNT: "lots" } }), /WORKER_COUNT must be an integer/);
   assert.throws(() => createWorkerPool({ backend: context.backend, handlers: {}, env: { WORKER_COUNT: "0" } }), /WORKER_COUNT must be an integer from 1/);
-  assert.throws(() => createWorkerPool({ backend: context.backend, handlers: {}, env: { MANIFOLD_TASK_LEASE_MS: "10" } }), /MANIFOLD_TASK_LEASE_MS must be an integer from 100/);
+  assert.throws(
+    () => createWorkerPool({ backend: context.backend, handlers: {}, env: { MANIFOLD_TASK_LEASE_MS: "10" } }),
+    /MANIFOLD_TASK_LEASE_MS must be an integer from 100/,
+  );
   const pool = createWorkerPool({ backend: context.backend, handlers: {}, env: { WORKER_COUNT: "7", MANIFOLD_TASK_LEASE_MS: "1500" }, log: silentLogger() });
   context.pools.push(pool);
   assert.equal(pool.settings, { workerCount: 7, leaseMs: 1_500, tickMs: 500, idleWaitMs: 1_000 });

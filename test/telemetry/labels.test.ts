@@ -7,8 +7,26 @@ const test = suite("metric labels");
 
 test("every kind of id the design names is refused as a label name", () => {
   const ids = [
-    "request_id", "requestId", "manifold.request_id", "conversation_id", "conversation.id", "session_id", "sessionId", "user_id", "user.id",
-    "trace_id", "trace.id", "traceId", "span_id", "checkpoint_id", "plan_id", "planId", "step_id", "step-id", "task_id", "id",
+    "request_id",
+    "requestId",
+    "manifold.request_id",
+    "conversation_id",
+    "conversation.id",
+    "session_id",
+    "sessionId",
+    "user_id",
+    "user.id",
+    "trace_id",
+    "trace.id",
+    "traceId",
+    "span_id",
+    "checkpoint_id",
+    "plan_id",
+    "planId",
+    "step_id",
+    "step-id",
+    "task_id",
+    "id",
   ];
   for (const name of ids) assert.ok(isIdLabel(name), name);
   for (const name of LABELS) assert.not.ok(isIdLabel(name), `allowed label ${name} must not look like an id`);
@@ -24,17 +42,49 @@ test("names outside the allow-list, id names and id-shaped values are dropped, e
   const drops: string[] = [];
   const filter = createLabelFilter({ cardinalityLimit: 100, allow: ["tenant"], onDrop: (metric, label, why) => drops.push(`${metric}:${label}:${why}`) });
   const labels = {
-    [ATTR.COMPONENT]: "weather", [ATTR.CAPABILITY]: "get_current_weather", [ATTR.HTTP_STATUS]: 200, tenant: "acme",
-    request_id: "r-1", "manifold.request_id": "r-2", colour: "blue",
-    [ATTR.TARGET]: "7d444840-9dc0-11d1-b245-5ffdce74fad2", [ATTR.OUTCOME]: undefined,
+    [ATTR.COMPONENT]: "weather",
+    [ATTR.CAPABILITY]: "get_current_weather",
+    [ATTR.HTTP_STATUS]: 200,
+    tenant: "acme",
+    request_id: "r-1",
+    "manifold.request_id": "r-2",
+    colour: "blue",
+    [ATTR.TARGET]: "7d444840-9dc0-11d1-b245-5ffdce74fad2",
+    [ATTR.OUTCOME]: undefined,
   };
   assert.equal(filter("m", labels), { [ATTR.COMPONENT]: "weather", [ATTR.CAPABILITY]: "get_current_weather", [ATTR.HTTP_STATUS]: 200, tenant: "acme" });
   filter("m", labels);
-  assert.equal(drops, ["m:request_id:not an allowed label", "m:manifold.request_id:not an allowed label", "m:colour:not an allowed label", `m:${ATTR.TARGET}:its value looks like an id`]);
-  for (const value of ["7d444840-9dc0-11d1-b245-5ffdce74fad2", "4bf92f3577b34da6a3ce929d0e0e4736", "sch-1a2b3c4d", "cp-9f8e7d6c", "custom-1700000000123456789", "workflow-1795363775682937109", "task-7f3a", 1_700_000_000]) {
+  assert.equal(drops, [
+    "m:request_id:not an allowed label",
+    "m:manifold.request_id:not an allowed label",
+    "m:colour:not an allowed label",
+    `m:${ATTR.TARGET}:its value looks like an id`,
+  ]);
+  for (const value of [
+    "7d444840-9dc0-11d1-b245-5ffdce74fad2",
+    "4bf92f3577b34da6a3ce929d0e0e4736",
+    "sch-1a2b3c4d",
+    "cp-9f8e7d6c",
+    "custom-1700000000123456789",
+    "workflow-1795363775682937109",
+    "task-7f3a",
+    1_700_000_000,
+  ]) {
     assert.ok(looksLikeId(value), String(value));
   }
-  for (const value of ["weather-service", "task-agent", "plan-reviewer", "step-runner", "get_current_weather", "POST", 200, 503, true, "/api/capabilities/plan_trip"]) assert.not.ok(looksLikeId(value), String(value));
+  for (const value of [
+    "weather-service",
+    "task-agent",
+    "plan-reviewer",
+    "step-runner",
+    "get_current_weather",
+    "POST",
+    200,
+    503,
+    true,
+    "/api/capabilities/plan_trip",
+  ])
+    assert.not.ok(looksLikeId(value), String(value));
 });
 
 test("past the profile's cardinality limit a metric records only the overflow label", () => {

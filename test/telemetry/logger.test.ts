@@ -21,7 +21,10 @@ test("one JSON object per line: timestamp, level, service, component, message, r
   const first = JSON.parse(lines[0]!) as Record<string, unknown>;
   assert.equal(Object.keys(first), ["timestamp", "level", "service", "component", "message", "status", "capability"]);
   assert.match(String(first["timestamp"]), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  assert.equal({ ...first, timestamp: "t" }, { timestamp: "t", level: "info", service: "weather-service", component: "outbound", message: "called", status: 200, capability: "x" });
+  assert.equal(
+    { ...first, timestamp: "t" },
+    { timestamp: "t", level: "info", service: "weather-service", component: "outbound", message: "called", status: 200, capability: "x" },
+  );
   const second = JSON.parse(lines[1]!) as Record<string, unknown>;
   assert.is(second["request_id"], "req-9");
   assert.is(second["level"], "warn");
@@ -35,7 +38,10 @@ test("levels filter; MANIFOLD_LOG_LEVEL sets the default and a bad value fails b
   log.info("i");
   log.warn("w");
   log.error("e", { error: Object.assign(new Error("boom"), { code: "X" }) });
-  assert.equal(lines.map((l) => (JSON.parse(l) as { message: string }).message), ["w", "e"]);
+  assert.equal(
+    lines.map((l) => (JSON.parse(l) as { message: string }).message),
+    ["w", "e"],
+  );
   assert.equal((JSON.parse(lines[1]!) as { error: unknown }).error, { name: "Error", message: "boom", code: "X" });
   assert.throws(() => createLogger({ env: { MANIFOLD_LOG_LEVEL: "loud" } }), /MANIFOLD_LOG_LEVEL/);
 });

@@ -32,12 +32,31 @@ export interface ReceivedPoint {
 
 function values(list: readonly KeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of list ?? []) out[key] = value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue)) ?? value.doubleValue ?? value.boolValue;
+  for (const { key, value } of list ?? [])
+    out[key] = value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue)) ?? value.doubleValue ?? value.boolValue;
   return out;
 }
 
-interface Resourceful { resource?: { attributes?: KeyValue[] } }
-type TracesBody = { resourceSpans?: (Resourceful & { scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; links?: { traceId: string; spanId: string }[]; events?: { name: string; attributes?: KeyValue[] }[]; status?: { code?: number } }[] }[] })[] };
+interface Resourceful {
+  resource?: { attributes?: KeyValue[] };
+}
+type TracesBody = {
+  resourceSpans?: (Resourceful & {
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: KeyValue[];
+        links?: { traceId: string; spanId: string }[];
+        events?: { name: string; attributes?: KeyValue[] }[];
+        status?: { code?: number };
+      }[];
+    }[];
+  })[];
+};
 type Points = { dataPoints?: { attributes?: KeyValue[] }[] };
 type MetricsBody = { resourceMetrics?: (Resourceful & { scopeMetrics?: { metrics?: ({ name: string } & Record<string, Points | string>)[] }[] })[] };
 
@@ -47,42 +66,60 @@ export async function startOtlpReceiver() {
   const rejected: string[] = [];
   const server = await startServer((req, res) => {
     let body = "";
-    req.setEncoding("utf8").on("data", (part: string) => (body += part)).on("end", () => {
-      if (!String(req.headers["content-type"]).startsWith("application/json")) {
-        rejected.push(`${req.url} ${req.headers["content-type"]}`);
-        return void res.writeHead(415).end();
-      }
-      if (req.url === "/v1/traces") {
-        for (const rs of (JSON.parse(body) as TracesBody).resourceSpans ?? []) {
-          const resource = values(rs.resource?.attributes);
-          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) {
-            spans.push({ service: String(resource["service.name"]), resource, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: values(s.attributes),
-              links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
-              events: (s.events ?? []).map((e) => ({ name: e.name, attributes: values(e.attributes) })),
-              status: s.status?.code ?? 0,
-            });
+    req
+      .setEncoding("utf8")
+      .on("data", (part: string) => (body += part))
+      .on("end", () => {
+        if (!String(req.headers["content-type"]).startsWith("application/json")) {
+          rejected.push(`${req.url} ${req.headers["content-type"]}`);
+          return void res.writeHead(415).end();
+        }
+        if (req.url === "/v1/traces") {
+          for (const rs of (JSON.parse(body) as TracesBody).resourceSpans ?? []) {
+            const resource = values(rs.resource?.attributes);
+            for (const ss of rs.scopeSpans ?? [])
+              for (const s of ss.spans ?? []) {
+                spans.push({
+                  service: String(resource["service.name"]),
+                  resource,
+                  traceId: s.traceId,
+                  spanId: s.spanId,
+                  parentSpanId: s.parentSpanId || undefined,
+                  name: s.name,
+                  kind: s.kind,
+                  attributes: values(s.attributes),
+                  links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
+                  events: (s.events ?? []).map((e) => ({ name: e.name, attributes: values(e.attributes) })),
+                  status: s.status?.code ?? 0,
+                });
+              }
+          }
+        } else if (req.url === "/v1/metrics") {
+          for (const rm of (JSON.parse(body) as MetricsBody).resourceMetrics ?? []) {
+            const service = String(values(rm.resource?.attributes)["service.name"]);
+            for (const sm of rm.scopeMetrics ?? [])
+              for (const m of sm.metrics ?? []) {
+                for (const [key, data] of Object.entries(m)) {
+                  if (key === "name" || typeof data !== "object") continue;
+                  for (const p of data.dataPoints ?? []) points.push({ service, metric: m.name, attributes: values(p.attributes) });
+                }
+              }
           }
         }
-      } else if (req.url === "/v1/metrics") {
-        for (const rm of (JSON.parse(body) as MetricsBody).resourceMetrics ?? []) {
-          const service = String(values(rm.resource?.attributes)["service.name"]);
-          for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) {
-            for (const [key, data] of Object.entries(m)) {
-              if (key === "name" || typeof data !== "object") continue;
-              for (const p of data.dataPoints ?? []) points.push({ service, metric: m.name, attributes: values(p.attributes) });
-            }
-          }
-        }
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
   });
 
   /** Polls until `test` holds over what has arrived. */
-  const until = (test: () => boolean, what: string, ms = 15_000): Promise<void> => withTimeout(new Promise<void>((resolve) => {
-    const check = (): void => void (test() ? resolve() : setTimeout(check, 50));
-    check();
-  }), ms, what);
+  const until = (test: () => boolean, what: string, ms = 15_000): Promise<void> =>
+    withTimeout(
+      new Promise<void>((resolve) => {
+        const check = (): void => void (test() ? resolve() : setTimeout(check, 50));
+        check();
+      }),
+      ms,
+      what,
+    );
 
   return { url: server.url, spans, points, rejected, until, close: server.close };
 }

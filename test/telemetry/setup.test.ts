@@ -7,7 +7,16 @@ import * as assert from "uvu/assert";
 import { createClient, serveComponent } from "../../runtime/component/index.js";
 import type { HandlerContext, RunningComponent } from "../../runtime/component/index.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
-import { createLogger, getTelemetry, initTelemetry, isIdLabel, looksLikeId, PROFILES, resolveAppEnv, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import {
+  createLogger,
+  getTelemetry,
+  initTelemetry,
+  isIdLabel,
+  looksLikeId,
+  PROFILES,
+  resolveAppEnv,
+  shutdownTelemetry,
+} from "../../runtime/telemetry/index.js";
 import { rawRequest } from "../runtime/support.js";
 import { startRecorder } from "../outbound/support.js";
 import { startOtlpReceiver } from "./otlp-receiver.js";
@@ -33,8 +42,14 @@ test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
   context.tool = await startRecorder();
   Object.assign(process.env, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_METRIC_EXPORT_INTERVAL: "200",
-    MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID: "instance-7", APP_ENV: "development", OTEL_SERVICE_NAME: "", OTEL_RESOURCE_ATTRIBUTES: "", OTEL_TRACES_SAMPLER: "",
+    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID: "instance-7",
+    APP_ENV: "development",
+    OTEL_SERVICE_NAME: "",
+    OTEL_RESOURCE_ATTRIBUTES: "",
+    OTEL_TRACES_SAMPLER: "",
   });
   const first = initTelemetry({ serviceName: "traced-service" });
   assert.is(await initTelemetry(), await first, "once per process");
@@ -55,11 +70,20 @@ test.after(async ({ receiver, tool, running }) => {
   await receiver?.close();
 });
 
-test("inbound traceparent and baggage parent the server span and reach the handler; outbound carries both on", async ({ receiver, tool, running, seen, lines }) => {
+test("inbound traceparent and baggage parent the server span and reach the handler; outbound carries both on", async ({
+  receiver,
+  tool,
+  running,
+  seen,
+  lines,
+}) => {
   const response = await rawRequest(`${running!.url}/api/capabilities/relay`, {
-    method: "POST", body: "{}",
+    method: "POST",
+    body: "{}",
     headers: {
-      "content-type": "application/json", traceparent: `00-${TRACE}-${PARENT}-01`, tracestate: "vendor=abc",
+      "content-type": "application/json",
+      traceparent: `00-${TRACE}-${PARENT}-01`,
+      tracestate: "vendor=abc",
       baggage: "request_id=req-b,original_request_id=orig-a,conversation_id=conv-x,tenant=acme",
     },
   });
@@ -70,7 +94,11 @@ test("inbound traceparent and baggage parent the server span and reach the handl
   const sent = tool!.received.at(-1)!.headers;
   assert.match(String(sent["traceparent"]), new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
   assert.is(sent["tracestate"], "vendor=abc");
-  const baggage = Object.fromEntries(String(sent["baggage"]).split(",").map((kv) => kv.split("=")));
+  const baggage = Object.fromEntries(
+    String(sent["baggage"])
+      .split(",")
+      .map((kv) => kv.split("=")),
+  );
   assert.equal(baggage, { tenant: "acme", request_id: "req-b", original_request_id: "orig-a", conversation_id: "conv-x" });
   assert.is(sent["x-manifold-request-id"], "req-b");
   assert.is(sent["x-manifold-conversation-id"], undefined, "no fallback header while OpenTelemetry is on");
@@ -85,7 +113,10 @@ test("inbound traceparent and baggage parent the server span and reach the handl
   assert.is(client.name, "HTTP POST /api/capabilities/record");
   assert.is(client.parentSpanId, server.spanId);
   assert.is(String(sent["traceparent"]).split("-")[2], client.spanId, "the tool's parent is the client span");
-  assert.equal([server.resource["service.name"], server.resource["service.instance.id"], server.resource["deployment.environment.name"]], ["traced-service", "instance-7", "development"]);
+  assert.equal(
+    [server.resource["service.name"], server.resource["service.instance.id"], server.resource["deployment.environment.name"]],
+    ["traced-service", "instance-7", "development"],
+  );
 
   const logged = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
   assert.equal([logged["trace.trace_id"], logged["trace.span_id"], logged["request_id"]], [TRACE, server.spanId, "req-b"]);
@@ -96,7 +127,11 @@ test("probe routes get no span; other routes are named by route, unknown paths b
   await receiver!.until(() => receiver!.spans.some((s) => s.name === "HTTP GET"), "the unknown path's span");
   const names = receiver!.spans.filter((s) => s.kind === 2).map((s) => s.name);
   assert.ok(names.includes("HTTP GET /api/capabilities"));
-  for (const probe of ["/health", "/metrics", "/ready", "/live"]) assert.not.ok(names.some((n) => n.endsWith(probe)), probe);
+  for (const probe of ["/health", "/metrics", "/ready", "/live"])
+    assert.not.ok(
+      names.some((n) => n.endsWith(probe)),
+      probe,
+    );
   assert.not.ok(names.some((n) => n.includes("/no/such/path")));
 });
 

@@ -8,7 +8,10 @@
 import { TravelAgent, type TravelAgentHandlers } from "../../generated/travel-agent/index.js";
 
 declare const handlers: TravelAgentHandlers;
-type PackingList = (input: { destination: string; days?: number }, ctx: { progress(p: { percentage: number }): Promise<void>; signal: AbortSignal }) => Promise<{ destination: string; items: string[] }>;
+type PackingList = (
+  input: { destination: string; days?: number },
+  ctx: { progress(p: { percentage: number }): Promise<void>; signal: AbortSignal },
+) => Promise<{ destination: string; items: string[] }>;
 const packingList: PackingList = async (input, ctx) => {
   await ctx.progress({ percentage: 50 });
   ctx.signal.throwIfAborted();

@@ -10,7 +10,12 @@ const GOOD_FORECAST = () => ({ days: [{ date: "2026-06-01", high: 20, low: 10, c
 
 export async function aCompleteTypedImplementationCompiles(): Promise<void> {
   const handlers: WeatherServiceHandlers = {
-    getCurrentWeather: async ({ lat, lon, units }) => ({ temperature: lat + lon, condition: units === "imperial" ? "sunny" : "rain", humidity: 50, wind: { speed: 3, direction: "NE" } }),
+    getCurrentWeather: async ({ lat, lon, units }) => ({
+      temperature: lat + lon,
+      condition: units === "imperial" ? "sunny" : "rain",
+      humidity: 50,
+      wind: { speed: 3, direction: "NE" },
+    }),
     getForecast: GOOD_FORECAST,
   };
   const running = await WeatherService.serve({ port: 0, handlers });

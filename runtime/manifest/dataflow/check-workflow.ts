@@ -55,7 +55,12 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
   doc.steps.forEach((step, index) => {
     const first = states.get(step.name);
     if (first !== undefined) {
-      issues.push({ code: "MF1314", severity: "error", path: ["steps", index, "name"], message: `step \`${step.name}\` is declared twice (first as steps[${first.entry.index}])` });
+      issues.push({
+        code: "MF1314",
+        severity: "error",
+        path: ["steps", index, "name"],
+        message: `step \`${step.name}\` is declared twice (first as steps[${first.entry.index}])`,
+      });
       return;
     }
     states.set(step.name, resolveStep(step, index, context, report));
@@ -103,7 +108,12 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
       edges.push({ to: reference.step, where: { path, offset } });
       // Added either way; worth a warning only when `depends_on` did not already order the two steps.
       if (reference.step === from || ordered(from).has(reference.step)) continue;
-      report("MF1411", path, `step \`${from}\` uses \`\${${expression.source}}\` but does not list \`${reference.step}\` in \`depends_on\`; the dependency is added`, { offset });
+      report(
+        "MF1411",
+        path,
+        `step \`${from}\` uses \`\${${expression.source}}\` but does not list \`${reference.step}\` in \`depends_on\`; the dependency is added`,
+        { offset },
+      );
     }
   };
   for (const [name, state] of states) {
@@ -123,15 +133,25 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
   for (const cycle of findCycles(stepNames, graph)) {
     // The graph points from a step to what it needs; the message reads in the direction data flows.
     const flow = [...cycle.steps].reverse();
-    report("MF1410", cycle.where.path, `steps depend on each other in a cycle: ${flow.join(" → ")}`, cycle.where.offset === undefined ? {} : { offset: cycle.where.offset });
+    report(
+      "MF1410",
+      cycle.where.path,
+      `steps depend on each other in a cycle: ${flow.join(" → ")}`,
+      cycle.where.offset === undefined ? {} : { offset: cycle.where.offset },
+    );
   }
 
   for (const name of Object.keys(doc.inputs)) {
-    if (!usedInputs.has(name)) report("MF1412", ["inputs", name], `input \`${name}\` is declared but no step or output references \`\${inputs.${name}}\``, { at: "key" });
+    if (!usedInputs.has(name))
+      report("MF1412", ["inputs", name], `input \`${name}\` is declared but no step or output references \`\${inputs.${name}}\``, { at: "key" });
   }
   for (const [name, state] of states) {
     if (!referenced.has(name) && !dependedOn.has(name)) {
-      report("MF1413", ["steps", state.entry.index, "name"], `the output of step \`${name}\` is used by no step and no output, and no step depends on it; reference it under \`outputs\` or remove the step`);
+      report(
+        "MF1413",
+        ["steps", state.entry.index, "name"],
+        `the output of step \`${name}\` is used by no step and no output, and no step depends on it; reference it under \`outputs\` or remove the step`,
+      );
     }
   }
 
@@ -176,7 +196,11 @@ function resolveStep(step: WorkflowStepDocument, index: number, context: CheckCo
     return unresolved(false);
   }
   if (component.kind !== written) {
-    report("MF1416", componentPath, `\`${written}: ${name}\` names ${component.kind === "agent" ? "an agent" : "a tool"}; write \`${component.kind}: ${name}\``);
+    report(
+      "MF1416",
+      componentPath,
+      `\`${written}: ${name}\` names ${component.kind === "agent" ? "an agent" : "a tool"}; write \`${component.kind}: ${name}\``,
+    );
   }
   if (context.allowed !== undefined && !context.allowed.has(name)) {
     report("MF1415", componentPath, `step \`${step.name}\` calls \`${name}\`, which the agent does not list in \`uses\``);
@@ -208,7 +232,11 @@ function checkBindings({ entry }: StepState, scope: Scope, report: Report, found
   const missing = (declared?.required ?? []).filter((f) => !Object.hasOwn(given, f.name)).map((f) => `\`${f.name}\``);
   if (missing.length > 0) {
     const path: DocumentPath = step.inputs === undefined ? ["steps", index, "name"] : ["steps", index, "inputs"];
-    report("MF1407", path, `step \`${step.name}\` does not bind the required input${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of \`${step.action}\``);
+    report(
+      "MF1407",
+      path,
+      `step \`${step.name}\` does not bind the required input${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of \`${step.action}\``,
+    );
   }
 }
 

@@ -120,20 +120,23 @@ export function walkValue(value: unknown, target: ValueSpec | undefined, path: D
       const reason = source === undefined ? undefined : mismatch(source, target);
       if (reason === undefined) return;
       const from = `from \`\${${template.expressions[0]!.source}}\``;
-      const message = source!.type === target.type || (source!.type === "integer" && target.type === "number")
-        ? `${expects()}, gets ${describeSpec(source!)} ${from}: ${reason}`
-        : `${expects()}, gets ${describeSpec(source!)} ${from}`;
+      const message =
+        source!.type === target.type || (source!.type === "integer" && target.type === "number")
+          ? `${expects()}, gets ${describeSpec(source!)} ${from}: ${reason}`
+          : `${expects()}, gets ${describeSpec(source!)} ${from}`;
       report("MF1409", path, message);
       return;
     }
     if (template.expressions.length > 0) {
-      if (target.type !== "string") report("MF1409", path, `${expects()}, gets a string (text with \`\${…}\` interpolated); a whole-value reference \`"\${…}"\` keeps its type`);
+      if (target.type !== "string")
+        report("MF1409", path, `${expects()}, gets a string (text with \`\${…}\` interpolated); a whole-value reference \`"\${…}"\` keeps its type`);
       return;
     }
   }
   if (target === undefined) {
     if (Array.isArray(value)) value.forEach((item, i) => walkValue(item, undefined, [...path, i], scope, report, found));
-    else if (typeof value === "object" && value !== null) for (const [key, member] of Object.entries(value)) walkValue(member, undefined, [...path, key], scope, report, found);
+    else if (typeof value === "object" && value !== null)
+      for (const [key, member] of Object.entries(value)) walkValue(member, undefined, [...path, key], scope, report, found);
     return;
   }
   if (!hasExpression(value)) {
@@ -151,7 +154,8 @@ export function walkValue(value: unknown, target: ValueSpec | undefined, path: D
   if (target.type !== "object") return report("MF1409", path, `${expects()}, gets an object`);
   for (const [key, member] of Object.entries(record)) {
     const field = target.fields === undefined ? undefined : findField(target.fields, key);
-    if (target.fields !== undefined && field === undefined) report("MF1409", [...path, key], `\`${displayPath(path)}\` declares no member \`${key}\`${didYouMean(key, fieldNames(target.fields))}`, { at: "key" });
+    if (target.fields !== undefined && field === undefined)
+      report("MF1409", [...path, key], `\`${displayPath(path)}\` declares no member \`${key}\`${didYouMean(key, fieldNames(target.fields))}`, { at: "key" });
     walkValue(member, field?.spec, [...path, key], scope, report, found);
   }
   for (const field of target.fields?.required ?? []) {

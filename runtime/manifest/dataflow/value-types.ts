@@ -78,7 +78,8 @@ export function mismatch(source: ValueSpec, target: ValueSpec): string | undefin
   if (!sameKind) return `${source.type} is not ${target.type}`;
   if (target.enum !== undefined && source.enum !== undefined) {
     const outside = source.enum.filter((v) => !target.enum!.includes(v));
-    if (outside.length > 0) return `${outside.map((v) => JSON.stringify(v)).join(", ")} ${outside.length === 1 ? "is" : "are"} not among ${target.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+    if (outside.length > 0)
+      return `${outside.map((v) => JSON.stringify(v)).join(", ")} ${outside.length === 1 ? "is" : "are"} not among ${target.enum.map((v) => JSON.stringify(v)).join(", ")}`;
   }
   if (target.type === "array" && source.items !== undefined && target.items !== undefined) {
     const inner = mismatch(source.items, target.items);

@@ -29,7 +29,12 @@ export interface ExecutionStoreOptions {
  * store, else the memory adapter, whose records live in the memory store's namespace so that every
  * agent of one process shares them, as they would share a Redis.
  */
-export function createExecutionStore({ store: given, env = process.env, ttlMs = DEFAULT_EXECUTION_TTL_MS, maxRecords = DEFAULT_MAX_RECORDS }: ExecutionStoreOptions = {}): ExecutionStore {
+export function createExecutionStore({
+  store: given,
+  env = process.env,
+  ttlMs = DEFAULT_EXECUTION_TTL_MS,
+  maxRecords = DEFAULT_MAX_RECORDS,
+}: ExecutionStoreOptions = {}): ExecutionStore {
   const store = given ?? createStore({ env });
   if (store.kind === "memory") return store.slot(`executions:${ttlMs}:${maxRecords}`, () => createMemoryExecutionStore({ ttlMs, maxRecords }));
   return createRedisExecutionStore(store, { ttlMs, maxRecords, ownsStore: given === undefined });

@@ -17,7 +17,11 @@ interface Held {
 }
 
 /** The embedded adapter: one process, bounded in count and time. Records are copied in and out. */
-export function createMemoryExecutionStore({ ttlMs = DEFAULT_EXECUTION_TTL_MS, maxRecords = DEFAULT_MAX_RECORDS, now = Date.now }: MemoryExecutionStoreOptions = {}): ExecutionStore {
+export function createMemoryExecutionStore({
+  ttlMs = DEFAULT_EXECUTION_TTL_MS,
+  maxRecords = DEFAULT_MAX_RECORDS,
+  now = Date.now,
+}: MemoryExecutionStoreOptions = {}): ExecutionStore {
   checkInteger("ttlMs", ttlMs, { min: 1 });
   checkInteger("maxRecords", maxRecords, { min: 1 });
   const records = new Map<string, Held>();
@@ -48,7 +52,10 @@ export function createMemoryExecutionStore({ ttlMs = DEFAULT_EXECUTION_TTL_MS, m
     list: async (options = {}) => {
       const limit = checkListLimit(options.limit);
       sweep();
-      return [...records.values()].sort((a, b) => b.started - a.started).slice(0, limit).map((held) => structuredClone(held.record));
+      return [...records.values()]
+        .sort((a, b) => b.started - a.started)
+        .slice(0, limit)
+        .map((held) => structuredClone(held.record));
     },
     close: async () => undefined,
   };

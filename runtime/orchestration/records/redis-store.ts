@@ -16,7 +16,10 @@ export interface RedisExecutionStoreOptions {
  * set (`…:execution-index`, score = start time in ms) orders them for `list`. Keys are touched one
  * at a time, never in one multi-key command, so the adapter works on Redis Cluster unchanged.
  */
-export function createRedisExecutionStore(store: RedisStore, { ttlMs = DEFAULT_EXECUTION_TTL_MS, maxRecords = DEFAULT_MAX_RECORDS, ownsStore = false }: RedisExecutionStoreOptions = {}): ExecutionStore {
+export function createRedisExecutionStore(
+  store: RedisStore,
+  { ttlMs = DEFAULT_EXECUTION_TTL_MS, maxRecords = DEFAULT_MAX_RECORDS, ownsStore = false }: RedisExecutionStoreOptions = {},
+): ExecutionStore {
   checkInteger("ttlMs", ttlMs, { min: 1 });
   checkInteger("maxRecords", maxRecords, { min: 1 });
   const { client, keys } = store;
@@ -37,7 +40,8 @@ export function createRedisExecutionStore(store: RedisStore, { ttlMs = DEFAULT_E
       // One key, so one pipeline (a single slot on a cluster). The index is trimmed as it grows: by
       // age (the records it points at have expired) and by count.
       const cutoff = Date.now() - ttlMs;
-      const replies = await client.pipeline()
+      const replies = await client
+        .pipeline()
         .zadd(index, started, record.plan_id)
         .zremrangebyscore(index, "-inf", `(${cutoff}`)
         .zremrangebyrank(index, 0, -(maxRecords + 1))
