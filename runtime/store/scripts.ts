@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Cluster, Redis } from "ioredis";
 import { packageRoot } from "../package-root.js";
@@ -31,12 +31,42 @@ function locate(file: URL): string {
   throw new Error(`internal: Lua script ${basename(path)} not found beside the module or in the package's runtime/ folder`);
 }
 
-/** Reads the file once; call at module load so a missing script fails at start-up, not mid-request. */
+/** A directive line, BullMQ's syntax: `--- @include "includes/<name>"` (`.lua` optional), relative to the file it is in. */
+const INCLUDE = /^---[ \t]*@include\b(.*)$/gm;
+const INCLUDE_TARGET = /^[ \t]+"([^"]+)"[ \t]*\r?$/;
+
+/**
+ * A file's text with every include directive replaced by the included file's (expanded) text, in
+ * place, so a helper is defined before the lines after the directive use it. Each include goes in
+ * once per script (a second directive for it becomes a comment: Lua `local`s above are still in
+ * scope), so helpers shared by several includes are not redefined. `chain` is the files open from the
+ * script down to this one, for the cycle check and for error messages.
+ */
+function expandIncludes(path: string, chain: readonly string[], included: Set<string>): string {
+  const root = dirname(chain[0] ?? path);
+  const show = (files: readonly string[]) => files.map((f) => relative(root, f)).join(" → ");
+  return readFileSync(path, "utf8").replace(INCLUDE, (line, rest: string) => {
+    const target = INCLUDE_TARGET.exec(rest)?.[1];
+    if (target === undefined) throw new Error(`Lua include: ${show([...chain, path])} has a malformed directive ${JSON.stringify(line)}; write --- @include "includes/<name>"`);
+    const file = resolve(dirname(path), target.endsWith(".lua") ? target : `${target}.lua`);
+    const opened = [...chain, path];
+    if (opened.includes(file)) throw new Error(`Lua include cycle: ${show([...opened, file])}`);
+    if (included.has(file)) return `-- @include "${target}": already above`;
+    if (!existsSync(file)) throw new Error(`Lua include "${target}" not found (${show([...opened, file])}); looked for ${file}`);
+    included.add(file);
+    return expandIncludes(file, opened, included).replace(/\s+$/, "");
+  });
+}
+
+/**
+ * Reads the file once, with its includes expanded (the text Redis runs, and whose SHA1 EVALSHA
+ * uses); call at module load so a missing script or include fails at start-up, not mid-request.
+ */
 export function loadLuaScript(module: string, file: URL): LuaScript {
   const path = locate(file);
   const match = /^([a-z][a-z0-9-]*?)(?:-(\d+))?\.lua$/.exec(basename(path));
   if (match === null) throw new Error(`internal: Lua script ${basename(path)} is not named <name>[-<numKeys>].lua`);
-  const lua = readFileSync(path, "utf8");
+  const lua = expandIncludes(path, [], new Set());
   return {
     command: `manifold:v1:${module}:${match[1]!}`,
     ...(match[2] === undefined ? {} : { numberOfKeys: Number(match[2]) }),

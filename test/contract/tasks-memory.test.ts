@@ -1,6 +1,7 @@
 import { createMemoryTaskBackend, createMemoryTaskState, type MemoryTaskState } from "../../runtime/tasks/memory-backend.js";
 import type { TaskBackend } from "../../runtime/tasks/types.js";
 import { taskDeliveryCases } from "./tasks-delivery.cases.js";
+import { taskTransitionCases } from "./tasks-transitions.cases.js";
 import { taskCases, type TasksFactory } from "./tasks.cases.js";
 
 /** Every backend of a test on one queue shares that queue's state, as the API and workers of one process do. */
@@ -22,4 +23,5 @@ const factory: TasksFactory = async () => {
 };
 
 taskCases("memory", factory);
+taskTransitionCases("memory", factory);
 taskDeliveryCases("memory", factory);

@@ -15,20 +15,17 @@
   Output:
     { 'cancelled', record after } | { 'finished', record unchanged } | { 'not_found' }
 ]]
-local record = redis.call('GET', KEYS[1])
-if not record then return { 'not_found' } end
-local status, deliveries, created, started, progress, result, fixed =
-  string.match(record, '^(%a+)|(%d+)|[^|]*|(%d*)|(%d*)|%d*\n([^\n]*)\n[^\n]*\n([^\n]*)\n(.*)$')
-if not status then return { 'not_found' } end -- a value that is not a task record (written by hand)
-if status == 'queued' then
+--- @include "includes/server-time"
+--- @include "includes/finish-record"
+
+local record, stored = readRecord(KEYS[1])
+if not record then return { 'not_found' } end -- no key, or a value that is not a task record (written by hand)
+if record.status == 'queued' then
   redis.call('INCR', KEYS[3])
-elseif status == 'running' then
+elseif record.status == 'running' then
   redis.call('ZREM', KEYS[2], ARGV[1])
 else
-  return { 'finished', record }
+  return { 'finished', stored }
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local cancelled = 'cancelled|' .. deliveries .. '||' .. created .. '|' .. started .. '|' .. now .. '\n' .. progress .. '\n' .. ARGV[3] .. '\n' .. result .. '\n' .. fixed
-redis.call('SET', KEYS[1], cancelled, 'PX', tonumber(ARGV[2]))
-return { 'cancelled', cancelled }
+record.error = ARGV[3]
+return { 'cancelled', finishRecord(KEYS[1], record, 'cancelled', serverTimeMs(), tonumber(ARGV[2])) }

@@ -12,17 +12,21 @@
   Output:
     { server time in ms (every task's created_at), then per pair 1 (created) or 0 (the id exists: TASK_EXISTS) }
 
-  Record format (runtime/tasks/redis-record.ts): one string,
+  Record format (runtime/tasks/redis-record.ts, read and written by includes/task-record.lua): one string,
     <status>|<deliveries>|<token>|<created>|<started>|<finished>\n<progress>\n<error>\n<result>\n<fixed>
   JSON never holds a raw newline, so the five lines are unambiguous. No TTL while queued or running.
 ]]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local head = 'queued|0||' .. now .. '||\n\n\n\n'
+--- @include "includes/server-time"
+--- @include "includes/task-record"
+--- @include "includes/wake"
+
+local now = serverTimeMs()
+local fresh = { status = 'queued', deliveries = 0, token = '', created = now, started = '', finished = '', progress = '', error = '', result = '' }
 local out = { now }
 local queued = {}
 for i = 2, #ARGV, 2 do
-  if redis.call('SET', ARGV[1] .. ARGV[i], head .. ARGV[i + 1], 'NX') then
+  fresh.fixed = ARGV[i + 1]
+  if redis.call('SET', ARGV[1] .. ARGV[i], encodeRecord(fresh), 'NX') then
     queued[#queued + 1] = ARGV[i]
     out[#out + 1] = 1
   else
@@ -31,6 +35,6 @@ for i = 2, #ARGV, 2 do
 end
 if #queued > 0 then
   redis.call('RPUSH', KEYS[1], unpack(queued))
-  if redis.call('LLEN', KEYS[2]) == 0 then redis.call('RPUSH', KEYS[2], '1') end
+  wakeDequeuer(KEYS[2])
 end
 return out

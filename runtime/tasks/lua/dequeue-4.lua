@@ -26,48 +26,49 @@
   When the batch is full and the queue still holds ids, a wake-up is left for the next blocked dequeuer.
   Needs Redis 6.2+ (LPOP with a count).
 ]]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+--- @include "includes/server-time"
+--- @include "includes/finish-record"
+--- @include "includes/wake"
+
+local now = serverTimeMs()
 local prefix = ARGV[1]
 local count = tonumber(ARGV[2])
 local expiry = now + tonumber(ARGV[3])
 local maxDeliveries = tonumber(ARGV[4])
 local atMostOnce = ARGV[5] == '1'
 local ttl = tonumber(ARGV[6])
-local PATTERN = '^(%a+)|(%d+)|[^|]*|(%d*)|(%d*)|%d*\n(.*)$'
 
 local out = { now, -1 }
 local leased = {}
 local n = 0
 
-local function take(id, key, deliveries, created, started, rest)
+-- The caller has counted this delivery in record.deliveries.
+local function take(id, key, record)
   n = n + 1
-  local token = ARGV[7] .. n
-  local record = 'running|' .. deliveries .. '|' .. token .. '|' .. created .. '|' .. started .. '|\n' .. rest
-  redis.call('SET', key, record)
+  record.status = 'running'
+  record.token = ARGV[7] .. n
+  record.finished = ''
+  local stored = encodeRecord(record)
+  redis.call('SET', key, stored)
   leased[#leased + 1] = expiry
   leased[#leased + 1] = id
   out[#out + 1] = id
-  out[#out + 1] = token
-  out[#out + 1] = record
+  out[#out + 1] = record.token
+  out[#out + 1] = stored
 end
 
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, count)
 for _, id in ipairs(lapsed) do
   redis.call('ZREM', KEYS[2], id)
   local key = prefix .. id
-  local record = redis.call('GET', key)
-  if record then
-    local status, deliveries, created, started, rest = string.match(record, PATTERN)
-    if status == 'running' then
-      deliveries = tonumber(deliveries)
-      if atMostOnce or deliveries >= maxDeliveries then
-        local progress, _, result, fixed = string.match(rest, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
-        local err = atMostOnce and ARGV[9] or ARGV[8]
-        redis.call('SET', key, 'failed|' .. deliveries .. '||' .. created .. '|' .. started .. '|' .. now .. '\n' .. progress .. '\n' .. err .. '\n' .. result .. '\n' .. fixed, 'PX', ttl)
-      else
-        take(id, key, deliveries + 1, created, started, rest)
-      end
+  local record = readRecord(key)
+  if record and record.status == 'running' then
+    if atMostOnce or record.deliveries >= maxDeliveries then
+      record.error = atMostOnce and ARGV[9] or ARGV[8]
+      finishRecord(key, record, 'failed', now, ttl)
+    else
+      record.deliveries = record.deliveries + 1
+      take(id, key, record)
     end
   end
 end
@@ -82,12 +83,11 @@ while n < count and budget > 0 do
   budget = budget - #ids
   for _, id in ipairs(ids) do
     local key = prefix .. id
-    local record = redis.call('GET', key)
-    local status, deliveries, created, started, rest
-    if record then status, deliveries, created, started, rest = string.match(record, PATTERN) end
-    if status == 'queued' then
-      if started == '' then started = now end
-      take(id, key, tonumber(deliveries) + 1, created, started, rest)
+    local record = readRecord(key)
+    if record and record.status == 'queued' then
+      if record.started == '' then record.started = now end
+      record.deliveries = record.deliveries + 1
+      take(id, key, record)
     else
       skipped = skipped + 1
     end
@@ -97,7 +97,7 @@ if skipped > 0 and redis.call('DECRBY', KEYS[4], skipped) <= 0 then redis.call('
 
 if n > 0 then redis.call('ZADD', KEYS[2], unpack(leased)) end
 if (n == count or budget <= 0) and redis.call('LLEN', KEYS[1]) > 0 then
-  if redis.call('LLEN', KEYS[3]) == 0 then redis.call('RPUSH', KEYS[3], '1') end
+  wakeDequeuer(KEYS[3])
 elseif n == 0 then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   if first[2] then out[2] = first[2] end

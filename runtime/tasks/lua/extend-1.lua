@@ -15,25 +15,21 @@
   lapsed). 'cancelled': the worker must abort its handler. A lease that lapsed but was not yet
   reclaimed is still this worker's, and is extended.
 ]]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+--- @include "includes/server-time"
+--- @include "includes/lease"
+
+local now = serverTimeMs()
 local expiry = now + tonumber(ARGV[2])
 local out = { now }
 local extended = {}
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
-  local record = redis.call('GET', ARGV[1] .. id)
-  local status, token
-  if record then status, token = string.match(record, '^(%a+)|%d+|([^|]*)|') end
-  if status == 'cancelled' then
-    out[#out + 1] = 'cancelled'
-  elseif status == 'running' and token == ARGV[i + 1] then
+  local answer = leaseCheck(readRecord(ARGV[1] .. id), ARGV[i + 1])
+  if answer == 'ok' then
     extended[#extended + 1] = expiry
     extended[#extended + 1] = id
-    out[#out + 1] = 'ok'
-  else
-    out[#out + 1] = 'lost'
   end
+  out[#out + 1] = answer
 end
 if #extended > 0 then redis.call('ZADD', KEYS[1], unpack(extended)) end
 return out

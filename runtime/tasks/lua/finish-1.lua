@@ -13,34 +13,30 @@
   Output:
     per quadruple 'ok' | 'lost' | 'cancelled' (a cancelled task is never overwritten)
 ]]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+--- @include "includes/server-time"
+--- @include "includes/lease"
+--- @include "includes/finish-record"
+
+local now = serverTimeMs()
 local ttl = tonumber(ARGV[2])
 local out = {}
 local done = {}
 for i = 3, #ARGV, 4 do
   local id = ARGV[i]
   local key = ARGV[1] .. id
-  local record = redis.call('GET', key)
-  local status, deliveries, token, created, started, progress, fixed
-  if record then
-    status, deliveries, token, created, started, progress, fixed =
-      string.match(record, '^(%a+)|(%d+)|([^|]*)|(%d*)|(%d*)|%d*\n([^\n]*)\n[^\n]*\n[^\n]*\n(.*)$')
-  end
-  if status == 'cancelled' then
-    out[#out + 1] = 'cancelled'
-  elseif status == 'running' and token == ARGV[i + 1] then
-    local head = ARGV[i + 2] .. '|' .. deliveries .. '||' .. created .. '|' .. started .. '|' .. now .. '\n' .. progress .. '\n'
+  local record = readRecord(key)
+  local answer = leaseCheck(record, ARGV[i + 1])
+  if answer == 'ok' then
+    -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
     if ARGV[i + 2] == 'completed' then
-      redis.call('SET', key, head .. '\n' .. ARGV[i + 3] .. '\n' .. fixed, 'PX', ttl)
+      record.error, record.result = '', ARGV[i + 3]
     else
-      redis.call('SET', key, head .. ARGV[i + 3] .. '\n\n' .. fixed, 'PX', ttl)
+      record.error, record.result = ARGV[i + 3], ''
     end
+    finishRecord(key, record, ARGV[i + 2], now, ttl)
     done[#done + 1] = id
-    out[#out + 1] = 'ok'
-  else
-    out[#out + 1] = 'lost'
   end
+  out[#out + 1] = answer
 end
 if #done > 0 then redis.call('ZREM', KEYS[1], unpack(done)) end
 return out

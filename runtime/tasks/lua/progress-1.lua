@@ -10,10 +10,11 @@
   Output:
     'ok' | 'lost' | 'cancelled'
 ]]
-local record = redis.call('GET', KEYS[1])
-if not record then return 'lost' end
-local head, status, token, rest = string.match(record, '^((%a+)|%d+|([^|]*)|[^\n]*)\n[^\n]*\n(.*)$')
-if status == 'cancelled' then return 'cancelled' end
-if status ~= 'running' or token ~= ARGV[1] then return 'lost' end
-redis.call('SET', KEYS[1], head .. '\n' .. ARGV[2] .. '\n' .. rest)
+--- @include "includes/lease"
+
+local record = readRecord(KEYS[1])
+local answer = leaseCheck(record, ARGV[1])
+if answer ~= 'ok' then return answer end
+record.progress = ARGV[2]
+redis.call('SET', KEYS[1], encodeRecord(record))
 return 'ok'

@@ -17,13 +17,17 @@
   This is the one status change outside TASK_TRANSITIONS (running → queued), made only by the lease
   holder. started_at keeps the first start.
 ]]
-local record = redis.call('GET', KEYS[1])
-if not record then return 'lost' end
-local status, deliveries, token, times, rest = string.match(record, '^(%a+)|(%d+)|([^|]*)|([^\n]*)\n(.*)$')
-if status == 'cancelled' then return 'cancelled' end
-if status ~= 'running' or token ~= ARGV[2] then return 'lost' end
-redis.call('SET', KEYS[1], 'queued|' .. (tonumber(deliveries) - 1) .. '||' .. times .. '\n' .. rest)
+--- @include "includes/lease"
+--- @include "includes/wake"
+
+local record = readRecord(KEYS[1])
+local answer = leaseCheck(record, ARGV[2])
+if answer ~= 'ok' then return answer end
+record.status = 'queued'
+record.deliveries = record.deliveries - 1
+record.token = ''
+redis.call('SET', KEYS[1], encodeRecord(record))
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('LPUSH', KEYS[3], ARGV[1])
-if redis.call('LLEN', KEYS[4]) == 0 then redis.call('RPUSH', KEYS[4], '1') end
+wakeDequeuer(KEYS[4])
 return 'ok'
