@@ -47,7 +47,8 @@ function expandIncludes(path: string, chain: readonly string[], included: Set<st
   const show = (files: readonly string[]) => files.map((f) => relative(root, f)).join(" → ");
   return readFileSync(path, "utf8").replace(INCLUDE, (line, rest: string) => {
     const target = INCLUDE_TARGET.exec(rest)?.[1];
-    if (target === undefined) throw new Error(`Lua include: ${show([...chain, path])} has a malformed directive ${JSON.stringify(line)}; write --- @include "includes/<name>"`);
+    if (target === undefined)
+      throw new Error(`Lua include: ${show([...chain, path])} has a malformed directive ${JSON.stringify(line)}; write --- @include "includes/<name>"`);
     const file = resolve(dirname(path), target.endsWith(".lua") ? target : `${target}.lua`);
     const opened = [...chain, path];
     if (opened.includes(file)) throw new Error(`Lua include cycle: ${show([...opened, file])}`);

@@ -25,9 +25,7 @@ const STATUSES: readonly TaskStatus[] = ["queued", "running", "completed", "fail
  * a running task back on graceful shutdown (TaskBackend.release; release-4.lua's header): the task is
  * not done, so it is not a transition a task's lifecycle goes through.
  */
-const DOCUMENTED_EXCEPTIONS: readonly { from: TaskStatus; to: TaskStatus; operation: string }[] = [
-  { from: "running", to: "queued", operation: "release" },
-];
+const DOCUMENTED_EXCEPTIONS: readonly { from: TaskStatus; to: TaskStatus; operation: string }[] = [{ from: "running", to: "queued", operation: "release" }];
 
 /** No lease was ever issued for a task that never ran; writes needing one are tried with this. */
 const NO_LEASE = "never-leased";
@@ -125,7 +123,11 @@ export function taskTransitionCases(adapter: string, create: TasksFactory, teard
       for (const to of TASK_TRANSITIONS[from]) assert.ok(STATUSES.includes(to) && to !== from, `${from} → ${to}`);
     }
     for (const { from, to } of DOCUMENTED_EXCEPTIONS) assert.not.ok(TASK_TRANSITIONS[from].includes(to), `${from} → ${to} is an exception, not in the table`);
-    assert.equal(ROUTES.map((r) => r.status).filter((s, i, all) => all.indexOf(s) === i), [...STATUSES], "every status has a route into it");
+    assert.equal(
+      ROUTES.map((r) => r.status).filter((s, i, all) => all.indexOf(s) === i),
+      [...STATUSES],
+      "every status has a route into it",
+    );
   });
 
   for (const route of ROUTES) {

@@ -102,7 +102,10 @@ test("a cycle throws with the whole loop; so does a file including itself or its
   for (const [files, message] of cases) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir);
-    assert.is(thrown(() => load("s-1.lua", files)), message);
+    assert.is(
+      thrown(() => load("s-1.lua", files)),
+      message,
+    );
   }
 });
 
