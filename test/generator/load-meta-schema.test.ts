@@ -1,6 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Ajv } from "ajv";
+import { DNS_LABEL } from "../../runtime/spec/index.js";
 import { MANIFEST_SCHEMA } from "../../runtime/manifest/index.js";
 import { manifestValidator } from "../../runtime/manifest/meta-schema.js";
 import { loadSources } from "../../runtime/manifest/index.js";
@@ -131,6 +132,11 @@ outputs:
     project.diagnostics.map((d) => [d.file, d.line, d.column, d.code]),
     [["workflow.yaml", 6, 3, "MF1412"]],
   );
+});
+
+test("the meta-schema's component-name pattern is the runtime's one DNS-label rule", () => {
+  const definitions = (MANIFEST_SCHEMA as { definitions: Record<string, { pattern?: string }> }).definitions;
+  assert.is(definitions["componentName"]?.pattern, DNS_LABEL.source);
 });
 
 test.run();
