@@ -16,20 +16,14 @@
   reclaimed is still this worker's, and is extended.
 ]]
 --- @include "includes/server-time"
---- @include "includes/lease"
+--- @include "includes/leased-batch"
 
 local now = serverTimeMs()
 local expiry = now + tonumber(ARGV[2])
-local out = { now }
-local extended = {}
-for i = 3, #ARGV, 2 do
-  local id = ARGV[i]
-  local answer = leaseCheck(readRecord(ARGV[1] .. id), ARGV[i + 1])
-  if answer == 'ok' then
-    extended[#extended + 1] = expiry
-    extended[#extended + 1] = id
-  end
-  out[#out + 1] = answer
-end
-if #extended > 0 then redis.call('ZADD', KEYS[1], unpack(extended)) end
-return out
+local members = {}
+local answers = leasedBatch(2, function(id)
+  members[#members + 1] = expiry
+  members[#members + 1] = id
+end, { now })
+if #members > 0 then redis.call('ZADD', KEYS[1], unpack(members)) end
+return answers

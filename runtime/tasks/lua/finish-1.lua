@@ -14,29 +14,19 @@
     per quadruple 'ok' | 'lost' | 'cancelled' (a cancelled task is never overwritten)
 ]]
 --- @include "includes/server-time"
---- @include "includes/lease"
+--- @include "includes/leased-batch"
 --- @include "includes/finish-record"
 
 local now = serverTimeMs()
 local ttl = tonumber(ARGV[2])
-local out = {}
-local done = {}
-for i = 3, #ARGV, 4 do
-  local id = ARGV[i]
-  local key = ARGV[1] .. id
-  local record = readRecord(key)
-  local answer = leaseCheck(record, ARGV[i + 1])
-  if answer == 'ok' then
-    -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
-    if ARGV[i + 2] == 'completed' then
-      record.error, record.result = '', ARGV[i + 3]
-    else
-      record.error, record.result = ARGV[i + 3], ''
-    end
-    finishRecord(key, record, ARGV[i + 2], now, ttl)
-    done[#done + 1] = id
+local answers, done = leasedBatch(4, function(id, key, record, i)
+  -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
+  if ARGV[i + 2] == 'completed' then
+    record.error, record.result = '', ARGV[i + 3]
+  else
+    record.error, record.result = ARGV[i + 3], ''
   end
-  out[#out + 1] = answer
-end
+  finishRecord(key, record, ARGV[i + 2], now, ttl)
+end)
 if #done > 0 then redis.call('ZREM', KEYS[1], unpack(done)) end
-return out
+return answers
