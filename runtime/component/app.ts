@@ -16,6 +16,7 @@ import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
 import { createRouteTable, type AddRoute } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
+import { checkHandlerKeys, handlerAt } from "../util/index.js";
 import { compileInputValidator, createAjv } from "./validate.js";
 
 export type AppOptions<C extends CapabilityTypes> = Pick<
@@ -54,17 +55,8 @@ export function defaultComponentLog(spec: ComponentSpec): Log {
 
 /** Every capability has a function handler and every handler names a capability; checked by own keys only. */
 function resolveHandlers(spec: ComponentSpec, handlers: object): Map<CapabilitySpec, Handler<unknown, unknown>> {
-  const resolved = new Map<CapabilitySpec, Handler<unknown, unknown>>();
-  const keys = new Set(spec.capabilities.map((c) => c.key));
-  for (const key of Object.keys(handlers)) {
-    if (!keys.has(key)) throw new TypeError(`handlers.${key} is not a capability of ${spec.name}`);
-  }
-  for (const capability of spec.capabilities) {
-    const handler: unknown = Object.hasOwn(handlers, capability.key) ? (handlers as Record<string, unknown>)[capability.key] : undefined;
-    if (typeof handler !== "function") throw new TypeError(`handlers.${capability.key} must be a function (capability ${capability.name})`);
-    resolved.set(capability, handler as Handler<unknown, unknown>);
-  }
-  return resolved;
+  checkHandlerKeys(handlers, new Set(spec.capabilities.map((c) => c.key)), { prefix: "handlers", noun: "a capability", owner: spec.name });
+  return new Map(spec.capabilities.map((c) => [c, handlerAt<Handler<unknown, unknown>>(handlers, c.key, "handlers", `capability ${c.name}`)]));
 }
 
 function pathOf(url: string): string {

@@ -2,7 +2,7 @@ import type { ComponentExtension } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import type { ComponentSpec, TaskTypeSpec } from "../spec/index.js";
 import { createLogger, type Logger } from "../telemetry/index.js";
-import { checkInteger } from "../util/index.js";
+import { checkHandlerKeys, checkInteger, handlerAt } from "../util/index.js";
 import { addTaskRoutes } from "./api.js";
 import { createTaskBackend } from "./backend.js";
 import type { RunWorkflow, TaskHandler } from "./handler-context.js";
@@ -65,9 +65,8 @@ function workflowHandler(workflow: string, runWorkflow: RunWorkflow): TaskHandle
 /** Handlers by task type, checked against the spec: none missing, none unknown. */
 function resolveHandlers(spec: ComponentSpec, types: readonly TaskTypeSpec[], options: TasksExtensionOptions, workers: boolean): Record<string, TaskHandler> {
   const given = options.handlers ?? {};
-  const keys = new Set(types.map((t) => t.key));
+  checkHandlerKeys(given, new Set(types.map((t) => t.key)), { prefix: "task handlers", noun: "a task type", owner: spec.name });
   for (const key of Object.keys(given)) {
-    if (!keys.has(key)) throw new TypeError(`task handlers.${key} is not a task type of ${spec.name}`);
     const type = types.find((t) => t.key === key);
     if (type?.workflow !== undefined) throw new TypeError(`task type ${type.type} runs workflow ${type.workflow}; it takes no handler`);
   }
@@ -79,9 +78,7 @@ function resolveHandlers(spec: ComponentSpec, types: readonly TaskTypeSpec[], op
       resolved[type.type] = workflowHandler(type.workflow, options.runWorkflow);
       continue;
     }
-    const handler: unknown = Object.hasOwn(given, type.key) ? given[type.key] : undefined;
-    if (typeof handler !== "function") throw new TypeError(`task handlers.${type.key} must be a function (task type ${type.type})`);
-    resolved[type.type] = handler as TaskHandler;
+    resolved[type.type] = handlerAt<TaskHandler>(given, type.key, "task handlers", `task type ${type.type}`);
   }
   return resolved;
 }
