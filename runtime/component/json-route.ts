@@ -28,8 +28,6 @@ export interface JsonRouteOptions {
   readonly bodyLimit: number;
   /** Copy the incoming token and these headers into the calls the work makes. @defaultValue nothing is forwarded */
   readonly forward?: ForwardOptions;
-  /** Status of a successful answer. @defaultValue 200 */
-  readonly status?: number;
 }
 
 function contextOf(ctx: RouteContext, requestId: string, trace: ServerTrace | undefined, forward: ForwardOptions | undefined): RequestContextInit {
@@ -45,10 +43,10 @@ function contextOf(ctx: RouteContext, requestId: string, trace: ServerTrace | un
 }
 
 /**
- * A route handler around `work`: answers with the JSON `work` resolves to. Errors are thrown as
+ * A route handler around `work`: answers 200 with the JSON `work` resolves to. Errors are thrown as
  * ManifoldErrors for the errors middleware to answer in the envelope.
  */
-export function jsonRoute(work: JsonWork, { bodyLimit, forward, status = 200 }: JsonRouteOptions): RouteHandler {
+export function jsonRoute(work: JsonWork, { bodyLimit, forward }: JsonRouteOptions): RouteHandler {
   return async (ctx) => {
     const trace = getTelemetry().serverTraceOf(ctx.req);
     const requestId = requestIdOf(ctx.req, trace?.requestId);
@@ -64,7 +62,7 @@ export function jsonRoute(work: JsonWork, { bodyLimit, forward, status = 200 }: 
       const init = contextOf(ctx, requestId, trace, forward);
       const run = (): Promise<unknown> => withRequestContext(init, () => work(body, { signal: controller.signal, requestId, ctx }));
       const payload = await (trace === undefined ? run() : trace.run(run));
-      sendJson(ctx, status, JSON.stringify(payload));
+      sendJson(ctx, 200, JSON.stringify(payload));
     } finally {
       ctx.res.off("close", onClose);
     }

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
-
 /**
  * Ids that arrive from outside (headers, baggage) end up in response headers, log lines and span
  * attributes, so each is accepted only in a short, printable form; anything else is ignored.
  */
+
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 
 /** `X-Manifold-Request-ID`, `request_id`, `original_request_id`: 1–128 visible ASCII characters. */
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;

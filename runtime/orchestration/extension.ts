@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { jsonRoute, type ComponentExtension, type ForwardOptions } from "../component/index.js";
+import { jsonRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { AI_SYNTHESIS_FIELD, isDnsLabel } from "../spec/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/index.js";
@@ -68,8 +68,6 @@ function readWorkflowFiles(files: readonly string[]): Map<string, { file: string
   return byName;
 }
 
-type RouteWork = (body: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
-
 interface YamlState {
   readonly file: string;
   readonly text: string;
@@ -118,8 +116,8 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
   const runOptions = (signal: AbortSignal | undefined, synthesise: boolean): RunOptions => ({ ...(signal === undefined ? {} : { signal }), synthesise });
 
   const workflowRoute =
-    (specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork =>
-    async (body, signal) => {
+    (specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): JsonWork =>
+    async (body, { signal }) => {
       const workflow = await specOf();
       const request = checkWorkflowInputs(workflow, body, "request");
       const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
@@ -132,12 +130,7 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
     orchestrator,
 
     routes(add, { bodyLimit }) {
-      const route = (path: string, work: RouteWork): void =>
-        add(
-          "POST",
-          path,
-          jsonRoute((body, { signal }) => work(body, signal), { bodyLimit, ...(forward === undefined ? {} : { forward }) }),
-        );
+      const route = (path: string, work: JsonWork): void => add("POST", path, jsonRoute(work, { bodyLimit, ...(forward === undefined ? {} : { forward }) }));
       for (const workflow of served)
         route(
           `/orchestrate/${workflow.name}`,
@@ -148,9 +141,9 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
           `/orchestrate/${name}`,
           workflowRoute(() => yamlSpec(name, state), "yaml"),
         );
-      if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, signal) => orchestrator.runCustom(body, runOptions(signal, false)));
+      if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, { signal }) => orchestrator.runCustom(body, runOptions(signal, false)));
       if (orchestrator.hasPlanner) {
-        route("/orchestrate/natural", async (body, signal) => {
+        route("/orchestrate/natural", async (body, { signal }) => {
           const { request, [AI_SYNTHESIS_FIELD]: synthesis, ...rest } = body;
           const unknown = Object.keys(rest);
           if (typeof request !== "string" || request.trim() === "" || unknown.length > 0 || (synthesis !== undefined && typeof synthesis !== "boolean")) {
