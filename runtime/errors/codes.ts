@@ -49,6 +49,18 @@ export const ERROR_CODES = {
     retryable: false,
     description: "The request needs a language model and none is configured; the message names the variables to set.",
   },
+  LLM_ERROR: {
+    status: 502,
+    category: "unavailable",
+    retryable: true,
+    description: "The language model endpoint failed (after its retries on 429 and 5xx) or answered with something unusable; the message names the status, never the key.",
+  },
+  PLAN_INVALID: {
+    status: 422,
+    category: "input_error",
+    retryable: false,
+    description: "Natural mode: the model's plan still failed the checks against the live catalog after its regeneration rounds; `details` lists each problem; nothing was dispatched.",
+  },
   UNAVAILABLE: {
     status: 503,
     category: "unavailable",

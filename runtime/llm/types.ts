@@ -1,0 +1,62 @@
+/**
+ * The language-model port: what natural mode, synthesis and chat ask of a model, and what they get
+ * back. One provider object per process talks to any OpenAI-compatible endpoint through the `openai`
+ * package (provider.ts); tests drive it against a scripted server on loopback.
+ */
+
+export interface LlmMessage {
+  readonly role: "system" | "user" | "assistant";
+  readonly content: string;
+}
+
+export interface LlmUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+}
+
+/** Which part of a request a model call serves: the debug record's interaction type and a metric label (bounded). */
+export type LlmPhase = "plan_generation" | "synthesis" | "synthesis_streaming" | "chat";
+
+export interface LlmRequest {
+  readonly phase: LlmPhase;
+  readonly messages: readonly LlmMessage[];
+  /**
+   * Ask for a JSON object shaped by this schema: `response_format` `json_schema` where the provider
+   * supports it, else `json_object`. Absent: plain text (synthesis carries no `response_format`).
+   */
+  readonly json?: { readonly name: string; readonly schema: Readonly<Record<string, unknown>> };
+  /** @defaultValue the provider's (0 for planning is the caller's choice) */
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  /** Aborts the call (and its retries): the caller hung up or the run was cancelled. */
+  readonly signal?: AbortSignal;
+  /** Given: the call streams and each piece of text is passed here as it arrives. */
+  readonly onChunk?: (text: string) => void;
+}
+
+export interface LlmCompletion {
+  readonly text: string;
+  readonly usage: LlmUsage;
+  /** The model that answered, as the endpoint reported it (else the configured one). */
+  readonly model: string;
+  readonly finish_reason: string | undefined;
+  /** Wall time of the call, retries included, in ms. */
+  readonly duration_ms: number;
+  readonly streamed: boolean;
+}
+
+export interface LlmProvider {
+  /** The configured model name. */
+  readonly model: string;
+  /** The endpoint's base URL (never holds the key). */
+  readonly baseUrl: string;
+  /**
+   * One chat completion. Rejects with a ManifoldError: `ABORTED` when the signal fired, `TIMEOUT`
+   * after the configured timeout, `LLM_ERROR` when the endpoint failed after its retries (429 and 5xx
+   * are retried, honouring `Retry-After`). Messages never contain the key.
+   */
+  complete(request: LlmRequest): Promise<LlmCompletion>;
+  /** Safe to log or serialise: model and base URL, never the key. */
+  toJSON(): { readonly model: string; readonly baseUrl: string };
+}
