@@ -73,3 +73,4 @@ export {
 } from "./yaml-engine.js";
 export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";
 export { createWorkflowClient, type WorkflowCallOptions, type WorkflowClient, type WorkflowResponse, type WorkflowTypes } from "./client.js";
+export { createPlanChecker, MAX_PLAN_STEPS, parsePlanText, type PlanCheck, type PlanChecker, type PlanProblem } from "./natural/index.js";

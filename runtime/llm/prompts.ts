@@ -1,0 +1,140 @@
+/**
+ * The prompts of natural mode: planning (the catalog, the request, the plan format), the correction
+ * messages sent back when a plan does not parse or does not check, and synthesis. They are plain
+ * functions of their inputs, so a test (or a reader of an LLM debug record) sees exactly what the
+ * model saw.
+ */
+import type { CapabilityWire, FieldSummary, WireValue } from "../spec/index.js";
+import type { LlmMessage } from "./types.js";
+
+/** What a prompt needs of one catalog entry (the orchestrator's `CatalogComponent` fits). */
+export interface PromptComponent {
+  readonly name: string;
+  readonly kind: "tool" | "agent";
+  readonly description: string;
+  readonly capabilities: readonly CapabilityWire[];
+}
+
+/** The schema of the plan the model answers with: `response_format` json_schema, and the format rules below. */
+export const PLAN_JSON_SCHEMA: Readonly<Record<string, unknown>> = {
+  type: "object",
+  properties: {
+    steps: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          step_id: { type: "string" },
+          agent_name: { type: "string" },
+          depends_on: { type: "array", items: { type: "string" } },
+          metadata: {
+            type: "object",
+            properties: { capability: { type: "string" }, parameters: { type: "object" } },
+            required: ["capability", "parameters"],
+          },
+        },
+        required: ["step_id", "agent_name", "depends_on", "metadata"],
+      },
+    },
+  },
+  required: ["steps"],
+};
+
+function describeValue(value: WireValue): string {
+  let text: string = value.type;
+  if (value.type === "array" && value.items !== undefined) text = `array of ${describeValue(value.items)}`;
+  if (value.type === "object" && value.fields !== undefined) text = `object {${describeFields(value.fields)}}`;
+  if (value.enum !== undefined) text += ` one of ${value.enum.map((v) => JSON.stringify(v)).join("|")}`;
+  return text;
+}
+
+function describeFields(summary: FieldSummary): string {
+  const one = (field: WireValue & { name: string }, required: boolean): string =>
+    `${field.name}: ${describeValue(field)}${required ? "" : "?"}${field.description === undefined ? "" : ` (${field.description})`}`;
+  return [...summary.required_fields.map((f) => one(f, true)), ...summary.optional_fields.map((f) => one(f, false))].join(", ");
+}
+
+/** The catalog as the planner reads it: one block per component, one line group per capability. */
+export function describeCatalog(catalog: readonly PromptComponent[]): string {
+  const blocks: string[] = [];
+  for (const component of catalog) {
+    const capabilities = component.capabilities.filter((c) => !c.internal);
+    if (capabilities.length === 0) continue;
+    const lines = [`- agent_name "${component.name}" (${component.kind}): ${component.description}`];
+    for (const capability of capabilities) {
+      lines.push(`  - capability "${capability.name}": ${capability.description}`);
+      lines.push(`    input: ${capability.input_summary === undefined ? "any JSON object" : `{${describeFields(capability.input_summary)}}`}`);
+      lines.push(`    output: ${capability.output_summary === undefined ? "free-form JSON" : `{${describeFields(capability.output_summary)}}`}`);
+    }
+    blocks.push(lines.join("\n"));
+  }
+  return blocks.length === 0 ? "(no capabilities are available)" : blocks.join("\n");
+}
+
+const PLAN_RULES = `Answer with one JSON object and nothing else:
+{"steps": [{"step_id": "s1", "agent_name": "<component>", "depends_on": [], "metadata": {"capability": "<capability>", "parameters": {...}}}]}
+Rules:
+- agent_name and capability must be exactly as listed in the catalog; never invent a component or a capability.
+- parameters must match the capability's input: every required field (fields marked ? are optional), the listed types and values, no other keys.
+- step_id is a short identifier of letters, digits and underscores (s1, s2, ...), unique in the plan.
+- To pass an earlier step's output, write the string "{{<step_id>.response.data.<field>}}" (a whole field; no array indexes), use only fields listed in that capability's output, and list that step in depends_on.
+- Steps that do not depend on each other run in parallel.
+- If no capability is needed to answer, return {"steps": []}.`;
+
+/** The first planning request: system rules with the catalog, then the user's request. */
+export function planningMessages(request: string, catalog: readonly PromptComponent[]): LlmMessage[] {
+  return [
+    {
+      role: "system",
+      content: `You plan calls to HTTP capabilities that answer a user's request. The available capabilities:\n${describeCatalog(catalog)}\n\n${PLAN_RULES}`,
+    },
+    { role: "user", content: request },
+  ];
+}
+
+/** Sent after an answer that was not a JSON plan: the answer, what was wrong, and the format again. */
+export function parseCorrectionMessages(previous: readonly LlmMessage[], answer: string, problem: string): LlmMessage[] {
+  return [
+    ...previous,
+    { role: "assistant", content: answer },
+    { role: "user", content: `Your answer is not a valid plan: ${problem}. Answer again with only the JSON object, in the format given.` },
+  ];
+}
+
+/** Sent after a plan that failed the checks: each problem on its own line, and the rules again. */
+export function regenerationMessages(previous: readonly LlmMessage[], answer: string, problems: readonly string[]): LlmMessage[] {
+  return [
+    ...previous,
+    { role: "assistant", content: answer },
+    {
+      role: "user",
+      content: `That plan cannot run. Problems:\n${problems.map((p) => `- ${p}`).join("\n")}\nFix every problem and answer with the whole corrected plan as one JSON object.`,
+    },
+  ];
+}
+
+/** What synthesis is told about one step. `result` is already trimmed to the budget. */
+export interface SynthesisStep {
+  readonly step_id: string;
+  readonly component: string;
+  readonly capability: string;
+  readonly status: string;
+}
+
+/** The synthesis request: the original request and the (trimmed) results; no response_format. */
+export function synthesisMessages(request: string, steps: readonly SynthesisStep[], results: string): LlmMessage[] {
+  const ran = steps.length === 0 ? "No capability was called." : steps.map((s) => `- ${s.step_id}: ${s.component}.${s.capability} (${s.status})`).join("\n");
+  return [
+    {
+      role: "system",
+      content:
+        "You answer the user's request from the results of the capability calls made for it. Use only facts present in the results; say plainly when a call failed or a fact is missing. Answer in the user's language, concisely, as plain text.",
+    },
+    { role: "user", content: `Request: ${request}\n\nCalls:\n${ran}\n\nResults (JSON, by step id):\n${results}` },
+  ];
+}
+
+/** A model call's messages as one text, for debug records: role headers, then the content. */
+export function renderMessages(messages: readonly LlmMessage[]): string {
+  return messages.map((m) => `[${m.role}]\n${m.content}`).join("\n\n");
+}

@@ -1,0 +1,296 @@
+/**
+ * A language model's plan, checked against the live catalog before anything is dispatched, with the
+ * same data-flow checker gen runs on workflow manifests: the plan is read as a workflow document
+ * (`{{s.response.data.f}}` becomes `${steps.s.output.f}`), so unknown components (hallucinations),
+ * unknown capabilities, unbound or undeclared inputs, references to unknown steps or to fields absent
+ * from output summaries, type mismatches and cycles are found by one implementation. ajv then checks
+ * the literal parameters against each capability's input schema for what the checker does not model
+ * (enum values, nested shapes). Every problem has a JSON pointer into the plan and a sentence the model
+ * can act on.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { escapeToken } from "../../component/index.js";
+import { checkWorkflow, closest, type CheckContext, type ComponentView, type WorkflowIssue } from "../../manifest/dataflow/index.js";
+import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
+import type { CatalogComponent } from "../catalog.js";
+import { newPlanId, type Plan, type PlanStep } from "../plan.js";
+
+/** Most steps a model may plan; a longer plan is a problem sent back, not a run. */
+export const MAX_PLAN_STEPS = 50;
+const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export interface PlanProblem {
+  /** JSON pointer into the model's plan. */
+  readonly pointer: string;
+  readonly message: string;
+}
+
+export interface PlanCheck {
+  /** Present when there is no problem: the plan ready to run (mode natural, steps continue past failures). */
+  readonly plan?: Plan;
+  readonly problems: readonly PlanProblem[];
+  /** Component names the plan used that no catalog entry has. */
+  readonly hallucinated: readonly string[];
+}
+
+export type PlanChecker = (value: unknown, request: string) => PlanCheck;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The model's text as JSON: a fenced block (```json … ```) is unwrapped, since many models add one
+ * even when asked not to. Anything else than an object with a `steps` array is a parse problem.
+ */
+export function parsePlanText(text: string): { readonly value?: Record<string, unknown>; readonly problem?: string } {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  const body = (fenced?.[1] ?? text).trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    return { problem: `it is not JSON (${(error as Error).message})` };
+  }
+  if (!isObject(value)) return { problem: "it is not a JSON object" };
+  if (!Array.isArray(value["steps"])) return { problem: 'it has no "steps" array' };
+  return { value };
+}
+
+/** `{{s.response.data.a}}` → `${steps.s.output.a}`; a reason when the template cannot be read that way. */
+function toDollar(source: string): string | { readonly problem: string } {
+  const parts = source.trim().split(".");
+  const [head, second, third, ...rest] = parts;
+  if (head === "input") return { problem: `{{${source}}}: a plan has no inputs; put the value in the parameter itself` };
+  if (head === undefined || second !== "response" || (third !== undefined && third !== "data"))
+    return { problem: `{{${source}}} is not a step reference: write {{<step_id>.response.data.<field>}}` };
+  if (rest.some((part) => /^\d+$/.test(part))) return { problem: `{{${source}}}: array indexes are not supported; reference the whole field` };
+  return `\${${["steps", head, "output", ...rest].join(".")}}`;
+}
+
+/**
+ * A parameter value with its templates in the checker's syntax. A literal `${` in the model's text
+ * is defused first: in a plan it is text, while the checker would read it as an expression.
+ */
+function convertValue(value: unknown, pointer: string, problems: PlanProblem[], templated: Set<string>): unknown {
+  if (typeof value === "string") {
+    if (!value.includes("{{")) return value.replaceAll("${", "$\u200b{");
+    templated.add(pointer);
+    let out = "";
+    let from = 0;
+    const text = value.replaceAll("${", "$\u200b{");
+    for (;;) {
+      const open = text.indexOf("{{", from);
+      if (open === -1) break;
+      const close = text.indexOf("}}", open + 2);
+      if (close === -1) {
+        problems.push({ pointer, message: "a {{ is not closed" });
+        return "";
+      }
+      const converted = toDollar(text.slice(open + 2, close));
+      if (typeof converted !== "string") {
+        problems.push({ pointer, message: converted.problem });
+        return "";
+      }
+      out += text.slice(from, open) + converted;
+      from = close + 2;
+    }
+    return out + text.slice(from);
+  }
+  if (Array.isArray(value)) return value.map((item, i) => convertValue(item, `${pointer}/${i}`, problems, templated));
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, convertValue(item, `${pointer}/${escapeToken(key)}`, problems, templated)]));
+  return value;
+}
+
+/** The checker's path as a pointer into the model's plan (its `action` is our `capability`, and so on). */
+function pointerOf(issue: WorkflowIssue): string {
+  const [first, index, field, ...rest] = issue.path;
+  if (first !== "steps" || typeof index !== "number") return "";
+  const at = `/steps/${index}`;
+  const tail = rest.map((p) => `/${escapeToken(String(p))}`).join("");
+  switch (field) {
+    case "inputs":
+      return `${at}/metadata/parameters${tail}`;
+    case "action":
+      return `${at}/metadata/capability`;
+    case "tool":
+    case "agent":
+      return `${at}/agent_name`;
+    case "depends_on":
+      return `${at}/depends_on${tail}`;
+    case "name":
+      return `${at}/step_id`;
+    default:
+      return at;
+  }
+}
+
+/** The checker speaks workflow manifests; the model wrote a plan. */
+function inPlanTerms(message: string): string {
+  return message
+    .replace(/`\$\{steps\.([A-Za-z0-9_]+)\.output((?:\.[A-Za-z0-9_]+)*)\}`/g, (_m, step: string, fields: string) => `\`{{${step}.response.data${fields}}}\``)
+    .replace(/`steps\[(\d+)\]\.inputs\./g, "`steps[$1].metadata.parameters.")
+    .replaceAll("$\u200b{", "${")
+    .replaceAll("`depends_on`", "depends_on")
+    .replace(/^`(tool|agent): ([^`]+)` names/, "$2 names");
+}
+
+interface CatalogIndex {
+  readonly context: CheckContext;
+  readonly byName: ReadonlyMap<string, CatalogComponent>;
+  readonly validators: Map<CapabilityWire, ValidateFunction | null>;
+}
+
+function indexCatalog(catalog: readonly CatalogComponent[]): CatalogIndex {
+  const byName = new Map(catalog.map((component) => [component.name, component]));
+  const views = new Map<string, ComponentView>();
+  const view = (name: string): ComponentView | undefined => {
+    let found = views.get(name);
+    if (found === undefined) {
+      const component = byName.get(name);
+      if (component === undefined) return undefined;
+      found = {
+        kind: component.kind,
+        capabilities: component.capabilities.map((wire) => ({
+          name: wire.name,
+          ...(wire.input_summary === undefined ? {} : { input: fieldsFromSummary(wire.input_summary) }),
+          ...(wire.output_summary === undefined ? {} : { output: fieldsFromSummary(wire.output_summary) }),
+        })),
+      };
+      views.set(name, found);
+    }
+    return found;
+  };
+  return { byName, context: { component: view, componentNames: () => [...byName.keys()] }, validators: new Map() };
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/**
+ * A checker for one catalog (the full one: internal capabilities are named as such, not as unknown).
+ * Views and validators are built on first use and kept with the checker, so checking a plan against
+ * a catalog that did not change costs only the plan's own steps.
+ */
+export function createPlanChecker(catalog: readonly CatalogComponent[]): PlanChecker {
+  const { context, byName, validators } = indexCatalog(catalog);
+  const validatorOf = (wire: CapabilityWire): ValidateFunction | null => {
+    let validate = validators.get(wire);
+    if (validate === undefined) {
+      validate = wire.input_summary === undefined ? null : ajv.compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
+      validators.set(wire, validate);
+    }
+    return validate;
+  };
+
+  return (value, request) => {
+    const problems: PlanProblem[] = [];
+    const hallucinated = new Set<string>();
+    const raw = isObject(value) ? value["steps"] : undefined;
+    if (!Array.isArray(raw)) return { problems: [{ pointer: "/steps", message: "must be an array of steps" }], hallucinated: [] };
+    if (raw.length > MAX_PLAN_STEPS)
+      return { problems: [{ pointer: "/steps", message: `has ${raw.length} steps; at most ${MAX_PLAN_STEPS}` }], hallucinated: [] };
+
+    const steps: PlanStep[] = [];
+    const templated = new Set<string>();
+    const documentSteps: Record<string, unknown>[] = [];
+    const literal: PlanProblem[] = [];
+    const ids = new Set<string>();
+    raw.forEach((step: unknown, i) => {
+      const at = `/steps/${i}`;
+      if (!isObject(step)) return void problems.push({ pointer: at, message: "must be an object" });
+      const id = step["step_id"];
+      const agentName = step["agent_name"];
+      const metadata = isObject(step["metadata"]) ? step["metadata"] : {};
+      const capability = metadata["capability"];
+      const parameters = metadata["parameters"] ?? {};
+      const dependsOn = step["depends_on"] ?? [];
+      let ok = true;
+      const problem = (pointer: string, message: string): void => {
+        ok = false;
+        problems.push({ pointer, message });
+      };
+      if (typeof id !== "string" || !STEP_ID.test(id)) problem(`${at}/step_id`, "must be an identifier of letters, digits and underscores (s1, s2, …)");
+      else if (id === "input") problem(`${at}/step_id`, "input is reserved; use another id");
+      else if (ids.has(id)) problem(`${at}/step_id`, `duplicate step id ${id}`);
+      if (typeof agentName !== "string" || agentName === "") problem(`${at}/agent_name`, "must be the name of a component from the catalog");
+      if (typeof capability !== "string" || capability === "") problem(`${at}/metadata/capability`, "must be the name of a capability from the catalog");
+      if (!isObject(parameters)) problem(`${at}/metadata/parameters`, "must be an object");
+      if (!Array.isArray(dependsOn) || !dependsOn.every((d) => typeof d === "string")) problem(`${at}/depends_on`, "must be an array of step ids");
+      if (!ok) return;
+      ids.add(id as string);
+      const name = agentName as string;
+      const component = byName.get(name);
+      const wire = component?.capabilities.find((c) => c.name === capability);
+      if (component === undefined) {
+        hallucinated.add(name);
+        const guess = closest(name, [...byName.keys()]);
+        problems.push({
+          pointer: `${at}/agent_name`,
+          message: `no component is named ${name}${guess === undefined ? "" : ` (did you mean ${guess}?)`}; use only agent_name values from the catalog`,
+        });
+      } else if (wire?.internal === true) {
+        problems.push({ pointer: `${at}/metadata/capability`, message: `${name}.${capability} is internal: plans may not call it` });
+      }
+      // Every well-formed step goes to the checker, so references to it resolve; one calling an
+      // unknown component is "broken" there: reported once above, nothing more about it.
+      documentSteps.push({
+        name: id,
+        [component?.kind ?? "tool"]: name,
+        action: capability,
+        inputs: convertValue(parameters, `${at}/metadata/parameters`, problems, templated),
+        depends_on: dependsOn,
+      });
+      steps.push({
+        step_id: id as string,
+        agent_name: name,
+        depends_on: dependsOn as string[],
+        metadata: { capability: capability as string, parameters: parameters as Record<string, unknown> },
+        on_error: "continue",
+      });
+      if (wire === undefined || wire.internal) return;
+      // Literal values against the input schema; templated ones are the checker's (symbolically).
+      const validate = validatorOf(wire);
+      if (validate === null || validate(parameters)) return;
+      for (const error of validate.errors ?? []) {
+        const pointer = `${at}/metadata/parameters${pointerOfAjv(error)}`;
+        if (error.instancePath === "" && (error.keyword === "required" || error.keyword === "additionalProperties")) continue;
+        if ([...templated].some((t) => pointer === t || pointer.startsWith(`${t}/`))) continue;
+        literal.push({ pointer, message: ajvMessage(error) });
+      }
+    });
+    const checked = checkWorkflow(
+      { kind: "workflow", name: "plan", version: "1", inputs: {}, steps: documentSteps as never, outputs: {} },
+      { ...context, isBroken: (name) => hallucinated.has(name) },
+    );
+    const reported = new Set<string>();
+    for (const issue of checked.issues) {
+      if (issue.severity !== "error") continue;
+      const pointer = pointerOf(issue);
+      problems.push({ pointer, message: inPlanTerms(issue.message) });
+      reported.add(pointer);
+    }
+    // ajv may find a literal the checker already called mistyped: one sentence per place is enough.
+    for (const found of literal) if (!reported.has(found.pointer)) problems.push(found);
+    const seen = new Set<string>();
+    const unique = problems.filter((p) => {
+      const key = `${p.pointer}\n${p.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (unique.length > 0) return { problems: unique, hallucinated: [...hallucinated] };
+    return { plan: { plan_id: newPlanId("natural"), original_request: request, mode: "natural", steps }, problems: [], hallucinated: [] };
+  };
+}
+
+function pointerOfAjv(error: ErrorObject): string {
+  if (error.keyword === "required") return `${error.instancePath}/${escapeToken(String(error.params["missingProperty"]))}`;
+  if (error.keyword === "additionalProperties") return `${error.instancePath}/${escapeToken(String(error.params["additionalProperty"]))}`;
+  return error.instancePath;
+}
+
+function ajvMessage(error: ErrorObject): string {
+  if (error.keyword === "required") return "is required";
+  if (error.keyword === "additionalProperties") return "is not an allowed property";
+  if (error.keyword === "enum") return `must be one of ${(error.params["allowedValues"] as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+  return error.message ?? `violates ${error.keyword}`;
+}
