@@ -53,13 +53,15 @@ export const ERROR_CODES = {
     status: 502,
     category: "unavailable",
     retryable: true,
-    description: "The language model endpoint failed (after its retries on 429 and 5xx) or answered with something unusable; the message names the status, never the key.",
+    description:
+      "The language model endpoint failed (after its retries on 429 and 5xx) or answered with something unusable; the message names the status, never the key.",
   },
   PLAN_INVALID: {
     status: 422,
     category: "input_error",
     retryable: false,
-    description: "Natural mode: the model's plan still failed the checks against the live catalog after its regeneration rounds; `details` lists each problem; nothing was dispatched.",
+    description:
+      "Natural mode: the model's plan still failed the checks against the live catalog after its regeneration rounds; `details` lists each problem; nothing was dispatched.",
   },
   UNAVAILABLE: {
     status: 503,
