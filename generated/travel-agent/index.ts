@@ -172,6 +172,9 @@ export const TravelAgentSpec: ComponentSpec = {
       "weather-service"
     ],
     orchestration: {
+      natural: {
+        model: "gpt-4o-mini"
+      },
       custom: true,
       workflows: [
         {
@@ -778,4 +781,4 @@ export const TravelAgentUses = {
 };
 
 /** Briefs a traveller on a destination using the travel tools */
-export const TravelAgent = defineAgent<TravelAgentCapabilities, typeof TravelAgentUses, TravelAgentWorkflows, TravelAgentTasks>(TravelAgentSpec, TravelAgentUses);
+export const TravelAgent = defineAgent<TravelAgentCapabilities, typeof TravelAgentUses, TravelAgentWorkflows, TravelAgentTasks, true>(TravelAgentSpec, TravelAgentUses);

@@ -69,7 +69,7 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
   const usesMembers = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
   parts.push(
     `${docComment(`The components ${spec.name} uses (\`uses:\`), by client name.`)}export const ${handle}Uses = {\n${usesMembers}};\n`,
-    `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses, ${names.workflows}, ${names.tasks}>(${handle}Spec, ${handle}Uses);\n`,
+    `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses, ${names.workflows}, ${names.tasks}${agent.orchestration.natural === undefined ? "" : ", true"}>(${handle}Spec, ${handle}Uses);\n`,
   );
   return parts.join("\n");
 }

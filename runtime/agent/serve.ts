@@ -4,8 +4,9 @@
  */
 import { serveComponent, type CapabilityTypes, type ComponentExtension, type ComponentOptions, type RunningComponent } from "../component/index.js";
 import { defaultRegistry } from "../discovery/index.js";
+import { createLlmProvider, resolveLlmConfig, type LlmProvider } from "../llm/index.js";
 import { createOrchestrationExtension } from "../orchestration/index.js";
-import type { ComponentSpec } from "../spec/index.js";
+import type { AgentSpec, ComponentSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
 import type { AgentTaskTypes } from "../tasks/feature.js";
 import type { FeatureServices } from "./feature.js";
@@ -13,6 +14,15 @@ import { AGENT_FEATURES, agentOpenApi, type AgentFeatureOptions } from "./featur
 
 /** A generated agent's `serve()` options: the component's, flat, plus each feature's own. */
 export type AgentServeOptions<C extends CapabilityTypes, T extends AgentTaskTypes> = ComponentOptions<C> & AgentFeatureOptions<T>;
+
+/** The agent's language model: the `llm` option, else the environment, with the manifest's model; none is fine. */
+function agentLlm(option: AgentServeOptions<never, never>["llm"], agent: AgentSpec, env: NodeJS.ProcessEnv): LlmProvider | undefined {
+  if (option === false) return undefined;
+  if (option !== undefined && "complete" in option) return option;
+  const model = agent.orchestration.natural?.model;
+  const config = resolveLlmConfig({ ...(option === undefined ? {} : { option }), env, ...(model === undefined ? {} : { manifestModel: model }) });
+  return config === undefined ? undefined : createLlmProvider(config);
+}
 
 const FEATURE_OPTION_KEYS: ReadonlySet<string> = new Set(AGENT_FEATURES.flatMap((feature) => feature.optionKeys ?? []));
 
@@ -29,13 +39,23 @@ export async function serveAgent<C extends CapabilityTypes, T extends AgentTaskT
   if (agent === undefined) return serveComponent<C>(spec, { ...options, extensions });
 
   const registry = options.registry ?? defaultRegistry();
+  const llm = agentLlm(serveOptions.llm, agent, process.env);
+  const log = (component: string) => createLogger({ service: spec.name, component });
+  if (agent.orchestration.natural !== undefined && llm === undefined && serveOptions.orchestration?.planner === undefined) {
+    log("orchestration").warn("natural mode has no language model: POST /orchestrate/natural answers 503 LLM_UNAVAILABLE until one is configured");
+  }
   const services: FeatureServices = {
     spec,
     agent,
     usedSpecs,
-    orchestration: createOrchestrationExtension(spec, { ...serveOptions.orchestration, components: usedSpecs }),
+    orchestration: createOrchestrationExtension(spec, {
+      ...(llm === undefined ? {} : { llm }),
+      componentName: spec.name,
+      ...serveOptions.orchestration,
+      components: usedSpecs,
+    }),
     registry,
-    log: (component) => createLogger({ service: spec.name, component }),
+    log,
     env: process.env,
   };
   const added: ComponentExtension[] = [{ name: "openapi", openapi: agentOpenApi(agent) }];

@@ -22,3 +22,25 @@ export {
   type MemoryLlmDebugStoreOptions,
   type RedisLlmDebugStoreOptions,
 } from "./debug/index.js";
+export {
+  PLAN_JSON_SCHEMA,
+  describeCatalog,
+  parseCorrectionMessages,
+  planningMessages,
+  regenerationMessages,
+  renderMessages,
+  synthesisMessages,
+  type PromptComponent,
+  type SynthesisStep,
+} from "./prompts.js";
+export {
+  DEFAULT_LLM_BASE_URL,
+  DEFAULT_LLM_MODEL,
+  LLM_VARIABLES,
+  llmUnavailable,
+  resolveLlmConfig,
+  type LlmConfig,
+  type LlmOptions,
+  type ResolveLlmOptions,
+} from "./config.js";
+export { MAX_RETRY_AFTER_MS, createLlmProvider } from "./provider.js";

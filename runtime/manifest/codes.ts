@@ -102,7 +102,7 @@ export const DIAGNOSTIC_CODES = {
     severity: "warning",
     title: "Not generated yet",
     description:
-      "The key (an agent's `orchestration.natural`, `chat`, `hitl`: the `pending` keys of the agent feature list) is valid, but this version of gen emits nothing for it yet.",
+      "The key (an agent's `chat`, `hitl`: the `pending` keys of the agent feature list) is valid, but this version of gen emits nothing for it yet.",
   },
   MF1316: {
     severity: "error",

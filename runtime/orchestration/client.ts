@@ -7,6 +7,7 @@ import { AI_SYNTHESIS_FIELD, servedWorkflows } from "../spec/index.js";
 import { toCamelCase } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { StepResult } from "./executor.js";
+import type { Plan } from "./plan.js";
 
 /** Workflow key (camelCase of its name) → its inputs and typed outputs. */
 export type WorkflowTypes = { [key: string]: { input: unknown; output: unknown } };
@@ -16,8 +17,8 @@ export interface WorkflowResponse<O> {
   readonly plan_id: string;
   readonly workflow: string;
   readonly outputs: O;
-  /** Present when `aiSynthesis` was asked for and the agent has a synthesiser. */
-  readonly synthesis?: unknown;
+  /** The language-model synthesis: present when `aiSynthesis` was asked for. */
+  readonly response?: string;
   readonly steps: readonly StepResult[];
   readonly duration_ms: number;
 }
@@ -31,8 +32,37 @@ export type WorkflowClient<W extends WorkflowTypes> = {
   readonly [K in keyof W]: (input: W[K]["input"], options?: WorkflowCallOptions) => Promise<WorkflowResponse<W[K]["output"]>>;
 };
 
+/** What `POST /orchestrate/natural` answers. */
+export interface NaturalResponse {
+  readonly success: true;
+  readonly request_id: string;
+  /** The synthesised answer; absent when `aiSynthesis: false`. */
+  readonly response?: string;
+  /** Components whose steps completed, in plan order. */
+  readonly tools_used: readonly string[];
+  /** Share of planned steps that completed (1 for none planned), times 0.9 per regenerated plan. */
+  readonly confidence: number;
+  readonly plan_id: string;
+  readonly mode: "natural";
+  readonly plan: Plan;
+  readonly steps: readonly StepResult[];
+  readonly duration_ms: number;
+}
+
+/** The natural-mode method of an agent whose manifest sets `orchestration.natural`. */
+export interface NaturalClient {
+  /** Plans `request` with the agent's language model, runs the checked plan and answers (`aiSynthesis` default true). */
+  natural(request: string, options?: WorkflowCallOptions): Promise<NaturalResponse>;
+}
+
+/** The orchestration client of an agent: its workflows, plus `natural()` when `N` is true. */
+export type OrchestrationClient<W extends WorkflowTypes, N extends boolean = false> = WorkflowClient<W> & (N extends true ? NaturalClient : {});
+
 /** A typed client of the workflows an agent serves: one method per workflow, POSTing its inputs. */
-export function createWorkflowClient<W extends WorkflowTypes>(spec: ComponentSpec, options: ClientOptions): WorkflowClient<W> {
+export function createWorkflowClient<W extends WorkflowTypes, N extends boolean = false>(
+  spec: ComponentSpec,
+  options: ClientOptions,
+): OrchestrationClient<W, N> {
   const send = createClientSend(spec, options);
   const client = Object.create(null) as Record<string, (input: unknown, options?: WorkflowCallOptions) => Promise<unknown>>;
   for (const workflow of spec.agent === undefined ? [] : servedWorkflows(spec.agent)) {
@@ -42,5 +72,17 @@ export function createWorkflowClient<W extends WorkflowTypes>(spec: ComponentSpe
       return send({ path, body, name: `orchestrate ${workflow.name}` }, call);
     };
   }
-  return client as WorkflowClient<W>;
+  if (spec.agent?.orchestration.natural !== undefined) {
+    // Workflow names cannot be `natural` (reserved, MF1417), so the key is free.
+    client["natural"] = (request, { aiSynthesis, ...call } = {}) =>
+      send(
+        {
+          path: "/orchestrate/natural",
+          body: { request, ...(aiSynthesis === undefined ? {} : { [AI_SYNTHESIS_FIELD]: aiSynthesis }) },
+          name: "orchestrate natural",
+        },
+        call,
+      );
+  }
+  return client as OrchestrationClient<W, N>;
 }

@@ -4,12 +4,14 @@
  * - `POST /orchestrate/<workflow>` for each workflow the agent serves (its manifest's
  *   `orchestration.workflows`) and each YAML workflow file given at start-up;
  * - `POST /orchestrate/custom` when the manifest enables custom mode;
- * - `POST /orchestrate/natural` only when a planner is given.
+ * - `POST /orchestrate/natural` when the manifest enables natural mode or a planner is given; without
+ *   a language model (or planner) it answers 503 LLM_UNAVAILABLE naming the variables to set.
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { jsonRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
+import { escapeToken, jsonRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
+import { llmUnavailable } from "../llm/index.js";
 import { AI_SYNTHESIS_FIELD, isDnsLabel } from "../spec/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
@@ -18,6 +20,9 @@ import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type R
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
 import { checkWorkflowInputs } from "./workflow.js";
 import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
+
+/** Longest natural-language request taken, in characters: a prompt is paid for by the token. */
+export const MAX_NATURAL_REQUEST = 8000;
 
 export interface OrchestrationOptions extends OrchestratorOptions {
   /**
@@ -142,19 +147,30 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
           workflowRoute(() => yamlSpec(name, state), "yaml"),
         );
       if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, { signal }) => orchestrator.runCustom(body, runOptions(signal, false)));
-      if (orchestrator.hasPlanner) {
+      if (orchestrator.hasPlanner || agent?.orchestration.natural !== undefined) {
         route("/orchestrate/natural", async (body, { signal }) => {
+          if (!orchestrator.hasPlanner) throw llmUnavailable("natural mode");
           const { request, [AI_SYNTHESIS_FIELD]: synthesis, ...rest } = body;
           const unknown = Object.keys(rest);
-          if (typeof request !== "string" || request.trim() === "" || unknown.length > 0 || (synthesis !== undefined && typeof synthesis !== "boolean")) {
+          const tooLong = typeof request === "string" && request.length > MAX_NATURAL_REQUEST;
+          if (
+            typeof request !== "string" ||
+            request.trim() === "" ||
+            tooLong ||
+            unknown.length > 0 ||
+            (synthesis !== undefined && typeof synthesis !== "boolean")
+          ) {
             const details = [
               ...(typeof request !== "string" || request.trim() === "" ? [{ pointer: "/request", message: "is required: a non-empty string" }] : []),
+              ...(tooLong ? [{ pointer: "/request", message: `must be at most ${MAX_NATURAL_REQUEST} characters` }] : []),
               ...(synthesis !== undefined && typeof synthesis !== "boolean" ? [{ pointer: `/${AI_SYNTHESIS_FIELD}`, message: "must be boolean" }] : []),
-              ...unknown.map((key) => ({ pointer: `/${key}`, message: "is not an allowed property" })),
+              ...unknown.map((key) => ({ pointer: `/${escapeToken(key)}`, message: "is not an allowed property" })),
             ];
             throw new ManifoldError("INVALID_INPUT", "natural request body is not valid", { details });
           }
-          return naturalResponse(await orchestrator.runNatural(request, runOptions(signal, synthesis === true)));
+          // Natural mode answers in prose unless told not to (when there is something to answer with).
+          const synthesise = typeof synthesis === "boolean" ? synthesis : orchestrator.hasSynthesiser;
+          return naturalResponse(await orchestrator.runNatural(request as string, runOptions(signal, synthesise)));
         });
       }
     },

@@ -1,9 +1,10 @@
 /**
- * Orchestration as an agent feature: `POST /orchestrate/<workflow>` for each served workflow and
- * `POST /orchestrate/custom`. Its orchestrator is a service every agent has (tasks and scheduled
+ * Orchestration as an agent feature: `POST /orchestrate/<workflow>` for each served workflow,
+ * `POST /orchestrate/custom` and `POST /orchestrate/natural`. Its orchestrator is a service every agent has (tasks and scheduled
  * runs call workflows through it), so `serveAgent` creates it and this feature serves its routes.
  */
 import type { AgentFeature } from "../agent/index.js";
+import type { LlmOptions, LlmProvider } from "../llm/index.js";
 import type { OrchestrationOptions } from "./extension.js";
 import { addOrchestrationPaths } from "./openapi.js";
 
@@ -11,13 +12,17 @@ import { addOrchestrationPaths } from "./openapi.js";
 export interface OrchestrationServeOptions {
   /** Orchestration settings: base URLs or registry for the used components, hooks, concurrency, execution records. */
   readonly orchestration?: Omit<OrchestrationOptions, "components">;
+  /**
+   * The language model of natural mode and `ai_synthesis`: endpoint settings, a provider, or `false`
+   * for none. @defaultValue `MANIFOLD_LLM_*`, else `OPENAI_BASE_URL` / `OPENAI_API_KEY`, with the manifest's model
+   */
+  readonly llm?: LlmOptions | LlmProvider | false;
 }
 
 export const orchestrationFeature: AgentFeature<OrchestrationServeOptions> = {
   key: "orchestration",
   routePrefixes: ["/orchestrate"],
-  pending: [{ path: ["orchestration", "natural"], serves: "POST /orchestrate/natural" }],
-  optionKeys: ["orchestration"],
+  optionKeys: ["orchestration", "llm"],
   openapi: addOrchestrationPaths,
   build: async (_options, { orchestration }) => ({ extension: orchestration }),
 };

@@ -36,21 +36,36 @@ export function workflowResponse(result: WorkflowRunResult): Record<string, unkn
     plan_id: result.plan_id,
     workflow: result.workflow,
     outputs: result.outputs,
-    ...(result.synthesis === undefined ? {} : { synthesis: result.synthesis }),
+    ...(result.synthesis === undefined ? {} : { response: result.synthesis }),
     steps: result.steps,
     duration_ms: result.duration_ms,
   };
 }
 
-/** `POST /orchestrate/natural` answer. */
+/**
+ * How much to trust a natural answer, from 0 to 1: the share of planned steps that completed (1 for a
+ * plan that needed no step), times 0.9 for each plan the model had to regenerate. Two decimals.
+ */
+export function naturalConfidence(result: NaturalRunResult): number {
+  const planned = result.steps.length;
+  const completed = result.steps.filter((s) => s.status === "completed").length;
+  const share = planned === 0 ? 1 : completed / planned;
+  return Math.round(share * 0.9 ** result.regenerations * 100) / 100;
+}
+
+/** `POST /orchestrate/natural` answer; failed steps are in `steps` (and lower `confidence`), not an error. */
 export function naturalResponse(result: NaturalRunResult): Record<string, unknown> {
-  if (result.status !== "completed") throw workflowFailed(`plan ${result.plan_id}`, result);
+  if (result.status === "interrupted") throw workflowFailed(`plan ${result.plan_id}`, result);
+  const toolsUsed = [...new Set(result.steps.filter((s) => s.status === "completed").map((s) => s.component))];
   return {
     success: true,
+    request_id: result.request_id,
+    ...(result.synthesis === undefined ? {} : { response: result.synthesis }),
+    tools_used: toolsUsed,
+    confidence: naturalConfidence(result),
     plan_id: result.plan_id,
     mode: "natural",
     plan: result.plan,
-    ...(result.synthesis === undefined ? {} : { synthesis: result.synthesis }),
     steps: result.steps,
     duration_ms: result.duration_ms,
   };

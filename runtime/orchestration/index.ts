@@ -72,5 +72,14 @@ export {
   type WorkflowEngineOptions,
 } from "./yaml-engine.js";
 export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";
-export { createWorkflowClient, type WorkflowCallOptions, type WorkflowClient, type WorkflowResponse, type WorkflowTypes } from "./client.js";
+export {
+  createWorkflowClient,
+  type NaturalClient,
+  type NaturalResponse,
+  type OrchestrationClient,
+  type WorkflowCallOptions,
+  type WorkflowClient,
+  type WorkflowResponse,
+  type WorkflowTypes,
+} from "./client.js";
 export { createPlanChecker, MAX_PLAN_STEPS, parsePlanText, type PlanCheck, type PlanChecker, type PlanProblem } from "./natural/index.js";

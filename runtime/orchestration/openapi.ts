@@ -67,13 +67,74 @@ const CUSTOM_RESULT: JsonSchema = {
   required: ["success", "plan_id", "steps"],
 };
 
+const PLAN: JsonSchema = {
+  type: "object",
+  description: "The routing plan that ran (snake_case, as hooks and execution records see it)",
+  properties: {
+    plan_id: { type: "string" },
+    original_request: { type: "string" },
+    mode: { type: "string" },
+    steps: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          step_id: { type: "string" },
+          agent_name: { type: "string" },
+          depends_on: { type: "array", items: { type: "string" } },
+          metadata: {
+            type: "object",
+            properties: { capability: { type: "string" }, parameters: { type: "object", additionalProperties: true } },
+            required: ["capability", "parameters"],
+          },
+        },
+        required: ["step_id", "agent_name", "depends_on", "metadata"],
+      },
+    },
+  },
+  required: ["plan_id", "original_request", "mode", "steps"],
+};
+
+const NATURAL_REQUEST: JsonSchema = {
+  type: "object",
+  properties: {
+    request: { type: "string", minLength: 1, maxLength: 8000, description: "What to do, in natural language" },
+    ai_synthesis: { type: "boolean", description: "Answer in prose (`response`); false returns the raw step results only. Default true" },
+  },
+  required: ["request"],
+  additionalProperties: false,
+};
+
+const NATURAL_RESULT: JsonSchema = {
+  type: "object",
+  properties: {
+    success: { type: "boolean", enum: [true] },
+    request_id: { type: "string" },
+    response: { type: "string", description: "The synthesised answer; absent with ai_synthesis false" },
+    tools_used: { type: "array", items: { type: "string" }, description: "Components whose steps completed, in plan order" },
+    confidence: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      description: "Share of planned steps that completed (1 for a plan with none), times 0.9 per regenerated plan",
+    },
+    plan_id: { type: "string" },
+    mode: { type: "string", enum: ["natural"] },
+    plan: ref("RoutingPlan"),
+    steps: { type: "array", items: ref("WorkflowStepResult") },
+    duration_ms: { type: "number" },
+  },
+  required: ["success", "request_id", "tools_used", "confidence", "plan_id", "mode", "plan", "steps", "duration_ms"],
+};
+
 /** Adds the orchestration paths and schemas, in a fixed order so the emitted file is byte-stable. */
 export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
   const workflows = servedWorkflows(agent);
   const custom = agent.orchestration.custom;
-  if (workflows.length === 0 && !custom) return;
+  const natural = agent.orchestration.natural !== undefined;
+  if (workflows.length === 0 && !custom && !natural) return;
   addErrorEnvelope(schemas);
-  if (workflows.length > 0) schemas["WorkflowStepResult"] = STEP_RESULT;
+  if (workflows.length > 0 || natural) schemas["WorkflowStepResult"] = STEP_RESULT;
 
   for (const workflow of workflows) {
     const stem = workflowTypeStem(workflow);
@@ -86,7 +147,7 @@ export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: Open
         plan_id: { type: "string" },
         workflow: { type: "string", enum: [workflow.name] },
         outputs: ref(`${stem}WorkflowOutput`),
-        synthesis: { description: "The language-model synthesis, when ai_synthesis was asked for" },
+        response: { type: "string", description: "The language-model synthesis, when ai_synthesis was asked for" },
         steps: { type: "array", items: ref("WorkflowStepResult") },
         duration_ms: { type: "number" },
       },
@@ -102,6 +163,7 @@ export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: Open
           "200": { description: "The workflow's outputs and every step's result", content: json(ref(`${stem}WorkflowResult`)) },
           "400": ERROR,
           "502": { description: "A step failed; `details` lists every step", content: json(ref("ErrorEnvelope")) },
+          "503": { description: "ai_synthesis was asked for and no language model is configured (LLM_UNAVAILABLE)", content: json(ref("ErrorEnvelope")) },
         },
       },
     };
@@ -119,6 +181,30 @@ export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: Open
         responses: {
           "200": { description: "One entry per step, failed steps reported in place", content: json(ref("CustomOrchestrationResult")) },
           "400": ERROR,
+        },
+      },
+    };
+  }
+
+  if (natural) {
+    schemas["RoutingPlan"] = PLAN;
+    schemas["NaturalOrchestrationRequest"] = NATURAL_REQUEST;
+    schemas["NaturalOrchestrationResult"] = NATURAL_RESULT;
+    paths["/orchestrate/natural"] = {
+      post: {
+        operationId: "orchestrateNatural",
+        summary: "Plan with a language model over the live catalog, run the checked plan, answer in prose",
+        tags: ["orchestration"],
+        requestBody: { required: true, content: json(ref("NaturalOrchestrationRequest")) },
+        responses: {
+          "200": { description: "The answer, the plan that ran and every step's result", content: json(ref("NaturalOrchestrationResult")) },
+          "400": ERROR,
+          "422": {
+            description: "The model's plan still failed the checks after its regenerations (PLAN_INVALID); nothing ran",
+            content: json(ref("ErrorEnvelope")),
+          },
+          "502": { description: "The language model endpoint failed (LLM_ERROR)", content: json(ref("ErrorEnvelope")) },
+          "503": { description: "No language model is configured (LLM_UNAVAILABLE); the message names the variables", content: json(ref("ErrorEnvelope")) },
         },
       },
     };

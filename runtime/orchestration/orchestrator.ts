@@ -4,8 +4,11 @@
  * before_planning hooks → plan → after_planning hooks (may replace the plan) → execute →
  * after_execution hooks → synthesis (when asked) → after_synthesis hooks → execution record.
  */
+import { randomUUID } from "node:crypto";
+import { currentScope } from "../context/index.js";
 import { defaultRegistry } from "../discovery/index.js";
-import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { toManifoldError } from "../errors/index.js";
+import { llmUnavailable, type LlmProvider } from "../llm/index.js";
 import { createCaller, type Caller } from "../outbound/index.js";
 import { nodeHttpTransport } from "../outbound/index.js";
 import type { TokenSource } from "../outbound/index.js";
@@ -15,14 +18,20 @@ import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody, type CustomResponse } from "./custom.js";
 import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";
 import { checkHooks, runHooks, type HookOutcome, type PipelineHook } from "./hooks.js";
-import { checkPlan, planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
+import { planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
 import { createExecutionStore, executionDebugEnabled, type ExecutionRecord, type ExecutionStore } from "./records/index.js";
 import { createResolver, type ResolverOptions } from "./resolver.js";
 import type { BackoffOptions } from "./retry.js";
+import { checkReplacement, configureNatural, type LlmDebugOption, type NaturalSetup } from "./natural/configure.js";
+import type { Planned } from "./natural/planner.js";
+import type { RecordCall } from "./natural/record.js";
 import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";
 
-/** Natural mode's seam: turns a request into a plan (parameters may use `{{…}}` templates). */
-export type Planner = (request: string, catalog: readonly CatalogComponent[], signal?: AbortSignal) => Promise<Plan>;
+/**
+ * Natural mode's seam: turns a request into a plan (parameters may use `{{…}}` templates). The
+ * language-model planner (option `llm`) also says how many regenerations its plan needed.
+ */
+export type Planner = (request: string, catalog: readonly CatalogComponent[], signal?: AbortSignal) => Promise<Plan | Planned>;
 
 export interface SynthesisInput {
   readonly mode: PlanMode;
@@ -34,8 +43,16 @@ export interface SynthesisInput {
   readonly outputs?: Readonly<Record<string, unknown>>;
 }
 
+export interface SynthesiserOptions {
+  readonly signal?: AbortSignal;
+  /** Given: stream the answer, each piece of text passed here as it arrives. */
+  readonly onChunk?: (text: string) => void;
+  /** Told about every model call (the request's LLM debug record). */
+  readonly record?: RecordCall;
+}
+
 /** Turns a run's results into prose (a language model); asked for with `ai_synthesis`. */
-export type Synthesiser = (input: SynthesisInput, signal?: AbortSignal) => Promise<unknown>;
+export type Synthesiser = (input: SynthesisInput, options: SynthesiserOptions) => Promise<unknown>;
 
 /** `components`, `baseUrls` and `registry` build the default resolver (and the catalog YAML workflows are checked against). */
 export interface OrchestratorOptions extends Pick<ResolverOptions, "components" | "baseUrls" | "registry"> {
@@ -56,6 +73,19 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
   readonly hooks?: readonly PipelineHook[];
   /** Where execution records go; `true` creates the default store, `false` none. @defaultValue on only when `MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true` */
   readonly executionStore?: ExecutionStore | boolean;
+  /**
+   * The language model: natural mode's planner (plans checked against the live catalog, regenerated
+   * up to `maxValidationRounds` times) and the synthesiser, unless `planner` / `synthesiser` replace them.
+   */
+  readonly llm?: LlmProvider;
+  /** Regenerations of an invalid plan. @defaultValue `MANIFOLD_MAX_VALIDATION_ROUNDS`, else 2 */
+  readonly maxValidationRounds?: number;
+  /** Most bytes of step results in a synthesis prompt. @defaultValue 32 KiB */
+  readonly synthesisBudgetBytes?: number;
+  /** Where LLM debug records go; `true` creates the default store. @defaultValue on only when `MANIFOLD_LLM_DEBUG_ENABLED=true` */
+  readonly llmDebug?: LlmDebugOption;
+  /** The component whose calls these are (LLM debug records' `source_components`). @defaultValue "orchestrator" */
+  readonly componentName?: string;
   readonly planner?: Planner;
   readonly synthesiser?: Synthesiser;
   /** @defaultValue a JSON logger for `orchestration` */
@@ -67,8 +97,10 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
 export interface RunOptions {
   /** Aborting interrupts the run: running steps are aborted, the others skipped. */
   readonly signal?: AbortSignal;
-  /** Ask the synthesiser for a synthesis (INVALID_INPUT when there is none). @defaultValue false */
+  /** Ask the synthesiser for a synthesis (LLM_UNAVAILABLE when there is none). @defaultValue false */
   readonly synthesise?: boolean;
+  /** Given: the synthesis streams, each piece of text passed here as it arrives. */
+  readonly onChunk?: (text: string) => void;
   /** Told after each step finishes, in completion order (a task reports progress with it). */
   readonly onStep?: (step: StepResult, done: number, total: number) => void;
 }
@@ -83,6 +115,10 @@ export interface WorkflowRunResult extends ExecutionResult {
 
 export interface NaturalRunResult extends ExecutionResult {
   readonly plan: Plan;
+  /** The request's id (its `X-Manifold-Request-ID`, else a new one). */
+  readonly request_id: string;
+  /** Plans the model had to regenerate before one checked. */
+  readonly regenerations: number;
   readonly synthesis?: unknown;
   readonly hooks: readonly HookOutcome[];
 }
@@ -112,6 +148,9 @@ interface PipelineRequest {
   readonly request: unknown;
   readonly plan: () => Plan | Promise<Plan>;
   readonly execute: ExecuteOptions;
+  /** Checks an after_planning hook's replacement beyond its shape (natural mode: against the catalog). */
+  readonly checkReplacement?: (plan: Plan) => Promise<Plan>;
+  readonly record?: RecordCall;
   readonly outputs?: (plan: Plan, result: ExecutionResult) => Record<string, unknown>;
   readonly options: RunOptions;
 }
@@ -133,7 +172,7 @@ function resolveStore(option: ExecutionStore | boolean | undefined, env: NodeJS.
 }
 
 export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
-  const { components = [], registry, timeoutMs = 30_000, concurrency = 10, backoff, hooks = [], planner, synthesiser, env = process.env } = options;
+  const { components = [], registry, timeoutMs = 30_000, concurrency = 10, backoff, hooks = [], env = process.env } = options;
   const log = options.log ?? createLogger({ component: "orchestration" });
   checkHooks(hooks);
   const resolve =
@@ -143,6 +182,9 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, transport: nodeHttpTransport });
   const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
   const { store, owned } = resolveStore(options.executionStore, env);
+  const fullCatalog = (): Promise<CatalogComponent[]> => readCatalog(registry ?? defaultRegistry(), components);
+  const natural: NaturalSetup = configureNatural(options, fullCatalog, env);
+  const { synthesiser } = natural;
 
   const record = async (entry: ExecutionRecord): Promise<void> => {
     try {
@@ -160,6 +202,8 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     plan: makePlan,
     execute,
     outputs: makeOutputs,
+    checkReplacement: checkReplaced,
+    record: recordCall,
     options: run,
   }: PipelineRequest): Promise<PipelineResult> => {
     const startedAt = new Date().toISOString();
@@ -169,14 +213,13 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     let plan: Plan | undefined;
     let result: ExecutionResult | undefined;
     try {
-      if (run.synthesise === true && synthesiser === undefined) {
-        throw new ManifoldError("INVALID_INPUT", "ai_synthesis needs a synthesiser: configure orchestration.natural for this agent", {
-          details: [{ pointer: "/ai_synthesis", message: "needs orchestration.natural" }],
-        });
-      }
+      if (run.synthesise === true && synthesiser === undefined) throw llmUnavailable("ai_synthesis");
       if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
       plan = await makePlan();
-      if (hooks.length > 0) plan = (await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log)) ?? plan;
+      if (hooks.length > 0) {
+        const replaced = await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log);
+        if (replaced !== undefined) plan = checkReplaced === undefined ? replaced : await checkReplaced(replaced);
+      }
       const ran = plan;
       result = await executor.execute(ran, {
         ...execute,
@@ -191,7 +234,11 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
       if (run.synthesise === true && synthesiser !== undefined) {
         synthesis = await synthesiser(
           { mode, ...(workflow === undefined ? {} : { workflow }), request, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) },
-          signal,
+          {
+            ...(signal === undefined ? {} : { signal }),
+            ...(run.onChunk === undefined ? {} : { onChunk: run.onChunk }),
+            ...(recordCall && { record: recordCall }),
+          },
         );
         if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_synthesis", synthesis }, outcomes, log);
       }
@@ -238,20 +285,29 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   });
 
   const catalog = async (): Promise<CatalogComponent[]> => {
-    const all = await readCatalog(registry ?? defaultRegistry(), components);
+    const all = await fullCatalog();
     return all.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
+  };
+
+  /** The request's id and its LLM debug recorder (when records are on). */
+  const requestScope = (): { requestId: string; record: RecordCall | undefined } => {
+    const scope = currentScope();
+    const requestId = scope?.requestId ?? randomUUID();
+    return { requestId, record: natural.recorder(requestId, scope?.originalRequestId) };
   };
 
   return {
     resolve,
     executor,
-    hasPlanner: planner !== undefined,
+    hasPlanner: natural.planner !== undefined,
     hasSynthesiser: synthesiser !== undefined,
 
     runWorkflow: async (spec, inputs, run = {}) => {
       const checked = checkWorkflowInputs(spec, inputs);
       const mode = run.mode ?? "workflow";
+      const { record } = run.synthesise === true ? requestScope() : { record: undefined };
       const done = await pipeline({
+        ...(record && { record }),
         mode,
         workflow: spec.name,
         request: checked,
@@ -291,20 +347,37 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     },
 
     runNatural: async (request, run = {}) => {
-      if (planner === undefined) throw new ManifoldError("INVALID_INPUT", "natural mode needs a planner (orchestration.natural)");
+      const { planner } = natural;
+      if (planner === undefined) throw llmUnavailable("natural mode");
+      const { requestId, record } = requestScope();
+      let regenerations = 0;
       const done = await pipeline({
         mode: "natural",
         request,
-        plan: async () => checkPlan(await planner(request, await catalog(), run.signal), "the planner's plan"),
+        plan: async () => {
+          const planned = await planner(request, { catalog, ...(run.signal && { signal: run.signal }), ...(record && { record }) });
+          regenerations = planned.regenerations;
+          return planned.plan;
+        },
         execute: { syntax: "braces" },
+        checkReplacement: async (plan) => checkReplacement(plan, await fullCatalog()),
+        ...(record && { record }),
         options: run,
       });
-      return { ...done.result, plan: done.plan, ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }), hooks: done.hooks };
+      return {
+        ...done.result,
+        plan: done.plan,
+        request_id: requestId,
+        regenerations,
+        ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }),
+        hooks: done.hooks,
+      };
     },
 
     catalog,
     close: async () => {
       if (owned) await store?.close();
+      await natural.close();
     },
   };
 }

@@ -18,8 +18,8 @@ export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
   optionKeys: ["scheduled"],
   enabled: (agent) => agent.scheduled === true,
   openapi: addScheduledPaths,
-  async build({ scheduled }) {
+  async build({ scheduled }, { orchestration }) {
     const { createScheduledExtension } = await import("./scheduled-route.js");
-    return { extension: createScheduledExtension(scheduled) };
+    return { extension: createScheduledExtension(scheduled, orchestration.orchestrator) };
   },
 };

@@ -5,11 +5,21 @@
  */
 import { compileValidator, jsonRoute, type ComponentExtension } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
+import { llmUnavailable } from "../llm/index.js";
+import type { Orchestrator } from "../orchestration/index.js";
 import { SCHEDULED_PATH, SCHEDULED_REQUEST_SCHEMA, type ScheduledHandler, type ScheduledRequest, type ScheduledResponse } from "./wire.js";
 
-const LLM_VARIABLES = "MANIFOLD_LLM_BASE_URL / MANIFOLD_LLM_API_KEY / MANIFOLD_LLM_MODEL (or OPENAI_API_KEY)";
+/** Without a handler, a run is the instruction in natural mode: planned, run and synthesised. */
+async function runInstruction(orchestrator: Orchestrator, { instruction, input }: ScheduledRequest, signal: AbortSignal): Promise<string> {
+  const request = Object.keys(input).length === 0 ? instruction : `${instruction}\n\nInput: ${JSON.stringify(input)}`;
+  const result = await orchestrator.runNatural(request, { signal, synthesise: orchestrator.hasSynthesiser });
+  if (result.status === "interrupted") throw new ManifoldError("ABORTED", "the scheduled run was interrupted");
+  return typeof result.synthesis === "string"
+    ? result.synthesis
+    : JSON.stringify(result.steps.map((s) => ({ step_id: s.step_id, status: s.status, output: s.output })));
+}
 
-export function createScheduledExtension(handler: ScheduledHandler | undefined): ComponentExtension {
+export function createScheduledExtension(handler: ScheduledHandler | undefined, orchestrator?: Orchestrator): ComponentExtension {
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");
   const validate = compileValidator(SCHEDULED_REQUEST_SCHEMA);
   return {
@@ -22,13 +32,12 @@ export function createScheduledExtension(handler: ScheduledHandler | undefined):
           async (body, { signal, requestId }): Promise<ScheduledResponse> => {
             const details = validate(body);
             if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
+            const request = body as unknown as ScheduledRequest;
             if (handler === undefined) {
-              throw new ManifoldError(
-                "LLM_UNAVAILABLE",
-                `no scheduled handler was given and natural mode has no language model: pass serve({ scheduled }) or set ${LLM_VARIABLES}`,
-              );
+              if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
+              return { success: true, data: { response: await runInstruction(orchestrator, request, signal), request_id: requestId } };
             }
-            const response = await handler(body as unknown as ScheduledRequest, { signal, requestId });
+            const response = await handler(request, { signal, requestId });
             if (typeof response !== "string") throw new TypeError("a scheduled handler must return a string");
             return { success: true, data: { response, request_id: requestId } };
           },

@@ -36,6 +36,10 @@ export const ATTR = {
   WORKFLOW: "manifold.workflow",
   PLAN_ID: "manifold.plan_id",
   STEP_ID: "manifold.step_id",
+  /** Language-model calls (OpenTelemetry GenAI conventions where one exists): model, token type (`input`/`output`), phase. */
+  LLM_MODEL: "gen_ai.request.model",
+  LLM_TOKEN_TYPE: "gen_ai.token.type",
+  LLM_PHASE: "manifold.llm.phase",
   /** Replaces a metric's labels once it has seen more label sets than its profile allows. */
   OVERFLOW: "otel.metric.overflow",
 } as const;
@@ -58,6 +62,10 @@ export const METRIC = {
   ORCHESTRATION_RUN_DURATION: "manifold.orchestration.run.duration",
   /** One step (all its attempts) by target, capability and outcome, in ms. */
   ORCHESTRATION_STEP_DURATION: "manifold.orchestration.step.duration",
+  /** Model calls by model, phase and outcome (`ok` or an error code); tokens by model, phase and token type; duration in ms. */
+  LLM_REQUESTS: "manifold.llm.requests",
+  LLM_TOKENS: "manifold.llm.tokens",
+  LLM_DURATION: "manifold.llm.duration",
   TASKS_SUBMITTED: "manifold.tasks.submitted",
   TASKS_STARTED: "manifold.tasks.started",
   TASKS_COMPLETED: "manifold.tasks.completed",
@@ -108,6 +116,9 @@ export const LABELS: ReadonlySet<string> = new Set([
   ATTR.TASK_STATUS,
   ATTR.ORCHESTRATION_MODE,
   ATTR.ORCHESTRATION_STATUS,
+  ATTR.LLM_MODEL,
+  ATTR.LLM_TOKEN_TYPE,
+  ATTR.LLM_PHASE,
 ]);
 
 /** Fallback for the conversation id when OpenTelemetry (and so baggage) is not initialised. */

@@ -220,6 +220,10 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
       };
     },
 
+    event(name, values = {}) {
+      trace.getSpan(context.active())?.addEvent(name, attributes(values));
+    },
+
     currentIds() {
       const spanContext = trace.getSpan(context.active())?.spanContext();
       return spanContext !== undefined && isSpanContextValid(spanContext) ? { traceId: spanContext.traceId, spanId: spanContext.spanId } : undefined;

@@ -23,6 +23,11 @@ export interface Telemetry {
    * linked (not parented) to the traces that caused it; undefined when disabled.
    */
   startSpan(name: string, info: SpanInfo): SpanTrace | undefined;
+  /**
+   * An event on the active span (the request's server span, or an orchestration run): what natural
+   * mode marks while it plans and synthesises. Attribute values are bounded facts, never prompts.
+   */
+  event(name: string, attributes?: SpanAttributes): void;
   /** Trace and span id of the active span, for log lines. */
   currentIds(): { readonly traceId: string; readonly spanId: string } | undefined;
   /** Flushes and stops export; the process is back to the no-op afterwards. */
@@ -120,6 +125,7 @@ export const noopTelemetry: Telemetry = {
   serverTraceOf: () => undefined,
   startClient: () => undefined,
   startSpan: () => undefined,
+  event: () => undefined,
   currentIds: () => undefined,
   shutdown: async () => undefined,
 };

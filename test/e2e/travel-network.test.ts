@@ -19,7 +19,8 @@ import { withTimeout } from "../runtime/support.js";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const child = spawn(process.execPath, [...TS_NODE_ARGS, "manifests/travel/start.ts"], {
   cwd: root,
-  env: { ...process.env, MANIFOLD_EPHEMERAL_PORTS: "true" },
+  // As on a fresh machine: no language model configured.
+  env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(MANIFOLD_LLM_|OPENAI_)/.test(k))), MANIFOLD_EPHEMERAL_PORTS: "true" },
   stdio: ["ignore", "pipe", "pipe"],
 });
 let stdout = "";
@@ -212,6 +213,19 @@ test("tasks: a handler task reports progress and completes; a workflow task need
   const outputs = await tasks.research.wait(research.task_id, { intervalMs: 20 });
   const direct = await TravelAgent.workflows({ baseUrl: urlOf("travel-agent") }).travelResearch({ destination: "Kyoto", home_currency: "EUR" });
   assert.equal(outputs, direct.outputs);
+});
+
+test("without a language model, natural mode answers 503 LLM_UNAVAILABLE naming the variables; the rest runs", async () => {
+  await ready;
+  const response = await fetch(`${urlOf("travel-agent")}/orchestrate/natural`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ request: "weather in Kyoto?" }),
+  });
+  assert.is(response.status, 503);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  assert.is(body.error.code, "LLM_UNAVAILABLE");
+  assert.match(body.error.message, /MANIFOLD_LLM_BASE_URL.*OPENAI_API_KEY/);
 });
 
 test("SIGTERM stops the four tools and the agent and the process exits 0", async () => {

@@ -5,7 +5,7 @@ import { notGenerated } from "../../runtime/manifest/not-generated.js";
 import { loadSources } from "../../runtime/manifest/index.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
-test("MF1315: orchestration.natural and an agent's chat/hitl keys warn where they stand; workflows, custom, tasks and scheduled (served since the scheduled feature) do not", () => {
+test("MF1315: an agent's chat/hitl keys warn where they stand; workflows, custom, natural, tasks and scheduled (served by their features) do not", () => {
   const project = loadSources([
     { file: "m/agent.yaml", text: TRAVEL_AGENT },
     { file: "m/geo.yaml", text: GEOCODING_TOOL },
@@ -21,13 +21,15 @@ test("MF1315: orchestration.natural and an agent's chat/hitl keys warn where the
   const agentLines = TRAVEL_AGENT.split("\n");
   const natural = agentLines.findIndex((l) => /^\s+natural:/.test(l));
   assert.ok(natural > 0, "fixture agent has orchestration.natural");
-  const expected = [
-    [natural + 1, agentLines[natural]!.indexOf("natural") + 1, "orchestration.natural"],
-    ...["chat", "hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]),
-  ];
+  const expected = ["chat", "hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]);
   assert.equal(
     warnings.filter((w) => w.file === "m/agent.yaml").map((w) => [w.line, w.column, /`([\w.]+)`/.exec(w.message)?.[1]]),
     expected,
+  );
+  assert.equal(
+    warnings.filter((w) => w.message.includes("natural")),
+    [],
+    "orchestration.natural is served since natural mode",
   );
   assert.ok(
     agentLines.some((l) => l.startsWith("scheduled:")),

@@ -183,8 +183,11 @@ export async function rejection(promise: Promise<unknown>): Promise<ManifoldErro
 }
 
 /** An agent spec with the orchestration features a test needs and no capabilities of its own. */
-export function agentSpec(name: string, options: { custom?: boolean; workflows?: WorkflowSpec[]; endpoints?: string[] } = {}): ComponentSpec {
-  const { custom = false, workflows = [] } = options;
+export function agentSpec(
+  name: string,
+  options: { custom?: boolean; workflows?: WorkflowSpec[]; endpoints?: string[]; natural?: boolean } = {},
+): ComponentSpec {
+  const { custom = false, workflows = [], natural = false } = options;
   const endpoints = options.endpoints ?? workflows.map((w) => w.name);
   return {
     kind: "agent",
@@ -192,7 +195,7 @@ export function agentSpec(name: string, options: { custom?: boolean; workflows?:
     description: `test agent ${name}`,
     version: "1.0.0",
     capabilities: [],
-    agent: { uses: [], orchestration: { custom, workflows, endpoints }, tasks: [] },
+    agent: { uses: [], orchestration: { custom, workflows, endpoints, ...(natural ? { natural: { model: "test-model" } } : {}) }, tasks: [] },
   };
 }
 

@@ -107,12 +107,12 @@ test("bad inputs are 400 INVALID_INPUT with pointers, before anything is dispatc
   assert.is(tools.calls.length, 0);
 });
 
-test("ai_synthesis without a synthesiser is 400 naming orchestration.natural; nothing runs", async ({ agent, tools }) => {
+test("ai_synthesis without a language model is 503 LLM_UNAVAILABLE naming the variables; nothing runs", async ({ agent, tools }) => {
   const { status, body } = await agent.post("/orchestrate/research", { a: 1, ai_synthesis: true });
-  assert.is(status, 400);
+  assert.is(status, 503);
   const error = body["error"] as { code: string; message: string };
-  assert.is(error.code, "INVALID_INPUT");
-  assert.match(error.message, /orchestration\.natural/);
+  assert.is(error.code, "LLM_UNAVAILABLE");
+  assert.match(error.message, /MANIFOLD_LLM_BASE_URL/);
   assert.is(tools.calls.length, 0);
   const ok = await agent.post("/orchestrate/research", { a: 1, ai_synthesis: false });
   assert.is(ok.status, 200);
@@ -152,10 +152,10 @@ test("with a synthesiser, ai_synthesis adds its answer", async ({ tools }) => {
   try {
     const { status, body } = await agent.post("/orchestrate/research", { a: 1, b: 1, ai_synthesis: true });
     assert.is(status, 200);
-    assert.is(body["synthesis"], "total is 2");
+    assert.is(body["response"], "total is 2");
     assert.equal(seen, [{ total: 2 }]);
     const plain = await agent.post("/orchestrate/research", { a: 1, b: 1 });
-    assert.not.ok("synthesis" in plain.body, "no synthesis unless asked");
+    assert.not.ok("response" in plain.body, "no synthesis unless asked");
   } finally {
     await agent.running.close();
   }

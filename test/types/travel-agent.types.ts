@@ -5,6 +5,7 @@
  * keeps the type the checker inferred for it. Lines that must not compile carry `@ts-expect-error`;
  * nothing here runs.
  */
+import { defineAgent } from "agent-manifold/runtime/codegen/v1";
 import { TravelAgent, type TravelAgentHandlers } from "../../generated/travel-agent/index.js";
 
 declare const handlers: TravelAgentHandlers;
@@ -64,4 +65,18 @@ export async function workflowAndTaskInputsAreTyped(): Promise<void> {
   // @ts-expect-error headline is a string
   const t: number = (await TravelAgent.workflows().travelResearch({ destination: "x" })).outputs.headline;
   void t;
+}
+
+export async function naturalModeIsTypedWhereTheManifestEnablesIt(): Promise<void> {
+  const answer = await TravelAgent.workflows().natural("weather in Kyoto?", { aiSynthesis: true });
+  const text: string | undefined = answer.response;
+  const tools: readonly string[] = answer.tools_used;
+  const confidence: number = answer.confidence;
+  void [text, tools, confidence];
+  // @ts-expect-error the request is text, not an object
+  await TravelAgent.workflows().natural({ request: "x" });
+  // An agent whose manifest does not set orchestration.natural has no natural() method.
+  const plain = defineAgent<{}, {}, {}, {}>(TravelAgent.spec, {});
+  // @ts-expect-error no natural mode on this agent
+  await plain.workflows().natural("x");
 }

@@ -15,12 +15,20 @@ import {
 } from "../../agent/index.js";
 import { createClient, serveComponent } from "../../component/index.js";
 import type { CapabilityTypes, Client, ComponentOptions, RunningComponent } from "../../component/index.js";
-import { createWorkflowClient, type WorkflowClient, type WorkflowTypes } from "../../orchestration/index.js";
+import { createWorkflowClient, type OrchestrationClient, type WorkflowTypes } from "../../orchestration/index.js";
 import type { ComponentSpec } from "../../spec/index.js";
 import { createTaskClient, type AgentTaskTypes, type TaskClient } from "../../tasks/index.js";
 
 export type { AgentServeOptions, HandleClientOptions, UsableHandle, UsesClientOptions, UsesClients, UsesHandles } from "../../agent/index.js";
-export type { WorkflowCallOptions, WorkflowClient, WorkflowResponse, WorkflowTypes } from "../../orchestration/index.js";
+export type {
+  NaturalClient,
+  NaturalResponse,
+  OrchestrationClient,
+  WorkflowCallOptions,
+  WorkflowClient,
+  WorkflowResponse,
+  WorkflowTypes,
+} from "../../orchestration/index.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TaskContext, TaskHandler } from "../../tasks/index.js";
 export type {
   AuthOptions,
@@ -48,29 +56,40 @@ export interface ComponentHandle<C extends CapabilityTypes> {
 }
 
 /** An agent's handle: a component that also calls the components it `uses`, through typed clients. */
-export interface AgentHandle<C extends CapabilityTypes, U extends UsesHandles, W extends WorkflowTypes = {}, T extends AgentTaskTypes = {}>
-  extends Omit<ComponentHandle<C>, "serve"> {
+export interface AgentHandle<
+  C extends CapabilityTypes,
+  U extends UsesHandles,
+  W extends WorkflowTypes = {},
+  T extends AgentTaskTypes = {},
+  N extends boolean = false,
+> extends Omit<ComponentHandle<C>, "serve"> {
   readonly uses: U;
   /** Serves the capabilities plus the routes of every feature the manifest enables. */
   serve(options: AgentServeOptions<C, T>): Promise<RunningComponent>;
   clients(options?: UsesClientOptions<U>): UsesClients<U>;
-  /** Typed client of the workflows the agent serves; without `baseUrl` the agent is found through discovery. */
-  workflows(options?: HandleClientOptions): WorkflowClient<W>;
+  /**
+   * Typed client of the workflows the agent serves, plus `natural()` when its manifest sets
+   * `orchestration.natural`; without `baseUrl` the agent is found through discovery.
+   */
+  workflows(options?: HandleClientOptions): OrchestrationClient<W, N>;
   /** Typed client of the agent's task types: submit, get, cancel, wait. */
   tasks(options?: HandleClientOptions): AgentTaskClient<T>;
 }
 
-export function defineAgent<C extends CapabilityTypes, U extends UsesHandles, W extends WorkflowTypes = {}, T extends AgentTaskTypes = {}>(
-  spec: ComponentSpec,
-  uses: U,
-): AgentHandle<C, U, W, T> {
+export function defineAgent<
+  C extends CapabilityTypes,
+  U extends UsesHandles,
+  W extends WorkflowTypes = {},
+  T extends AgentTaskTypes = {},
+  N extends boolean = false,
+>(spec: ComponentSpec, uses: U): AgentHandle<C, U, W, T, N> {
   const usedSpecs = Object.values(uses).map((handle) => handle.spec);
   return {
     ...defineComponent<C>(spec),
     uses,
     serve: (options) => serveAgent<C, T>(spec, usedSpecs, options),
     clients: (options) => createUsesClients(uses, options),
-    workflows: (options) => createWorkflowClient<W>(spec, handleClientOptions(spec.name, options)),
+    workflows: (options) => createWorkflowClient<W, N>(spec, handleClientOptions(spec.name, options)),
     tasks: (options) => createTaskClient(spec, handleClientOptions(spec.name, options)) as AgentTaskClient<T>,
   };
 }

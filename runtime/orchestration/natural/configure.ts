@@ -1,0 +1,89 @@
+/**
+ * How an orchestrator gets its natural mode: the language-model planner and synthesiser when it has
+ * a provider (`llm`), else the planner and synthesiser given in code, plus the LLM debug store.
+ */
+import { ManifoldError } from "../../errors/index.js";
+import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../../llm/index.js";
+import { createLogger } from "../../telemetry/index.js";
+import type { CatalogComponent } from "../catalog.js";
+import type { OrchestratorOptions, Synthesiser } from "../orchestrator.js";
+import { checkPlan, type Plan } from "../plan.js";
+import { createPlanChecker } from "./check-plan.js";
+import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
+import { createCallRecorder, type RecordCall } from "./record.js";
+import { createLlmSynthesiser } from "./synthesis.js";
+
+export type LlmDebugOption = LlmDebugStore | boolean;
+
+export interface NaturalPlanOptions {
+  /** The catalog the planner sees (internal capabilities left out). */
+  readonly catalog: () => Promise<CatalogComponent[]>;
+  readonly signal?: AbortSignal;
+  readonly record?: RecordCall;
+}
+
+export type NaturalPlanner = (request: string, options: NaturalPlanOptions) => Promise<Planned>;
+
+export interface NaturalSetup {
+  readonly planner: NaturalPlanner | undefined;
+  readonly synthesiser: Synthesiser | undefined;
+  /** A recorder of one request's model calls, when LLM debug records are on. */
+  recorder(requestId: string, originalRequestId: string | undefined): RecordCall | undefined;
+  close(): Promise<void>;
+}
+
+const isPlanned = (value: Plan | Planned): value is Planned => "plan" in value && "regenerations" in value;
+
+export function configureNatural(
+  options: OrchestratorOptions,
+  fullCatalog: () => Promise<CatalogComponent[]>,
+  env: Readonly<Record<string, string | undefined>>,
+): NaturalSetup {
+  const { llm, planner: given, synthesiser: givenSynthesiser, componentName = "orchestrator" } = options;
+  const log = options.log ?? createLogger({ component: "orchestration" });
+  let planner: NaturalPlanner | undefined;
+  if (given !== undefined) {
+    // Code-given planners are trusted code: their plan's shape is checked, the catalog is theirs to read.
+    planner = async (request, { catalog, signal }) => {
+      const out = await given(request, await catalog(), signal);
+      return isPlanned(out)
+        ? { plan: checkPlan(out.plan, "the planner's plan"), regenerations: out.regenerations }
+        : { plan: checkPlan(out, "the planner's plan"), regenerations: 0 };
+    };
+  } else if (llm !== undefined) {
+    const plan = createLlmPlanner({ provider: llm, catalog: fullCatalog, maxValidationRounds: options.maxValidationRounds ?? maxValidationRounds(env) });
+    planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
+  }
+  let synthesiser = givenSynthesiser;
+  if (synthesiser === undefined && llm !== undefined) {
+    const synthesise = createLlmSynthesiser({
+      provider: llm,
+      ...(options.synthesisBudgetBytes === undefined ? {} : { resultBudgetBytes: options.synthesisBudgetBytes }),
+    });
+    synthesiser = (input, synthesisOptions) => synthesise(input, synthesisOptions);
+  }
+
+  const option = options.llmDebug;
+  const owned = option === true || (option === undefined && llm !== undefined && llmDebugEnabled(env));
+  const store: LlmDebugStore | undefined = typeof option === "object" ? option : owned ? createLlmDebugStore({ env }) : undefined;
+  return {
+    planner,
+    synthesiser,
+    recorder: (requestId, originalRequestId) =>
+      store === undefined
+        ? undefined
+        : createCallRecorder(store, { requestId, ...(originalRequestId === undefined ? {} : { originalRequestId }), component: componentName }, log),
+    close: async () => {
+      if (owned) await store?.close();
+    },
+  };
+}
+
+/** An after_planning hook's replacement of a natural plan, checked against the catalog like the model's own. */
+export function checkReplacement(plan: Plan, catalog: readonly CatalogComponent[]): Plan {
+  const { problems } = createPlanChecker(catalog)({ steps: plan.steps }, plan.original_request);
+  if (problems.length === 0) return plan;
+  throw new ManifoldError("PLAN_INVALID", `the plan returned by an after_planning hook does not fit the catalog: ${problems[0]!.message}`, {
+    details: problems.map((p) => ({ pointer: p.pointer, message: p.message })),
+  });
+}

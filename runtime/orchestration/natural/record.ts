@@ -1,0 +1,54 @@
+/**
+ * What natural mode tells the LLM debug store about each model call: one interaction per call,
+ * success or failure, with the full prompt and answer (the store caps their size). Saving never
+ * fails or slows the request it describes: it is not awaited, and a failed save is logged.
+ */
+import { toManifoldError } from "../../errors/index.js";
+import { renderMessages, type LlmCompletion, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
+import type { Logger } from "../../telemetry/index.js";
+
+export interface CallRecord {
+  readonly type: string;
+  readonly messages: readonly LlmMessage[];
+  readonly attempt: number;
+  /** Date.now() when the call started. */
+  readonly started: number;
+  /** The configured model, for a call that failed before any answer named one. */
+  readonly model: string;
+  readonly completion?: LlmCompletion;
+  readonly error?: unknown;
+}
+
+export type RecordCall = (call: CallRecord) => void;
+
+export interface RecorderScope {
+  readonly requestId: string;
+  readonly originalRequestId?: string;
+  /** The agent making the calls. */
+  readonly component: string;
+}
+
+export function createCallRecorder(store: LlmDebugStore, { requestId, originalRequestId, component }: RecorderScope, log: Logger): RecordCall {
+  return ({ type, messages, attempt, started, model, completion, error }) => {
+    const failure = error === undefined ? undefined : toManifoldError(error);
+    const interaction = {
+      type,
+      category: "llm" as const,
+      started_at: new Date(started).toISOString(),
+      duration_ms: completion?.duration_ms ?? Date.now() - started,
+      prompt_tokens: completion?.usage.prompt_tokens ?? 0,
+      completion_tokens: completion?.usage.completion_tokens ?? 0,
+      total_tokens: completion?.usage.total_tokens ?? 0,
+      model: completion?.model ?? model,
+      attempt,
+      success: failure === undefined,
+      prompt: renderMessages(messages),
+      response: completion?.text ?? "",
+      ...(completion?.finish_reason === undefined ? {} : { finish_reason: completion.finish_reason }),
+      ...(failure === undefined ? {} : { error: { code: failure.code, message: failure.expose ? failure.message : "internal error" } }),
+    };
+    store
+      .record({ request_id: requestId, original_request_id: originalRequestId ?? requestId, source_component: component, interaction })
+      .catch((saveError: unknown) => log.warn(`LLM debug record of ${requestId} could not be saved`, { error: saveError }));
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Natural mode's span events and metrics against a local OTLP receiver: the spec's event names on
+ * the request's span, bounded attributes only (never the prompt, the plan or the answer), and token
+ * metrics by model, phase and kind with no id label.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
+import { initTelemetry, isIdLabel, looksLikeId, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
+import { startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
+
+interface Context {
+  receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  tools: Tools;
+  llm: ScriptedLlm;
+  agent: Awaited<ReturnType<typeof serveAgent>>;
+}
+const test = suite<Context>("natural mode telemetry", {} as Context);
+
+const REQUEST = "PRIVATE-REQUEST-TEXT what is 2 + 3";
+const plan = (agent: string): string =>
+  JSON.stringify({ steps: [{ step_id: "sum", agent_name: agent, depends_on: [], metadata: { capability: "add", parameters: { a: 2, b: 3 } } }] });
+
+test.before(async (context) => {
+  context.receiver = await startOtlpReceiver();
+  Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    OTEL_SERVICE_NAME: "",
+    OTEL_RESOURCE_ATTRIBUTES: "",
+    OTEL_TRACES_SAMPLER: "",
+  });
+  await initTelemetry({ serviceName: "natural-traced" });
+  context.tools = await startTools();
+  context.llm = await startScriptedLlm();
+  const provider = createLlmProvider(
+    resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: "k", model: "traced-model", maxRetries: 0 }, env: {} })!,
+  );
+  context.agent = await serveAgent(agentSpec("natural-traced", { natural: true }), {
+    components: context.tools.specs,
+    baseUrls: context.tools.baseUrls,
+    llm: provider,
+  });
+});
+test.after(async ({ receiver, tools, agent, llm }) => {
+  await agent.running.close();
+  await tools.close();
+  await llm.close();
+  await shutdownTelemetry();
+  await receiver.close();
+});
+
+test("planning, a hallucination, a parse correction and synthesis are events on the request's span", async ({ receiver, agent, llm }) => {
+  llm.reply({ text: plan("abacus") }, { text: "not json" }, { text: plan("worker") }, { text: "PRIVATE-ANSWER five" });
+  const { status } = await agent.post("/orchestrate/natural", { request: REQUEST });
+  assert.is(status, 200);
+  await receiver.until(() => receiver.spans.some((s) => s.name === "HTTP POST /orchestrate/natural"), "the request span");
+  const span = receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural")!;
+  const names = span.events.map((e) => e.name);
+  assert.equal(names, [
+    "llm.plan_generation.request",
+    "llm.plan_generation.response",
+    "llm.hallucination_detected",
+    "llm.plan_generation.request",
+    "llm.plan_generation.response",
+    "llm.plan_generation.parse_error",
+    "llm.plan_generation.retry_parse_correction",
+    "llm.plan_generation.request",
+    "llm.plan_generation.response",
+    "llm.synthesis.request",
+    "llm.synthesis.response",
+  ]);
+  const hallucination = span.events.find((e) => e.name === "llm.hallucination_detected")!;
+  assert.is(hallucination.attributes["hallucinated_agent"], "abacus");
+  assert.is(hallucination.attributes["max_hall_retries"], 2);
+  assert.ok(Number(span.events[1]!.attributes["total_tokens"]) > 0, "token counts on the response event");
+  const everything = JSON.stringify(span.events);
+  assert.not.match(everything, /PRIVATE-REQUEST-TEXT|PRIVATE-ANSWER|abacus.*add/, "no prompt, answer or plan in attributes");
+});
+
+test("a plan that never checks ends with orchestrator.plan_validation.exhausted", async ({ receiver, agent, llm }) => {
+  llm.reply({ text: plan("abacus") }, { text: plan("abacus") }, { text: plan("abacus") });
+  const { status } = await agent.post("/orchestrate/natural", { request: "again" });
+  assert.is(status, 422);
+  await receiver.until(() => receiver.spans.some((s) => s.events.some((e) => e.name === "orchestrator.plan_validation.exhausted")), "the exhausted event");
+});
+
+test("token metrics by model, phase and token type; no label is an id", async ({ receiver }) => {
+  await receiver.until(() => receiver.points.some((p) => p.metric === "manifold.llm.tokens"), "llm metrics");
+  const tokens = receiver.points.filter((p) => p.metric === "manifold.llm.tokens");
+  const kinds = new Set(
+    tokens.map((p) => `${p.attributes["gen_ai.request.model"]}/${p.attributes["manifold.llm.phase"]}/${p.attributes["gen_ai.token.type"]}`),
+  );
+  for (const expected of ["traced-model/plan_generation/input", "traced-model/plan_generation/output", "traced-model/synthesis/output"])
+    assert.ok(kinds.has(expected), `${expected} in ${[...kinds].join(", ")}`);
+  for (const point of receiver.points.filter((p) => p.metric.startsWith("manifold.llm."))) {
+    for (const [name, value] of Object.entries(point.attributes)) {
+      assert.not.ok(isIdLabel(name), `${point.metric}: ${name}`);
+      assert.not.ok(looksLikeId(value as string), `${point.metric}: ${name}=${String(value)}`);
+    }
+  }
+});
+
+test.run();
