@@ -22,6 +22,8 @@ export interface LlmOptions {
   readonly timeoutMs?: number;
   /** Retries on 408/409/429/5xx and connection errors. @defaultValue `MANIFOLD_LLM_MAX_RETRIES`, else 2 */
   readonly maxRetries?: number;
+  /** The longest `Retry-After` obeyed as given; a longer one waits this long. @defaultValue 20 s */
+  readonly maxRetryWaitMs?: number;
   /** How planning asks for JSON. @defaultValue json_schema, falling back to json_object on endpoints that refuse it */
   readonly structuredOutput?: "json_schema" | "json_object";
   /** Extra headers on every call (Azure-style endpoints take `api-key`). */
@@ -37,6 +39,7 @@ export interface LlmConfig {
   readonly model: string;
   readonly timeoutMs: number;
   readonly maxRetries: number;
+  readonly maxRetryWaitMs: number;
   readonly structuredOutput: "json_schema" | "json_object";
   readonly headers: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
@@ -88,6 +91,8 @@ export function resolveLlmConfig({ option = {}, env = process.env, manifestModel
   }
   if (!Number.isSafeInteger(maxRetries) || maxRetries < 0 || maxRetries > 10)
     throw new RangeError("the language model's maxRetries must be an integer from 0 to 10");
+  const maxRetryWaitMs = option.maxRetryWaitMs ?? 20_000;
+  if (!Number.isSafeInteger(maxRetryWaitMs) || maxRetryWaitMs < 0) throw new RangeError("maxRetryWaitMs must be a non-negative integer");
   const structuredOutput = option.structuredOutput ?? "json_schema";
   if (structuredOutput !== "json_schema" && structuredOutput !== "json_object") throw new RangeError("structuredOutput must be json_schema or json_object");
 
@@ -97,6 +102,7 @@ export function resolveLlmConfig({ option = {}, env = process.env, manifestModel
     model: text(option.model) ?? text(env["MANIFOLD_LLM_MODEL"]) ?? text(manifestModel) ?? DEFAULT_LLM_MODEL,
     timeoutMs,
     maxRetries,
+    maxRetryWaitMs,
     structuredOutput,
     headers: { ...option.headers },
     query: { ...option.query },

@@ -43,4 +43,4 @@ export {
   type LlmOptions,
   type ResolveLlmOptions,
 } from "./config.js";
-export { MAX_RETRY_AFTER_MS, createLlmProvider } from "./provider.js";
+export { createLlmProvider } from "./provider.js";

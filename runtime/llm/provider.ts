@@ -13,24 +13,40 @@ import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
 import type { LlmConfig } from "./config.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
-/** The longest `Retry-After` honoured as given; a longer one waits this long. */
-export const MAX_RETRY_AFTER_MS = 20_000;
-
 const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /** Fetch as the client sees it: a `Retry-After` beyond the cap is rewritten to the cap (the client has no such option). */
-const cappedRetryFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  if (response.status !== 429 && response.status < 500) return response;
-  const header = response.headers.get("retry-after");
-  if (header === null) return response;
-  const seconds = Number(header);
-  const waitMs = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  if (!(waitMs > MAX_RETRY_AFTER_MS)) return response;
-  const headers = new Headers(response.headers);
-  headers.set("retry-after-ms", String(MAX_RETRY_AFTER_MS));
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-};
+const cappedRetryFetch =
+  (capMs: number): typeof fetch =>
+  async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status !== 429 && response.status < 500) return response;
+    const header = response.headers.get("retry-after");
+    if (header === null) return response;
+    const seconds = Number(header);
+    const waitMs = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+    if (!(waitMs > capMs)) return response;
+    const headers = new Headers(response.headers);
+    headers.set("retry-after-ms", String(capMs));
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+
+/**
+ * The client sleeps between retries without watching the signal; the caller hanging up must not
+ * wait for that sleep. The abandoned attempt then fails at once on its aborted signal.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new ManifoldError("ABORTED", "the language model call was aborted"));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(new ManifoldError("ABORTED", "the language model call was aborted"));
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
 
 function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined): LlmUsage {
   if (usage === null || usage === undefined) return NO_USAGE;
@@ -72,7 +88,7 @@ export function createLlmProvider(config: LlmConfig): LlmProvider {
     maxRetries,
     defaultHeaders: headers,
     defaultQuery: query,
-    fetch: cappedRetryFetch,
+    fetch: cappedRetryFetch(config.maxRetryWaitMs),
     // The client's own logger would print request details; the runtime logs what it decides to.
     logLevel: "off",
   });
@@ -133,12 +149,12 @@ export function createLlmProvider(config: LlmConfig): LlmProvider {
       try {
         let answer: Omit<LlmCompletion, "duration_ms">;
         try {
-          answer = await call(request, structured);
+          answer = await untilAborted(call(request, structured), request.signal);
         } catch (error) {
           if (request.json === undefined || structured !== "json_schema" || !refusesJsonSchema(error)) throw error;
           // Remembered for the provider's life: the endpoint will not learn json_schema mid-run.
           structured = "json_object";
-          answer = await call(request, structured);
+          answer = await untilAborted(call(request, structured), request.signal);
         }
         const duration_ms = performance.now() - started;
         metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: "ok" });
