@@ -82,4 +82,13 @@ export {
   type WorkflowResponse,
   type WorkflowTypes,
 } from "./client.js";
-export { createPlanChecker, MAX_PLAN_STEPS, parsePlanText, type PlanCheck, type PlanChecker, type PlanProblem } from "./natural/index.js";
+export {
+  createPlanChecker,
+  MAX_PLAN_STEPS,
+  parsePlanText,
+  trimResults,
+  type PlanCheck,
+  type PlanChecker,
+  type PlanProblem,
+  type TrimResult,
+} from "./natural/index.js";

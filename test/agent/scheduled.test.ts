@@ -1,6 +1,6 @@
 /**
  * `scheduled: true` on an agent serves `POST /api/v1/scheduled`, answered by its typed `scheduled`
- * handler; without one the request needs natural mode, which without a language model is 503
+ * handler; without one natural mode answers the instruction, and without a language model it is 503
  * LLM_UNAVAILABLE naming the variables to set.
  */
 import { test } from "uvu";
@@ -9,6 +9,7 @@ import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { emitOpenApi } from "../../generator/emit/json-files.js";
 import { loadManifestText } from "../../runtime/manifest/index.js";
+import { startScriptedLlm } from "../support/scripted-llm.js";
 
 const SPEC: ComponentSpec = {
   kind: "agent",
@@ -80,8 +81,23 @@ test("GET is 405 with Allow: POST, OPTIONS; the OpenAPI document lists the path"
   }
 });
 
-test("without a handler: 503 LLM_UNAVAILABLE whose message names the variables to set", async () => {
-  const bare = await ClockAgent.serve(quiet);
+test("without a handler: natural mode answers the instruction with its synthesis", async () => {
+  const llm = await startScriptedLlm();
+  const bare = await ClockAgent.serve({ ...quiet, llm: { baseUrl: llm.baseUrl, apiKey: "k", model: "m", maxRetries: 0 } });
+  try {
+    llm.reply({ text: '{"steps": []}' }, { text: "It is noon in UTC." });
+    const { status, body } = await post(bare.url, REQUEST, { "X-Manifold-Request-ID": "req-sched-1" });
+    assert.is(status, 200, JSON.stringify(body));
+    assert.equal(body, { success: true, data: { response: "It is noon in UTC.", request_id: "req-sched-1" } });
+    assert.match(llm.requests[0]!.body.messages.at(-1).content, /^say the time\n\nInput: \{"zone":"UTC"\}$/);
+  } finally {
+    await bare.close();
+    await llm.close();
+  }
+});
+
+test("without a handler or a language model: 503 LLM_UNAVAILABLE whose message names the variables to set", async () => {
+  const bare = await ClockAgent.serve({ ...quiet, llm: false });
   try {
     const { status, body } = await post(bare.url, REQUEST);
     assert.is(status, 503);

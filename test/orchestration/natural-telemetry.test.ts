@@ -88,6 +88,21 @@ test("a plan that never checks ends with orchestrator.plan_validation.exhausted"
   await receiver.until(() => receiver.spans.some((s) => s.events.some((e) => e.name === "orchestrator.plan_validation.exhausted")), "the exhausted event");
 });
 
+test("trimming results for synthesis is result_trim.completed with content_lost and the sizes", async ({ receiver, agent, llm }) => {
+  const text = "word ".repeat(10_000);
+  llm.reply(
+    { text: JSON.stringify({ steps: [{ step_id: "say", agent_name: "worker", depends_on: [], metadata: { capability: "echo", parameters: { text } } }] }) },
+    { text: "done" },
+  );
+  const { status } = await agent.post("/orchestrate/natural", { request: "echo a lot" });
+  assert.is(status, 200);
+  await receiver.until(() => receiver.spans.some((s) => s.events.some((e) => e.name === "result_trim.completed")), "the trim event");
+  const event = receiver.spans.flatMap((s) => s.events).find((e) => e.name === "result_trim.completed")!;
+  assert.is(event.attributes["content_lost"], true);
+  assert.is(event.attributes["method"], "structural");
+  assert.ok(Number(event.attributes["original_bytes"]) > 50_000 && Number(event.attributes["trimmed_bytes"]) <= 32 * 1024);
+});
+
 test("token metrics by model, phase and token type; no label is an id", async ({ receiver }) => {
   await receiver.until(() => receiver.points.some((p) => p.metric === "manifold.llm.tokens"), "llm metrics");
   const tokens = receiver.points.filter((p) => p.metric === "manifold.llm.tokens");

@@ -195,6 +195,38 @@ natural("streaming synthesis passes each piece on as it arrives", async ({ agent
   assert.is(llm.requests[1]!.body.stream, true);
 });
 
+natural("an endpoint that cannot stream still answers: asked again without streaming, its text passed on whole", async ({ agent, llm }) => {
+  llm.reply({ text: GOOD_PLAN }, { status: 400, body: { error: { message: "stream is not supported" } } }, { text: "Forty two." });
+  const pieces: string[] = [];
+  const result = await agent.extension.orchestrator.runNatural("add", { synthesise: true, onChunk: (piece) => pieces.push(piece) });
+  assert.is(result.synthesis, "Forty two.");
+  assert.equal(pieces, ["Forty two."]);
+  assert.equal(
+    llm.requests.map((r) => r.body.stream === true),
+    [false, true, false],
+  );
+});
+
+natural("step results beyond the synthesis budget are trimmed, the cut marked", async ({ tools, llm, provider }) => {
+  const agent = await serveAgent(agentSpec("tight", { natural: true }), {
+    components: tools.specs,
+    baseUrls: tools.baseUrls,
+    llm: provider,
+    synthesisBudgetBytes: 512,
+  });
+  try {
+    const long = "lorem ipsum ".repeat(400);
+    llm.reply({ text: planText([step("say", "worker", "echo", { text: long })]) }, { text: "ok" });
+    const { status } = await agent.post("/orchestrate/natural", { request: "repeat" });
+    assert.is(status, 200);
+    const prompt = llm.requests[1]!.body.messages[1].content as string;
+    assert.match(prompt, /more characters\)/);
+    assert.ok(prompt.length < long.length, "the synthesis prompt holds the trimmed result, not the whole");
+  } finally {
+    await agent.running.close();
+  }
+});
+
 natural("each request's model calls land in its LLM debug record", async ({ agent, llm, debug }) => {
   llm.reply(
     { text: "nope" },
