@@ -7,34 +7,17 @@
  *
  *   npx tsx --conditions=source bench/orchestration/natural.ts     BENCH_RUNS=1000 BENCH_WARMUP=100
  */
-import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { createOrchestrator } from "../../runtime/orchestration/index.js";
-import { withTimeout } from "../../test/runtime/support.js";
 import { startScriptedLlm } from "../../test/support/scripted-llm.js";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { rawPost, startBenchTool } from "./harness.js";
 import { BENCH_TOOL } from "./spec.js";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 1_000);
 const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 100);
 
-const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("tools.ts", import.meta.url))], {
-  env: { ...process.env, NODE_ENV: "production" },
-  stdio: ["ignore", "pipe", "inherit"],
-});
-process.on("exit", () => child.kill("SIGKILL"));
-const url = await withTimeout(
-  new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`tool exited with ${code} before listening`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
-  }),
-  30_000,
-  "tool start",
-);
+const { url, child } = await startBenchTool();
 
 const PLAN = JSON.stringify({
   steps: [
@@ -49,26 +32,7 @@ const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: llm.bas
 const orchestrator = createOrchestrator({ components: [BENCH_TOOL], baseUrls: { [BENCH_TOOL.name]: url }, registry: false, llm: provider, env: {} });
 
 const openai = new OpenAI({ apiKey: "bench", baseURL: llm.baseUrl });
-const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-const endpoint = new URL(url + BENCH_TOOL.capabilities[0]!.endpoint);
-function post(body: unknown): Promise<{ n: number }> {
-  return new Promise((resolve, reject) => {
-    const text = JSON.stringify(body);
-    const req = request(
-      endpoint,
-      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
-      (res) => {
-        let data = "";
-        res.setEncoding("utf8");
-        res.on("data", (part: string) => (data += part));
-        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(data) as { n: number }) : reject(new Error(`status ${res.statusCode}`))));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(text);
-  });
-}
+const post = rawPost(new URL(url + BENCH_TOOL.capabilities[0]!.endpoint), 16);
 
 const byHand = async (): Promise<void> => {
   const plan = await openai.chat.completions.create({
@@ -111,7 +75,7 @@ console.log(`node ${process.version}; 2 model calls (instant scripted endpoint) 
 console.log(`${"by hand (openai client + raw POSTs)".padEnd(40)}${h.toFixed(3).padStart(9)} ms`);
 console.log(`${"runNatural".padEnd(40)}${f.toFixed(3).padStart(9)} ms`);
 console.log(`\noverhead of natural mode: ${(f - h).toFixed(3)} ms per request; ratio ${(f / h).toFixed(2)}`);
-agent.destroy();
+post.close();
 await llm.close();
 await orchestrator.close();
 child.kill("SIGTERM");

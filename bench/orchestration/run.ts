@@ -9,33 +9,16 @@
  *
  *   npm run bench:orchestration        BENCH_RUNS=2000 (measured runs per shape and side), BENCH_WARMUP=300
  */
-import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { createCaller, nodeHttpTransport } from "../../runtime/outbound/index.js";
 import { createExecutor, createResolver, type Plan, type PlanStep } from "../../runtime/orchestration/index.js";
-import { withTimeout } from "../../test/runtime/support.js";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { rawPost, startBenchTool } from "./harness.js";
 import { BENCH_TOOL } from "./spec.js";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 2_000);
 const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 300);
 const STEPS = 10;
 
-const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("tools.ts", import.meta.url))], {
-  env: { ...process.env, NODE_ENV: "production" },
-  stdio: ["ignore", "pipe", "inherit"],
-});
-process.on("exit", () => child.kill("SIGKILL"));
-const url = await withTimeout(
-  new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`tool exited with ${code} before listening`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
-  }),
-  30_000,
-  "tool start",
-);
+const { url, child } = await startBenchTool();
 
 const executor = createExecutor({
   resolve: createResolver({ components: [BENCH_TOOL], baseUrls: { [BENCH_TOOL.name]: url }, registry: false }),
@@ -56,26 +39,7 @@ const fanSteps = Array.from({ length: STEPS }, (_, i) => step(i, [], { n: i }));
 let seq = 0;
 const plan = (steps: readonly PlanStep[]): Plan => ({ plan_id: `workflow-${++seq}`, original_request: "{}", mode: "workflow", steps });
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-const endpoint = new URL(url + BENCH_TOOL.capabilities[0]!.endpoint);
-function post(body: unknown): Promise<{ n: number }> {
-  return new Promise((resolve, reject) => {
-    const text = JSON.stringify(body);
-    const req = request(
-      endpoint,
-      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
-      (res) => {
-        let data = "";
-        res.setEncoding("utf8");
-        res.on("data", (part: string) => (data += part));
-        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(data) as { n: number }) : reject(new Error(`status ${res.statusCode}`))));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(text);
-  });
-}
+const post = rawPost(new URL(url + BENCH_TOOL.capabilities[0]!.endpoint));
 
 const shapes = {
   chain: {
@@ -129,5 +93,5 @@ for (const [name, sides] of Object.entries(shapes)) {
   );
 }
 console.log("\naim: overhead per step < 0.3 ms");
-agent.destroy();
+post.close();
 child.kill("SIGTERM");

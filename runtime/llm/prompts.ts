@@ -4,7 +4,7 @@
  * functions of their inputs, so a test (or a reader of an LLM debug record) sees exactly what the
  * model saw.
  */
-import type { CapabilityWire, FieldSummary, WireValue } from "../spec/index.js";
+import { PLAN_STEP_SCHEMA, type CapabilityWire, type FieldSummary, type WireValue } from "../spec/index.js";
 import type { LlmMessage } from "./types.js";
 
 /** What a prompt needs of one catalog entry (the orchestrator's `CatalogComponent` fits). */
@@ -18,25 +18,7 @@ export interface PromptComponent {
 /** The schema of the plan the model answers with: `response_format` json_schema, and the format rules below. */
 export const PLAN_JSON_SCHEMA: Readonly<Record<string, unknown>> = {
   type: "object",
-  properties: {
-    steps: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          step_id: { type: "string" },
-          agent_name: { type: "string" },
-          depends_on: { type: "array", items: { type: "string" } },
-          metadata: {
-            type: "object",
-            properties: { capability: { type: "string" }, parameters: { type: "object" } },
-            required: ["capability", "parameters"],
-          },
-        },
-        required: ["step_id", "agent_name", "depends_on", "metadata"],
-      },
-    },
-  },
+  properties: { steps: { type: "array", items: PLAN_STEP_SCHEMA } },
   required: ["steps"],
 };
 

@@ -6,7 +6,7 @@
  * to the runtime's codes, streams, counts tokens, and keeps the key out of everything it shows.
  */
 import { inspect } from "node:util";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { registerSecret, redactSecrets } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
@@ -62,7 +62,9 @@ function reason(error: InstanceType<typeof OpenAI.APIError>): string {
   return redactSecrets(said.replace(/\s+/g, " ").slice(0, 200));
 }
 
-function toError(error: unknown, baseUrl: string, signal: AbortSignal | undefined): ManifoldError {
+type OpenAIModule = typeof import("openai");
+
+function toError({ default: OpenAI }: OpenAIModule, error: unknown, baseUrl: string, signal: AbortSignal | undefined): ManifoldError {
   if (error instanceof ManifoldError) return error;
   if (error instanceof OpenAI.APIUserAbortError || signal?.aborted === true) return new ManifoldError("ABORTED", "the language model call was aborted");
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new ManifoldError("TIMEOUT", "the language model did not answer within its timeout");
@@ -75,27 +77,33 @@ function toError(error: unknown, baseUrl: string, signal: AbortSignal | undefine
 }
 
 /** An endpoint that does not take `json_schema` says so with a 400 naming the field. */
-const refusesJsonSchema = (error: unknown): boolean =>
+const refusesJsonSchema = ({ default: OpenAI }: OpenAIModule, error: unknown): boolean =>
   error instanceof OpenAI.APIError && error.status === 400 && /response_format|json_schema/i.test(JSON.stringify(error.error ?? error.message));
 
 export function createLlmProvider(config: LlmConfig): LlmProvider {
   const { baseUrl, model, timeoutMs, maxRetries, headers, query } = config;
   registerSecret(config.apiKey);
-  const client = new OpenAI({
-    apiKey: config.apiKey,
-    baseURL: baseUrl,
-    timeout: timeoutMs,
-    maxRetries,
-    defaultHeaders: headers,
-    defaultQuery: query,
-    fetch: cappedRetryFetch(config.maxRetryWaitMs),
-    // The client's own logger would print request details; the runtime logs what it decides to.
-    logLevel: "off",
-  });
+  // Loaded on the first call: an agent without a model (and gen, which reads the feature list) never pays for it.
+  let loaded: Promise<{ module: OpenAIModule; client: OpenAI }> | undefined;
+  const load = () =>
+    (loaded ??= import("openai").then((module) => ({
+      module,
+      client: new module.default({
+        apiKey: config.apiKey,
+        baseURL: baseUrl,
+        timeout: timeoutMs,
+        maxRetries,
+        defaultHeaders: headers,
+        defaultQuery: query,
+        fetch: cappedRetryFetch(config.maxRetryWaitMs),
+        // The client's own logger would print request details; the runtime logs what it decides to.
+        logLevel: "off",
+      }),
+    })));
   let structured = config.structuredOutput;
   const shown = { model, baseUrl };
 
-  const call = async (request: LlmRequest, format: "json_schema" | "json_object"): Promise<Omit<LlmCompletion, "duration_ms">> => {
+  const call = async (client: OpenAI, request: LlmRequest, format: "json_schema" | "json_object"): Promise<Omit<LlmCompletion, "duration_ms">> => {
     const { messages, json, temperature, maxTokens, signal, onChunk } = request;
     const body = {
       model,
@@ -146,15 +154,16 @@ export function createLlmProvider(config: LlmConfig): LlmProvider {
       const started = performance.now();
       const labels = { [ATTR.LLM_MODEL]: model, [ATTR.LLM_PHASE]: request.phase };
       const metrics = getTelemetry().metrics;
+      const { module, client } = await load();
       try {
         let answer: Omit<LlmCompletion, "duration_ms">;
         try {
-          answer = await untilAborted(call(request, structured), request.signal);
+          answer = await untilAborted(call(client, request, structured), request.signal);
         } catch (error) {
-          if (request.json === undefined || structured !== "json_schema" || !refusesJsonSchema(error)) throw error;
+          if (request.json === undefined || structured !== "json_schema" || !refusesJsonSchema(module, error)) throw error;
           // Remembered for the provider's life: the endpoint will not learn json_schema mid-run.
           structured = "json_object";
-          answer = await untilAborted(call(request, structured), request.signal);
+          answer = await untilAborted(call(client, request, structured), request.signal);
         }
         const duration_ms = performance.now() - started;
         metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: "ok" });
@@ -163,7 +172,7 @@ export function createLlmProvider(config: LlmConfig): LlmProvider {
         metrics.histogram(METRIC.LLM_DURATION, duration_ms, labels);
         return { ...answer, duration_ms };
       } catch (error) {
-        const failure = toError(error, baseUrl, request.signal);
+        const failure = toError(module, error, baseUrl, request.signal);
         metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: failure.code });
         metrics.histogram(METRIC.LLM_DURATION, performance.now() - started, labels);
         throw failure;

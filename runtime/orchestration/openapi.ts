@@ -6,6 +6,7 @@ import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaR
 import { servedWorkflows, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../spec/index.js";
 import type { JsonSchema } from "../spec/index.js";
 import type { AgentSpec } from "../spec/index.js";
+import { PLAN_STEP_SCHEMA } from "../spec/index.js";
 
 const STEP_RESULT: JsonSchema = {
   type: "object",
@@ -74,23 +75,7 @@ const PLAN: JsonSchema = {
     plan_id: { type: "string" },
     original_request: { type: "string" },
     mode: { type: "string" },
-    steps: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          step_id: { type: "string" },
-          agent_name: { type: "string" },
-          depends_on: { type: "array", items: { type: "string" } },
-          metadata: {
-            type: "object",
-            properties: { capability: { type: "string" }, parameters: { type: "object", additionalProperties: true } },
-            required: ["capability", "parameters"],
-          },
-        },
-        required: ["step_id", "agent_name", "depends_on", "metadata"],
-      },
-    },
+    steps: { type: "array", items: PLAN_STEP_SCHEMA },
   },
   required: ["plan_id", "original_request", "mode", "steps"],
 };

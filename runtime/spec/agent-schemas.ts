@@ -7,6 +7,25 @@ import { objectSchema, valueSchema, type JsonSchema, type SchemaDialect } from "
 import { toPascalCase } from "./names.js";
 import type { AgentSpec, FieldSpec, FieldsSpec, TaskTypeSpec, WorkflowSpec } from "./types.js";
 
+/**
+ * One step of a routing plan, as a language model writes it and as `/orchestrate/natural` answers
+ * it (the `RoutingPlan` of the OpenAPI document); the model's `response_format` schema is built on it.
+ */
+export const PLAN_STEP_SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    step_id: { type: "string" },
+    agent_name: { type: "string" },
+    depends_on: { type: "array", items: { type: "string" } },
+    metadata: {
+      type: "object",
+      properties: { capability: { type: "string" }, parameters: { type: "object", additionalProperties: true } },
+      required: ["capability", "parameters"],
+    },
+  },
+  required: ["step_id", "agent_name", "depends_on", "metadata"],
+};
+
 /** The framework's own body field on workflow endpoints; a workflow input may not take its name. */
 export const AI_SYNTHESIS_FIELD = "ai_synthesis";
 

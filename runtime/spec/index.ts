@@ -16,6 +16,7 @@ export {
 export { capabilityWire, fieldsFromSummary, summary, type CapabilityWire, type FieldSummary, type WireField, type WireValue } from "./wire.js";
 export {
   AI_SYNTHESIS_FIELD,
+  PLAN_STEP_SCHEMA,
   servedWorkflows,
   taskInputSchema,
   taskOutputSchema,

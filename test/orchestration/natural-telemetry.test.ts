@@ -8,7 +8,7 @@ import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { initTelemetry, isIdLabel, looksLikeId, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
-import { startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
 
 interface Context {
@@ -25,14 +25,7 @@ const plan = (agent: string): string =>
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
-  Object.assign(process.env, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url,
-    OTEL_BSP_SCHEDULE_DELAY: "50",
-    OTEL_METRIC_EXPORT_INTERVAL: "200",
-    OTEL_SERVICE_NAME: "",
-    OTEL_RESOURCE_ATTRIBUTES: "",
-    OTEL_TRACES_SAMPLER: "",
-  });
+  exportToReceiver(context.receiver.url);
   await initTelemetry({ serviceName: "natural-traced" });
   context.tools = await startTools();
   context.llm = await startScriptedLlm();

@@ -6,7 +6,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { initTelemetry, isIdLabel, looksLikeId, shutdownTelemetry } from "../../runtime/telemetry/index.js";
-import { startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
 
 interface Context {
@@ -18,14 +18,7 @@ const test = suite<Context>("orchestration telemetry", {} as Context);
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
-  Object.assign(process.env, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url,
-    OTEL_BSP_SCHEDULE_DELAY: "50",
-    OTEL_METRIC_EXPORT_INTERVAL: "200",
-    OTEL_SERVICE_NAME: "",
-    OTEL_RESOURCE_ATTRIBUTES: "",
-    OTEL_TRACES_SAMPLER: "",
-  });
+  exportToReceiver(context.receiver.url);
   await initTelemetry({ serviceName: "orchestration-traced" });
   context.tools = await startTools();
   context.agent = await serveAgent(agentSpec("traced-agent", { custom: true }), {

@@ -123,3 +123,20 @@ export async function startOtlpReceiver() {
 
   return { url: server.url, spans, points, rejected, until, close: server.close };
 }
+
+/**
+ * Points this process's OpenTelemetry export at a receiver, flushing fast (spans every 50 ms,
+ * metrics every 200 ms) and clearing what the environment might add (service name, resource
+ * attributes, sampler). Call before `initTelemetry`.
+ */
+export function exportToReceiver(url: string, extra: Readonly<Record<string, string>> = {}): void {
+  Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    OTEL_SERVICE_NAME: "",
+    OTEL_RESOURCE_ATTRIBUTES: "",
+    OTEL_TRACES_SAMPLER: "",
+    ...extra,
+  });
+}
