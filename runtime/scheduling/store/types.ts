@@ -1,0 +1,74 @@
+/**
+ * The schedule store port: a data record per schedule plus a due-time sorted index (DESIGN §5.2,
+ * the spec's scheduling rows). `memory` and `redis` adapters implement it; one contract suite
+ * (test/contract/schedules.cases.ts) runs against memory, Redis and Redis Cluster. Firing is
+ * exactly-once because a firing creates its task with the deterministic id
+ * `<schedule_id>:<fire_unix_seconds>` (a second replica's create is a no-op) and then `advance`s the
+ * schedule with a compare-and-set on its due time.
+ */
+
+/** A stored schedule (snake_case: it is what `get_schedule` and `list_schedules` answer). */
+export interface ScheduleRecord {
+  /** `sch-<16 hex>`. */
+  readonly schedule_id: string;
+  /** The agent whose `POST /api/v1/scheduled` runs it: the caller's `X-Manifold-Agent-Name`, never the body's. */
+  readonly target_agent: string;
+  readonly instruction: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  /** Exactly one timing form, as given. */
+  readonly delay?: string;
+  readonly run_at?: string;
+  readonly cron_expr?: string;
+  /** IANA zone of `cron_expr`. @defaultValue UTC */
+  readonly timezone?: string;
+  /** True for cron schedules: advanced after each firing instead of deleted. */
+  readonly recurring: boolean;
+  /** ISO 8601 of the next firing: the due index's score (ms). */
+  readonly next_run_at: string;
+  readonly fire_count: number;
+  readonly last_fired_at?: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface ScheduleListOptions {
+  /** Only this agent's schedules. */
+  readonly target_agent?: string;
+  /** @defaultValue 50; 1–500 */
+  readonly limit?: number;
+  /** @defaultValue 0 */
+  readonly offset?: number;
+}
+
+export interface DueSchedule {
+  readonly schedule_id: string;
+  /** The due time (ms since the epoch) the index holds for it. */
+  readonly due_ms: number;
+}
+
+export interface ScheduleStore {
+  readonly kind: "memory" | "redis";
+  /** Stores a new schedule and indexes it at `next_run_at`. CONFLICT when the id exists; UNAVAILABLE when the store is full. */
+  create(record: ScheduleRecord): Promise<void>;
+  get(scheduleId: string): Promise<ScheduleRecord | undefined>;
+  /** By `next_run_at`, earliest first (ties by id). */
+  list(options?: ScheduleListOptions): Promise<ScheduleRecord[]>;
+  /** Replaces an existing schedule (same id) and re-indexes it at its `next_run_at`; false when it no longer exists. */
+  update(record: ScheduleRecord): Promise<boolean>;
+  /** Removes the record and its index entry; false when there was none. */
+  delete(scheduleId: string): Promise<boolean>;
+  /** Schedules due at or before `nowMs`, earliest first, at most `limit`. */
+  due(nowMs: number, limit: number): Promise<DueSchedule[]>;
+  /** The earliest due time in the index, for the firing loop's wake-up; undefined when empty. */
+  nextDue(): Promise<number | undefined>;
+  /**
+   * After a firing, one atomic compare-and-set: only if the schedule is still indexed at `dueMs` (no
+   * other replica advanced it, no update or cancel since), a one-shot (`nextMs` null) is deleted, a
+   * recurring one is re-indexed at `nextMs` with `next_run_at`, `fire_count + 1` and
+   * `last_fired_at = firedAt`. Returns whether it applied.
+   */
+  advance(scheduleId: string, dueMs: number, nextMs: number | null, firedAt: string): Promise<boolean>;
+  /** Schedules stored now. */
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
