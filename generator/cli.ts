@@ -10,12 +10,15 @@ const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YA
 Usage:
   manifold gen [--manifests DIR] [--out DIR] [--check] [--format pretty|json|github]
   manifold validate [--manifests DIR] [--format pretty|json|github]
+  manifold scheduler
   manifold --help | --version
 
 Commands:
   gen        validate the manifests and write OpenAPI, JSON Schemas and typed TypeScript to --out
              --check writes nothing: exits 1 and lists stale, missing and extra files if --out differs
   validate   print diagnostics only
+  scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
+             MANIFOLD_SCHEDULER_* and MANIFOLD_EXECUTOR_*; without REDIS_URL: in memory, one process)
 
 Options:
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
@@ -88,6 +91,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command === "validate" && args.check) {
     io.err("manifold: --check goes with gen, not validate\n");
     return 2;
+  }
+  if (command === "scheduler") {
+    const { serveScheduler } = await import("../runtime/scheduling/index.js");
+    const running = await serveScheduler();
+    io.out(`scheduler listening on ${running.url}\n`);
+    return 0;
   }
   if (command !== "gen" && command !== "validate") {
     io.err(`manifold: unknown command ${JSON.stringify(command)}\nRun manifold --help for usage.\n`);

@@ -4,6 +4,7 @@ import { defineAgent, type Client, type ComponentSpec, type Handlers } from "age
 import * as countryInfoService from "../country-info-service/index.js";
 import * as currencyService from "../currency-service/index.js";
 import * as geocodingService from "../geocoding-service/index.js";
+import * as scheduler from "../scheduler/index.js";
 import * as weatherService from "../weather-service/index.js";
 
 /** Input of `trip_brief`: Weather, money and country facts for a destination, in one call */
@@ -169,6 +170,7 @@ export const TravelAgentSpec: ComponentSpec = {
       "country-info-service",
       "currency-service",
       "geocoding-service",
+      "scheduler",
       "weather-service"
     ],
     orchestration: {
@@ -685,7 +687,8 @@ export const TravelAgentSpec: ComponentSpec = {
           optional: []
         }
       }
-    ]
+    ],
+    scheduled: true
   }
 };
 
@@ -777,6 +780,7 @@ export const TravelAgentUses = {
   countryInfoService: countryInfoService.CountryInfoService,
   currencyService: currencyService.CurrencyService,
   geocodingService: geocodingService.GeocodingService,
+  scheduler: scheduler.Scheduler,
   weatherService: weatherService.WeatherService,
 };
 

@@ -10,7 +10,9 @@ import { WeatherService } from "../../generated/weather-service/index.js";
 import { countryInfoHandlers } from "./handlers/country-info.js";
 import { currencyHandlers } from "./handlers/currency.js";
 import { geocodingHandlers } from "./handlers/geocoding.js";
+import { serveScheduler } from "agent-manifold/runtime/scheduling";
 import { createPackingList } from "./handlers/packing-list.js";
+import { createScheduledHandler } from "./handlers/scheduled.js";
 import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
@@ -32,9 +34,12 @@ const clients = TravelAgent.clients();
 const agent = await TravelAgent.serve({
   handlers: createTravelAgentHandlers(clients),
   tasks: { packingList: createPackingList(clients) },
+  scheduled: createScheduledHandler(clients),
   port: port(TravelAgent.spec.port),
 });
-const running = [...tools, agent];
+// The scheduler tool, its firing loop and the executor, which delivers due runs to the agent.
+const scheduler = await serveScheduler({ port: ephemeral ? 0 : 8099 });
+const running = [...tools, agent, scheduler];
 
 const [geo] = running;
 console.log("\nThe travel network is up:");
@@ -51,5 +56,11 @@ console.log(
   `  curl -s -X POST ${agent.url}/orchestrate/custom -H 'Content-Type: application/json' -d '{"steps":[{"tool":"geocoding-service","capability":"geocode_location","params":{"location":"Lisbon"}},{"tool":"currency-service","capability":"list_currencies"}]}'`,
 );
 console.log(
-  `  curl -s -X POST ${agent.url}/api/v1/tasks -H 'Content-Type: application/json' -d '{"type":"packing_list","input":{"destination":"Lisbon","days":4}}'   # then GET the status_url\n\nCtrl-C stops everything.`,
+  `  curl -s -X POST ${agent.url}/api/v1/tasks -H 'Content-Type: application/json' -d '{"type":"packing_list","input":{"destination":"Lisbon","days":4}}'   # then GET the status_url`,
+);
+console.log(
+  `  curl -s -X POST ${scheduler.url}/api/capabilities/schedule_task -H 'Content-Type: application/json' -H 'X-Manifold-Agent-Name: travel-agent' -d '{"delay":"10s","instruction":"Morning brief","input":{"destination":"Kyoto"}}'   # runs in 10 s`,
+);
+console.log(
+  `  curl -s -X POST ${scheduler.url}/api/capabilities/schedule_task -H 'Content-Type: application/json' -H 'X-Manifold-Agent-Name: travel-agent' -d '{"cron_expr":"*/1 * * * *","instruction":"Minute brief","input":{"destination":"Lisbon"}}'   # every minute\n\nCtrl-C stops everything.`,
 );

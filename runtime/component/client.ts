@@ -65,11 +65,11 @@ export type ClientSend = (request: ClientRequest, options?: CallOptions) => Prom
  * request id and propagated headers at creation (so a bad header fails now, not on the first call),
  * and one outbound caller.
  */
-export function createClientSend(spec: ComponentSpec, { baseUrl, timeoutMs = 30_000, headers, token, log }: ClientOptions): ClientSend {
+export function createClientSend(spec: ComponentSpec, { baseUrl, timeoutMs = 30_000, headers, token, log, agentName }: ClientOptions): ClientSend {
   const fixed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : undefined;
   const baseOf = async (): Promise<string> => fixed ?? parseBaseUrl(await (baseUrl as () => string | Promise<string>)());
   const configured = splitHeaders(headers);
-  const caller = createCaller({ timeoutMs, headers: configured.rest, token: token ?? configured.token, log });
+  const caller = createCaller({ timeoutMs, headers: configured.rest, token: token ?? configured.token, log, agentName });
   return async ({ path, method, body, name }, options = {}) => {
     const perCall = splitHeaders(options.headers);
     return caller.call({

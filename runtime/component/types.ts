@@ -131,6 +131,8 @@ export interface ClientOptions {
   readonly token?: string | TokenSource;
   /** Where the client logs, e.g. `component returned status 401`. @defaultValue a JSON logger for `outbound` */
   readonly log?: Logger;
+  /** The agent making the calls, sent as `X-Manifold-Agent-Name` (an agent's `clients()` set it). */
+  readonly agentName?: string;
 }
 
 export type Client<C extends CapabilityTypes> = {

@@ -12,6 +12,8 @@ export const HEADER = {
   STEP_ID: "x-manifold-step-id",
   WORKFLOW_ID: "x-workflow-id",
   WORKFLOW_STEP_ID: "x-step-id",
+  /** The calling agent's name, set by every agent's outbound caller (the scheduler takes `target_agent` from it). */
+  AGENT_NAME: "x-manifold-agent-name",
 } as const;
 
 /** A propagated header with one of these names (any case) is skipped: the caller sets them itself. */

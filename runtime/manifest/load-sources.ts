@@ -13,6 +13,7 @@ import { checkSchema } from "./validate-schema.js";
 import { checkManifest } from "./validate-semantic.js";
 import { checkProjectWorkflows, type WorkflowCheckResult } from "./check.js";
 import type { WorkflowSpec } from "../spec/index.js";
+import { builtinSources } from "./builtins.js";
 
 export interface ManifestSource {
   /** Relative to the cwd, `/` separators; used as is in diagnostics. */
@@ -87,7 +88,7 @@ export interface AssembleOptions {
 
 export function assemble(sources: readonly ManifestSource[], { crossFile, diagnostics = [] }: AssembleOptions): Project {
   // A BOM is not content; dropping it keeps columns on the first line as editors count them.
-  const ordered = sources
+  const ordered = [...sources, ...(crossFile ? builtinSources(sources) : [])]
     .map(({ file, text }) => ({ file, text: text.startsWith("\uFEFF") ? text.slice(1) : text }))
     .sort((a, b) => compareText(a.file, b.file));
   const results = ordered.map(loadFileSafely);

@@ -179,7 +179,9 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     options.resolve ??
     createResolver({ components, ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }), ...(registry === undefined ? {} : { registry }) });
   // node:http keep-alive rather than fetch: a step's call is the executor's inner loop (see README, Benchmark).
-  const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, transport: nodeHttpTransport });
+  const caller =
+    options.caller ??
+    createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, transport: nodeHttpTransport, agentName: options.componentName });
   const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
   const { store, owned } = resolveStore(options.executionStore, env);
   const fullCatalog = (): Promise<CatalogComponent[]> => readCatalog(registry ?? defaultRegistry(), components);

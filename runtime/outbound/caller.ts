@@ -25,6 +25,8 @@ export interface CallerOptions {
    * uses for its steps) costs a fraction of fetch per call. @defaultValue fetch
    */
   readonly transport?: Transport | undefined;
+  /** The agent these calls come from: sent as `X-Manifold-Agent-Name` on every call. @defaultValue none */
+  readonly agentName?: string | undefined;
 }
 
 export interface OutboundRequest {
@@ -82,6 +84,7 @@ export function createCaller(options: CallerOptions = {}): Caller {
   const defaultTimeout = checkTimeout(timeoutMs);
   for (const [name, value] of Object.entries(configured)) registerSecret(checkHeader(name, value)); // fail at creation, not on the first call
   let source: TokenSource = resolveTokenSource(options.token, env);
+  const agentName = options.agentName === undefined ? undefined : checkHeader(HEADER.AGENT_NAME, options.agentName);
 
   const call = async (request: OutboundRequest): Promise<unknown> => {
     const { signal: callerSignal, timeoutMs: callTimeout = defaultTimeout, method = "POST" } = request;
@@ -96,6 +99,7 @@ export function createCaller(options: CallerOptions = {}): Caller {
       requestId,
       stepId: request.stepId ?? randomUUID(),
       workflow: request.workflow,
+      agentName,
     });
     const telemetry = getTelemetry();
     if (method === "GET") delete headers[HEADER.CONTENT_TYPE];

@@ -14,6 +14,8 @@ export interface HeaderParts {
   readonly requestId: string;
   readonly stepId: string;
   readonly workflow: { readonly id: string; readonly stepId: string } | undefined;
+  /** The calling agent, when the caller belongs to one. */
+  readonly agentName?: string | undefined;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface HeaderParts {
  * propagated headers, each source overriding the ones before it, reserved names skipped; request
  * and step ids (fixed); workflow and step ids for workflow calls (fixed).
  */
-export function buildHeaders({ token, propagated, requestId, stepId, workflow }: HeaderParts): Record<string, string> {
+export function buildHeaders({ token, propagated, requestId, stepId, workflow, agentName }: HeaderParts): Record<string, string> {
   const headers: Record<string, string> = { [HEADER.CONTENT_TYPE]: "application/json" };
   if (token !== undefined) headers[HEADER.AUTHORIZATION] = `Bearer ${token}`;
   for (const source of propagated) {
@@ -33,6 +35,7 @@ export function buildHeaders({ token, propagated, requestId, stepId, workflow }:
   }
   headers[HEADER.REQUEST_ID] = checkHeader(HEADER.REQUEST_ID, requestId);
   headers[HEADER.STEP_ID] = checkHeader(HEADER.STEP_ID, stepId);
+  if (agentName !== undefined) headers[HEADER.AGENT_NAME] = agentName;
   if (workflow !== undefined) {
     headers[HEADER.WORKFLOW_ID] = checkHeader(HEADER.WORKFLOW_ID, workflow.id);
     headers[HEADER.WORKFLOW_STEP_ID] = checkHeader(HEADER.WORKFLOW_STEP_ID, workflow.stepId);

@@ -40,3 +40,19 @@ export const SCHEDULED_REQUEST_SCHEMA = {
   required: ["schedule_id", "task_id", "instruction", "input"],
   additionalProperties: false,
 } as const;
+
+/** The task queue the scheduler fills and the executor consumes (the spec's fixed name). */
+export const SCHEDULED_EXECUTOR_QUEUE = "scheduled-executor";
+/** The type of the tasks on that queue. */
+export const SCHEDULED_TASK_TYPE = "scheduled";
+
+/** A fired occurrence, as the scheduler enqueues it (task id `<schedule_id>:<fire_unix_seconds>`). */
+export interface ScheduledTaskInput {
+  readonly schedule_id: string;
+  /** The agent whose `POST /api/v1/scheduled` runs it, found through discovery at dispatch. */
+  readonly target_agent: string;
+  readonly instruction: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  /** ISO 8601 of the occurrence (the due time, not the moment it was enqueued). */
+  readonly due_at: string;
+}

@@ -40,6 +40,13 @@ export const ATTR = {
   LLM_MODEL: "gen_ai.request.model",
   LLM_TOKEN_TYPE: "gen_ai.token.type",
   LLM_PHASE: "manifold.llm.phase",
+  /** The scheduled executor's metrics, with the spec's own label names (module, target_agent, status, attempt, error_type, trigger). */
+  MODULE: "module",
+  TARGET_AGENT: "target_agent",
+  STATUS: "status",
+  ATTEMPT: "attempt",
+  ERROR_TYPE: "error_type",
+  TRIGGER: "trigger",
   /** Replaces a metric's labels once it has seen more label sets than its profile allows. */
   OVERFLOW: "otel.metric.overflow",
 } as const;
@@ -77,6 +84,19 @@ export const METRIC = {
   TASKS_QUEUE_DEPTH: "manifold.tasks.queue_depth",
   /** Submit to first start, in ms. */
   TASKS_QUEUE_WAIT: "manifold.tasks.queue_wait_ms",
+  /** The scheduled executor (label `module=scheduled-executor` on each), names as the spec's table. */
+  EXECUTOR_TASKS_RECEIVED: "manifold.scheduled_executor.tasks_received",
+  EXECUTOR_TASKS_DISPATCHED: "manifold.scheduled_executor.tasks_dispatched",
+  EXECUTOR_DISPATCH_DURATION: "manifold.scheduled_executor.dispatch_duration_ms",
+  EXECUTOR_RETRY_ATTEMPTS: "manifold.scheduled_executor.retry_attempts",
+  EXECUTOR_CONSUME_ERRORS: "manifold.scheduled_executor.consume_errors",
+  EXECUTOR_DLQ_WRITES: "manifold.scheduled_executor.dlq_writes_total",
+  EXECUTOR_ACK_ERRORS: "manifold.scheduled_executor.ack_errors_total",
+  EXECUTOR_CATALOG_REFRESH: "manifold.scheduled_executor.catalog_refresh_total",
+  EXECUTOR_CATALOG_AGENTS_KNOWN: "manifold.scheduled_executor.catalog_agents_known",
+  /** Agent side of `POST /api/v1/scheduled`. */
+  EXECUTOR_TASKS_HANDLED: "manifold.scheduled_executor.tasks_handled_total",
+  EXECUTOR_TASKS_HANDLED_DURATION: "manifold.scheduled_executor.tasks_handled_duration_ms",
 } as const;
 
 /** Span names of the orchestration runtime; hooks are `pipeline.hook.<phase>.<name>` (hookSpanName). */
@@ -119,6 +139,12 @@ export const LABELS: ReadonlySet<string> = new Set([
   ATTR.LLM_MODEL,
   ATTR.LLM_TOKEN_TYPE,
   ATTR.LLM_PHASE,
+  ATTR.MODULE,
+  ATTR.TARGET_AGENT,
+  ATTR.STATUS,
+  ATTR.ATTEMPT,
+  ATTR.ERROR_TYPE,
+  ATTR.TRIGGER,
 ]);
 
 /** Fallback for the conversation id when OpenTelemetry (and so baggage) is not initialised. */

@@ -12,6 +12,8 @@ export interface Fixture {
   readonly url: string;
   /** Resolves with the first stdout JSON line matching `test`, including lines already seen. */
   waitFor(test: (event: Record<string, unknown>) => boolean, ms?: number): Promise<Record<string, unknown>>;
+  /** Every stdout JSON line so far, in order. */
+  events(): readonly Record<string, unknown>[];
   /** Everything written to stderr so far (the component's log). */
   stderr(): string;
   /** Resolves once stderr matches `pattern`. */
@@ -89,7 +91,7 @@ export async function startFixture(file: string, env: Record<string, string> = {
     );
 
   const listening = await waitFor((e) => e["event"] === "listening", 30_000);
-  return { child, url: String(listening["url"]), waitFor, stderr: () => errText, waitForLog, exited };
+  return { child, url: String(listening["url"]), waitFor, events: () => events, stderr: () => errText, waitForLog, exited };
 }
 
 /** For `after` hooks: nothing outlives the suite. */

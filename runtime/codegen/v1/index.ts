@@ -30,6 +30,7 @@ export type {
   WorkflowTypes,
 } from "../../orchestration/index.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TaskContext, TaskHandler } from "../../tasks/index.js";
+export type { ScheduledContext, ScheduledHandler, ScheduledRequest } from "../../scheduling/index.js";
 export type {
   AuthOptions,
   BaseUrlSource,
@@ -88,7 +89,8 @@ export function defineAgent<
     ...defineComponent<C>(spec),
     uses,
     serve: (options) => serveAgent<C, T>(spec, usedSpecs, options),
-    clients: (options) => createUsesClients(uses, options),
+    // Every call the agent's clients make names the agent (the scheduler's target_agent comes from it).
+    clients: (options) => createUsesClients(uses, { agentName: spec.name, ...options }),
     workflows: (options) => createWorkflowClient<W, N>(spec, handleClientOptions(spec.name, options)),
     tasks: (options) => createTaskClient(spec, handleClientOptions(spec.name, options)) as AgentTaskClient<T>,
   };

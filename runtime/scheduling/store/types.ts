@@ -40,6 +40,9 @@ export interface ScheduleListOptions {
   readonly offset?: number;
 }
 
+/** Which schedule: its id, and its agent (an index the Redis adapter keeps per agent). */
+export type ScheduleRef = Pick<ScheduleRecord, "schedule_id" | "target_agent">;
+
 export interface DueSchedule {
   readonly schedule_id: string;
   /** The due time (ms since the epoch) the index holds for it. */
@@ -53,8 +56,12 @@ export interface ScheduleStore {
   get(scheduleId: string): Promise<ScheduleRecord | undefined>;
   /** By `next_run_at`, earliest first (ties by id). */
   list(options?: ScheduleListOptions): Promise<ScheduleRecord[]>;
-  /** Replaces an existing schedule (same id) and re-indexes it at its `next_run_at`; false when it no longer exists. */
-  update(record: ScheduleRecord): Promise<boolean>;
+  /**
+   * Replaces an existing schedule's definition (same id) and, unless `retime` is false, re-indexes it
+   * at its `next_run_at`; false when it no longer exists. `fire_count` and `last_fired_at` stay the
+   * store's (a firing between the caller's read and this write is kept).
+   */
+  update(record: ScheduleRecord, options?: { readonly retime?: boolean }): Promise<boolean>;
   /** Removes the record and its index entry; false when there was none. */
   delete(scheduleId: string): Promise<boolean>;
   /** Schedules due at or before `nowMs`, earliest first, at most `limit`. */
@@ -67,8 +74,34 @@ export interface ScheduleStore {
    * recurring one is re-indexed at `nextMs` with `next_run_at`, `fire_count + 1` and
    * `last_fired_at = firedAt`. Returns whether it applied.
    */
-  advance(scheduleId: string, dueMs: number, nextMs: number | null, firedAt: string): Promise<boolean>;
+  advance(schedule: ScheduleRef, dueMs: number, nextMs: number | null, firedAt: string): Promise<boolean>;
   /** Schedules stored now. */
   count(): Promise<number>;
   close(): Promise<void>;
+}
+
+/** Most schedules a store holds unless told otherwise. */
+export const DEFAULT_MAX_SCHEDULES = 100_000;
+export const MAX_LIST_LIMIT = 500;
+const SCHEDULE_ID = /^sch-[0-9a-f]{16}$/;
+
+/** A schedule id is `sch-` and 16 hex digits. */
+export function isScheduleId(value: unknown): value is string {
+  return typeof value === "string" && SCHEDULE_ID.test(value);
+}
+
+/** Ids reach keys: anything else is refused before a store sees it. */
+export function checkScheduleId(id: string): string {
+  if (!isScheduleId(id)) throw new RangeError(`schedule ids are sch- and 16 hex digits, not ${JSON.stringify(String(id).slice(0, 40))}`);
+  return id;
+}
+
+export function checkListOptions({
+  limit = 50,
+  offset = 0,
+  target_agent,
+}: ScheduleListOptions = {}): Required<Omit<ScheduleListOptions, "target_agent">> & Pick<ScheduleListOptions, "target_agent"> {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError("offset must be a non-negative integer");
+  return { limit, offset, ...(target_agent === undefined ? {} : { target_agent }) };
 }

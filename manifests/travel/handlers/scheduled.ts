@@ -1,0 +1,17 @@
+import type { ScheduledHandler, UsesClients } from "agent-manifold/runtime/codegen/v1";
+import type { TravelAgentUses } from "../../../generated/travel-agent/index.js";
+
+/**
+ * What the travel agent does when one of its schedules fires (the scheduler's executor POSTs it to
+ * `/api/v1/scheduled`): a one-line weather brief for `input.destination`, else the instruction echoed.
+ * Schedule one: `TravelAgent.clients().scheduler.scheduleTask({ delay: "10s", instruction: "brief", input: { destination: "Kyoto" } })`.
+ */
+export function createScheduledHandler(tools: UsesClients<typeof TravelAgentUses>): ScheduledHandler {
+  return async ({ schedule_id, instruction, input }, { signal }) => {
+    const destination = input["destination"];
+    if (typeof destination !== "string") return `${schedule_id}: ${instruction}`;
+    const place = await tools.geocodingService.geocodeLocation({ location: destination }, { signal });
+    const now = await tools.weatherService.getCurrentWeather({ lat: place.lat, lon: place.lon }, { signal });
+    return `${instruction}: ${now.condition}, ${now.temperature} °C in ${place.display_name}`;
+  };
+}

@@ -1,0 +1,251 @@
+/**
+ * The scheduled executor: workers on the `scheduled-executor` task queue (at-least-once: a worker
+ * that dies mid-dispatch leaves its task to be redelivered when its lease ends) that POST each fired
+ * occurrence to its agent's `POST /api/v1/scheduled`, found through discovery. A failed dispatch is
+ * retried with exponential backoff inside the task (the lease is kept alive meanwhile); after the
+ * last retry, or at once for a target that is a tool, the occurrence goes to the dead-letter list.
+ *
+ * Tracing: the worker pool runs each task in a `task.process` span that starts a trace of its own,
+ * linked (not parented) to the scheduler's fire span stamped on the task; the POST carries that
+ * trace, so the agent's handler continues it.
+ */
+import { type Caller, createCaller, nodeHttpTransport } from "../outbound/index.js";
+import { baseUrlOf, createRegistry, type Registry, type RegistryEntry } from "../discovery/index.js";
+import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { createStore, type Store } from "../store/index.js";
+import { createTaskBackend, createWorkerPool, MAX_TASK_TIMEOUT_MS, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
+import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
+import { sleep } from "../util/index.js";
+import { createDeadLetters, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
+import { readExecutorSettings, retryDelayMs, type ExecutorSettings } from "./settings.js";
+import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_PATH, SCHEDULED_TASK_TYPE, type ScheduledRequest, type ScheduledTaskInput } from "./wire.js";
+
+export interface ScheduledExecutorOptions extends Partial<ExecutorSettings> {
+  /** Where the queue and the dead-letter list live. @defaultValue `createStore({ env })` */
+  readonly store?: Store;
+  /** Where target agents are found. @defaultValue `createRegistry({ store })` */
+  readonly registry?: Registry;
+  /** @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Visibility lease of a dispatch: a dead executor's task is redelivered this long after its last extension. @defaultValue 30 s */
+  readonly leaseMs?: number;
+  /** Most dead letters kept (the oldest are dropped). @defaultValue 10,000 */
+  readonly maxDeadLetters?: number;
+  /** @defaultValue a caller with `MANIFOLD_OAUTH_TOKEN`, keep-alive node:http */
+  readonly caller?: Caller;
+  /** How often the known-agents gauge is refreshed. @defaultValue 30 s */
+  readonly catalogRefreshMs?: number;
+  readonly log?: Logger;
+}
+
+export interface ScheduledExecutor {
+  readonly settings: ExecutorSettings;
+  readonly deadLetters: DeadLetters;
+  start(): Promise<void>;
+  /** Stops taking tasks; dispatches in flight get `timeoutMs` to finish, then go back to the queue. */
+  stop(timeoutMs?: number): Promise<void>;
+  /** Takes a dead letter out and queues its occurrence again (task id `<task_id>:replay-<ms>`); false when there was none. */
+  replay(taskId: string): Promise<boolean>;
+}
+
+/** What a target agent's name resolves to. */
+type Target = { readonly kind: "agent"; readonly entry: RegistryEntry } | { readonly kind: "tool" } | { readonly kind: "unknown" };
+
+const MODULE = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE };
+
+function readInput(input: unknown): ScheduledTaskInput {
+  const task = input as Partial<ScheduledTaskInput> | null;
+  if (
+    task === null ||
+    typeof task !== "object" ||
+    typeof task.schedule_id !== "string" ||
+    typeof task.target_agent !== "string" ||
+    typeof task.instruction !== "string" ||
+    typeof task.input !== "object" ||
+    task.input === null
+  ) {
+    throw new ManifoldError("INVALID_INPUT", "a scheduled-executor task needs schedule_id, target_agent, instruction and input");
+  }
+  return task as ScheduledTaskInput;
+}
+
+export function createScheduledExecutor(options: ScheduledExecutorOptions = {}): ScheduledExecutor {
+  const { env = process.env, leaseMs = 30_000, maxDeadLetters, catalogRefreshMs = 30_000 } = options;
+  const settings = readExecutorSettings(options, env);
+  const log = options.log ?? createLogger({ component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
+  const store = options.store ?? createStore({ env });
+  const registry = options.registry ?? createRegistry({ store });
+  const caller = options.caller ?? createCaller({ env: env as NodeJS.ProcessEnv, transport: nodeHttpTransport, timeoutMs: settings.dispatchTimeoutMs, log });
+  const deadLetters = createDeadLetters(store, maxDeadLetters === undefined ? {} : { maxEntries: maxDeadLetters });
+  let backend: TaskBackend | undefined;
+  let pool: WorkerPool | undefined;
+  let refresher: NodeJS.Timeout | undefined;
+  const turn = new Map<string, number>();
+
+  const metrics = () => getTelemetry().metrics;
+
+  const refreshCatalog = async (): Promise<void> => {
+    try {
+      const agents = await registry.byType("agent");
+      metrics().counter(METRIC.EXECUTOR_CATALOG_REFRESH, 1, { ...MODULE, [ATTR.STATUS]: "success", [ATTR.TRIGGER]: "periodic" });
+      metrics().gauge(METRIC.EXECUTOR_CATALOG_AGENTS_KNOWN, new Set(agents.map((a) => a.name)).size, MODULE);
+    } catch (error) {
+      metrics().counter(METRIC.EXECUTOR_CATALOG_REFRESH, 1, { ...MODULE, [ATTR.STATUS]: "error", [ATTR.TRIGGER]: "periodic" });
+      log.warn("the agent catalog could not be read", { operation: "executor_consume", error });
+    }
+  };
+
+  /** A healthy replica (round-robin), else any live one; a name registered only as a tool is `tool`. */
+  const resolve = async (name: string): Promise<Target> => {
+    let entries: RegistryEntry[];
+    try {
+      entries = await registry.byName(name, { health: ["healthy", "degraded", "unknown"] });
+      metrics().counter(METRIC.EXECUTOR_CATALOG_REFRESH, 1, { ...MODULE, [ATTR.STATUS]: "success", [ATTR.TRIGGER]: "cache_miss" });
+    } catch (error) {
+      metrics().counter(METRIC.EXECUTOR_CATALOG_REFRESH, 1, { ...MODULE, [ATTR.STATUS]: "error", [ATTR.TRIGGER]: "cache_miss" });
+      throw error;
+    }
+    const agents = entries.filter((e) => e.type === "agent");
+    if (agents.length === 0) return entries.length > 0 ? { kind: "tool" } : { kind: "unknown" };
+    const healthy = agents.filter((e) => e.health === "healthy");
+    const pool_ = healthy.length > 0 ? healthy : agents;
+    const next = turn.get(name) ?? 0;
+    turn.set(name, next + 1);
+    if (turn.size > 10_000) turn.clear();
+    return { kind: "agent", entry: pool_[next % pool_.length]! };
+  };
+
+  const deadLetter = async (task: ScheduledTaskInput, context: TaskContext, reason: DeadLetterReason, attempts: number, lastError?: ManifoldError) => {
+    const letter: DeadLetter = {
+      task: { task_id: context.taskId, type: context.type, input: task, created_at: new Date().toISOString(), deliveries: context.attempt },
+      reason,
+      failed_at: new Date().toISOString(),
+      attempts,
+      ...(lastError === undefined ? {} : { last_error: { code: lastError.code, message: lastError.message } }),
+    };
+    try {
+      await deadLetters.push(letter);
+      metrics().counter(METRIC.EXECUTOR_DLQ_WRITES, 1, { ...MODULE, [ATTR.STATUS]: "success" });
+    } catch (error) {
+      metrics().counter(METRIC.EXECUTOR_DLQ_WRITES, 1, { ...MODULE, [ATTR.STATUS]: "failure" });
+      log.error("a dead letter could not be written; the task is failed instead", { operation: "executor_dispatch", task_id: context.taskId, error });
+      throw new ManifoldError("UNAVAILABLE", `dead letter not written (${reason})`);
+    }
+    metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: task.target_agent, [ATTR.STATUS]: "dead_letter" });
+    log.warn(`scheduled task dead-lettered: ${reason}`, {
+      operation: "executor_dispatch",
+      task_id: context.taskId,
+      target_agent: task.target_agent,
+      reason,
+      attempts,
+    });
+    return { status: "dead_letter", reason };
+  };
+
+  const dispatch = async (input: unknown, context: TaskContext) => {
+    let task: ScheduledTaskInput;
+    try {
+      task = readInput(input);
+    } catch (error) {
+      metrics().counter(METRIC.EXECUTOR_CONSUME_ERRORS, 1, { ...MODULE, [ATTR.ERROR_TYPE]: "invalid_task" });
+      throw error;
+    }
+    const agent = task.target_agent;
+    metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent });
+    log.debug("scheduled task received", { operation: "executor_consume", task_id: context.taskId, target_agent: agent, delivery: context.attempt });
+    const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: context.taskId, instruction: task.instruction, input: task.input };
+    let lastError: ManifoldError | undefined;
+    let attempts = 0;
+    let unknown = false;
+    for (let attempt = 1; attempt <= settings.maxRetries + 1; attempt += 1) {
+      if (attempt > 1) {
+        metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.ATTEMPT]: attempt - 1 });
+        await sleep(retryDelayMs(settings, attempt - 1), context.signal);
+        if (context.signal.aborted) throw context.signal.reason;
+      }
+      const started = performance.now();
+      try {
+        const target = await resolve(agent);
+        // A tool cannot serve /api/v1/scheduled, and will not learn to: no retry.
+        if (target.kind === "tool") return await deadLetter(task, context, "target_not_agent", attempts);
+        unknown = target.kind === "unknown";
+        if (target.kind === "unknown") throw new ManifoldError("NOT_FOUND", `no agent named ${agent} is registered`);
+        attempts += 1;
+        const answer = (await caller.call({
+          url: `${baseUrlOf(target.entry)}${SCHEDULED_PATH}`,
+          body,
+          name: "scheduled",
+          target: agent,
+          timeoutMs: settings.dispatchTimeoutMs,
+          signal: context.signal,
+        })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
+        if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
+        const ms = performance.now() - started;
+        metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "success" });
+        metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, ms, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "success" });
+        log.info("scheduled task dispatched", {
+          operation: "executor_dispatch",
+          task_id: context.taskId,
+          target_agent: agent,
+          attempt,
+          duration_ms: Math.round(ms),
+        });
+        return { status: "success", attempts: attempt, response: answer.data?.response, request_id: answer.data?.request_id };
+      } catch (error) {
+        // Cancelled, timed out or shutting down: the pool decides (a shutdown hands the task back).
+        if (context.signal.aborted) throw context.signal.reason;
+        lastError = toManifoldError(error);
+        metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "error" });
+        metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, performance.now() - started, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "error" });
+        log.warn(`scheduled dispatch failed (attempt ${attempt} of ${settings.maxRetries + 1}): ${lastError.message}`, {
+          operation: "executor_dispatch",
+          task_id: context.taskId,
+          target_agent: agent,
+          code: lastError.code,
+        });
+      }
+    }
+    return deadLetter(task, context, unknown ? "unknown_target_agent" : "max_retries_exhausted", attempts, lastError);
+  };
+
+  return {
+    settings,
+    deadLetters,
+    async start() {
+      if (pool !== undefined) return;
+      backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+      pool = createWorkerPool({ backend, handlers: { [SCHEDULED_TASK_TYPE]: dispatch }, workerCount: settings.workerCount, leaseMs, log, env });
+      void refreshCatalog();
+      refresher = setInterval(() => void refreshCatalog(), catalogRefreshMs).unref();
+      log.info(`scheduled executor started (${settings.workerCount} workers, ${settings.maxRetries} retries)`, { operation: "executor_start" });
+    },
+    async stop(timeoutMs = 10_000) {
+      clearInterval(refresher);
+      const running = pool;
+      pool = undefined;
+      if (running === undefined) return;
+      await running.stop(timeoutMs);
+      await backend?.close();
+      if (options.store === undefined) await store.close();
+      log.info("scheduled executor stopped", { operation: "executor_stop" });
+    },
+    async replay(taskId) {
+      const letter = await deadLetters.take(taskId);
+      if (letter === undefined) return false;
+      const queue = backend ?? createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+      try {
+        await queue.create({
+          task_id: `${taskId.replace(/:replay-\d+$/, "")}:replay-${Date.now()}`,
+          type: SCHEDULED_TASK_TYPE,
+          input: letter.task.input,
+          timeout_ms: MAX_TASK_TIMEOUT_MS,
+        });
+      } catch (error) {
+        await deadLetters.push(letter); // not lost: back on the list
+        throw error;
+      }
+      if (queue !== backend) await queue.close();
+      return true;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * `serveScheduler()` (and `manifold scheduler`): the scheduler tool from its shipped manifest, the
+ * firing loop, and the executor, in one component. Every replica runs all three; the store makes
+ * firing exactly-once and the task queue spreads dispatches over the replicas' executors.
+ */
+import { join } from "node:path";
+import { serveComponent, type ComponentOptions, type RunningComponent } from "../component/index.js";
+import { loadComponentFile } from "../manifest/index.js";
+import { packageRoot } from "../package-root.js";
+import { createStore, type Store } from "../store/index.js";
+import { createTaskBackend, MAX_TASK_TIMEOUT_MS } from "../tasks/index.js";
+import { createLogger } from "../telemetry/index.js";
+import { createScheduledExecutor, type ScheduledExecutor, type ScheduledExecutorOptions } from "./executor.js";
+import { createFiring, type Firing } from "./firing.js";
+import { createScheduleStore, type ScheduleStore } from "./store/index.js";
+import { envDuration } from "./settings.js";
+import { createSchedulerHandlers } from "./tool.js";
+import { SCHEDULED_EXECUTOR_QUEUE } from "./wire.js";
+
+export interface SchedulerOptions extends Omit<ComponentOptions<never>, "handlers" | "extensions"> {
+  /** Where schedules and the executor's queue live. @defaultValue `createStore({ env })`: Redis when configured, else memory */
+  readonly store?: Store;
+  /** Longest sleep of the firing loop (it wakes at the next due time before that). @defaultValue `MANIFOLD_SCHEDULER_TICK_INTERVAL`, else 5 s */
+  readonly tickMs?: number;
+  /** @defaultValue `MANIFOLD_SCHEDULER_LOCK_TTL`, else the larger of 30 s and twice the tick; must exceed the tick */
+  readonly lockTtlMs?: number;
+  /** Most schedules stored. @defaultValue 100,000 */
+  readonly maxSchedules?: number;
+  /** The executor's settings, or `false` to run only the tool and the firing loop. @defaultValue the `MANIFOLD_EXECUTOR_*` variables */
+  readonly executor?: Omit<ScheduledExecutorOptions, "store" | "registry" | "env"> | false;
+  /** @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface RunningScheduler extends RunningComponent {
+  readonly schedules: ScheduleStore;
+  readonly firing: Firing;
+  readonly executor: ScheduledExecutor | undefined;
+}
+
+export async function serveScheduler(options: SchedulerOptions = {}): Promise<RunningScheduler> {
+  const { store: given, maxSchedules, executor: executorOptions = {}, env = process.env, ...component } = options;
+  const tickMs = options.tickMs ?? envDuration(env, "MANIFOLD_SCHEDULER_TICK_INTERVAL", 5000);
+  const lockTtlMs = options.lockTtlMs ?? envDuration(env, "MANIFOLD_SCHEDULER_LOCK_TTL", Math.max(30_000, 2 * tickMs));
+  // No lock is taken (firing is exactly-once by task id and compare-and-set), but the seed's rule holds.
+  if (lockTtlMs <= tickMs) throw new RangeError("MANIFOLD_SCHEDULER_LOCK_TTL must exceed MANIFOLD_SCHEDULER_TICK_INTERVAL");
+  const log = createLogger({ service: "scheduler", component: "scheduler", env: env as NodeJS.ProcessEnv });
+  const store = given ?? createStore({ env });
+  const spec = await loadComponentFile(join(packageRoot(), "runtime", "scheduling", "scheduler.yaml"));
+  const schedules = createScheduleStore({ store, env, ...(maxSchedules === undefined ? {} : { maxSchedules }) });
+  const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+  const executor =
+    executorOptions === false
+      ? undefined
+      : createScheduledExecutor({ ...executorOptions, store, env, ...(component.registry ? { registry: component.registry } : {}) });
+  const firing = createFiring({ schedules, backend, tickMs, taskTimeoutMs: MAX_TASK_TIMEOUT_MS, log });
+  const handlers = createSchedulerHandlers({ schedules, changed: () => firing.wake() });
+
+  const running = await serveComponent(spec, {
+    ...component,
+    handlers: handlers as unknown as ComponentOptions<never>["handlers"],
+    extensions: [
+      {
+        name: "scheduler",
+        start: async () => {
+          firing.start();
+          await executor?.start();
+          log(`scheduler: firing loop (tick ${tickMs} ms)${executor === undefined ? "" : " and executor"} started`);
+        },
+        stop: async (deadlineMs) => {
+          await firing.stop();
+          await executor?.stop(deadlineMs);
+          await backend.close();
+          await schedules.close();
+          if (given === undefined) await store.close();
+        },
+      },
+    ],
+  });
+  return { ...running, close: () => running.close(), schedules, firing, executor };
+}

@@ -1,0 +1,119 @@
+import { ManifoldError } from "../../errors/index.js";
+import { checkListOptions, checkScheduleId, DEFAULT_MAX_SCHEDULES, type DueSchedule, type ScheduleRecord, type ScheduleStore } from "./types.js";
+
+export interface MemoryScheduleStoreOptions {
+  /** Most schedules held; a create beyond it is UNAVAILABLE. @defaultValue 100,000 */
+  readonly maxSchedules?: number;
+}
+
+interface Held {
+  record: ScheduleRecord;
+  dueMs: number;
+}
+
+/** Index order: due time, then id (Redis's sorted-set order, so both adapters list alike). */
+const before = (aMs: number, aId: string, bMs: number, bId: string): boolean => aMs < bMs || (aMs === bMs && aId < bId);
+
+/**
+ * The embedded adapter: a Map of records (so an id like `__proto__` is just a key) and the due
+ * index as an array kept sorted by binary insertion, so `due` and `nextDue` read its head. Every
+ * method is synchronous from check to write, so concurrent calls cannot interleave: `advance` is a
+ * compare-and-set by construction.
+ */
+export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES }: MemoryScheduleStoreOptions = {}): ScheduleStore {
+  const records = new Map<string, Held>();
+  const index: { dueMs: number; id: string }[] = [];
+
+  const position = (dueMs: number, id: string): number => {
+    let low = 0;
+    let high = index.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const entry = index[middle]!;
+      if (before(entry.dueMs, entry.id, dueMs, id)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  const unindex = (held: Held): void => {
+    const at = position(held.dueMs, held.record.schedule_id);
+    if (index[at]?.id === held.record.schedule_id) index.splice(at, 1);
+  };
+  const reindex = (held: Held, dueMs: number): void => {
+    unindex(held);
+    held.dueMs = dueMs;
+    index.splice(position(dueMs, held.record.schedule_id), 0, { dueMs, id: held.record.schedule_id });
+  };
+  const view = (held: Held): ScheduleRecord => structuredClone({ ...held.record, next_run_at: new Date(held.dueMs).toISOString() });
+
+  return {
+    kind: "memory",
+    create: async (record) => {
+      checkScheduleId(record.schedule_id);
+      if (records.has(record.schedule_id)) throw new ManifoldError("CONFLICT", `schedule ${record.schedule_id} already exists`);
+      if (records.size >= maxSchedules)
+        throw new ManifoldError("UNAVAILABLE", `the scheduler holds its maximum of ${maxSchedules} schedules; cancel some first`);
+      const held: Held = { record: structuredClone(record), dueMs: Number.NaN };
+      records.set(record.schedule_id, held);
+      reindex(held, Date.parse(record.next_run_at));
+    },
+    get: async (id) => {
+      const held = records.get(checkScheduleId(id));
+      return held === undefined ? undefined : view(held);
+    },
+    list: async (options) => {
+      const { limit, offset, target_agent } = checkListOptions(options);
+      const found: ScheduleRecord[] = [];
+      let skipped = 0;
+      for (const { id } of index) {
+        if (found.length >= limit) break;
+        const held = records.get(id)!;
+        if (target_agent !== undefined && held.record.target_agent !== target_agent) continue;
+        if (skipped++ < offset) continue;
+        found.push(view(held));
+      }
+      return found;
+    },
+    update: async (record, { retime = true } = {}) => {
+      const held = records.get(checkScheduleId(record.schedule_id));
+      if (held === undefined) return false;
+      // The fire state is the store's, not the caller's copy: a firing in between is kept.
+      held.record = structuredClone({ ...record, fire_count: held.record.fire_count, ...lastFired(held.record) });
+      if (retime) reindex(held, Date.parse(record.next_run_at));
+      return true;
+    },
+    delete: async (id) => {
+      const held = records.get(checkScheduleId(id));
+      if (held === undefined) return false;
+      unindex(held);
+      records.delete(id);
+      return true;
+    },
+    due: async (nowMs, limit) => {
+      const found: DueSchedule[] = [];
+      for (const entry of index) {
+        if (entry.dueMs > nowMs || found.length >= limit) break;
+        found.push({ schedule_id: entry.id, due_ms: entry.dueMs });
+      }
+      return found;
+    },
+    nextDue: async () => index[0]?.dueMs,
+    advance: async ({ schedule_id: id }, dueMs, nextMs, firedAt) => {
+      const held = records.get(checkScheduleId(id));
+      if (held === undefined || held.dueMs !== dueMs) return false;
+      if (nextMs === null) {
+        unindex(held);
+        records.delete(id);
+        return true;
+      }
+      held.record = { ...held.record, fire_count: held.record.fire_count + 1, last_fired_at: firedAt };
+      reindex(held, nextMs);
+      return true;
+    },
+    count: async () => records.size,
+    close: async () => undefined,
+  };
+}
+
+const lastFired = (record: ScheduleRecord): Pick<ScheduleRecord, "last_fired_at"> =>
+  record.last_fired_at === undefined ? {} : { last_fired_at: record.last_fired_at };

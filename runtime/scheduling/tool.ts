@@ -1,0 +1,178 @@
+/**
+ * The scheduler tool's five capabilities over a schedule store. The caller is the agent whose runs
+ * these are: `target_agent` is always the `X-Manifold-Agent-Name` header every agent's outbound
+ * caller sends, never a body field, so an agent cannot schedule work onto another.
+ */
+import { randomBytes } from "node:crypto";
+import { ManifoldError } from "../errors/index.js";
+import { HEADER } from "../context/index.js";
+import { isDnsLabel } from "../spec/index.js";
+import { isScheduleId, type ScheduleRecord, type ScheduleStore } from "./store/index.js";
+import { readTiming, type TimingFields } from "./timing.js";
+
+type Body = Readonly<Record<string, unknown>>;
+type Context = { readonly headers: Readonly<Record<string, string | string[] | undefined>> };
+
+export interface SchedulerToolOptions {
+  readonly schedules: ScheduleStore;
+  /** Told when a schedule was created or moved, so the firing loop can wake for it. */
+  readonly changed?: () => void;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+/** Handlers by capability key, as `serveComponent` takes them. */
+export interface SchedulerHandlers {
+  scheduleTask(input: Body, ctx: Context): Promise<ScheduleRecord>;
+  listSchedules(input: Body, ctx: Context): Promise<{ schedules: ScheduleRecord[] }>;
+  getSchedule(input: Body, ctx: Context): Promise<ScheduleRecord>;
+  updateSchedule(input: Body, ctx: Context): Promise<ScheduleRecord>;
+  cancelSchedule(input: Body, ctx: Context): Promise<{ schedule_id: string; cancelled: true }>;
+}
+
+/** A schedule's instruction and input together, as JSON: what one schedule may make the store hold. */
+export const MAX_SCHEDULE_BYTES = 64 * 1024;
+
+function callerAgent(ctx: Context): string {
+  const value = ctx.headers[HEADER.AGENT_NAME];
+  const name = Array.isArray(value) ? value[0] : value;
+  if (!isDnsLabel(name)) {
+    throw new ManifoldError("INVALID_INPUT", "schedules belong to the calling agent: send its name in X-Manifold-Agent-Name (agents' clients do)", {
+      details: [{ pointer: "", message: "X-Manifold-Agent-Name header is missing or not a component name" }],
+    });
+  }
+  return name;
+}
+
+function scheduleIdOf(input: Body): string {
+  const id = input["schedule_id"];
+  if (!isScheduleId(id)) throw new ManifoldError("NOT_FOUND", `no schedule ${typeof id === "string" ? id.slice(0, 40) : ""}`);
+  return id;
+}
+
+const found = async (schedules: ScheduleStore, id: string): Promise<ScheduleRecord> => {
+  const record = await schedules.get(id);
+  if (record === undefined) throw new ManifoldError("NOT_FOUND", `no schedule ${id}`);
+  return record;
+};
+
+/** `instruction` as given, else `input.instruction` (the spec's input "usually with instruction"), else empty. */
+function instructionOf(input: Body, fallback = ""): string {
+  const given = input["instruction"];
+  if (typeof given === "string") return given;
+  const inner = (input["input"] as Body | undefined)?.["instruction"];
+  return typeof inner === "string" ? inner : fallback;
+}
+
+/** An agent may see and change only its own schedules; anyone else gets the same 404 as a missing id. */
+function checkOwner(record: ScheduleRecord, ctx: Context): void {
+  const value = ctx.headers[HEADER.AGENT_NAME];
+  if (value !== undefined && value !== record.target_agent) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
+}
+
+export function createSchedulerHandlers({ schedules, changed = () => undefined, now = Date.now }: SchedulerToolOptions): SchedulerHandlers {
+  return {
+    async scheduleTask(input, ctx) {
+      const target = callerAgent(ctx);
+      const at = now();
+      const timing = readTiming(input, at);
+      const { firstMs, recurring, ...fields } = timing;
+      const stamp = new Date(at).toISOString();
+      const record: ScheduleRecord = {
+        schedule_id: `sch-${randomBytes(8).toString("hex")}`,
+        target_agent: target,
+        instruction: instructionOf(input),
+        input: (input["input"] as Body | undefined) ?? {},
+        ...fields,
+        recurring,
+        next_run_at: new Date(firstMs).toISOString(),
+        fire_count: 0,
+        created_at: stamp,
+        updated_at: stamp,
+      };
+      checkSize(record);
+      await schedules.create(record);
+      changed();
+      return record;
+    },
+
+    async listSchedules(input, ctx) {
+      const agent = ctx.headers[HEADER.AGENT_NAME];
+      const limit = input["limit"] ?? 50;
+      const offset = input["offset"] ?? 0;
+      if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > 500)
+        throw new ManifoldError("INVALID_INPUT", "limit must be 1 to 500", { details: [{ pointer: "/limit", message: "must be an integer from 1 to 500" }] });
+      if (!Number.isSafeInteger(offset) || (offset as number) < 0)
+        throw new ManifoldError("INVALID_INPUT", "offset must be 0 or more", { details: [{ pointer: "/offset", message: "must be a non-negative integer" }] });
+      const schedules_ = await schedules.list({
+        limit: limit as number,
+        offset: offset as number,
+        ...(typeof agent === "string" ? { target_agent: agent } : {}),
+      });
+      return { schedules: schedules_ };
+    },
+
+    async getSchedule(input, ctx) {
+      const record = await found(schedules, scheduleIdOf(input));
+      checkOwner(record, ctx);
+      return record;
+    },
+
+    async updateSchedule(input, ctx) {
+      const current = await found(schedules, scheduleIdOf(input));
+      checkOwner(current, ctx);
+      const retimed = ["delay", "run_at", "cron_expr"].some((key) => input[key] !== undefined);
+      const at = now();
+      const base: ScheduleRecord = {
+        schedule_id: current.schedule_id,
+        target_agent: current.target_agent,
+        instruction: input["instruction"] === undefined ? current.instruction : instructionOf(input, current.instruction),
+        input: (input["input"] as Body | undefined) ?? current.input,
+        recurring: current.recurring,
+        next_run_at: current.next_run_at,
+        fire_count: current.fire_count,
+        ...(current.last_fired_at === undefined ? {} : { last_fired_at: current.last_fired_at }),
+        created_at: current.created_at,
+        updated_at: new Date(at).toISOString(),
+      };
+      // A new zone alone re-times the current cron expression (and is refused for the other forms).
+      const { timezone: _zone, ...currentTiming } = timingOf(current);
+      const timing = retimed ? input : input["timezone"] !== undefined ? { ...currentTiming, timezone: input["timezone"] } : undefined;
+      let record: ScheduleRecord;
+      if (timing !== undefined) {
+        const { firstMs, recurring, ...fields } = readTiming(timing, at);
+        record = { ...base, ...fields, recurring, next_run_at: new Date(firstMs).toISOString() };
+      } else {
+        record = { ...base, ...timingOf(current) };
+      }
+      checkSize(record);
+      if (!(await schedules.update(record, { retime: timing !== undefined }))) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
+      changed();
+      return record;
+    },
+
+    async cancelSchedule(input, ctx) {
+      const id = scheduleIdOf(input);
+      const current = await found(schedules, id);
+      checkOwner(current, ctx);
+      if (!(await schedules.delete(id))) throw new ManifoldError("NOT_FOUND", `no schedule ${id}`);
+      return { schedule_id: id, cancelled: true };
+    },
+  };
+}
+
+function checkSize(record: ScheduleRecord): void {
+  const bytes = Buffer.byteLength(JSON.stringify([record.instruction, record.input]));
+  if (bytes > MAX_SCHEDULE_BYTES)
+    throw new ManifoldError("PAYLOAD_TOO_LARGE", `a schedule's instruction and input may take ${MAX_SCHEDULE_BYTES} bytes as JSON; this one takes ${bytes}`);
+}
+
+function timingOf(record: ScheduleRecord): TimingFields {
+  const { delay, run_at, cron_expr, timezone } = record;
+  return {
+    ...(delay === undefined ? {} : { delay }),
+    ...(run_at === undefined ? {} : { run_at }),
+    ...(cron_expr === undefined ? {} : { cron_expr }),
+    ...(timezone === undefined ? {} : { timezone }),
+  };
+}
