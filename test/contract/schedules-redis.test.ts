@@ -1,0 +1,47 @@
+import { randomBytes } from "node:crypto";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createScheduleStore } from "../../runtime/scheduling/index.js";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { startRedisServer } from "../harness/redis-server.js";
+import { scheduleRecord, scheduleStoreCases } from "./schedules.cases.js";
+
+const server = await startRedisServer();
+const stores: RedisStore[] = [];
+const redisStore = (): RedisStore => {
+  const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` }, log: () => undefined }) as RedisStore;
+  stores.push(store);
+  return store;
+};
+
+const layout = suite("schedule store (redis key layout)");
+
+layout("every key shares the {schedules} hash tag: definitions, fire state, the due index and one index per agent", async () => {
+  const store = redisStore();
+  const schedules = createScheduleStore({ store, env: {} });
+  const record = scheduleRecord(Date.parse("2030-06-01T00:00:00Z"));
+  await schedules.create(record);
+  const prefix = `manifold:v1:${store.namespace}:{schedules}`;
+  const { next_run_at: _n, fire_count: _c, ...definition } = record;
+  assert.equal(JSON.parse((await store.client.hget(`${prefix}:defs`, record.schedule_id))!), definition);
+  assert.is(Number(await store.client.zscore(`${prefix}:due`, record.schedule_id)), Date.parse(record.next_run_at));
+  assert.is(Number(await store.client.zscore(`${prefix}:agent:travel-agent`, record.schedule_id)), Date.parse(record.next_run_at));
+  await schedules.advance(record, Date.parse(record.next_run_at), null, new Date().toISOString());
+  assert.equal(await store.client.keys(`${prefix}:*`), [], "a fired one-shot leaves no key behind");
+});
+
+layout.run();
+
+scheduleStoreCases(
+  "redis",
+  async (options) => {
+    const store = redisStore();
+    const schedules = createScheduleStore({ store, env: {}, ...options });
+    if (schedules.kind !== "redis") throw new Error("expected the redis adapter");
+    return { schedules, store };
+  },
+  async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await server.close();
+  },
+);
