@@ -11,6 +11,7 @@ Usage:
   manifold gen [--manifests DIR] [--out DIR] [--check] [--format pretty|json|github]
   manifold validate [--manifests DIR] [--format pretty|json|github]
   manifold scheduler
+  manifold dead-letters [--replay TASK_ID]
   manifold --help | --version
 
 Commands:
@@ -19,6 +20,8 @@ Commands:
   validate   print diagnostics only
   scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
              MANIFOLD_SCHEDULER_* and MANIFOLD_EXECUTOR_*; without REDIS_URL: in memory, one process)
+  dead-letters  print the executor's dead letters (one JSON per line; REDIS_URL);
+             --replay TASK_ID takes one out and queues its occurrence again
 
 Options:
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
@@ -48,6 +51,7 @@ function parse(argv: readonly string[]) {
       out: { type: "string", default: "generated" },
       check: { type: "boolean", default: false },
       format: { type: "string", default: "pretty" },
+      replay: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", short: "v", default: false },
     },
@@ -92,11 +96,22 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err("manifold: --check goes with gen, not validate\n");
     return 2;
   }
-  if (command === "scheduler") {
-    const { serveScheduler } = await import("../runtime/scheduling/index.js");
-    const running = await serveScheduler();
-    io.out(`scheduler listening on ${running.url}\n`);
-    return 0;
+  if (args.replay !== undefined && command !== "dead-letters") {
+    io.err("manifold: --replay goes with dead-letters\n");
+    return 2;
+  }
+  if (command === "scheduler" || command === "dead-letters") {
+    try {
+      if (command === "dead-letters") return await (await import("./dead-letters-command.js")).runDeadLetters(args.replay, io);
+      const { serveScheduler } = await import("../runtime/scheduling/index.js");
+      const running = await serveScheduler();
+      io.out(`scheduler listening on ${running.url}\n`);
+      return 0;
+    } catch (error) {
+      // A bad setting (a RangeError naming the variable) or an unreachable store: a message, no stack.
+      io.err(`manifold: ${error instanceof Error ? error.message : String(error)}\n`);
+      return error instanceof RangeError ? 2 : 1;
+    }
   }
   if (command !== "gen" && command !== "validate") {
     io.err(`manifold: unknown command ${JSON.stringify(command)}\nRun manifold --help for usage.\n`);

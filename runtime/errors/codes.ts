@@ -5,7 +5,7 @@
  * README's error reference is checked against it by a test.
  */
 
-export type ErrorCategory = "input_error" | "not_found" | "auth_error" | "conflict" | "unavailable" | "internal_error";
+export type ErrorCategory = "input_error" | "not_found" | "auth_error" | "conflict" | "unavailable" | "service_error" | "internal_error";
 
 interface CodeInfo {
   readonly status: number;
@@ -68,6 +68,13 @@ export const ERROR_CODES = {
     category: "unavailable",
     retryable: true,
     description: "The component is shutting down or a dependency is unreachable; try again.",
+  },
+  ORCHESTRATOR_ERROR: {
+    status: 500,
+    category: "service_error",
+    retryable: true,
+    description:
+      "A scheduled run failed in the agent (its `scheduled` handler or its natural-mode run); the executor retries it, then dead-letters it. The message names the cause without internals.",
   },
   HANDLER_ERROR: {
     status: 422,

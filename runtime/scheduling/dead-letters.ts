@@ -6,8 +6,8 @@
  * so two operators replaying the same letter re-enqueue it once.
  */
 import type { RedisStore, Store } from "../store/index.js";
-import type { TaskRecord } from "../tasks/index.js";
-import { SCHEDULED_EXECUTOR_QUEUE } from "./wire.js";
+import { createTaskBackend, MAX_TASK_TIMEOUT_MS, type TaskRecord } from "../tasks/index.js";
+import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_TASK_TYPE } from "./wire.js";
 
 export type DeadLetterReason = "unknown_target_agent" | "target_not_agent" | "max_retries_exhausted";
 
@@ -31,6 +31,30 @@ export interface DeadLetters {
   /** Takes the (first) entry of this task out; undefined when there is none, or another caller took it first. */
   take(taskId: string): Promise<DeadLetter | undefined>;
   close(): Promise<void>;
+}
+
+/** `<task_id>:replay-<ms>`, from the original id (a replay of a replay does not grow the id). */
+const replayId = (taskId: string): string => `${taskId.replace(/:replay-\d+$/, "")}:replay-${Date.now()}`;
+
+/**
+ * Takes a dead letter out and queues its occurrence again on `scheduled-executor`, for the executor
+ * to dispatch anew. Resolves with the new task id, or undefined when there was no such letter (or
+ * another caller took it first). A letter whose task cannot be created goes back on the list.
+ */
+export async function replayDeadLetter(store: Store, deadLetters: DeadLetters, taskId: string): Promise<string | undefined> {
+  const letter = await deadLetters.take(taskId);
+  if (letter === undefined) return undefined;
+  const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+  const id = replayId(taskId);
+  try {
+    await backend.create({ task_id: id, type: SCHEDULED_TASK_TYPE, input: letter.task.input, timeout_ms: MAX_TASK_TIMEOUT_MS });
+    return id;
+  } catch (error) {
+    await deadLetters.push(letter);
+    throw error;
+  } finally {
+    await backend.close();
+  }
 }
 
 export const DEFAULT_MAX_DEAD_LETTERS = 10_000;

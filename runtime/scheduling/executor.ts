@@ -13,10 +13,10 @@ import { type Caller, createCaller, nodeHttpTransport } from "../outbound/index.
 import { baseUrlOf, createRegistry, type Registry, type RegistryEntry } from "../discovery/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
-import { createTaskBackend, createWorkerPool, MAX_TASK_TIMEOUT_MS, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
+import { createTaskBackend, createWorkerPool, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { sleep } from "../util/index.js";
-import { createDeadLetters, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
+import { createDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
 import { readExecutorSettings, retryDelayMs, type ExecutorSettings } from "./settings.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_PATH, SCHEDULED_TASK_TYPE, type ScheduledRequest, type ScheduledTaskInput } from "./wire.js";
 
@@ -44,8 +44,8 @@ export interface ScheduledExecutor {
   start(): Promise<void>;
   /** Stops taking tasks; dispatches in flight get `timeoutMs` to finish, then go back to the queue. */
   stop(timeoutMs?: number): Promise<void>;
-  /** Takes a dead letter out and queues its occurrence again (task id `<task_id>:replay-<ms>`); false when there was none. */
-  replay(taskId: string): Promise<boolean>;
+  /** Takes a dead letter out and queues its occurrence again; the new task id (`<task_id>:replay-<ms>`), or undefined when there was none. */
+  replay(taskId: string): Promise<string | undefined>;
 }
 
 /** What a target agent's name resolves to. */
@@ -229,23 +229,6 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
       if (options.store === undefined) await store.close();
       log.info("scheduled executor stopped", { operation: "executor_stop" });
     },
-    async replay(taskId) {
-      const letter = await deadLetters.take(taskId);
-      if (letter === undefined) return false;
-      const queue = backend ?? createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
-      try {
-        await queue.create({
-          task_id: `${taskId.replace(/:replay-\d+$/, "")}:replay-${Date.now()}`,
-          type: SCHEDULED_TASK_TYPE,
-          input: letter.task.input,
-          timeout_ms: MAX_TASK_TIMEOUT_MS,
-        });
-      } catch (error) {
-        await deadLetters.push(letter); // not lost: back on the list
-        throw error;
-      }
-      if (queue !== backend) await queue.close();
-      return true;
-    },
+    replay: (taskId) => replayDeadLetter(store, deadLetters, taskId),
   };
 }

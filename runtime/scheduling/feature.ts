@@ -18,8 +18,8 @@ export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
   optionKeys: ["scheduled"],
   enabled: (agent) => agent.scheduled === true,
   openapi: addScheduledPaths,
-  async build({ scheduled }, { orchestration }) {
+  async build({ scheduled }, { orchestration, log }) {
     const { createScheduledExtension } = await import("./scheduled-route.js");
-    return { extension: createScheduledExtension(scheduled, orchestration.orchestrator) };
+    return { extension: createScheduledExtension({ handler: scheduled, orchestrator: orchestration.orchestrator, log: log("scheduled") }) };
   },
 };

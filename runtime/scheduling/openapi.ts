@@ -11,7 +11,12 @@ export function addScheduledPaths(agent: AgentSpec, { paths, schemas }: OpenApiP
     type: "object",
     properties: {
       success: { type: "boolean", enum: [true] },
-      data: { type: "object", properties: { response: { type: "string" }, request_id: { type: "string" } }, required: ["response", "request_id"] },
+      status: { type: "string", enum: ["filtered"], description: "Present when an application filter skipped the run" },
+      data: {
+        type: "object",
+        properties: { response: { type: "string" }, request_id: { type: "string" }, reason: { type: "string" } },
+        required: ["response", "request_id"],
+      },
     },
     required: ["success", "data"],
   };
@@ -21,7 +26,7 @@ export function addScheduledPaths(agent: AgentSpec, { paths, schemas }: OpenApiP
       summary: "Run a due schedule (called by the scheduler's executor)",
       tags: ["scheduled"],
       requestBody: { required: true, content: json(ref("ScheduledRequest")) },
-      responses: { "200": { description: "The run's answer", content: json(ref("ScheduledResponse")) }, "400": ERROR, "503": ERROR },
+      responses: { "200": { description: "The run's answer", content: json(ref("ScheduledResponse")) }, "400": ERROR, "500": ERROR, "503": ERROR },
     },
   };
 }

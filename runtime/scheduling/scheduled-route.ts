@@ -1,13 +1,22 @@
 /**
  * The agent side of scheduled execution: `POST /api/v1/scheduled`, where the scheduler's executor
  * delivers a due schedule. The agent's typed `scheduled` handler answers it; without one the
- * instruction goes to natural mode, which needs a language model.
+ * instruction goes to natural mode, which needs a language model. 503 until the agent has started
+ * (and again once it drains); a handler's failure is `ORCHESTRATOR_ERROR`, which the executor retries.
  */
 import { compileValidator, jsonRoute, type ComponentExtension } from "../component/index.js";
-import { ManifoldError } from "../errors/index.js";
+import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
-import { SCHEDULED_PATH, SCHEDULED_REQUEST_SCHEMA, type ScheduledHandler, type ScheduledRequest, type ScheduledResponse } from "./wire.js";
+import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
+import {
+  SCHEDULED_EXECUTOR_QUEUE,
+  SCHEDULED_PATH,
+  SCHEDULED_REQUEST_SCHEMA,
+  type ScheduledHandler,
+  type ScheduledRequest,
+  type ScheduledResponse,
+} from "./wire.js";
 
 /** Without a handler, a run is the instruction in natural mode: planned, run and synthesised. */
 async function runInstruction(orchestrator: Orchestrator, { instruction, input }: ScheduledRequest, signal: AbortSignal): Promise<string> {
@@ -19,27 +28,89 @@ async function runInstruction(orchestrator: Orchestrator, { instruction, input }
     : JSON.stringify(result.steps.map((s) => ({ step_id: s.step_id, status: s.status, output: s.output })));
 }
 
-export function createScheduledExtension(handler: ScheduledHandler | undefined, orchestrator?: Orchestrator): ComponentExtension {
+/** Codes that say the agent cannot run it now, kept as they are; every other failure is the run's. */
+const KEPT = new Set(["INVALID_INPUT", "LLM_UNAVAILABLE", "UNAVAILABLE", "ABORTED"]);
+
+function runFailure(error: unknown): ManifoldError {
+  if (isManifoldError(error) && KEPT.has(error.code)) return error;
+  // A ManifoldError's message is meant for callers; anything else may hold internals.
+  const why = isManifoldError(error) ? `${error.code}: ${error.message}` : "the scheduled handler failed";
+  return new ManifoldError("ORCHESTRATOR_ERROR", `scheduled run failed (${why})`);
+}
+
+export interface ScheduledExtensionOptions {
+  readonly handler?: ScheduledHandler | undefined;
+  readonly orchestrator?: Orchestrator | undefined;
+  readonly log?: Logger | undefined;
+}
+
+export function createScheduledExtension({ handler, orchestrator, log }: ScheduledExtensionOptions = {}): ComponentExtension {
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");
   const validate = compileValidator(SCHEDULED_REQUEST_SCHEMA);
+  let ready = false;
+
+  const record = (status: "success" | "error" | "filtered", started: number) => {
+    const { metrics } = getTelemetry();
+    const labels = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE, [ATTR.STATUS]: status };
+    metrics.counter(METRIC.EXECUTOR_TASKS_HANDLED, 1, labels);
+    metrics.histogram(METRIC.EXECUTOR_TASKS_HANDLED_DURATION, performance.now() - started, labels);
+  };
+
+  const run = async (request: ScheduledRequest, signal: AbortSignal, requestId: string): Promise<ScheduledResponse> => {
+    if (handler === undefined) {
+      if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
+      return { success: true, data: { response: await runInstruction(orchestrator, request, signal), request_id: requestId } };
+    }
+    const answer = await handler(request, { signal, requestId });
+    if (typeof answer === "string") return { success: true, data: { response: answer, request_id: requestId } };
+    if (answer !== null && typeof answer === "object" && answer.filtered === true) {
+      const reason = typeof answer.reason === "string" ? answer.reason.slice(0, 500) : undefined;
+      return { success: true, status: "filtered", data: { response: "", request_id: requestId, ...(reason === undefined ? {} : { reason }) } };
+    }
+    throw new TypeError("a scheduled handler must return a string or { filtered: true }");
+  };
+
   return {
     name: "scheduled",
+    start() {
+      ready = true;
+    },
+    async stop() {
+      ready = false;
+    },
     routes(add, { bodyLimit }) {
       add(
         "POST",
         SCHEDULED_PATH,
         jsonRoute(
           async (body, { signal, requestId }): Promise<ScheduledResponse> => {
+            if (!ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
             const details = validate(body);
             if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
             const request = body as unknown as ScheduledRequest;
-            if (handler === undefined) {
-              if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
-              return { success: true, data: { response: await runInstruction(orchestrator, request, signal), request_id: requestId } };
+            const started = performance.now();
+            const fields = { operation: "scheduled_task_handler", task_id: request.task_id, schedule_id: request.schedule_id };
+            try {
+              const response = await run(request, signal, requestId);
+              const status = "status" in response ? "filtered" : "success";
+              record(status, started);
+              log?.info(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
+                ...fields,
+                status,
+                duration_ms: Math.round(performance.now() - started),
+              });
+              return response;
+            } catch (error) {
+              const failure = runFailure(error);
+              record("error", started);
+              log?.warn(`scheduled run failed: ${failure.message}`, {
+                ...fields,
+                status: "error",
+                code: failure.code,
+                ...(isManifoldError(error) ? {} : { error }),
+              });
+              throw failure;
             }
-            const response = await handler(request, { signal, requestId });
-            if (typeof response !== "string") throw new TypeError("a scheduled handler must return a string");
-            return { success: true, data: { response, request_id: requestId } };
           },
           { bodyLimit },
         ),

@@ -5,7 +5,6 @@
  */
 import { join } from "node:path";
 import { serveComponent, type ComponentOptions, type RunningComponent } from "../component/index.js";
-import { loadComponentFile } from "../manifest/index.js";
 import { packageRoot } from "../package-root.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, MAX_TASK_TIMEOUT_MS } from "../tasks/index.js";
@@ -46,6 +45,8 @@ export async function serveScheduler(options: SchedulerOptions = {}): Promise<Ru
   if (lockTtlMs <= tickMs) throw new RangeError("MANIFOLD_SCHEDULER_LOCK_TTL must exceed MANIFOLD_SCHEDULER_TICK_INTERVAL");
   const log = createLogger({ service: "scheduler", component: "scheduler", env: env as NodeJS.ProcessEnv });
   const store = given ?? createStore({ env });
+  // The manifest loader (the compiler) is loaded only here, never by an agent's server.
+  const { loadComponentFile } = await import("../manifest/index.js");
   const spec = await loadComponentFile(join(packageRoot(), "runtime", "scheduling", "scheduler.yaml"));
   const schedules = createScheduleStore({ store, env, ...(maxSchedules === undefined ? {} : { maxSchedules }) });
   const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });

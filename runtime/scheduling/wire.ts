@@ -20,14 +20,23 @@ export interface ScheduledContext {
   readonly requestId: string;
 }
 
-/** Answers one scheduled run with the text the schedule's owner gets back. */
-export type ScheduledHandler = (request: ScheduledRequest, context: ScheduledContext) => string | Promise<string>;
-
-/** The answer on success: `{success: true, data: {response, request_id}}`. */
-export interface ScheduledResponse {
-  readonly success: true;
-  readonly data: { readonly response: string; readonly request_id: string };
+/** What a handler returns to skip a run on purpose (an application filter): answered HTTP 200 `status: "filtered"`. */
+export interface ScheduledSkip {
+  readonly filtered: true;
+  /** Why, for the executor's log and the answer. */
+  readonly reason?: string;
 }
+
+/** Answers one scheduled run with the text the schedule's owner gets back, or skips it. */
+export type ScheduledHandler = (request: ScheduledRequest, context: ScheduledContext) => string | ScheduledSkip | Promise<string | ScheduledSkip>;
+
+/**
+ * The answer: `{success: true, data: {response, request_id}}` on a run, and on a skipped one
+ * `{success: true, status: "filtered", data: {response: "", request_id, reason?}}`.
+ */
+export type ScheduledResponse =
+  | { readonly success: true; readonly data: { readonly response: string; readonly request_id: string } }
+  | { readonly success: true; readonly status: "filtered"; readonly data: { readonly response: ""; readonly request_id: string; readonly reason?: string } };
 
 export const SCHEDULED_REQUEST_SCHEMA = {
   type: "object",

@@ -1,12 +1,16 @@
 /**
  * `scheduled: true` on an agent serves `POST /api/v1/scheduled`, answered by its typed `scheduled`
  * handler; without one natural mode answers the instruction, and without a language model it is 503
- * LLM_UNAVAILABLE naming the variables to set.
+ * LLM_UNAVAILABLE naming the variables to set. A handler may skip a run (200 `status: filtered`); a
+ * failing one is 500 ORCHESTRATOR_ERROR (category service_error), which the executor retries; before
+ * the agent has started the route answers 503.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";
+import { serveComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
+import { createScheduledExtension } from "../../runtime/scheduling/index.js";
 import { emitOpenApi } from "../../generator/emit/json-files.js";
 import { loadManifestText } from "../../runtime/manifest/index.js";
 import { startScriptedLlm } from "../support/scripted-llm.js";
@@ -39,6 +43,8 @@ const agent = await ClockAgent.serve({
   scheduled: async (request, { requestId, signal }) => {
     seen.push({ request, requestId, aborted: signal.aborted });
     if (request.instruction === "refuse") throw new ManifoldError("CONFLICT", "not now");
+    if (request.instruction === "crash") throw new Error("secret internals at /srv/app.ts:12");
+    if (request.instruction === "skip") return { filtered: true, reason: "quiet hours" };
     return `${request.instruction} (${String(request.input["zone"])})`;
   },
 });
@@ -61,10 +67,43 @@ test("a body that is not a ScheduledRequest is 400 INVALID_INPUT with a pointer 
   assert.is(seen.length, before);
 });
 
-test("a handler's ManifoldError is answered in the envelope with its own status", async () => {
-  const { status, body } = await post(agent.url, { ...REQUEST, instruction: "refuse" });
-  assert.is(status, 409);
-  assert.equal(body, { success: false, error: { code: "CONFLICT", message: "not now", category: "conflict", retryable: false } });
+test("a failing handler is 500 ORCHESTRATOR_ERROR, category service_error, retryable; a thrown Error's text stays in the log", async () => {
+  const refused = await post(agent.url, { ...REQUEST, instruction: "refuse" });
+  assert.is(refused.status, 500);
+  assert.equal(refused.body, {
+    success: false,
+    error: { code: "ORCHESTRATOR_ERROR", message: "scheduled run failed (CONFLICT: not now)", category: "service_error", retryable: true },
+  });
+  const crashed = await post(agent.url, { ...REQUEST, instruction: "crash" });
+  assert.equal(
+    [crashed.status, crashed.body.error.code, crashed.body.error.message],
+    [500, "ORCHESTRATOR_ERROR", "scheduled run failed (the scheduled handler failed)"],
+  );
+  assert.not.match(JSON.stringify(crashed.body), /secret|srv/);
+});
+
+test("a run the handler skips is HTTP 200 with status: filtered and its reason", async () => {
+  const { status, body } = await post(agent.url, { ...REQUEST, instruction: "skip" }, { "X-Manifold-Request-ID": "req-skip" });
+  assert.is(status, 200);
+  assert.equal(body, { success: true, status: "filtered", data: { response: "", request_id: "req-skip", reason: "quiet hours" } });
+});
+
+test("503 UNAVAILABLE until the agent has started", async () => {
+  let early: number | undefined;
+  const gate = {
+    name: "gate",
+    // Starts run in order: this one runs while the scheduled extension is not started yet.
+    start: async ({ url }: { url: string }) => {
+      early = (await post(url, REQUEST)).status;
+    },
+  };
+  const running = await serveComponent(SPEC, { ...quiet, extensions: [gate, createScheduledExtension({ handler: () => "on time" })] });
+  try {
+    assert.is(early, 503);
+    assert.is((await post(running.url, REQUEST)).status, 200);
+  } finally {
+    await running.close();
+  }
 });
 
 test("GET is 405 with Allow: POST, OPTIONS; the OpenAPI document lists the path", async () => {

@@ -9,7 +9,10 @@ import { scheduleRecord, scheduleStoreCases } from "./schedules.cases.js";
 const server = await startRedisServer();
 const stores: RedisStore[] = [];
 const redisStore = (): RedisStore => {
-  const store = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` }, log: () => undefined }) as RedisStore;
+  const store = createStore({
+    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
+    log: () => undefined,
+  }) as RedisStore;
   stores.push(store);
   return store;
 };

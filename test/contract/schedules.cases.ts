@@ -131,7 +131,10 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
     // A copy read before that firing: its fire_count 0 and old next_run_at must not undo it.
     assert.ok(await schedules.update({ ...record, instruction: "changed" }, { retime: false }));
     const kept = (await schedules.get(record.schedule_id))!;
-    assert.equal([kept.instruction, kept.next_run_at, kept.fire_count, kept.last_fired_at], ["changed", new Date(BASE + 300_000).toISOString(), 1, "2030-06-01T00:00:00.100Z"]);
+    assert.equal(
+      [kept.instruction, kept.next_run_at, kept.fire_count, kept.last_fired_at],
+      ["changed", new Date(BASE + 300_000).toISOString(), 1, "2030-06-01T00:00:00.100Z"],
+    );
     assert.ok(await schedules.update({ ...kept, cron_expr: "0 * * * *", next_run_at: new Date(BASE + 3_600_000).toISOString() }));
     assert.equal(await schedules.due(BASE + 3_600_000, 10), [{ schedule_id: record.schedule_id, due_ms: BASE + 3_600_000 }]);
     assert.is((await schedules.get(record.schedule_id))!.fire_count, 1);
@@ -170,7 +173,9 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
     const { schedules } = await create({});
     const every = cron(BASE);
     await schedules.create(every);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => schedules.advance(every, BASE, BASE + 300_000, `2030-06-01T00:00:00.${String(i).padStart(3, "0")}Z`)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => schedules.advance(every, BASE, BASE + 300_000, `2030-06-01T00:00:00.${String(i).padStart(3, "0")}Z`)),
+    );
     assert.is(results.filter(Boolean).length, 1);
     assert.is((await schedules.get(every.schedule_id))!.fire_count, 1);
   });

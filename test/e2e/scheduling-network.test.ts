@@ -5,12 +5,15 @@
  * replicas, a cancelled schedule never runs, replicas killed across due times lose nothing when one
  * comes back, and failures are retried with growing delays, then dead-lettered with their reason.
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createScheduleStore, type ScheduleRecord, type ScheduleStore } from "../../runtime/scheduling/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
 const NAMESPACE = `sched${randomBytes(3).toString("hex")}`;
@@ -138,6 +141,47 @@ test("a failing agent is retried with growing delays, then dead-lettered; unknow
   assert.is(attempts.length, 4, "the first try and 3 retries");
   const gaps = attempts.slice(1).map((a, i) => a.at - attempts[i]!.at);
   assert.ok(gaps[0]! >= 150 && gaps[1]! > gaps[0]! && gaps[2]! > gaps[1]!, `gaps grow: ${gaps.join(", ")} ms`);
+});
+
+/** `manifold dead-letters [...args]` on the suite's Redis, as a user would run it. */
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = join(import.meta.dirname, "../../generator/bin.ts");
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, bin, "dead-letters", ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+test("manifold dead-letters lists the entries; --replay queues one again and the agent, now up, runs it once", async () => {
+  const late = record("late-agent", Date.now() + 300);
+  await schedules.create(late);
+  const isLate = (line: string) =>
+    line !== "" && (JSON.parse(line) as { task: { input: { schedule_id: string } } }).task.input.schedule_id === late.schedule_id;
+  let listed = await cli();
+  await until(
+    async () => {
+      listed = await cli();
+      return listed.stdout.split("\n").some(isLate);
+    },
+    20_000,
+    "the late agent's dead letter",
+  );
+  assert.is(listed.code, 0, listed.stderr);
+  assert.match(listed.stderr, /\d+ dead letters?/);
+  const letter = JSON.parse(listed.stdout.split("\n").find(isLate)!) as { task: { task_id: string }; reason: string };
+  assert.is(letter.reason, "unknown_target_agent");
+  const agentNow = await startFixture("scheduling/agent.ts", { ...env, AGENT_NAME: "late-agent" });
+  const replayed = await cli("--replay", letter.task.task_id);
+  assert.is(replayed.code, 0, replayed.stderr);
+  const { task_id } = JSON.parse(replayed.stdout) as { task_id: string };
+  assert.match(task_id, new RegExp(`^${letter.task.task_id}:replay-\\d+$`));
+  await until(() => runsOf(agentNow).some((r) => r.task_id === task_id), 10_000, "the replayed run");
+  const again = await cli("--replay", letter.task.task_id);
+  assert.is(again.code, 1, "a letter is replayed once");
+  assert.match(again.stderr, /no dead letter/);
+  assert.not.ok((await cli()).stdout.split("\n").some(isLate), "taken off the list");
 });
 
 test.run();

@@ -30,7 +30,7 @@ export type {
   WorkflowTypes,
 } from "../../orchestration/index.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TaskContext, TaskHandler } from "../../tasks/index.js";
-export type { ScheduledContext, ScheduledHandler, ScheduledRequest } from "../../scheduling/index.js";
+export type { ScheduledContext, ScheduledHandler, ScheduledRequest, ScheduledSkip } from "../../scheduling/index.js";
 export type {
   AuthOptions,
   BaseUrlSource,
