@@ -1,4 +1,4 @@
-import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors } from "../runtime/manifest/index.js";
+import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile } from "../runtime/manifest/index.js";
 import { join, relative } from "node:path";
 import type { CliIo, Format } from "./cli.js";
 import { emitProject } from "./emit/index.js";
@@ -21,6 +21,13 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** `7 manifests`, plus the shipped ones the project pulled in by `uses` (`7 manifests (+ shipped scheduler)`). */
+function describeManifests(manifests: readonly { readonly file: string; readonly name: string }[]): string {
+  const shipped = manifests.filter((m) => isBuiltinFile(m.file)).map((m) => m.name);
+  const own = plural(manifests.length - shipped.length, "manifest");
+  return shipped.length === 0 ? own : `${own} (+ shipped ${shipped.join(", ")})`;
+}
+
 export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {
   const start = process.hrtime.bigint();
   const loaded = await loadProject({ manifestsDir: options.manifestsDir });
@@ -35,7 +42,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
     if (options.format === "pretty") io.err(`manifold: ${summariseDiagnostics(project.diagnostics)}; nothing written\n`);
     return 1;
   }
-  const manifests = plural(project.manifests.length, "manifest");
+  const manifests = describeManifests(project.manifests);
   if (command === "validate") {
     if (options.format === "pretty") io.out(`manifold: ${manifests} valid in ${elapsed(start)}\n`);
     return 0;

@@ -14,6 +14,8 @@ export const BUILTIN_MANIFESTS: Readonly<Record<string, string>> = { scheduler: 
 /** The `file` a built-in manifest is shown as: stable across machines, obviously not the user's. */
 export const builtinFile = (name: string): string => `agent-manifold/${BUILTIN_MANIFESTS[name]}`;
 
+export const isBuiltinFile = (file: string): boolean => Object.keys(BUILTIN_MANIFESTS).some((name) => builtinFile(name) === file);
+
 interface Source {
   readonly file: string;
   readonly text: string;

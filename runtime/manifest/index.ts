@@ -24,5 +24,6 @@ export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
 export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";
 export { MANIFEST_SCHEMA } from "./meta-schema.js";
 export { notGenerated } from "./not-generated.js";
+export { BUILTIN_MANIFESTS, builtinFile, isBuiltinFile } from "./builtins.js";
 export * from "./dataflow/index.js";
 export { MANIFOLD_VERSION } from "./version.js";
