@@ -8,16 +8,17 @@
  * 2. Burst: BENCH_BURST schedules (default 10,000) due at the same moment; time from that moment
  *    until the agent has received them all.
  *
- * Both sides dispatch with the same concurrency (the executor's 5 workers × BENCH_REPLICAS … here one
- * process, BENCH_WORKERS, default 20) over HTTP keep-alive to the same agent.
+ * The agent runs in a process of its own (as deployed), registered in discovery on the same Redis;
+ * the scheduler (or BullMQ's Queue and Worker) runs in this one. Both sides dispatch with the same
+ * concurrency (BENCH_WORKERS, default 20) over HTTP keep-alive to that agent.
  *
  *   npm run bench:scheduling     BENCH_LAG=1000 BENCH_BURST=10000 BENCH_WORKERS=20
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
+import { createInterface } from "node:readline";
 import { Queue, Worker } from "bullmq";
-import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";
-import { createMemoryRegistry } from "../../runtime/discovery/index.js";
 import { createScheduleStore, serveScheduler, type ScheduleRecord } from "../../runtime/scheduling/index.js";
 import { createStore } from "../../runtime/store/index.js";
 import { startRedisServer } from "../../test/harness/redis-server.js";
@@ -27,41 +28,63 @@ const BURST = Number(process.env["BENCH_BURST"] ?? 10_000);
 const WORKERS = Number(process.env["BENCH_WORKERS"] ?? 20);
 
 const server = await startRedisServer();
-const registry = createMemoryRegistry();
+const NAMESPACE = `bench${randomBytes(3).toString("hex")}`;
+const env = { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: NAMESPACE };
 
-/** The agent both sides deliver to: it notes when each run arrives, by task id. */
+/** The agent both sides deliver to, in its own process: when each run arrived, by task id. */
 const received = new Map<string, number>();
-const spec: ComponentSpec = {
-  kind: "agent",
-  name: "bench-agent",
-  description: "receives scheduled runs",
-  version: "1.0.0",
-  capabilities: [],
-  agent: { uses: [], orchestration: { custom: false, workflows: [], endpoints: [] }, tasks: [], scheduled: true },
-};
-const agent = await defineAgent<{}, {}>(spec, {}).serve({
-  handlers: {},
-  port: 0,
-  registry,
-  handleSignals: false,
-  log: () => undefined,
-  scheduled: ({ task_id }) => {
-    received.set(task_id, Date.now());
-    return "ok";
-  },
+/** Task ids not received yet, and who to tell when none is left (no polling: the bench's CPU is the scheduler's). */
+let waiting = new Set<string>();
+let wake: (() => void) | undefined;
+const agentProcess = spawn(process.execPath, [...process.execArgv, new URL("./agent.ts", import.meta.url).pathname], {
+  env: { ...process.env, ...env },
+  stdio: ["ignore", "pipe", "inherit"],
 });
+const agentUrl = await new Promise<string>((resolve) => {
+  createInterface({ input: agentProcess.stdout! }).on("line", (line) => {
+    const [first, second] = line.split(" ");
+    if (first === "listening") resolve(second!);
+    else {
+      received.set(first!, Number(second));
+      if (waiting.delete(first!) && waiting.size === 0) wake?.();
+    }
+  });
+});
+
+/** A bare keep-alive POST of one run to the agent: BullMQ's worker does this, and it is the floor. */
+const http = new Agent({ keepAlive: true, maxSockets: WORKERS });
+const endpoint = new URL(`${agentUrl}/api/v1/scheduled`);
+const post = (body: unknown) =>
+  new Promise<void>((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = request(
+      endpoint,
+      { method: "POST", agent: http, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) throw new Error(`not done within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** Resolves once the agent has received every one of `ids`. */
+function allReceived(ids: readonly string[], ms: number): Promise<void> {
+  waiting = new Set(ids.filter((id) => !received.has(id)));
+  if (waiting.size === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${waiting.size} runs not received within ${ms} ms`)), ms);
+    wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
 }
 
 interface Side {
@@ -74,10 +97,8 @@ interface Side {
 }
 
 async function manifold(): Promise<Side> {
-  const namespace = `bench${randomBytes(3).toString("hex")}`;
-  const env = { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: namespace };
   const store = createStore({ env, log: () => undefined });
-  const scheduler = await serveScheduler({ port: 0, registry, store, handleSignals: false, log: () => undefined, env, executor: { workerCount: WORKERS } });
+  const scheduler = await serveScheduler({ port: 0, store, handleSignals: false, log: () => undefined, env, executor: { workerCount: WORKERS } });
   const schedules = createScheduleStore({ store, env });
   const ids = new Map<string, string>();
   return {
@@ -89,7 +110,7 @@ async function manifold(): Promise<Side> {
         ids.set(key, id);
         return {
           schedule_id: id,
-          target_agent: spec.name,
+          target_agent: "bench-agent",
           instruction: "bench",
           input: {},
           run_at: new Date(dueMs).toISOString(),
@@ -116,23 +137,6 @@ async function bullmq(): Promise<Side> {
   const connection = { host: "127.0.0.1", port: server.port, maxRetriesPerRequest: null };
   const name = `bench-${randomBytes(3).toString("hex")}`;
   const queue = new Queue(name, { connection });
-  const http = new Agent({ keepAlive: true, maxSockets: WORKERS });
-  const endpoint = new URL(`${agent.url}/api/v1/scheduled`);
-  // The same work as the executor: POST the run to the agent's endpoint.
-  const post = (body: unknown) =>
-    new Promise<void>((resolve, reject) => {
-      const text = JSON.stringify(body);
-      const req = request(
-        endpoint,
-        { method: "POST", agent: http, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
-        (res) => {
-          res.resume();
-          res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-        },
-      );
-      req.on("error", reject);
-      req.end(text);
-    });
   const worker = new Worker(name, async (job) => post({ schedule_id: job.data.key, task_id: job.id!, instruction: "bench", input: {} }), {
     connection,
     concurrency: WORKERS,
@@ -151,7 +155,6 @@ async function bullmq(): Promise<Side> {
     async stop() {
       await worker.close();
       await queue.close();
-      http.destroy();
     },
   };
 }
@@ -165,18 +168,29 @@ for (const make of [manifold, bullmq]) {
   const lagItems = Array.from({ length: LAG }, (_, i) => ({ key: `lag-${side.name}-${i}`, dueMs: start + Math.floor((i * 2000) / LAG) }));
   await side.schedule(lagItems);
   const lagIds = lagItems.map((item) => side.taskId(item.key, item.dueMs));
-  await until(() => lagIds.every((id) => received.has(id)), 60_000);
+  await allReceived(lagIds, 60_000);
   const lags = lagItems.map((item, i) => received.get(lagIds[i]!)! - item.dueMs);
   // 2. Burst.
   const at = Date.now() + 3_000;
   const burstItems = Array.from({ length: BURST }, (_, i) => ({ key: `burst-${side.name}-${i}`, dueMs: at }));
   await side.schedule(burstItems);
   const burstIds = burstItems.map((item) => side.taskId(item.key, item.dueMs));
-  await until(() => burstIds.every((id) => received.has(id)), 120_000);
+  await allReceived(burstIds, 120_000);
   const last = Math.max(...burstIds.map((id) => received.get(id)!));
   results[side.name] = { median: percentile(lags, 50), p99: percentile(lags, 99), burstMs: last - at };
   await side.stop();
 }
+
+// 3. The floor: the same BURST runs POSTed straight to the agent, WORKERS at a time, no scheduler.
+const floorStarted = Date.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: WORKERS }, async () => {
+    while (next < BURST) await post({ schedule_id: "floor", task_id: `floor-${next++}`, instruction: "bench", input: {} });
+  }),
+);
+const floorMs = Date.now() - floorStarted;
+http.destroy();
 
 console.log(`${"system".padEnd(10)}${"lag median ms".padStart(15)}${"lag p99 ms".padStart(12)}${`${BURST} due at once → all received, ms`.padStart(40)}`);
 for (const [name, r] of Object.entries(results)) {
@@ -185,6 +199,8 @@ for (const [name, r] of Object.entries(results)) {
 const m = results["manifold"]!;
 const b = results["bullmq"]!;
 console.log(`\nratios (bullmq / manifold): lag p99 ${(b.p99 / Math.max(1, m.p99)).toFixed(2)}, burst ${(b.burstMs / Math.max(1, m.burstMs)).toFixed(2)}`);
+console.log(`floor: the same ${BURST} runs POSTed straight to the agent, ${WORKERS} at a time, no scheduler: ${floorMs} ms`);
 console.log("aim: p99 lag ≤ 250 ms; 10,000 dispatched ≤ 2 s");
-await agent.close();
+agentProcess.kill("SIGTERM");
+await new Promise((resolve) => agentProcess.once("exit", resolve));
 await server.close();

@@ -15,7 +15,7 @@ import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, createWorkerPool, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { sleep } from "../util/index.js";
+import { createGate, sleep } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
 import { readExecutorSettings, retryDelayMs, type ExecutorSettings } from "./settings.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_PATH, SCHEDULED_TASK_TYPE, type ScheduledRequest, type ScheduledTaskInput } from "./wire.js";
@@ -81,6 +81,9 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   let pool: WorkerPool | undefined;
   let refresher: NodeJS.Timeout | undefined;
   const turn = new Map<string, number>();
+  // `workerCount` dispatches in flight; the pool leases as many again ahead of them, so a finished
+  // dispatch is followed at once by the next one instead of by a round trip to the queue.
+  const gate = createGate(settings.workerCount);
 
   const metrics = () => getTelemetry().metrics;
 
@@ -163,6 +166,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
         await sleep(retryDelayMs(settings, attempt - 1), context.signal);
         if (context.signal.aborted) throw context.signal.reason;
       }
+      const leave = await gate.enter(context.signal);
       const started = performance.now();
       try {
         const target = await resolve(agent);
@@ -183,7 +187,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
         const ms = performance.now() - started;
         metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "success" });
         metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, ms, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "success" });
-        log.info("scheduled task dispatched", {
+        log.debug("scheduled task dispatched", {
           operation: "executor_dispatch",
           task_id: context.taskId,
           target_agent: agent,
@@ -203,6 +207,8 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
           target_agent: agent,
           code: lastError.code,
         });
+      } finally {
+        leave();
       }
     }
     return deadLetter(task, context, unknown ? "unknown_target_agent" : "max_retries_exhausted", attempts, lastError);
@@ -214,7 +220,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     async start() {
       if (pool !== undefined) return;
       backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
-      pool = createWorkerPool({ backend, handlers: { [SCHEDULED_TASK_TYPE]: dispatch }, workerCount: settings.workerCount, leaseMs, log, env });
+      pool = createWorkerPool({ backend, handlers: { [SCHEDULED_TASK_TYPE]: dispatch }, workerCount: 2 * settings.workerCount, leaseMs, log, env });
       void refreshCatalog();
       refresher = setInterval(() => void refreshCatalog(), catalogRefreshMs).unref();
       log.info(`scheduled executor started (${settings.workerCount} workers, ${settings.maxRetries} retries)`, { operation: "executor_start" });

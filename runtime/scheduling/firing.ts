@@ -14,7 +14,7 @@
 import { toManifoldError } from "../errors/index.js";
 import type { TaskBackend } from "../tasks/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
-import type { DueSchedule, ScheduleRecord, ScheduleStore } from "./store/index.js";
+import type { AdvanceItem, DueSchedule, ScheduleRecord, ScheduleStore } from "./store/index.js";
 import { nextCronMs } from "./timing.js";
 import { SCHEDULED_TASK_TYPE, type ScheduledTaskInput } from "./wire.js";
 
@@ -24,10 +24,8 @@ export interface FiringOptions {
   readonly backend: TaskBackend;
   /** Longest sleep between passes. @defaultValue 5000 */
   readonly tickMs?: number;
-  /** Most schedules fired per pass (another pass follows at once when it was full). @defaultValue 500 */
+  /** Most schedules fired per batch (a full batch is followed by the next one at once). @defaultValue 500 */
   readonly batch?: number;
-  /** Fires of one pass in flight at once. @defaultValue 64 */
-  readonly concurrency?: number;
   /** Timeout of each executor task: the dispatch timeout times the attempts, plus the waits. */
   readonly taskTimeoutMs: number;
   readonly log: Logger;
@@ -45,7 +43,7 @@ export interface Firing {
   pass(): Promise<number>;
 }
 
-export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, concurrency = 64, taskTimeoutMs, log, now = Date.now }: FiringOptions): Firing {
+export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, taskTimeoutMs, log, now = Date.now }: FiringOptions): Firing {
   let running = false;
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -82,29 +80,43 @@ export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, c
     }
   };
 
-  const fire = async (due: DueSchedule): Promise<boolean> => {
-    const record = await schedules.get(due.schedule_id);
-    // Cancelled, or moved by an update since the index was read: nothing to fire at this time.
-    if (record === undefined || Date.parse(record.next_run_at) !== due.due_ms) return false;
-    const created = await enqueue(record, due);
+  /**
+   * One batch: read every due record at once, create their tasks (the task backend batches the
+   * creates), then advance them all in one compare-and-set call. Resolves with the tasks created
+   * and the schedules advanced (by this replica).
+   */
+  const fireBatch = async (due: readonly DueSchedule[]): Promise<{ created: number; advanced: number }> => {
+    const dueMs = new Map(due.map((d) => [d.schedule_id, d.due_ms]));
+    // Cancelled, or moved by an update since the index was read: nothing to fire at that time.
+    const records = (await schedules.getMany(due.map((d) => d.schedule_id))).filter((r) => Date.parse(r.next_run_at) === dueMs.get(r.schedule_id));
+    const enqueued = await Promise.allSettled(
+      records.map((record) => enqueue(record, { schedule_id: record.schedule_id, due_ms: dueMs.get(record.schedule_id)! })),
+    );
     const firedAt = new Date(now()).toISOString();
-    const next = record.recurring ? nextCronMs(record.cron_expr!, record.timezone, Math.max(now(), due.due_ms)) : null;
-    await schedules.advance(record, due.due_ms, next, firedAt);
-    return created;
+    const items: AdvanceItem[] = [];
+    let created = 0;
+    enqueued.forEach((result, i) => {
+      const record = records[i]!;
+      // Not enqueued (the store failed): left due, so the next pass tries it again.
+      if (result.status === "rejected") return log.warn("a schedule could not be fired; it stays due and is tried again", { error: result.reason });
+      if (result.value) created += 1;
+      const at = dueMs.get(record.schedule_id)!;
+      const nextMs = record.recurring ? nextCronMs(record.cron_expr!, record.timezone, Math.max(now(), at)) : null;
+      items.push({ schedule: record, dueMs: at, nextMs, firedAt });
+    });
+    const advanced = (await schedules.advanceMany(items)).filter(Boolean).length;
+    return { created, advanced };
   };
 
   const pass = async (): Promise<number> => {
     let created = 0;
     for (;;) {
       const due = await schedules.due(now(), batch);
-      for (let i = 0; i < due.length; i += concurrency) {
-        const results = await Promise.allSettled(due.slice(i, i + concurrency).map(fire));
-        for (const result of results) {
-          if (result.status === "fulfilled") created += result.value ? 1 : 0;
-          else log.warn("a schedule could not be fired; it stays due and is tried again", { error: result.reason });
-        }
-      }
-      if (due.length < batch) return created;
+      const fired = await fireBatch(due);
+      created += fired.created;
+      // A full batch of which nothing moved (the task store refusing, say) would be read again at
+      // once: leave it to the next tick instead of spinning.
+      if (due.length < batch || fired.advanced === 0) return created;
     }
   };
 

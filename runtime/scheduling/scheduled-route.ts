@@ -94,7 +94,7 @@ export function createScheduledExtension({ handler, orchestrator, log }: Schedul
               const response = await run(request, signal, requestId);
               const status = "status" in response ? "filtered" : "success";
               record(status, started);
-              log?.info(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
+              log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
                 ...fields,
                 status,
                 duration_ms: Math.round(performance.now() - started),

@@ -6,3 +6,4 @@ export { checkInteger, type IntegerRange } from "./check-integer.js";
 export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";
+export { createGate, type Gate } from "./gate.js";

@@ -195,7 +195,7 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
     const now = Date.now();
     const records = Array.from({ length: 200 }, (_, i) => (i % 4 === 0 ? cron(now - 2000, { cron_expr: "* * * * *" }) : scheduleRecord(now - 1000)));
     for (const record of records) await schedules.create(record);
-    const replicas = Array.from({ length: 4 }, () => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, concurrency: 16 }));
+    const replicas = Array.from({ length: 4 }, () => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log }));
     const created = await Promise.all(replicas.map((r) => r.pass()));
     assert.is(
       created.reduce((a, b) => a + b, 0),

@@ -10,6 +10,7 @@ export {
   DEFAULT_MAX_SCHEDULES,
   isScheduleId,
   MAX_LIST_LIMIT,
+  type AdvanceItem,
   type DueSchedule,
   type ScheduleListOptions,
   type ScheduleRecord,

@@ -46,6 +46,19 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
   };
   const view = (held: Held): ScheduleRecord => structuredClone({ ...held.record, next_run_at: new Date(held.dueMs).toISOString() });
 
+  const advance: ScheduleStore["advance"] = async ({ schedule_id: id }, dueMs, nextMs, firedAt) => {
+    const held = records.get(checkScheduleId(id));
+    if (held === undefined || held.dueMs !== dueMs) return false;
+    if (nextMs === null) {
+      unindex(held);
+      records.delete(id);
+      return true;
+    }
+    held.record = { ...held.record, fire_count: held.record.fire_count + 1, last_fired_at: firedAt };
+    reindex(held, nextMs);
+    return true;
+  };
+
   return {
     kind: "memory",
     create: async (record) => {
@@ -60,6 +73,14 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
     get: async (id) => {
       const held = records.get(checkScheduleId(id));
       return held === undefined ? undefined : view(held);
+    },
+    getMany: async (ids) => {
+      const found: ScheduleRecord[] = [];
+      for (const id of ids) {
+        const held = records.get(checkScheduleId(id));
+        if (held !== undefined) found.push(view(held));
+      }
+      return found;
     },
     list: async (options) => {
       const { limit, offset, target_agent } = checkListOptions(options);
@@ -98,18 +119,8 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
       return found;
     },
     nextDue: async () => index[0]?.dueMs,
-    advance: async ({ schedule_id: id }, dueMs, nextMs, firedAt) => {
-      const held = records.get(checkScheduleId(id));
-      if (held === undefined || held.dueMs !== dueMs) return false;
-      if (nextMs === null) {
-        unindex(held);
-        records.delete(id);
-        return true;
-      }
-      held.record = { ...held.record, fire_count: held.record.fire_count + 1, last_fired_at: firedAt };
-      reindex(held, nextMs);
-      return true;
-    },
+    advance,
+    advanceMany: (items) => Promise.all(items.map(({ schedule, dueMs, nextMs, firedAt }) => advance(schedule, dueMs, nextMs, firedAt))),
     count: async () => records.size,
     close: async () => undefined,
   };

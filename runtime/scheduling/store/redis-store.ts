@@ -4,6 +4,7 @@ import {
   checkListOptions,
   checkScheduleId,
   DEFAULT_MAX_SCHEDULES,
+  type AdvanceItem,
   type DueSchedule,
   type ScheduleRecord,
   type ScheduleRef,
@@ -14,7 +15,7 @@ const lua = (file: string) => loadLuaScript("schedules", new URL(`./lua/${file}`
 const CREATE = lua("create-3.lua");
 const UPDATE = lua("update-3.lua");
 const DELETE = lua("delete-5.lua");
-const ADVANCE = lua("advance-5.lua");
+const ADVANCE = lua("advance.lua");
 
 export interface RedisScheduleStoreOptions {
   /** Most schedules held; a create beyond it is UNAVAILABLE. @defaultValue 100,000 */
@@ -46,7 +47,7 @@ function compose(text: string, dueMs: string, count: string | null, lastFired: s
  * `…:{schedules}:defs` (hash id → definition JSON), `…:fire-count` and `…:last-fired` (hashes: the
  * fire state, written only by `advance`, so an update cannot undo a firing), `…:due` (sorted set:
  * id by due ms, the firing loop's index) and `…:agent:<name>` (the same, per agent, for
- * `list_schedules`). Writes are Lua scripts; reads are MULTI transactions, so a record is never seen
+ * `list_schedules`). Writes are Lua scripts; reads are MULTI transactions (HMGET and ZMSCORE: Redis 6.2 or later), so a record is never seen
  * half-advanced. Definitions are stored as given and never decoded by Lua, so an empty array in
  * `input` stays an array.
  */
@@ -62,24 +63,32 @@ export function createRedisScheduleStore(
   const agentIndex = (agent: string): string => keys.tagged("schedules", "agent", agent);
   const allKeys = (ref: ScheduleRef): string[] => [defs, fireCount, lastFired, due, agentIndex(ref.target_agent)];
 
+  const advanceMany = async (items: readonly AdvanceItem[]): Promise<boolean[]> => {
+    if (items.length === 0) return [];
+    const keyList = [defs, fireCount, lastFired, due];
+    const args: (string | number)[] = [];
+    for (const { schedule, dueMs, nextMs, firedAt } of items) {
+      keyList.push(agentIndex(schedule.target_agent));
+      args.push(checkScheduleId(schedule.schedule_id), dueMs, nextMs ?? "", firedAt);
+    }
+    const results = (await runScript(client, ADVANCE, keyList, args)) as number[];
+    return results.map((applied) => applied === 1);
+  };
+
   /** One transaction per batch of ids: definition, due score and fire state of each. */
   const read = async (ids: readonly string[]): Promise<ScheduleRecord[]> => {
     if (ids.length === 0) return [];
-    const transaction = client
-      .multi()
-      .hmget(defs, ...ids)
-      .hmget(fireCount, ...ids)
-      .hmget(lastFired, ...ids);
-    for (const id of ids) transaction.zscore(due, id);
-    const replies = (await transaction.exec()) ?? [];
+    const replies =
+      (await client
+        .multi()
+        .hmget(defs, ...ids)
+        .hmget(fireCount, ...ids)
+        .hmget(lastFired, ...ids)
+        .zmscore(due, ...ids)
+        .exec()) ?? [];
     const failed = replies.find(([error]) => error !== null)?.[0];
     if (failed) throw failed;
-    const [texts, counts, lasts, ...scores] = replies.map(([, value]) => value) as [
-      (string | null)[],
-      (string | null)[],
-      (string | null)[],
-      ...(string | null)[],
-    ];
+    const [texts = [], counts = [], lasts = [], scores = []] = replies.map(([, value]) => value as (string | null)[]);
     const found: ScheduleRecord[] = [];
     ids.forEach((_, i) => {
       const text = texts[i];
@@ -103,6 +112,7 @@ export function createRedisScheduleStore(
       if (outcome === "FULL") throw new ManifoldError("UNAVAILABLE", `the scheduler holds its maximum of ${maxSchedules} schedules; cancel some first`);
     },
     get: async (id) => (await read([checkScheduleId(id)]))[0],
+    getMany: async (ids) => read(ids.map(checkScheduleId)),
     list: async (options) => {
       const { limit, offset, target_agent } = checkListOptions(options);
       const ids = await client.zrange(target_agent === undefined ? due : agentIndex(target_agent), String(offset), String(offset + limit - 1));
@@ -128,10 +138,8 @@ export function createRedisScheduleStore(
       const [, score] = await client.zrange(due, "0", "0", "WITHSCORES");
       return score === undefined ? undefined : Number(score);
     },
-    advance: async (ref, dueMs, nextMs, firedAt) => {
-      checkScheduleId(ref.schedule_id);
-      return (await runScript(client, ADVANCE, allKeys(ref), [ref.schedule_id, dueMs, nextMs ?? "", firedAt])) === 1;
-    },
+    advance: async (schedule, dueMs, nextMs, firedAt) => (await advanceMany([{ schedule, dueMs, nextMs, firedAt }]))[0]!,
+    advanceMany,
     count: async () => client.hlen(defs),
     close: async () => {
       if (ownsStore) await store.close();

@@ -43,6 +43,13 @@ export interface ScheduleListOptions {
 /** Which schedule: its id, and its agent (an index the Redis adapter keeps per agent). */
 export type ScheduleRef = Pick<ScheduleRecord, "schedule_id" | "target_agent">;
 
+export interface AdvanceItem {
+  readonly schedule: ScheduleRef;
+  readonly dueMs: number;
+  readonly nextMs: number | null;
+  readonly firedAt: string;
+}
+
 export interface DueSchedule {
   readonly schedule_id: string;
   /** The due time (ms since the epoch) the index holds for it. */
@@ -54,6 +61,8 @@ export interface ScheduleStore {
   /** Stores a new schedule and indexes it at `next_run_at`. CONFLICT when the id exists; UNAVAILABLE when the store is full. */
   create(record: ScheduleRecord): Promise<void>;
   get(scheduleId: string): Promise<ScheduleRecord | undefined>;
+  /** Several at once (one round trip on Redis), in the order asked; missing ones are left out. */
+  getMany(scheduleIds: readonly string[]): Promise<ScheduleRecord[]>;
   /** By `next_run_at`, earliest first (ties by id). */
   list(options?: ScheduleListOptions): Promise<ScheduleRecord[]>;
   /**
@@ -75,6 +84,8 @@ export interface ScheduleStore {
    * `last_fired_at = firedAt`. Returns whether it applied.
    */
   advance(schedule: ScheduleRef, dueMs: number, nextMs: number | null, firedAt: string): Promise<boolean>;
+  /** `advance` for each item, in one atomic step per adapter call (one round trip on Redis); one result per item. */
+  advanceMany(items: readonly AdvanceItem[]): Promise<boolean[]>;
   /** Schedules stored now. */
   count(): Promise<number>;
   close(): Promise<void>;

@@ -16,5 +16,5 @@
 --- @include "includes/remove"
 
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-removeSchedule(ARGV[1])
+removeSchedule(ARGV[1], KEYS[5])
 return 1
