@@ -8,7 +8,12 @@ test("at most limit holders; the rest enter in arrival order as places free", as
   const order: number[] = [];
   const first = await gate.enter();
   const second = await gate.enter();
-  const waiting = [3, 4].map((n) => gate.enter().then((leave) => (order.push(n), leave)));
+  const waiting = [3, 4].map((n) =>
+    gate.enter().then((leave) => {
+      order.push(n);
+      return leave;
+    }),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(order, [], "both wait while two are inside");
   first();
