@@ -72,7 +72,7 @@ function readInput(input: unknown): ScheduledTaskInput {
 export function createScheduledExecutor(options: ScheduledExecutorOptions = {}): ScheduledExecutor {
   const { env = process.env, leaseMs = 30_000, maxDeadLetters, catalogRefreshMs = 30_000 } = options;
   const settings = readExecutorSettings(options, env);
-  const log = options.log ?? createLogger({ component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
+  const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
   const store = options.store ?? createStore({ env });
   const registry = options.registry ?? createRegistry({ store });
   const caller = options.caller ?? createCaller({ env: env as NodeJS.ProcessEnv, transport: nodeHttpTransport, timeoutMs: settings.dispatchTimeoutMs, log });

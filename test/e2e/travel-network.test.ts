@@ -55,6 +55,28 @@ test("prints each tool's URL and a sample curl", async () => {
   );
 });
 
+test("the scheduler runs in npm start: a schedule made as the README shows fires at the travel agent, which prints its brief", async () => {
+  await ready;
+  assert.match(stdout, /-H 'X-Manifold-Agent-Name: travel-agent' -d '\{"delay":"10s",.*# runs in 10 s/);
+  assert.match(stdout, /"cron_expr":"\*\/1 \* \* \* \*"/);
+  const { scheduler } = TravelAgent.clients({ baseUrls: { scheduler: urlOf("scheduler") } });
+  const created = await scheduler.scheduleTask({ delay: "1s", instruction: "Morning brief", input: { destination: "Kyoto" } });
+  assert.is(created.target_agent, "travel-agent");
+  await withTimeout(
+    (async () => {
+      while (!stdout.includes(`[scheduled ${created.schedule_id}] Morning brief: `)) await new Promise((resolve) => setTimeout(resolve, 50));
+    })(),
+    10_000,
+    "the scheduled run's brief",
+  );
+  assert.match(stdout, new RegExp(`\\[scheduled ${created.schedule_id}\\] Morning brief: \\w+, -?[\\d.]+ °C in Kyoto, JP`));
+  const gone = await scheduler.getSchedule({ schedule_id: created.schedule_id }).then(
+    () => undefined,
+    (error: ManifoldError) => error.code,
+  );
+  assert.is(gone, "NOT_FOUND", "a one-shot schedule is gone once fired");
+});
+
 test("a trip's worth of calls through the typed clients", async () => {
   await ready;
   const geo = GeocodingService.client({ baseUrl: urlOf("geocoding-service") });

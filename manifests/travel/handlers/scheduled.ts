@@ -9,9 +9,14 @@ import type { TravelAgentUses } from "../../../generated/travel-agent/index.js";
 export function createScheduledHandler(tools: UsesClients<typeof TravelAgentUses>): ScheduledHandler {
   return async ({ schedule_id, instruction, input }, { signal }) => {
     const destination = input["destination"];
-    if (typeof destination !== "string") return `${schedule_id}: ${instruction}`;
-    const place = await tools.geocodingService.geocodeLocation({ location: destination }, { signal });
-    const now = await tools.weatherService.getCurrentWeather({ lat: place.lat, lon: place.lon }, { signal });
-    return `${instruction}: ${now.condition}, ${now.temperature} °C in ${place.display_name}`;
+    let brief = `${schedule_id}: ${instruction}`;
+    if (typeof destination === "string") {
+      const place = await tools.geocodingService.geocodeLocation({ location: destination }, { signal });
+      const now = await tools.weatherService.getCurrentWeather({ lat: place.lat, lon: place.lon }, { signal });
+      brief = `${instruction}: ${now.condition}, ${now.temperature} °C in ${place.display_name}`;
+    }
+    // The example prints each run so `npm start` shows the schedule firing.
+    console.log(`[scheduled ${schedule_id}] ${brief}`);
+    return brief;
   };
 }
