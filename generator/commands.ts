@@ -21,11 +21,11 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** `7 manifests`, plus the shipped ones the project pulled in by `uses` (`7 manifests (+ shipped scheduler)`). */
+/** `7 manifests`, plus the shipped ones the project pulled in by `uses` (`7 manifests + shipped scheduler`). */
 function describeManifests(manifests: readonly { readonly file: string; readonly name: string }[]): string {
   const shipped = manifests.filter((m) => isBuiltinFile(m.file)).map((m) => m.name);
   const own = plural(manifests.length - shipped.length, "manifest");
-  return shipped.length === 0 ? own : `${own} (+ shipped ${shipped.join(", ")})`;
+  return shipped.length === 0 ? own : `${own} + shipped ${shipped.join(", ")}`;
 }
 
 export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {

@@ -10,7 +10,7 @@
     KEYS[2]      fire counts, manifold:v1:<ns>:{schedules}:fire-count (hash: id -> n)
     KEYS[3]      last fire times, manifold:v1:<ns>:{schedules}:last-fired (hash: id -> ISO 8601)
     KEYS[4]      due index, manifold:v1:<ns>:{schedules}:due
-    KEYS[4 + i]  item i's agent index, manifold:v1:<ns>:{schedules}:agent:<target_agent>
+    KEYS[5..n]   item i's agent index at KEYS[4 + i], manifold:v1:<ns>:{schedules}:agent:<target_agent>
 
     ARGV[4i - 3] item i's schedule id
     ARGV[4i - 2] the due time the firing read, epoch ms
