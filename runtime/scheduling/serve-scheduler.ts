@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { serveComponent, type ComponentOptions, type RunningComponent } from "../component/index.js";
 import { packageRoot } from "../package-root.js";
+import { createRegistry } from "../discovery/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, MAX_TASK_TIMEOUT_MS } from "../tasks/index.js";
 import { createLogger } from "../telemetry/index.js";
@@ -45,20 +46,20 @@ export async function serveScheduler(options: SchedulerOptions = {}): Promise<Ru
   if (lockTtlMs <= tickMs) throw new RangeError("MANIFOLD_SCHEDULER_LOCK_TTL must exceed MANIFOLD_SCHEDULER_TICK_INTERVAL");
   const log = createLogger({ service: "scheduler", component: "scheduler", env: env as NodeJS.ProcessEnv });
   const store = given ?? createStore({ env });
+  // A store given in code is where the scheduler registers and finds agents too, unless told otherwise.
+  const registry = component.registry ?? (given === undefined ? undefined : createRegistry({ store: given }));
   // The manifest loader (the compiler) is loaded only here, never by an agent's server.
   const { loadComponentFile } = await import("../manifest/index.js");
   const spec = await loadComponentFile(join(packageRoot(), "runtime", "scheduling", "scheduler.yaml"));
   const schedules = createScheduleStore({ store, env, ...(maxSchedules === undefined ? {} : { maxSchedules }) });
   const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
-  const executor =
-    executorOptions === false
-      ? undefined
-      : createScheduledExecutor({ ...executorOptions, store, env, ...(component.registry ? { registry: component.registry } : {}) });
+  const executor = executorOptions === false ? undefined : createScheduledExecutor({ ...executorOptions, store, env, ...(registry ? { registry } : {}) });
   const firing = createFiring({ schedules, backend, tickMs, taskTimeoutMs: MAX_TASK_TIMEOUT_MS, log });
   const handlers = createSchedulerHandlers({ schedules, changed: () => firing.wake() });
 
   const running = await serveComponent(spec, {
     ...component,
+    ...(registry === undefined ? {} : { registry }),
     handlers: handlers as unknown as ComponentOptions<never>["handlers"],
     extensions: [
       {
