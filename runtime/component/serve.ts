@@ -4,7 +4,7 @@ import { advertisedAddress } from "../discovery/index.js";
 import { createHealthProbe } from "../discovery/index.js";
 import { resolveTiming } from "../discovery/index.js";
 import { startHeartbeat } from "../discovery/index.js";
-import { defaultRegistry } from "../discovery/index.js";
+import { defaultRegistry, ROLE_KEY, WORKER_ROLE } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/index.js";
 import { capabilityWire } from "../spec/index.js";
@@ -145,8 +145,9 @@ export async function serveComponentWith<C extends CapabilityTypes>(
             description: spec.description,
             address: advertisedAddress(address, advertise),
             port: address.port,
-            metadata: { version: spec.version, ...metadata },
-            capabilities: spec.capabilities.map(capabilityWire),
+            // A worker-mode process answers only /health: it is listed as a worker, never routed to.
+            metadata: { version: spec.version, ...metadata, ...(options.healthOnly === true ? { [ROLE_KEY]: WORKER_ROLE } : {}) },
+            capabilities: options.healthOnly === true ? [] : spec.capabilities.map(capabilityWire),
           },
           { ...timing, health, log },
         );

@@ -91,9 +91,20 @@ export function toEntry(record: StoredRecord, lastSeenMs: number, nowMs: number)
 export const LOOKUP_DEFAULT: readonly HealthState[] = ["healthy"];
 export const LIST_DEFAULT: readonly HealthState[] = ["healthy", "degraded", "unhealthy", "unknown"];
 
+/**
+ * `metadata.role` of a registration that serves no calls: a task worker (`MANIFOLD_MODE=worker`)
+ * registers so operators see it, with no capabilities, and lookups that route calls skip it.
+ */
+export const ROLE_KEY = "role";
+export const WORKER_ROLE = "worker";
+
+const routable = (entry: RegistryEntry): boolean => entry.metadata[ROLE_KEY] !== WORKER_ROLE;
+
+/** Entries in the wanted health states, by id. The lookups that route calls (`fallback` LOOKUP_DEFAULT) also skip workers; `listAll` keeps them. */
 export function select(entries: readonly RegistryEntry[], { health }: LookupOptions, fallback: readonly HealthState[]): RegistryEntry[] {
   const wanted = health ?? fallback;
-  return entries.filter((e) => wanted.includes(e.health)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const routing = fallback === LOOKUP_DEFAULT;
+  return entries.filter((e) => wanted.includes(e.health) && (!routing || routable(e))).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export function capabilityList(capabilities: string | readonly string[]): string[] {

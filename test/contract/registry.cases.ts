@@ -99,6 +99,18 @@ export function registryCases(adapter: string, create: RegistryFactory, teardown
     assert.equal(await r.byName("nobody"), []);
   });
 
+  test("a worker-role registration (metadata.role=worker) is listed by listAll, never returned by a lookup that routes calls", async ({ under }) => {
+    const r = under!.registry;
+    const api = registration({ name: "crunch-agent", type: "agent", caps: ["ping"] });
+    const worker = registration({ name: "crunch-agent", type: "agent", caps: ["ping"], metadata: { version: "1.0.0", role: "worker" } });
+    await Promise.all([api, worker].map((c) => r.register(c)));
+    assert.equal(ids(await r.byName("crunch-agent")), [api.id]);
+    assert.equal(ids(await r.byName("crunch-agent", { health: ["healthy", "degraded", "unhealthy", "unknown"] })), [api.id], "whatever the health asked");
+    assert.equal(ids(await r.byType("agent")), [api.id]);
+    assert.equal(ids(await r.byCapability("ping")), [api.id]);
+    assert.equal(sorted(ids((await r.listAll()).filter((e) => e.name === "crunch-agent"))), sorted([api.id, worker.id]));
+  });
+
   test("byType separates tools from agents", async ({ under }) => {
     const r = under!.registry;
     const tool = registration();

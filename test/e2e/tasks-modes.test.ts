@@ -5,6 +5,9 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { createClient } from "../../runtime/component/index.js";
+import { createRegistry, discover } from "../../runtime/discovery/index.js";
+import { createStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
@@ -91,6 +94,54 @@ test("an unknown MANIFOLD_MODE stops the process at startup with a message namin
   );
   assert.ok(error, "the process must not start");
   assert.match(error!.message, /MANIFOLD_MODE must be empty \(API and workers\), "api" or "worker", not "both"/);
+});
+
+test("a worker process is not routed to: name and capability lookups find only the API process; listAll shows the worker as such", async () => {
+  const routedEnv = { ...env, MANIFOLD_REDIS_NAMESPACE: "routed" };
+  const [apiProcess, workerProcess] = await Promise.all([
+    startFixture("tasks/routed-agent.ts", { ...routedEnv, MANIFOLD_MODE: "api" }),
+    startFixture("tasks/routed-agent.ts", { ...routedEnv, MANIFOLD_MODE: "worker" }),
+  ]);
+  const store = createStore({ env: routedEnv, log: () => undefined });
+  const registry = createRegistry({ store, cache: false });
+  try {
+    const byName = await registry.byName("routed-agent");
+    assert.equal(
+      byName.map((e) => e.port),
+      [new URL(apiProcess.url).port].map(Number),
+      "only the API process by name",
+    );
+    assert.equal(
+      (await registry.byCapability("ping")).map((e) => e.port),
+      [Number(new URL(apiProcess.url).port)],
+    );
+    assert.equal(
+      (await registry.byType("agent")).map((e) => e.port),
+      [Number(new URL(apiProcess.url).port)],
+    );
+    const worker = (await registry.listAll()).find((e) => e.port === Number(new URL(workerProcess.url).port));
+    assert.ok(worker, "the worker is still visible to listAll (the dashboard, operators)");
+    assert.is(worker!.metadata["role"], "worker");
+    assert.equal(worker!.capabilities, [], "a worker serves no capability");
+    const client = createClient<{ ping: { input: {}; output: { pong: string } } }>(
+      {
+        kind: "agent",
+        name: "routed-agent",
+        description: "",
+        version: "1.0.0",
+        capabilities: [{ name: "ping", key: "ping", description: "", type: "tool", internal: false, endpoint: "/api/capabilities/ping" }],
+      },
+      { baseUrl: discover(registry, "routed-agent") },
+    );
+    const answers = await Promise.all(Array.from({ length: 12 }, () => client.ping({})));
+    assert.ok(
+      answers.every((a) => a.pong === "api"),
+      JSON.stringify(answers),
+    );
+  } finally {
+    await registry.close();
+    await store.close();
+  }
 });
 
 test.run();
