@@ -26,6 +26,32 @@ export type Transport = (
 // Idle keep-alive sockets are unref'd by Node's agent, so they never keep a process alive.
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
+/**
+ * One abort listener per caller signal, fanning out to the requests in flight on it: a fan-out of
+ * many calls sharing the request's signal would otherwise add a listener each, and past ten Node
+ * prints MaxListenersExceededWarning. The set empties as requests end; the signal's one listener
+ * goes with the signal.
+ */
+const relays = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onAbort(signal: AbortSignal, run: () => void): () => void {
+  let waiting = relays.get(signal);
+  if (waiting === undefined) {
+    const set = new Set<() => void>();
+    relays.set(signal, (waiting = set));
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const each of [...set]) each();
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  waiting.add(run);
+  return () => void waiting.delete(run);
+}
+
 function once(
   url: URL,
   method: string,
@@ -63,10 +89,10 @@ function once(
       timedOut = true;
       req.destroy();
     }, limitMs);
-    const onAbort = (): void => void req.destroy();
+    let unlisten = (): void => undefined;
     const cleanup = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      unlisten();
     };
     function fail(error: unknown): void {
       cleanup();
@@ -74,8 +100,8 @@ function once(
     }
     req.on("error", fail);
     if (signal !== undefined) {
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
+      if (signal.aborted) req.destroy();
+      else unlisten = onAbort(signal, () => void req.destroy());
     }
     req.end(body);
   });

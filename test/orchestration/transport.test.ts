@@ -38,6 +38,33 @@ async function server(handler: Handler): Promise<{ url: string; sockets: Set<Soc
 const test = suite("node:http transport");
 const caller = createCaller({ env: {}, transport: nodeHttpTransport });
 
+test("30 calls in flight on one AbortSignal (a wide fan-out): no MaxListenersExceededWarning, and one abort ends them all", async () => {
+  const s = await server(() => undefined); // never answers
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on("warning", onWarning);
+  try {
+    const controller = new AbortController();
+    const calls = Array.from({ length: 30 }, (_, i) =>
+      caller.call({ url: `${s.url}/x`, body: { i }, name: "x", signal: controller.signal }).then(
+        () => "answered",
+        (e: { code: string }) => e.code,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    assert.equal(new Set(await Promise.all(calls)), new Set(["ABORTED"]));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(
+      warnings.map((w) => w.name),
+      [],
+    );
+  } finally {
+    process.off("warning", onWarning);
+    await s.close();
+  }
+});
+
 test("calls reuse one kept-alive connection", async () => {
   const s = await server((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'));
   try {
