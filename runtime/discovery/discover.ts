@@ -56,7 +56,10 @@ export function discover(
     const usable = healthy.length > 0 ? healthy : entries;
     if (usable.length === 0) {
       if (last !== undefined && now() - last.at < staleMs) return pick(last.urls);
-      throw new ManifoldError("UNAVAILABLE", `no healthy replica of ${name} is registered`);
+      throw new ManifoldError(
+        "UNAVAILABLE",
+        `no healthy replica of ${name} is registered: start it with the same store settings as this process (REDIS_URL / MANIFOLD_REDIS_*), or give its address (baseUrl, or baseUrls in clients())`,
+      );
     }
     last = { urls: usable.map(baseUrlOf), at: now() };
     return pick(last.urls);

@@ -92,7 +92,17 @@ export function createResolver({
     // Not registered, but reachable at a configured address: the documented default endpoint.
     if (bases.has(component)) return defaultEndpoint(capability);
     if (registryOf() === false) throw new ManifoldError("NOT_FOUND", `unknown component ${component}: no spec, no base URL and no registry`);
-    throw new ManifoldError("UNAVAILABLE", `no healthy replica of ${component} is registered`);
+    // A name the agent does not use and nobody registered is most likely wrong: final, not retried.
+    if (!specs.has(component)) {
+      throw new ManifoldError(
+        "NOT_FOUND",
+        `no component named ${component} is registered, and the agent does not use one: check the name, serve it with the same store settings (REDIS_URL / MANIFOLD_REDIS_*), or give its address in baseUrls`,
+      );
+    }
+    throw new ManifoldError(
+      "UNAVAILABLE",
+      `no healthy replica of ${component} is registered: start it with the same store settings as this agent (REDIS_URL / MANIFOLD_REDIS_*), or give its address in baseUrls`,
+    );
   };
 
   const baseOf = (component: string): string | Promise<string> => {

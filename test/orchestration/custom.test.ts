@@ -5,6 +5,8 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { createMemoryRegistry } from "../../runtime/discovery/index.js";
+import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
 
 interface Context {
@@ -113,6 +115,37 @@ test("an unknown tool or capability is a failed entry, not a 400", async ({ agen
   assert.is(steps[1]!.error?.code, "NOT_FOUND");
   assert.match(steps[1]!.error!.message, /no_such_thing/);
   assert.is(steps[2]!.success, true);
+});
+
+test("with a registry: a tool nobody registered and the agent does not use is NOT_FOUND, saying how to fix it; a used one that is down is UNAVAILABLE", async ({
+  tools,
+}) => {
+  const registry = createMemoryRegistry();
+  // `absent-tool` is one the agent uses (its spec is known) but no replica is registered.
+  const absent: ComponentSpec = { ...tools.specs[0]!, name: "absent-tool" };
+  const agent = await serveAgent(agentSpec("custom-registry-agent", { custom: true }), {
+    components: [...tools.specs, absent],
+    baseUrls: tools.baseUrls,
+    registry,
+  });
+  try {
+    const { status, body } = await agent.post("/orchestrate/custom", {
+      steps: [
+        { tool: "nobody", capability: "echo" },
+        { tool: "absent-tool", capability: "echo" },
+      ],
+    });
+    assert.is(status, 200);
+    const [unknown, down] = body["steps"] as Entry[];
+    assert.is(unknown!.error?.code, "NOT_FOUND");
+    assert.match(unknown!.error!.message, /nobody/);
+    assert.match(unknown!.error!.message, /baseUrls/, "says how to fix it");
+    assert.is(down!.error?.code, "UNAVAILABLE");
+    assert.match(down!.error!.message, /absent-tool/);
+    assert.match(down!.error!.message, /REDIS_URL/);
+  } finally {
+    await agent.running.close();
+  }
 });
 
 test("a malformed body is 400 INVALID_INPUT with a pointer per problem, and nothing runs", async ({ agent, tools }) => {
