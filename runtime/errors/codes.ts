@@ -130,7 +130,8 @@ export const ERROR_CODES = {
     status: 500,
     category: "internal_error",
     retryable: false,
-    description: "Task record: the handler threw something other than a ManifoldError; the worker kept serving.",
+    description:
+      "Task record: the handler threw a TypeError, a ReferenceError or a non-Error value (a bug); the message is fixed, the error is logged; the worker kept serving.",
   },
   TASK_REDELIVERY_EXCEEDED: {
     status: 500,

@@ -1,6 +1,6 @@
 import { isThenable, sleep } from "../util/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import { runInScope, validRequestId, type RequestScope } from "../context/index.js";
+import { redactSecrets, runInScope, validRequestId, type RequestScope } from "../context/index.js";
 import { createLogger, type Logger } from "../telemetry/index.js";
 import { MAX_DEQUEUE_COUNT } from "./backend-shared.js";
 import type { TaskHandler } from "./handler-context.js";
@@ -52,6 +52,8 @@ interface Pending {
 }
 
 const PANIC_MESSAGE = "the task handler failed unexpectedly";
+/** A thrown Error's message as stored on the task: long enough to explain, bounded like every record field. */
+const MAX_ERROR_MESSAGE = 2_000;
 /** Finished tasks written in one call at most; more wait for the next flush (a few ms later). */
 const MAX_FLUSH = 500;
 /** Queue depth is a Redis call: sampled this often, and only while telemetry is on. */
@@ -168,6 +170,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const fail = (entry: TaskRun, thrown: unknown): void => {
     if (entry.done) return;
     if (isManifoldError(thrown)) return failWith(entry, { code: "HANDLER_ERROR", message: thrown.expose ? thrown.message : "internal error" });
+    // The spec's "handler returns an error": an Error the handler threw on purpose fails the task
+    // with its message (registered secrets redacted). A TypeError or ReferenceError is a bug, and a
+    // thrown non-Error is not an error value: those are the panics, with a fixed message.
+    if (thrown instanceof Error && !(thrown instanceof TypeError) && !(thrown instanceof ReferenceError)) {
+      log.warn(`task ${entry.taskId} (${entry.type}) handler returned an error: ${describe(thrown)}`);
+      return failWith(entry, { code: "HANDLER_ERROR", message: redactSecrets(thrown.message).slice(0, MAX_ERROR_MESSAGE) || thrown.name });
+    }
     log.error(`task ${entry.taskId} (${entry.type}) handler failed: ${describe(thrown)}`);
     failWith(entry, { code: "HANDLER_PANIC", message: PANIC_MESSAGE });
   };

@@ -97,14 +97,20 @@ test("a handler that throws a ManifoldError fails the task HANDLER_ERROR with it
   assert.equal(done.error, { code: "HANDLER_ERROR", message: "no city called Atlantis" });
 });
 
-test("a handler that throws anything else fails HANDLER_PANIC without internals; the worker serves the next task", async (context) => {
+test("a thrown Error fails HANDLER_ERROR with its message; a TypeError, a ReferenceError or a non-Error fails HANDLER_PANIC without internals; the worker serves the next task", async (context) => {
   let calls = 0;
   startPool(
     context,
     {
+      refuses: async () => {
+        throw new Error("the hotel is full");
+      },
       explode: async () => {
         calls += 1;
-        throw new Error("connection to postgres://admin:hunter2@db failed");
+        throw new TypeError("cannot read postgres://admin:hunter2@db of undefined");
+      },
+      missing: async () => {
+        throw new ReferenceError("hunter3 is not defined");
       },
       throwsSync: () => {
         throw "a bare string";
@@ -113,6 +119,8 @@ test("a handler that throws anything else fails HANDLER_PANIC without internals;
     },
     { workerCount: 1 },
   );
+  const refused = await settled(context.backend, await create(context.backend, "refuses"));
+  assert.equal([refused.status, refused.error], ["failed", { code: "HANDLER_ERROR", message: "the hotel is full" }]);
   const first = await settled(context.backend, await create(context.backend, "explode"));
   assert.is(first.status, "failed");
   assert.equal(first.error, { code: "HANDLER_PANIC", message: "the task handler failed unexpectedly" });
@@ -121,6 +129,8 @@ test("a handler that throws anything else fails HANDLER_PANIC without internals;
     context.lines.some((line) => line.includes("handler failed") && line.includes('"level":"error"')),
     "the real error goes to the log",
   );
+  const missing = await settled(context.backend, await create(context.backend, "missing"));
+  assert.equal(missing.error, { code: "HANDLER_PANIC", message: "the task handler failed unexpectedly" });
   const sync = await settled(context.backend, await create(context.backend, "throwsSync"));
   assert.is(sync.error?.code, "HANDLER_PANIC");
   const next = await settled(context.backend, await create(context.backend, "fine"));
