@@ -31,6 +31,56 @@ Options:
 Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.
 Diagnostic codes: docs/diagnostics.md`;
 
+/** `manifold <command> --help`: what the command does and the options it takes. */
+const COMMAND_HELP: Readonly<Record<string, string>> = {
+  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--format pretty|json|github]
+
+Validates the manifests, then writes OpenAPI documents, JSON Schemas and typed TypeScript to --out,
+only the files whose bytes changed, and removes (and names) the files it no longer produces.
+
+  --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
+  --out DIR         where generated files go (default: generated); manifold owns this folder
+  --check           write nothing: exit 1 and list stale, missing and extra files if --out differs
+  --format F        diagnostics as pretty (default), json (stdout holds only the JSON array), or github
+
+Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.`,
+  validate: `Usage: manifold validate [--manifests DIR] [--format pretty|json|github]
+
+Prints the manifests' diagnostics and writes nothing. --format json prints [] when they are clean.
+
+Exit codes: 0 valid, 1 errors in manifests, 2 usage error.`,
+  scheduler: `Usage: manifold scheduler
+
+Serves the scheduler tool, its firing loop and the executor. Settings come from the environment:
+PORT, REDIS_URL (without it: in memory, one process), MANIFOLD_SCHEDULER_TICK_INTERVAL,
+MANIFOLD_SCHEDULER_LOCK_TTL and MANIFOLD_EXECUTOR_* (WORKER_COUNT, MAX_RETRIES, RETRY_BASE_DELAY,
+RETRY_MAX_DELAY, DISPATCH_TIMEOUT).`,
+  "dead-letters": `Usage: manifold dead-letters [--replay TASK_ID]
+
+Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_REDIS_NAMESPACE), one
+JSON entry per line. --replay TASK_ID takes that entry out and queues its occurrence again.`,
+};
+
+const OPTIONS = ["--manifests", "--out", "--check", "--format", "--replay", "--help", "--version"];
+const COMMANDS = ["gen", "validate", "scheduler", "dead-letters", "help"];
+
+/** Edit distance, for "did you mean": names here are short, so the plain table is fine. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j += 1) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** ` (did you mean --check?)` when one known name is close enough to be the intended one. */
+function suggestion(given: string, known: readonly string[]): string {
+  const [best] = known.map((name) => ({ name, d: distance(given, name) })).sort((a, b) => a.d - b.d);
+  return best !== undefined && best.d <= Math.max(1, Math.floor(best.name.length / 3)) ? ` (did you mean ${best.name}?)` : "";
+}
+
 export type Format = "pretty" | "json" | "github";
 
 export interface CliIo {
@@ -67,7 +117,9 @@ function parse(argv: readonly string[]) {
 function usageMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const unknown = /^Unknown option '([^']*)'/.exec(message);
-  return unknown === null ? message : `unknown option ${unknown[1]}`;
+  if (unknown === null) return message;
+  const flag = unknown[1]!.split("=")[0]!;
+  return `unknown option ${unknown[1]}${suggestion(flag, OPTIONS)}`;
 }
 
 /** Runs one CLI invocation and returns its exit code; never throws for bad input. */
@@ -84,6 +136,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   const [command, ...rest] = args.positionals;
+  if (args.help && command !== undefined && COMMAND_HELP[command] !== undefined) {
+    io.out(`${COMMAND_HELP[command]}\n`);
+    return 0;
+  }
+  if (command === "help" && rest[0] !== undefined && COMMAND_HELP[rest[0]] !== undefined) {
+    io.out(`${COMMAND_HELP[rest[0]]}\n`);
+    return 0;
+  }
   if (args.help || command === undefined || command === "help") {
     io.out(`${HELP}\n`);
     return command === undefined && !args.help ? 2 : 0;
@@ -114,7 +174,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
   }
   if (command !== "gen" && command !== "validate") {
-    io.err(`manifold: unknown command ${JSON.stringify(command)}\nRun manifold --help for usage.\n`);
+    io.err(`manifold: unknown command ${JSON.stringify(command)}${suggestion(command, COMMANDS)}\nRun manifold --help for usage.\n`);
     return 2;
   }
   const { runCommand } = await import("./commands.js");

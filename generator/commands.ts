@@ -1,4 +1,5 @@
 import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile } from "../runtime/manifest/index.js";
+import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { CliIo, Format } from "./cli.js";
 import { emitProject } from "./emit/index.js";
@@ -30,6 +31,14 @@ function describeManifests(manifests: readonly { readonly file: string; readonly
 
 export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {
   const start = process.hrtime.bigint();
+  // A folder that is not there is a mistake in the command, not in a manifest: no position to show.
+  const folder = await stat(options.manifestsDir).catch(() => undefined);
+  if (folder === undefined || !folder.isDirectory()) {
+    io.err(`manifold: manifests folder ${options.manifestsDir} ${folder === undefined ? "does not exist" : "is not a folder"}; pass --manifests DIR\n`);
+    return 2;
+  }
+  // With --format json, stdout is the JSON document alone: summaries go to stderr.
+  const summary = options.format === "json" ? io.err : io.out;
   const loaded = await loadProject({ manifestsDir: options.manifestsDir });
   const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded)]) };
   if (project.diagnostics.length > 0) {
@@ -37,6 +46,8 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
     // Machine formats go to stdout whole; pretty diagnostics are human messages.
     if (options.format === "pretty") io.err(`${text}\n`);
     else io.out(`${text}\n`);
+  } else if (options.format === "json") {
+    io.out("[]\n");
   }
   if (hasErrors(project)) {
     if (options.format === "pretty") io.err(`manifold: ${summariseDiagnostics(project.diagnostics)}; nothing written\n`);
@@ -62,7 +73,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
       );
       return 1;
     }
-    io.out(`manifold: ${plural(files.size, "file")} up to date (${manifests}) in ${elapsed(start)}\n`);
+    summary(`manifold: ${plural(files.size, "file")} up to date (${manifests}) in ${elapsed(start)}\n`);
     return 0;
   }
   const refusal = await refuseToOwn(out);
@@ -72,6 +83,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   }
   const result = await syncFolder(out, files);
   const removed = result.removed > 0 ? `, ${result.removed} removed` : "";
-  io.out(`manifold: ${result.written} written, ${result.unchanged} unchanged${removed} (${manifests}) in ${elapsed(start)}\n`);
+  for (const file of result.removedFiles) summary(`  removed  ${join(out, file)}\n`);
+  summary(`manifold: ${result.written} written, ${result.unchanged} unchanged${removed} (${manifests}) in ${elapsed(start)}\n`);
   return 0;
 }

@@ -52,6 +52,8 @@ export interface WriteResult {
   readonly written: number;
   readonly unchanged: number;
   readonly removed: number;
+  /** The files removed, relative to the folder. */
+  readonly removedFiles: readonly string[];
 }
 
 /** Writes changed files only (so mtimes and watchers stay quiet), removes extra ones and emptied folders. */
@@ -67,7 +69,7 @@ export async function syncFolder(dir: string, expected: ReadonlyMap<string, stri
     await removeEmptyParents(dir, dirname(join(dir, path)));
   }
   const written = drift.stale.length + drift.missing.length;
-  return { written, unchanged: expected.size - written, removed: drift.extra.length };
+  return { written, unchanged: expected.size - written, removed: drift.extra.length, removedFiles: drift.extra };
 }
 
 async function removeEmptyParents(root: string, dir: string): Promise<void> {

@@ -61,8 +61,50 @@ test("validate: exit 0 and a summary on the example network; exit 1 with positio
     assert.is(github.code, 1);
     assert.match(github.out, /^::error file=manifests\/t\.yaml,line=7,col=5,title=MF1201::unknown key `colour`/);
     const missing = run(["validate", "--manifests", "nowhere"], dir);
-    assert.is(missing.code, 1);
-    assert.match(missing.err, /MF1001/);
+    assert.is(missing.code, 2, "a folder that is not there is a usage error");
+    assert.is(missing.err, "manifold: manifests folder nowhere does not exist; pass --manifests DIR\n", "no made-up position");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("--format json: stdout is the JSON document alone, [] when clean, summaries on stderr", async () => {
+  const clean = run(["validate", "--format", "json"]);
+  assert.is(clean.code, 0, clean.err);
+  assert.equal(JSON.parse(clean.out), []);
+  const checked = run(["gen", "--check", "--format", "json"]);
+  assert.is(checked.code, 0, checked.err);
+  assert.equal(JSON.parse(checked.out), []);
+  assert.match(checked.err, /up to date/);
+});
+
+test("typos get a suggestion; gen --help and help validate print that command's help", () => {
+  assert.is(run(["gen", "--chek"]).err, "manifold: unknown option --chek (did you mean --check?)\nRun manifold --help for usage.\n");
+  assert.match(run(["validate", "--formt", "json"]).err, /unknown option --formt \(did you mean --format\?\)/);
+  assert.match(run(["genn"]).err, /unknown command "genn" \(did you mean gen\?\)/);
+  assert.not.match(run(["gen", "--zzzzzz"]).err, /did you mean/, "no far-fetched guess");
+  const help = run(["gen", "--help"]);
+  assert.is(help.code, 0);
+  assert.match(help.out, /^Usage: manifold gen /);
+  assert.match(help.out, /--check +write nothing/);
+  assert.match(run(["help", "validate"]).out, /^Usage: manifold validate /);
+  assert.match(run(["dead-letters", "--help"]).out, /--replay TASK_ID/);
+});
+
+test("gen names each file it removes", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "manifold-cli-"));
+  try {
+    await mkdir(join(dir, "manifests"));
+    const tool = (name: string) => `kind: tool\nname: ${name}\ndescription: x\ncapabilities:\n  - name: a\n    description: y\n`;
+    await writeFile(join(dir, "manifests/one.yaml"), tool("one-tool"));
+    await writeFile(join(dir, "manifests/two.yaml"), tool("two-tool"));
+    assert.is(run(["gen"], dir).code, 0);
+    await rm(join(dir, "manifests/two.yaml"));
+    const second = run(["gen"], dir);
+    assert.is(second.code, 0, second.err);
+    assert.match(second.out, /^ {2}removed {2}generated\/two-tool\/index\.ts$/m);
+    assert.match(second.out, /^ {2}removed {2}generated\/two-tool\/openapi\.json$/m);
+    assert.match(second.out, /\d+ removed/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
