@@ -1,4 +1,4 @@
-import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile } from "../runtime/manifest/index.js";
+import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile, SYNTAX_ERROR } from "../runtime/manifest/index.js";
 import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { CliIo, Format } from "./cli.js";
@@ -50,7 +50,10 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
     io.out("[]\n");
   }
   if (hasErrors(project)) {
-    if (options.format === "pretty") io.err(`manifold: ${summariseDiagnostics(project.diagnostics)}; nothing written\n`);
+    if (options.format === "pretty") {
+      if (project.diagnostics.some((d) => d.code === SYNTAX_ERROR)) io.err("manifold: checks across files were skipped until every file parses\n");
+      io.err(`manifold: ${summariseDiagnostics(project.diagnostics)}; nothing written\n`);
+    }
     return 1;
   }
   const manifests = describeManifests(project.manifests);

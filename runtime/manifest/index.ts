@@ -18,7 +18,7 @@ export {
   type Position,
 } from "./diagnostics/index.js";
 export { hasErrors, type Diagnostic, type LoadedManifest, type ManifestKind, type Project, type Severity } from "./project.js";
-export { assemble, loadManifestText, loadSources, type AssembleOptions, type ManifestSource } from "./load-sources.js";
+export { assemble, loadManifestText, loadSources, SYNTAX_ERROR, type AssembleOptions, type ManifestSource } from "./load-sources.js";
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";
 export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
 export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";

@@ -86,6 +86,9 @@ export interface AssembleOptions {
   readonly diagnostics?: readonly Diagnostic[];
 }
 
+/** The YAML syntax error code: a file with one is skipped by the checks across files. */
+export const SYNTAX_ERROR = "MF1006";
+
 export function assemble(sources: readonly ManifestSource[], { crossFile, diagnostics = [] }: AssembleOptions): Project {
   // A BOM is not content; dropping it keeps columns on the first line as editors count them.
   const ordered = [...sources, ...(crossFile ? builtinSources(sources) : [])]
@@ -96,7 +99,10 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, diagno
   const checked = results.flatMap((r) => (r.checked === undefined ? [] : [r.checked]));
   // Workflow specs exist only across files: a workflow is checked against the components it calls.
   let workflowSpecs: ReadonlyMap<string, WorkflowSpec> | undefined;
-  if (crossFile) {
+  // A file that is not YAML declares nothing we can see: checks across files would report every
+  // reference to what it defines as unknown, listed as if they were the problem. Skip them until it parses.
+  const unparsed = results.some((r) => r.diagnostics.some((d) => d.code === SYNTAX_ERROR));
+  if (crossFile && !unparsed) {
     const components = new Set<string>();
     const workflows = new Set<string>();
     for (const { declared } of results) {

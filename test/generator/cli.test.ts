@@ -91,6 +91,30 @@ test("typos get a suggestion; gen --help and help validate print that command's 
   assert.match(run(["dead-letters", "--help"]).out, /--replay TASK_ID/);
 });
 
+test("a YAML syntax error in one file is reported alone: the references to what it defines are not called unknown", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "manifold-cli-"));
+  try {
+    await mkdir(join(dir, "manifests"));
+    await writeFile(
+      join(dir, "manifests/a-weather.yaml"),
+      "kind: tool\nname: weather\ndescription: x\ncapabilities:\n  - name: a\n    description: [unclosed\n",
+    );
+    await writeFile(join(dir, "manifests/b-agent.yaml"), "kind: agent\nname: trip-agent\ndescription: x\nuses: [weather]\ncapabilities: []\n");
+    const r = run(["validate"], dir);
+    assert.is(r.code, 1);
+    assert.match(r.err, /a-weather\.yaml:\d+:\d+ - error MF1006/);
+    assert.not.match(r.err, /MF1310/, "no misleading 'uses names weather, but no manifest has that name'");
+    assert.match(r.err, /checks across files were skipped until every file parses/);
+    const json = run(["validate", "--format", "json"], dir);
+    assert.equal(
+      (JSON.parse(json.out) as { code: string }[]).map((d) => d.code),
+      ["MF1006"],
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test("gen names each file it removes", async () => {
   const dir = await mkdtemp(join(tmpdir(), "manifold-cli-"));
   try {
