@@ -1,12 +1,12 @@
 /**
  * `APP_ENV` picks a profile of safety and cardinality defaults. Each value is a default only: the
- * standard variable wins where one exists (`OTEL_TRACES_SAMPLER`, `OTEL_METRIC_EXPORT_INTERVAL`, …).
+ * standard variable wins where one exists (`OTEL_METRIC_EXPORT_INTERVAL`, …). Sampling is never a
+ * profile's (the spec): it comes only from `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`, and
+ * without them every trace is sampled (the SDK's parent-based always-on).
  */
 export type AppEnv = "development" | "staging" | "production";
 
 export interface TelemetryProfile {
-  /** Share of new traces sampled (parent-based: a sampled caller's trace is always continued). */
-  readonly sampleRatio: number;
   /** Distinct label sets per metric before it records only the overflow label. */
   readonly metricCardinalityLimit: number;
   /** Longest span attribute value; longer ones are cut by the SDK. */
@@ -18,9 +18,9 @@ export interface TelemetryProfile {
 }
 
 export const PROFILES: Readonly<Record<AppEnv, TelemetryProfile>> = {
-  development: { sampleRatio: 1, metricCardinalityLimit: 2000, attributeValueLengthLimit: 4096, recordErrorMessages: true, metricExportIntervalMs: 10_000 },
-  staging: { sampleRatio: 0.5, metricCardinalityLimit: 500, attributeValueLengthLimit: 1024, recordErrorMessages: true, metricExportIntervalMs: 30_000 },
-  production: { sampleRatio: 0.1, metricCardinalityLimit: 200, attributeValueLengthLimit: 512, recordErrorMessages: false, metricExportIntervalMs: 60_000 },
+  development: { metricCardinalityLimit: 2000, attributeValueLengthLimit: 4096, recordErrorMessages: true, metricExportIntervalMs: 10_000 },
+  staging: { metricCardinalityLimit: 500, attributeValueLengthLimit: 1024, recordErrorMessages: true, metricExportIntervalMs: 30_000 },
+  production: { metricCardinalityLimit: 200, attributeValueLengthLimit: 512, recordErrorMessages: false, metricExportIntervalMs: 60_000 },
 };
 
 /** Option, else `APP_ENV`, else development; any other value fails naming the variable. */

@@ -96,7 +96,7 @@ async function start({ serviceName = "manifold", serviceVersion, environment, en
     metricReaders,
     logRecordProcessors: [],
     instrumentations: [],
-    ...(env["OTEL_TRACES_SAMPLER"] ? {} : { sampler: new sdkTrace.ParentBasedSampler({ root: new sdkTrace.TraceIdRatioBasedSampler(profile.sampleRatio) }) }),
+    // No sampler here: the SDK reads OTEL_TRACES_SAMPLER(_ARG) itself; APP_ENV never samples.
     ...(env["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"] ? {} : { spanLimits: { attributeValueLengthLimit: profile.attributeValueLengthLimit } }),
   });
   sdk.start();
