@@ -13,6 +13,8 @@ export interface TaskApiOptions {
   readonly backend: () => Promise<TaskBackend>;
   /** @defaultValue 24 h */
   readonly maxTimeoutMs?: number;
+  /** @defaultValue 256 KiB */
+  readonly maxInputBytes?: number;
 }
 
 /** `00-<32 hex>-<16 hex>-<2 hex>`, the only traceparent version there is. */
@@ -48,8 +50,11 @@ function notFound(taskId: string): ManifoldError {
 }
 
 /** `POST /api/v1/tasks`, `GET /api/v1/tasks/:task_id`, `POST /api/v1/tasks/:task_id/cancel`. */
-export function addTaskRoutes(add: AddRoute, context: ExtensionContext, { backend, maxTimeoutMs }: TaskApiOptions): void {
-  const parser = createSubmitParser(context.spec, maxTimeoutMs === undefined ? {} : { maxTimeoutMs });
+export function addTaskRoutes(add: AddRoute, context: ExtensionContext, { backend, maxTimeoutMs, maxInputBytes }: TaskApiOptions): void {
+  const parser = createSubmitParser(context.spec, {
+    ...(maxTimeoutMs === undefined ? {} : { maxTimeoutMs }),
+    ...(maxInputBytes === undefined ? {} : { maxInputBytes }),
+  });
 
   add("POST", TASKS_PATH, async (ctx) => {
     const body = await readJsonBody(ctx.req, context.bodyLimit);

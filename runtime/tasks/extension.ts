@@ -10,6 +10,7 @@ import { checkMode, isHealthOnly, resolveMode, runsWorkers, servesTaskApi, type 
 import { readPoolSettings } from "./pool-settings.js";
 import { createWorkerPool, type WorkerPool } from "./worker-pool.js";
 import type { TaskBackend } from "./types.js";
+import { readMaxInputBytes } from "./submit.js";
 
 /** What generated code declares per agent: task-type key → its input and result types. */
 export type TaskTypes = { [key: string]: { input: unknown; output: unknown } };
@@ -35,6 +36,8 @@ export interface TasksExtensionOptions {
   readonly shutdownTimeoutMs?: number;
   /** Longest `timeout` a submit may ask for. @defaultValue 24 h */
   readonly maxTimeoutMs?: number;
+  /** Largest task `input`, as JSON bytes; a bigger one is 413. @defaultValue `MANIFOLD_TASK_MAX_INPUT_BYTES`, else 256 KiB */
+  readonly maxInputBytes?: number;
   /** @defaultValue a JSON logger for `tasks` */
   readonly log?: Logger;
   /** Where `MANIFOLD_MODE`, `WORKER_COUNT` and `MANIFOLD_TASK_LEASE_MS` are read. @defaultValue process.env */
@@ -92,6 +95,7 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
   const types = spec.agent?.tasks ?? [];
   if (types.length === 0) throw new TypeError(`${spec.name} declares no task types`);
   const mode = options.mode === undefined ? resolveMode(env) : checkMode(options.mode);
+  const maxInputBytes = options.maxInputBytes ?? readMaxInputBytes(env);
   const workers = runsWorkers(mode);
   const handlers = resolveHandlers(spec, types, options, workers);
   checkInteger("shutdownTimeoutMs", shutdownTimeoutMs, { min: 0 });
@@ -111,7 +115,11 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
     healthOnly: isHealthOnly(mode),
     routes(add, context) {
       if (servesTaskApi(mode))
-        addTaskRoutes(add, context, { backend: getBackend, ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }) });
+        addTaskRoutes(add, context, {
+          backend: getBackend,
+          maxInputBytes,
+          ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }),
+        });
     },
     async start() {
       const store = await getBackend();

@@ -22,6 +22,6 @@ export {
   type WaitOptions,
 } from "./client.js";
 export { statusUrl, TASKS_PATH, toTaskView, type TaskSubmitted, type TaskView } from "./view.js";
-export { DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_TIMEOUT_MS } from "./submit.js";
+export { DEFAULT_MAX_INPUT_BYTES, DEFAULT_TASK_TIMEOUT_MS, MAX_INPUT_BYTES_ENV, MAX_TASK_TIMEOUT_MS, readMaxInputBytes } from "./submit.js";
 export { addTaskRoutes, type TaskApiOptions } from "./api.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TasksServeOptions } from "./feature.js";

@@ -34,7 +34,23 @@ function echo(text: string): string {
 }
 
 /** One compiled input schema per task type, built once with the app. */
-export function createSubmitParser(spec: ComponentSpec, { maxTimeoutMs = MAX_TASK_TIMEOUT_MS }: { readonly maxTimeoutMs?: number } = {}): SubmitParser {
+/** The largest task input unless told otherwise: the embedded store holds every queued input in memory. */
+export const DEFAULT_MAX_INPUT_BYTES = 256 * 1024;
+export const MAX_INPUT_BYTES_ENV = "MANIFOLD_TASK_MAX_INPUT_BYTES";
+
+/** `MANIFOLD_TASK_MAX_INPUT_BYTES`: a positive integer of bytes; unset or empty is 256 KiB. */
+export function readMaxInputBytes(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const text = env[MAX_INPUT_BYTES_ENV];
+  if (text === undefined || text === "") return DEFAULT_MAX_INPUT_BYTES;
+  if (!/^\d{1,10}$/.test(text) || Number(text) < 1)
+    throw new RangeError(`${MAX_INPUT_BYTES_ENV} must be a positive number of bytes, not ${JSON.stringify(text.slice(0, 40))}`);
+  return Number(text);
+}
+
+export function createSubmitParser(
+  spec: ComponentSpec,
+  { maxTimeoutMs = MAX_TASK_TIMEOUT_MS, maxInputBytes = DEFAULT_MAX_INPUT_BYTES }: { readonly maxTimeoutMs?: number; readonly maxInputBytes?: number } = {},
+): SubmitParser {
   const agent = spec.agent;
   const types = new Map((agent?.tasks ?? []).map((t) => [t.type, t]));
   const checks = new Map<string, InputCheck>();
@@ -53,6 +69,12 @@ export function createSubmitParser(spec: ComponentSpec, { maxTimeoutMs = MAX_TAS
     else if (typeof type !== "string") details.push({ pointer: "/type", message: "must be string" });
     if (typeof input !== "object" || input === null || Array.isArray(input)) details.push({ pointer: "/input", message: "must be object" });
     if (details.length > 0) throw new ManifoldError("INVALID_INPUT", "the task request does not match {type, input, timeout?}", { details });
+    const bytes = Buffer.byteLength(JSON.stringify(input));
+    if (bytes > maxInputBytes) {
+      throw new ManifoldError("PAYLOAD_TOO_LARGE", `a task input may take ${maxInputBytes} bytes as JSON (${MAX_INPUT_BYTES_ENV}); this one takes ${bytes}`, {
+        details: [{ pointer: "/input", message: `is ${bytes} bytes; the limit is ${maxInputBytes}` }],
+      });
+    }
 
     const taskType = types.get(type as string);
     if (taskType === undefined) {

@@ -40,6 +40,42 @@ async function refused(base: string, body: unknown, status: number, code: string
   return envelope.error;
 }
 
+test("a task input over 256 KiB (MANIFOLD_TASK_MAX_INPUT_BYTES) is 413 PAYLOAD_TOO_LARGE at /input and nothing is stored; one under it is queued", async ({
+  base,
+  backend,
+}) => {
+  const before = await backend.depth();
+  const big = await refused(base, { type: "work", input: { blob: "x".repeat(300 * 1024) } }, 413, "PAYLOAD_TOO_LARGE");
+  assert.equal(
+    big.details?.map((d) => d.pointer),
+    ["/input"],
+  );
+  assert.match(big.message, /262144 bytes as JSON \(MANIFOLD_TASK_MAX_INPUT_BYTES\)/);
+  assert.is(await backend.depth(), before, "nothing queued");
+  const fits = await post(`${base}/api/v1/tasks`, { type: "work", input: { blob: "x".repeat(200 * 1024) } });
+  assert.is(fits.status, 202, fits.text);
+});
+
+test("MANIFOLD_TASK_MAX_INPUT_BYTES sets the limit; a malformed value stops the agent at start naming it", async () => {
+  const backend = createMemoryTaskBackend();
+  const small = await serveAgent({ mode: "api", backend, env: { MANIFOLD_TASK_MAX_INPUT_BYTES: "100" } });
+  try {
+    await refused(small.url, { type: "work", input: { blob: "x".repeat(200) } }, 413, "PAYLOAD_TOO_LARGE");
+    assert.is((await post(`${small.url}/api/v1/tasks`, { type: "work", input: { n: 1 } })).status, 202);
+  } finally {
+    await small.close();
+    await backend.close();
+  }
+  for (const bad of ["lots", "0", "-5"]) {
+    try {
+      await serveAgent({ mode: "api", backend: createMemoryTaskBackend(), env: { MANIFOLD_TASK_MAX_INPUT_BYTES: bad } });
+      assert.unreachable(bad);
+    } catch (error) {
+      assert.match((error as Error).message, /MANIFOLD_TASK_MAX_INPUT_BYTES must be a positive number of bytes/, bad);
+    }
+  }
+});
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 test("POST /api/v1/tasks answers 202 with the id, status and status URL (also as Location); GET shows the queued task", async ({ base, backend }) => {
