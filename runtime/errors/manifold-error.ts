@@ -15,8 +15,17 @@ export interface ErrorEnvelope {
     readonly category: ErrorCategory;
     readonly retryable: boolean;
     readonly details?: readonly ErrorDetail[];
+    /** How many details were left out past the first MAX_DETAILS. */
+    readonly details_omitted?: number;
   };
 }
+
+/** An error body is bounded whatever the request: this many details at most, each part cut to MAX_DETAIL_TEXT characters. */
+export const MAX_DETAILS = 20;
+export const MAX_DETAIL_TEXT = 300;
+const MAX_MESSAGE = 2_000;
+
+const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 export interface ManifoldErrorOptions {
   readonly details?: readonly ErrorDetail[];
@@ -54,7 +63,11 @@ export class ManifoldError extends Error {
 
   /** The wire form. An unexposed error keeps its code but not its message. */
   toEnvelope(): ErrorEnvelope {
-    const message = this.expose ? this.message : "internal error";
+    const message = this.expose ? cut(this.message, MAX_MESSAGE) : "internal error";
+    const details = this.details
+      ?.slice(0, MAX_DETAILS)
+      .map((d) => ({ ...d, pointer: cut(d.pointer, MAX_DETAIL_TEXT), message: cut(d.message, MAX_DETAIL_TEXT) }));
+    const omitted = (this.details?.length ?? 0) - (details?.length ?? 0);
     return {
       success: false,
       error: {
@@ -62,7 +75,8 @@ export class ManifoldError extends Error {
         message,
         category: this.category,
         retryable: this.retryable,
-        ...(this.details === undefined ? {} : { details: this.details }),
+        ...(details === undefined ? {} : { details }),
+        ...(omitted > 0 ? { details_omitted: omitted } : {}),
       },
     };
   }

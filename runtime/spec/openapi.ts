@@ -35,6 +35,7 @@ const ERROR_ENVELOPE: JsonSchema = {
         category: { type: "string" },
         retryable: { type: "boolean" },
         details: {},
+        details_omitted: { type: "integer", minimum: 1, description: "Details left out past the first 20" },
       },
       required: ["code", "message", "category", "retryable"],
     },
