@@ -19,9 +19,10 @@ import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { createInterface } from "node:readline";
 import { Queue, Worker } from "bullmq";
-import { createScheduleStore, serveScheduler, type ScheduleRecord } from "../../runtime/scheduling/index.js";
+import { createScheduleStore, serveScheduler } from "../../runtime/scheduling/index.js";
 import { createStore } from "../../runtime/store/index.js";
 import { startRedisServer } from "../../test/harness/redis-server.js";
+import { scheduleRecord } from "../../test/support/schedules.js";
 
 const LAG = Number(process.env["BENCH_LAG"] ?? 1_000);
 const BURST = Number(process.env["BENCH_BURST"] ?? 10_000);
@@ -104,22 +105,10 @@ async function manifold(): Promise<Side> {
   return {
     name: "manifold",
     async schedule(items) {
-      const stamp = new Date().toISOString();
-      const records: ScheduleRecord[] = items.map(({ key, dueMs }) => {
-        const id = `sch-${randomBytes(8).toString("hex")}`;
-        ids.set(key, id);
-        return {
-          schedule_id: id,
-          target_agent: "bench-agent",
-          instruction: "bench",
-          input: {},
-          run_at: new Date(dueMs).toISOString(),
-          recurring: false,
-          next_run_at: new Date(dueMs).toISOString(),
-          fire_count: 0,
-          created_at: stamp,
-          updated_at: stamp,
-        };
+      const records = items.map(({ key, dueMs }) => {
+        const record = scheduleRecord(dueMs, { target_agent: "bench-agent", instruction: "bench", input: {} });
+        ids.set(key, record.schedule_id);
+        return record;
       });
       for (let i = 0; i < records.length; i += 500) await Promise.all(records.slice(i, i + 500).map((r) => schedules.create(r)));
       scheduler.firing.wake();

@@ -4,7 +4,8 @@ import * as assert from "uvu/assert";
 import { createScheduleStore } from "../../runtime/scheduling/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer } from "../harness/redis-server.js";
-import { scheduleRecord, scheduleStoreCases } from "./schedules.cases.js";
+import { scheduleRecord } from "../support/schedules.js";
+import { scheduleStoreCases } from "./schedules.cases.js";
 
 const server = await startRedisServer();
 const stores: RedisStore[] = [];

@@ -3,7 +3,6 @@
  * adapter (schedules-memory.test.ts, schedules-redis.test.ts, schedules-cluster.test.ts). Each test
  * gets a fresh, empty store (a new namespace on Redis). No case is skipped for any adapter.
  */
-import { randomBytes } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { isManifoldError } from "../../runtime/errors/index.js";
@@ -11,6 +10,7 @@ import { createFiring, SCHEDULED_EXECUTOR_QUEUE, type ScheduleRecord, type Sched
 import type { Store } from "../../runtime/store/index.js";
 import { createTaskBackend } from "../../runtime/tasks/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
+import { cronRecord, scheduleRecord as baseRecord } from "../support/schedules.js";
 
 export interface ScheduleStoreUnderTest {
   readonly schedules: ScheduleStore;
@@ -22,27 +22,11 @@ export type ScheduleStoreFactory = (options: { readonly maxSchedules?: number })
 const log = createLogger({ component: "schedules-contract", env: {}, write: () => undefined });
 const BASE = Date.parse("2030-06-01T00:00:00.000Z");
 
-export function scheduleRecord(dueMs: number, more: Partial<ScheduleRecord> = {}): ScheduleRecord {
-  const stamp = new Date(BASE - 60_000).toISOString();
-  return {
-    schedule_id: `sch-${randomBytes(8).toString("hex")}`,
-    target_agent: "travel-agent",
-    instruction: "send the digest",
-    input: { destination: "Kyoto", tags: [], nested: { empty: {} } },
-    run_at: new Date(dueMs).toISOString(),
-    recurring: false,
-    next_run_at: new Date(dueMs).toISOString(),
-    fire_count: 0,
-    created_at: stamp,
-    updated_at: stamp,
-    ...more,
-  };
-}
-
-const cron = (dueMs: number, more: Partial<ScheduleRecord> = {}): ScheduleRecord => {
-  const { run_at: _, ...record } = scheduleRecord(dueMs, { cron_expr: "*/5 * * * *", recurring: true, ...more });
-  return record;
-};
+/** Input with an empty array and an empty object, which must come back as they went in. */
+const scheduleRecord = (dueMs: number, more: Partial<ScheduleRecord> = {}): ScheduleRecord =>
+  baseRecord(dueMs, { input: { destination: "Kyoto", tags: [], nested: { empty: {} } }, ...more });
+const cron = (dueMs: number, more: Partial<ScheduleRecord> = {}): ScheduleRecord =>
+  cronRecord(dueMs, { input: { destination: "Kyoto", tags: [], nested: { empty: {} } }, ...more });
 
 async function rejectsWith(run: () => Promise<unknown>, code: string): Promise<void> {
   try {

@@ -10,9 +10,10 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { createScheduleStore, type ScheduleRecord, type ScheduleStore } from "../../runtime/scheduling/index.js";
+import { createScheduleStore, type ScheduleStore } from "../../runtime/scheduling/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { scheduleRecord } from "../support/schedules.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
@@ -34,21 +35,7 @@ async function until(check: () => boolean | Promise<boolean>, ms: number, what: 
   }
 }
 
-const record = (target: string, dueMs: number): ScheduleRecord => {
-  const stamp = new Date().toISOString();
-  return {
-    schedule_id: `sch-${randomBytes(8).toString("hex")}`,
-    target_agent: target,
-    instruction: "tick",
-    input: {},
-    run_at: new Date(dueMs).toISOString(),
-    recurring: false,
-    next_run_at: new Date(dueMs).toISOString(),
-    fire_count: 0,
-    created_at: stamp,
-    updated_at: stamp,
-  };
-};
+const record = (target: string, dueMs: number) => scheduleRecord(dueMs, { target_agent: target, instruction: "tick", input: {} });
 
 const runsOf = (fixture: Fixture) => fixture.events().filter((e) => e["event"] === "run") as { task_id: string; schedule_id: string; at: number }[];
 const startReplica = () => startFixture("scheduling/scheduler.ts", env);

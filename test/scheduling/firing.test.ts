@@ -11,6 +11,7 @@ import { createFiring, createScheduleStore, SCHEDULED_EXECUTOR_QUEUE, type Sched
 import { createStore } from "../../runtime/store/index.js";
 import { createTaskBackend } from "../../runtime/tasks/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
+import { cronRecord, scheduleRecord } from "../support/schedules.js";
 
 const log = createLogger({ component: "firing-test", env: {}, write: () => undefined });
 
@@ -22,22 +23,7 @@ function setup() {
   return { store, schedules, backend, replica };
 }
 
-const schedule = (dueMs: number, more: Partial<ScheduleRecord> = {}): ScheduleRecord => {
-  const stamp = new Date().toISOString();
-  return {
-    schedule_id: `sch-${randomBytes(8).toString("hex")}`,
-    target_agent: "travel-agent",
-    instruction: "brief",
-    input: { destination: "Kyoto" },
-    delay: "1s",
-    recurring: false,
-    next_run_at: new Date(dueMs).toISOString(),
-    fire_count: 0,
-    created_at: stamp,
-    updated_at: stamp,
-    ...more,
-  };
-};
+const schedule = (dueMs: number, more: Partial<ScheduleRecord> = {}) => scheduleRecord(dueMs, { instruction: "brief", ...more });
 
 test("three replicas firing 300 due schedules at once create exactly 300 tasks, one per occurrence", async () => {
   const { schedules, backend, replica } = setup();
@@ -65,8 +51,7 @@ test("three replicas firing 300 due schedules at once create exactly 300 tasks, 
 test("a cron schedule advances to its next time; one overdue by many occurrences fires once", async () => {
   const { schedules, backend, replica } = setup();
   const now = Date.parse("2030-01-01T12:00:30Z");
-  const overdue = schedule(now - 10 * 60_000 - 30_000, { cron_expr: "* * * * *", recurring: true });
-  const { delay: _, ...cron } = overdue;
+  const cron = cronRecord(now - 10 * 60_000 - 30_000, { cron_expr: "* * * * *", instruction: "brief" });
   await schedules.create(cron);
   assert.is(await replica(() => now).pass(), 1);
   assert.is(await backend.depth(), 1, "one firing for ten missed minutes (catch-up policy: fire once)");
