@@ -15,7 +15,7 @@ export interface TaskTrace {
 
 export function recordSubmitted(type: string): void {
   const telemetry = getTelemetry();
-  if (telemetry.enabled) telemetry.metrics.counter(METRIC.TASKS_SUBMITTED, 1, { [ATTR.TASK_TYPE]: type, [ATTR.TASK_STATUS]: "queued" });
+  if (telemetry.enabled) telemetry.metrics.counter(METRIC.TASKS_SUBMITTED, 1, { [ATTR.TASK_TYPE_LABEL]: type, [ATTR.STATUS]: "queued" });
 }
 
 /**
@@ -30,12 +30,12 @@ export function traceStarted(task: TaskRecord): TaskTrace | undefined {
     ...(task.trace === undefined ? {} : { links: [task.trace] }),
   });
   span?.event(TASK_SPAN.STARTED, { [ATTR.TASK_ATTEMPT]: task.deliveries });
-  const labels = { [ATTR.TASK_TYPE]: task.type, [ATTR.TASK_STATUS]: "running" };
+  const labels = { [ATTR.TASK_TYPE_LABEL]: task.type, [ATTR.STATUS]: "running" };
   telemetry.metrics.counter(METRIC.TASKS_STARTED, 1, labels);
   // Queue wait is measured on the first delivery only: a redelivery's wait is the dead worker's lease.
   if (task.deliveries === 1 && task.started_at !== undefined) {
     const wait = Date.parse(task.started_at) - Date.parse(task.created_at);
-    if (Number.isFinite(wait) && wait >= 0) telemetry.metrics.histogram(METRIC.TASKS_QUEUE_WAIT, wait, { [ATTR.TASK_TYPE]: task.type });
+    if (Number.isFinite(wait) && wait >= 0) telemetry.metrics.histogram(METRIC.TASKS_QUEUE_WAIT, wait, { [ATTR.TASK_TYPE_LABEL]: task.type });
   }
   return { span, type: task.type, started: performance.now() };
 }
@@ -62,9 +62,15 @@ export function traceFinished(trace: TaskTrace | undefined, status: TaskStatus, 
   else trace.span?.event(TASK_SPAN.FAILED, { [ATTR.TASK_STATUS]: status, [ATTR.ERROR_CODE]: errorCode });
   trace.span?.end(status === "completed" ? undefined : errorCode);
   if (!telemetry.enabled) return;
-  const labels = { [ATTR.TASK_TYPE]: trace.type, [ATTR.TASK_STATUS]: status, [ATTR.ERROR_CODE]: errorCode };
+  const labels = { [ATTR.TASK_TYPE_LABEL]: trace.type, [ATTR.STATUS]: status, [ATTR.ERROR_CODE]: errorCode };
   telemetry.metrics.counter(METRIC.TASKS_COMPLETED, 1, labels);
   telemetry.metrics.histogram(METRIC.TASKS_DURATION, performance.now() - trace.started, labels);
+}
+
+/** A worker pool began (or stopped) taking tasks in this process: the spec's worker started / stopped. */
+export function recordWorker(event: "started" | "stopped"): void {
+  const telemetry = getTelemetry();
+  if (telemetry.enabled) telemetry.metrics.counter(event === "started" ? METRIC.TASKS_WORKER_STARTED : METRIC.TASKS_WORKER_STOPPED, 1);
 }
 
 /** Sampled on the pool's tick. */

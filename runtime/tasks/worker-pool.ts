@@ -6,7 +6,7 @@ import { MAX_DEQUEUE_COUNT } from "./backend-shared.js";
 import type { TaskHandler } from "./handler-context.js";
 import { readPoolSettings, type PoolSettings } from "./pool-settings.js";
 import { TaskRun } from "./task-run.js";
-import { recordActive, recordQueueDepth, telemetryEnabled, traceFinished, traceProgress, traceStarted } from "./telemetry.js";
+import { recordActive, recordQueueDepth, recordWorker, telemetryEnabled, traceFinished, traceProgress, traceStarted } from "./telemetry.js";
 import type { Lease, TaskBackend, TaskError, TaskOutcome, TaskProgress, TaskStatus } from "./types.js";
 
 export interface WorkerPoolOptions {
@@ -318,6 +318,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     }
   };
   const loop = dispatch();
+  recordWorker("started");
 
   let stopped: Promise<void> | undefined;
   const stop = (timeoutMs = 30_000): Promise<void> => {
@@ -347,6 +348,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       if (pending.length > 0) flush();
       while (writes.size > 0) await Promise.allSettled([...writes]);
       clearInterval(ticker);
+      recordWorker("stopped");
     })();
     return stopped;
   };

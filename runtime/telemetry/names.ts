@@ -40,6 +40,8 @@ export const ATTR = {
   LLM_MODEL: "gen_ai.request.model",
   LLM_TOKEN_TYPE: "gen_ai.token.type",
   LLM_PHASE: "manifold.llm.phase",
+  /** Task metrics' labels, the spec's names: the task type (status is STATUS below). */
+  TASK_TYPE_LABEL: "task_type",
   /** The scheduled executor's metrics, with the spec's own label names (module, target_agent, status, attempt, error_type, trigger). */
   MODULE: "module",
   TARGET_AGENT: "target_agent",
@@ -84,6 +86,9 @@ export const METRIC = {
   TASKS_QUEUE_DEPTH: "manifold.tasks.queue_depth",
   /** Submit to first start, in ms. */
   TASKS_QUEUE_WAIT: "manifold.tasks.queue_wait_ms",
+  /** A worker pool started / stopped taking tasks in a process. */
+  TASKS_WORKER_STARTED: "manifold.tasks.worker.started",
+  TASKS_WORKER_STOPPED: "manifold.tasks.worker.stopped",
   /** The scheduled executor (label `module=scheduled-executor` on each), names as the spec's table. */
   EXECUTOR_TASKS_RECEIVED: "manifold.scheduled_executor.tasks_received",
   EXECUTOR_TASKS_DISPATCHED: "manifold.scheduled_executor.tasks_dispatched",
@@ -139,6 +144,7 @@ export const LABELS: ReadonlySet<string> = new Set([
   ATTR.LLM_MODEL,
   ATTR.LLM_TOKEN_TYPE,
   ATTR.LLM_PHASE,
+  ATTR.TASK_TYPE_LABEL,
   ATTR.MODULE,
   ATTR.TARGET_AGENT,
   ATTR.STATUS,

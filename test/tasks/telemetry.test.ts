@@ -7,7 +7,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { RunningComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import { createMemoryTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
+import { createMemoryTaskBackend, createWorkerPool, type TaskBackend } from "../../runtime/tasks/index.js";
 import { getTelemetry, initTelemetry, isIdLabel, looksLikeId, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { json } from "../runtime/support.js";
 import { startOtlpReceiver } from "../telemetry/otlp-receiver.js";
@@ -108,9 +108,13 @@ test("a failed task's span ends with task.failed and the error code", async ({ r
   assert.is(submit?.traceId, link?.traceId);
 });
 
-test("task metrics: submitted, started, completed, duration, queue wait, workers active, queue depth; labels type and status, never an id", async ({
+test("task metrics: submitted, started, completed, duration, queue wait, workers active, queue depth, worker started and stopped; the spec's labels task_type and status, never an id", async ({
   receiver,
+  backend,
 }) => {
+  // A second pool, started and stopped: the worker started / stopped metrics.
+  const extra = createWorkerPool({ backend, handlers: {}, workerCount: 1, log: silentLogger(), env: {} });
+  await extra.stop(100);
   const wanted = [
     "manifold.tasks.submitted",
     "manifold.tasks.started",
@@ -119,11 +123,13 @@ test("task metrics: submitted, started, completed, duration, queue wait, workers
     "manifold.tasks.queue_wait_ms",
     "manifold.tasks.workers.active",
     "manifold.tasks.queue_depth",
+    "manifold.tasks.worker.started",
+    "manifold.tasks.worker.stopped",
   ];
   await receiver!.until(() => wanted.every((m) => receiver!.points.some((p) => p.metric === m)), "every task metric", 20_000);
   const completed = receiver!.points
     .filter((p) => p.metric === "manifold.tasks.completed")
-    .map((p) => `${String(p.attributes["manifold.task.type"])}:${String(p.attributes["manifold.task.status"])}`);
+    .map((p) => `${String(p.attributes["task_type"])}:${String(p.attributes["status"])}`);
   assert.ok(completed.includes("work:completed") && completed.includes("work:failed"), completed.join(", "));
   for (const point of receiver!.points.filter((p) => p.metric.startsWith("manifold.tasks."))) {
     for (const [name, value] of Object.entries(point.attributes)) {
