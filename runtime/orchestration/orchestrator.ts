@@ -138,6 +138,8 @@ export interface Orchestrator {
   runNatural(request: string, options?: RunOptions): Promise<NaturalRunResult>;
   /** The catalog a planner sees: every known component, internal capabilities left out. */
   catalog(): Promise<CatalogComponent[]>;
+  /** Replaces the outbound token (or source) for calls that start from now on; calls in flight keep theirs. Same as the caller's. */
+  setToken(token: string | TokenSource | undefined): void;
   /** Releases the execution store when the orchestrator created it. */
   close(): Promise<void>;
 }
@@ -301,6 +303,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   return {
     resolve,
     executor,
+    setToken: (token) => caller.setToken(token),
     hasPlanner: natural.planner !== undefined,
     hasSynthesiser: synthesiser !== undefined,
 

@@ -9,6 +9,7 @@ import { ManifoldError } from "../errors/index.js";
 import type { Diagnostic } from "../manifest/index.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import { checkContextOf, readCatalog } from "./catalog.js";
+import type { TokenSource } from "../outbound/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions, type WorkflowRunResult } from "./orchestrator.js";
 
 /** One finding of the checker, as `manifold validate --format json` prints it. */
@@ -43,6 +44,8 @@ export interface WorkflowEngine {
   /** Checks and returns the runnable workflow, or throws INVALID_WORKFLOW whose details are the errors `{code, line, column, message}`. */
   load(text: string, file?: string): Promise<LoadedWorkflow>;
   run(workflow: LoadedWorkflow | WorkflowSpec, inputs: unknown, options?: RunOptions): Promise<WorkflowRunResult>;
+  /** The orchestrator's (and so the caller's) token setter: runs that start from now on use the new token. */
+  setToken(token: string | TokenSource | undefined): void;
   close(): Promise<void>;
 }
 
@@ -96,6 +99,7 @@ export function createWorkflowEngine(options: WorkflowEngineOptions = {}): Workf
       return loaded;
     },
     run,
+    setToken: (token) => orchestrator.setToken(token),
     close: async () => {
       if (owned) await orchestrator.close();
     },
