@@ -7,13 +7,13 @@ import { join } from "node:path";
 import { serveComponent, type ComponentOptions, type RunningComponent } from "../component/index.js";
 import { packageRoot } from "../package-root.js";
 import { createRegistry } from "../discovery/index.js";
+import { durationFromEnv } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, MAX_TASK_TIMEOUT_MS } from "../tasks/index.js";
 import { createLogger } from "../telemetry/index.js";
 import { createScheduledExecutor, type ScheduledExecutor, type ScheduledExecutorOptions } from "./executor.js";
 import { createFiring, type Firing } from "./firing.js";
 import { createScheduleStore, type ScheduleStore } from "./store/index.js";
-import { envDuration } from "./settings.js";
 import { createSchedulerHandlers } from "./tool.js";
 import { SCHEDULED_EXECUTOR_QUEUE } from "./wire.js";
 
@@ -40,8 +40,8 @@ export interface RunningScheduler extends RunningComponent {
 
 export async function serveScheduler(options: SchedulerOptions = {}): Promise<RunningScheduler> {
   const { store: given, maxSchedules, executor: executorOptions = {}, env = process.env, ...component } = options;
-  const tickMs = options.tickMs ?? envDuration(env, "MANIFOLD_SCHEDULER_TICK_INTERVAL", 5000);
-  const lockTtlMs = options.lockTtlMs ?? envDuration(env, "MANIFOLD_SCHEDULER_LOCK_TTL", Math.max(30_000, 2 * tickMs));
+  const tickMs = options.tickMs ?? durationFromEnv(env, "MANIFOLD_SCHEDULER_TICK_INTERVAL", 5000);
+  const lockTtlMs = options.lockTtlMs ?? durationFromEnv(env, "MANIFOLD_SCHEDULER_LOCK_TTL", Math.max(30_000, 2 * tickMs));
   // No lock is taken (firing is exactly-once by task id and compare-and-set), but the seed's rule holds.
   if (lockTtlMs <= tickMs) throw new RangeError("MANIFOLD_SCHEDULER_LOCK_TTL must exceed MANIFOLD_SCHEDULER_TICK_INTERVAL");
   const log = createLogger({ service: "scheduler", component: "scheduler", env: env as NodeJS.ProcessEnv });

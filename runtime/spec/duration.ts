@@ -14,3 +14,12 @@ export function parseDuration(text: string): number | undefined {
   const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   return Number.isSafeInteger(ms) ? ms : undefined;
 }
+
+/** A duration environment variable (`30s`, `5m`, `72h`): unset or empty is `fallbackMs`; anything else must parse, or start-up fails naming it. */
+export function durationFromEnv(env: Readonly<Record<string, string | undefined>>, name: string, fallbackMs: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallbackMs;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new RangeError(`${name} must be a duration such as 30s, 5m or 72h, not ${JSON.stringify(text.slice(0, 40))}`);
+  return ms;
+}

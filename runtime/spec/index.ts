@@ -1,5 +1,5 @@
 export * from "./types.js";
-export { DURATION_PATTERN, parseDuration } from "./duration.js";
+export { DURATION_PATTERN, durationFromEnv, parseDuration } from "./duration.js";
 export { DNS_LABEL, isDnsLabel, toCamelCase, toPascalCase } from "./names.js";
 export { DRAFT_07, capabilitySchema, objectSchema, valueSchema, type JsonSchema, type SchemaDialect, type SchemaSide } from "./json-schema.js";
 export {

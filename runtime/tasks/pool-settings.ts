@@ -1,5 +1,5 @@
 /** The worker pool's numbers, from options, then the environment, then defaults; checked at startup. */
-import { checkInteger } from "../util/index.js";
+import { checkInteger, integerFromEnv } from "../util/index.js";
 
 export interface PoolSettings {
   readonly workerCount: number;
@@ -28,23 +28,15 @@ export const MAX_TICK_MS = 500;
 const MIN_LEASE_MS = 100;
 const MAX_WORKERS = 10_000;
 
-function fromEnv(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
-  const text = env[name];
-  if (text === undefined || text.trim() === "") return undefined;
-  const value = Number(text);
-  // NaN for text that is not a number: reported by `checkInteger` with the variable's name.
-  return Number.isFinite(value) ? value : Number.NaN;
-}
-
 export function readPoolSettings({ workerCount, leaseMs, tickMs, idleWaitMs = 1_000, env = process.env }: PoolSettingsInput): PoolSettings {
   const workers =
     workerCount !== undefined
       ? checkInteger("workerCount", workerCount, { min: 1, max: MAX_WORKERS })
-      : checkInteger("WORKER_COUNT", fromEnv(env, "WORKER_COUNT") ?? DEFAULT_WORKER_COUNT, { min: 1, max: MAX_WORKERS });
+      : integerFromEnv(env, "WORKER_COUNT", DEFAULT_WORKER_COUNT, { min: 1, max: MAX_WORKERS });
   const lease =
     leaseMs !== undefined
       ? checkInteger("leaseMs", leaseMs, { min: MIN_LEASE_MS, max: 86_400_000 })
-      : checkInteger("MANIFOLD_TASK_LEASE_MS", fromEnv(env, "MANIFOLD_TASK_LEASE_MS") ?? DEFAULT_LEASE_MS, { min: MIN_LEASE_MS, max: 86_400_000 });
+      : integerFromEnv(env, "MANIFOLD_TASK_LEASE_MS", DEFAULT_LEASE_MS, { min: MIN_LEASE_MS, max: 86_400_000 });
   const tick = checkInteger("tickMs", tickMs ?? Math.max(20, Math.min(MAX_TICK_MS, Math.floor(lease / 3))), { min: 1, max: Math.floor(lease / 2) });
   return { workerCount: workers, leaseMs: lease, tickMs: tick, idleWaitMs: checkInteger("idleWaitMs", idleWaitMs, { min: 0, max: 60_000 }) };
 }

@@ -3,6 +3,7 @@ import { ManifoldError, type ErrorDetail } from "../errors/index.js";
 import { parseDuration } from "../spec/index.js";
 import { taskInputSchema } from "../spec/index.js";
 import type { ComponentSpec, TaskTypeSpec } from "../spec/index.js";
+import { integerFromEnv } from "../util/index.js";
 
 /** A task's timeout when neither the request nor its task type gives one. */
 export const DEFAULT_TASK_TIMEOUT_MS = 30 * 60_000;
@@ -40,11 +41,7 @@ export const MAX_INPUT_BYTES_ENV = "MANIFOLD_TASK_MAX_INPUT_BYTES";
 
 /** `MANIFOLD_TASK_MAX_INPUT_BYTES`: a positive integer of bytes; unset or empty is 256 KiB. */
 export function readMaxInputBytes(env: Readonly<Record<string, string | undefined>> = process.env): number {
-  const text = env[MAX_INPUT_BYTES_ENV];
-  if (text === undefined || text === "") return DEFAULT_MAX_INPUT_BYTES;
-  if (!/^\d{1,10}$/.test(text) || Number(text) < 1)
-    throw new RangeError(`${MAX_INPUT_BYTES_ENV} must be a positive number of bytes, not ${JSON.stringify(text.slice(0, 40))}`);
-  return Number(text);
+  return integerFromEnv(env, MAX_INPUT_BYTES_ENV, DEFAULT_MAX_INPUT_BYTES, { min: 1 });
 }
 
 export function createSubmitParser(

@@ -15,3 +15,13 @@ export function checkInteger(name: string, value: unknown, { min, max = Number.M
   const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
   throw new RangeError(`${name} must be an integer ${range}, not ${shown}`);
 }
+
+/**
+ * A whole-number environment variable: unset or blank is `fallback`; anything else is checked by
+ * `checkInteger` under the variable's name (text that is not a number is shown as written).
+ */
+export function integerFromEnv(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, range: IntegerRange): number {
+  const text = env[name]?.trim();
+  if (text === undefined || text === "") return checkInteger(name, fallback, range);
+  return checkInteger(name, /^-?\d+$/.test(text) ? Number(text) : text, range);
+}

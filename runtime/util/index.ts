@@ -2,7 +2,7 @@
  * Small helpers with no dependencies, shared by several runtime folders. Nothing here imports another
  * runtime folder, so any folder may import this one without making a cycle.
  */
-export { checkInteger, type IntegerRange } from "./check-integer.js";
+export { checkInteger, integerFromEnv, type IntegerRange } from "./check-integer.js";
 export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";

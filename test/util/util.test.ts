@@ -1,7 +1,8 @@
 /** The shared helpers every runtime folder leans on: one wording for a bad integer option, one thenable test. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { checkInteger, isThenable } from "../../runtime/util/index.js";
+import { durationFromEnv } from "../../runtime/spec/index.js";
+import { checkInteger, integerFromEnv, isThenable } from "../../runtime/util/index.js";
 
 test("checkInteger returns a value in range, inclusive at both ends", () => {
   assert.is(checkInteger("n", 1, { min: 1, max: 3 }), 1);
@@ -28,6 +29,20 @@ test("checkInteger refuses with a RangeError naming the option, the range and th
       assert.is((error as Error).message, message);
     }
   }
+});
+
+test("integerFromEnv and durationFromEnv: unset or blank is the fallback; a set value must be valid, named in the error as written", () => {
+  const range = { min: 1, max: 100 };
+  assert.is(integerFromEnv({}, "WORKERS", 5, range), 5);
+  assert.is(integerFromEnv({ WORKERS: " " }, "WORKERS", 5, range), 5);
+  assert.is(integerFromEnv({ WORKERS: " 12 " }, "WORKERS", 5, range), 12);
+  assert.throws(() => integerFromEnv({ WORKERS: "lots" }, "WORKERS", 5, range), /^WORKERS must be an integer from 1 to 100, not "lots"$/);
+  assert.throws(() => integerFromEnv({ WORKERS: "0" }, "WORKERS", 5, range), /^WORKERS must be an integer from 1 to 100, not 0$/);
+  assert.throws(() => integerFromEnv({ WORKERS: "1.5" }, "WORKERS", 5, range), /not "1\.5"$/);
+  assert.is(durationFromEnv({}, "TICK", 5000), 5000);
+  assert.is(durationFromEnv({ TICK: "" }, "TICK", 5000), 5000);
+  assert.is(durationFromEnv({ TICK: "2m" }, "TICK", 5000), 120_000);
+  assert.throws(() => durationFromEnv({ TICK: "5 s" }, "TICK", 5000), /^TICK must be a duration such as 30s, 5m or 72h, not "5 s"$/);
 });
 
 test("isThenable: objects with a then method, and nothing else", () => {

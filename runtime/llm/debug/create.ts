@@ -1,4 +1,4 @@
-import { parseDuration } from "../../spec/index.js";
+import { durationFromEnv } from "../../spec/index.js";
 import { createStore, type Store } from "../../store/index.js";
 import { createMemoryLlmDebugStore } from "./memory-store.js";
 import { createRedisLlmDebugStore } from "./redis-store.js";
@@ -16,15 +16,6 @@ export function llmDebugEnabled(env: Env = process.env): boolean {
   if (value === undefined || value === "" || value === "false") return false;
   if (value === "true") return true;
   throw new RangeError(`${LLM_DEBUG_ENV} must be true or false`);
-}
-
-/** A duration variable (`72h`, `30m`, …) in ms; unset or empty is the default, anything else a RangeError naming it. */
-function durationEnv(env: Env, name: string): number {
-  const value = env[name];
-  if (value === undefined || value === "") return DEFAULT_LLM_DEBUG_TTL_MS;
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new RangeError(`${name} must be a duration such as 72h or 30m, not ${JSON.stringify(value.slice(0, 40))}`);
-  return ms;
 }
 
 export interface LlmDebugStoreOptions {
@@ -52,8 +43,8 @@ export interface LlmDebugStoreOptions {
 export function createLlmDebugStore({
   store: given,
   env = process.env,
-  ttlMs = durationEnv(env, LLM_DEBUG_TTL_ENV),
-  errorTtlMs = durationEnv(env, LLM_DEBUG_ERROR_TTL_ENV),
+  ttlMs = durationFromEnv(env, LLM_DEBUG_TTL_ENV, DEFAULT_LLM_DEBUG_TTL_MS),
+  errorTtlMs = durationFromEnv(env, LLM_DEBUG_ERROR_TTL_ENV, DEFAULT_LLM_DEBUG_TTL_MS),
   maxRecords = DEFAULT_MAX_RECORDS,
   maxInteractions = DEFAULT_MAX_INTERACTIONS,
   maxTextBytes = DEFAULT_MAX_TEXT_BYTES,
