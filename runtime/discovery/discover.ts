@@ -21,6 +21,12 @@ export function baseUrlOf(entry: Pick<RegistryEntry, "address" | "port">): strin
   return `http://${entry.address.includes(":") ? `[${entry.address}]` : entry.address}:${entry.port}`;
 }
 
+/** The replicas worth calling: the healthy ones, else every one given (degraded, say). */
+export function preferHealthy(entries: readonly RegistryEntry[]): readonly RegistryEntry[] {
+  const healthy = entries.filter((e) => e.health === "healthy");
+  return healthy.length > 0 ? healthy : entries;
+}
+
 /**
  * A client's BaseUrlSource that finds `name` in the registry before every call: a healthy replica
  * (round-robin or random), else a degraded one; with none, ManifoldError `UNAVAILABLE` (retryable).
@@ -52,8 +58,7 @@ export function discover(
       const reason = error instanceof Error ? error.message : String(error);
       throw new ManifoldError("UNAVAILABLE", `cannot find ${name}: ${reason}`, { cause: error });
     }
-    const healthy = entries.filter((e) => e.health === "healthy");
-    const usable = healthy.length > 0 ? healthy : entries;
+    const usable = preferHealthy(entries);
     if (usable.length === 0) {
       if (last !== undefined && now() - last.at < staleMs) return pick(last.urls);
       throw new ManifoldError(

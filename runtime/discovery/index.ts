@@ -4,7 +4,7 @@
  */
 export { advertisedAddress } from "./advertise.js";
 export { withCatalogCache, type CatalogCacheOptions } from "./catalog-cache.js";
-export { baseUrlOf, discover, type DiscoverOptions } from "./discover.js";
+export { baseUrlOf, discover, preferHealthy, type DiscoverOptions } from "./discover.js";
 export { DEFAULT_TTL_MS, OVERDUE_FACTOR, ROLE_KEY, WORKER_ROLE, effectiveHealth } from "./entry.js";
 export { createHealthProbe, type HealthProbeOptions } from "./health.js";
 export { startHeartbeat, type Heartbeat, type HeartbeatOptions } from "./heartbeat.js";

@@ -10,14 +10,14 @@
  * trace, so the agent's handler continues it.
  */
 import { type Caller, createCaller, nodeHttpTransport } from "../outbound/index.js";
-import { baseUrlOf, createRegistry, type Registry, type RegistryEntry } from "../discovery/index.js";
+import { baseUrlOf, createRegistry, preferHealthy, type Registry, type RegistryEntry } from "../discovery/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, createWorkerPool, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { createGate, sleep } from "../util/index.js";
+import { createBackoff, createGate, sleep } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
-import { readExecutorSettings, retryDelayMs, type ExecutorSettings } from "./settings.js";
+import { readExecutorSettings, type ExecutorSettings } from "./settings.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_PATH, SCHEDULED_TASK_TYPE, type ScheduledRequest, type ScheduledTaskInput } from "./wire.js";
 
 export interface ScheduledExecutorOptions extends Partial<ExecutorSettings> {
@@ -84,6 +84,8 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   // `workerCount` dispatches in flight; the pool leases as many again ahead of them, so a finished
   // dispatch is followed at once by the next one instead of by a round trip to the queue.
   const gate = createGate(settings.workerCount);
+  // No jitter: these are one occurrence's retries, spaced base × 2^(n−1) as the settings say.
+  const retryWait = createBackoff({ baseDelayMs: settings.retryBaseDelayMs, maxDelayMs: settings.retryMaxDelayMs, random: () => 1 });
 
   const metrics = () => getTelemetry().metrics;
 
@@ -110,12 +112,11 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     }
     const agents = entries.filter((e) => e.type === "agent");
     if (agents.length === 0) return entries.length > 0 ? { kind: "tool" } : { kind: "unknown" };
-    const healthy = agents.filter((e) => e.health === "healthy");
-    const pool_ = healthy.length > 0 ? healthy : agents;
+    const usable = preferHealthy(agents);
     const next = turn.get(name) ?? 0;
     turn.set(name, next + 1);
     if (turn.size > 10_000) turn.clear();
-    return { kind: "agent", entry: pool_[next % pool_.length]! };
+    return { kind: "agent", entry: usable[next % usable.length]! };
   };
 
   const deadLetter = async (task: ScheduledTaskInput, context: TaskContext, reason: DeadLetterReason, attempts: number, lastError?: ManifoldError) => {
@@ -163,7 +164,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     for (let attempt = 1; attempt <= settings.maxRetries + 1; attempt += 1) {
       if (attempt > 1) {
         metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.ATTEMPT]: attempt - 1 });
-        await sleep(retryDelayMs(settings, attempt - 1), context.signal);
+        await sleep(retryWait(attempt - 1), context.signal);
         if (context.signal.aborted) throw context.signal.reason;
       }
       const leave = await gate.enter(context.signal);

@@ -50,7 +50,7 @@ export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, t
   let sleeping: (() => void) | undefined;
 
   /** The occurrence as a task; false when another replica (or an earlier pass) already created it. */
-  const enqueue = async (record: ScheduleRecord, due: DueSchedule): Promise<boolean> => {
+  const enqueue = async (record: ScheduleRecord, dueMs: number): Promise<boolean> => {
     const telemetry = getTelemetry();
     const span = telemetry.startSpan("scheduler.fire", { attributes: { "manifold.schedule_id": record.schedule_id, "manifold.target": record.target_agent } });
     try {
@@ -61,10 +61,10 @@ export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, t
         target_agent: record.target_agent,
         instruction: record.instruction,
         input: record.input,
-        due_at: new Date(due.due_ms).toISOString(),
+        due_at: new Date(dueMs).toISOString(),
       };
       await backend.create({
-        task_id: `${record.schedule_id}:${Math.floor(due.due_ms / 1000)}`,
+        task_id: `${record.schedule_id}:${Math.floor(dueMs / 1000)}`,
         type: SCHEDULED_TASK_TYPE,
         input,
         timeout_ms: taskTimeoutMs,
@@ -89,9 +89,7 @@ export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, t
     const dueMs = new Map(due.map((d) => [d.schedule_id, d.due_ms]));
     // Cancelled, or moved by an update since the index was read: nothing to fire at that time.
     const records = (await schedules.getMany(due.map((d) => d.schedule_id))).filter((r) => Date.parse(r.next_run_at) === dueMs.get(r.schedule_id));
-    const enqueued = await Promise.allSettled(
-      records.map((record) => enqueue(record, { schedule_id: record.schedule_id, due_ms: dueMs.get(record.schedule_id)! })),
-    );
+    const enqueued = await Promise.allSettled(records.map((record) => enqueue(record, dueMs.get(record.schedule_id)!)));
     const firedAt = new Date(now()).toISOString();
     const items: AdvanceItem[] = [];
     let created = 0;

@@ -29,4 +29,4 @@ export {
   type DeadLetterReason,
   type DeadLetters,
 } from "./dead-letters.js";
-export { readExecutorSettings, retryDelayMs, type ExecutorSettings } from "./settings.js";
+export { readExecutorSettings, type ExecutorSettings } from "./settings.js";

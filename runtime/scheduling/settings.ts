@@ -42,8 +42,3 @@ export function readExecutorSettings(options: Partial<ExecutorSettings>, env: En
   if (dispatchTimeoutMs <= 0) throw new RangeError("dispatchTimeoutMs must be positive");
   return settings;
 }
-
-/** The wait before retry `n` (1-based): base × 2^(n-1), at most the cap. */
-export function retryDelayMs({ retryBaseDelayMs, retryMaxDelayMs }: Pick<ExecutorSettings, "retryBaseDelayMs" | "retryMaxDelayMs">, retry: number): number {
-  return Math.min(retryMaxDelayMs, retryBaseDelayMs * 2 ** Math.min(retry - 1, 40));
-}

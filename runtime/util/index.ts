@@ -7,3 +7,4 @@ export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";
 export { createGate, type Gate } from "./gate.js";
+export { createBackoff, type Backoff, type BackoffOptions } from "./backoff.js";
