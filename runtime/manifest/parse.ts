@@ -19,6 +19,9 @@ export interface ParsedManifest {
 const JSON_TAGS = new Set(["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`));
 
 function yamlErrorCode(error: YAMLError): DiagnosticCode {
+  // Where the parser runs out of stack (and so which code it gives) depends on how warm the JIT is;
+  // an overflow is the nesting limit whatever the code says.
+  if (/maximum call stack/i.test(error.message)) return "MF1009";
   switch (error.code) {
     case "DUPLICATE_KEY":
       return "MF1007";
