@@ -5,7 +5,6 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
 import { packageRoot } from "../package-root.js";
 
 /** Name → path inside the package. */
@@ -21,22 +20,17 @@ interface Source {
   readonly text: string;
 }
 
-/** The shipped manifests the sources use by name and do not define; unreadable YAML is left to the real parse. */
-export function builtinSources(sources: readonly Source[]): Source[] {
-  const defined = new Set<string>();
-  const used = new Set<string>();
-  for (const { text } of sources) {
-    let doc: unknown;
-    try {
-      doc = parse(text);
-    } catch {
-      continue;
-    }
-    if (typeof doc !== "object" || doc === null) continue;
-    const { name, uses } = doc as { name?: unknown; uses?: unknown };
-    if (typeof name === "string") defined.add(name);
-    if (Array.isArray(uses)) for (const entry of uses) if (typeof entry === "string") used.add(entry);
-  }
+/** What the loader read of one file: its declared name, and its `uses` once the file checked. */
+interface Loaded {
+  readonly declared?: { readonly name: string };
+  readonly checked?: { readonly manifest: object };
+}
+
+/** The shipped manifests the loaded files use by name and do not define. */
+export function builtinSources(loaded: readonly Loaded[]): Source[] {
+  const defined = new Set(loaded.flatMap((l) => (l.declared === undefined ? [] : [l.declared.name])));
+  // Only agents have `uses` (the meta-schema refuses it elsewhere).
+  const used = new Set(loaded.flatMap((l) => (l.checked?.manifest as { uses?: readonly string[] } | undefined)?.uses ?? []));
   return Object.keys(BUILTIN_MANIFESTS)
     .filter((name) => used.has(name) && !defined.has(name))
     .map((name) => ({ file: builtinFile(name), text: readFileSync(join(packageRoot(), BUILTIN_MANIFESTS[name]!), "utf8") }));

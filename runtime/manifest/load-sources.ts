@@ -91,10 +91,13 @@ export const SYNTAX_ERROR = "MF1006";
 
 export function assemble(sources: readonly ManifestSource[], { crossFile, diagnostics = [] }: AssembleOptions): Project {
   // A BOM is not content; dropping it keeps columns on the first line as editors count them.
-  const ordered = [...sources, ...(crossFile ? builtinSources(sources) : [])]
-    .map(({ file, text }) => ({ file, text: text.startsWith("\uFEFF") ? text.slice(1) : text }))
-    .sort((a, b) => compareText(a.file, b.file));
-  const results = ordered.map(loadFileSafely);
+  const own = sources.map(({ file, text }) => ({ file, text: text.startsWith("\uFEFF") ? text.slice(1) : text }));
+  const loaded = own.map((source) => ({ source, result: loadFileSafely(source) }));
+  // The shipped manifests the project uses, found from what was just parsed (not parsed again).
+  if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source) });
+  loaded.sort((a, b) => compareText(a.source.file, b.source.file));
+  const ordered = loaded.map((l) => l.source);
+  const results = loaded.map((l) => l.result);
   const all: Diagnostic[] = [...diagnostics, ...results.flatMap((r) => r.diagnostics)];
   const checked = results.flatMap((r) => (r.checked === undefined ? [] : [r.checked]));
   // Workflow specs exist only across files: a workflow is checked against the components it calls.
