@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { ManifoldError } from "../errors/index.js";
 import { HEADER } from "../context/index.js";
 import { isDnsLabel } from "../spec/index.js";
-import { isScheduleId, type ScheduleRecord, type ScheduleStore } from "./store/index.js";
+import { isScheduleId, MAX_LIST_LIMIT, type ScheduleRecord, type ScheduleStore } from "./store/index.js";
 import { readTiming, type TimingFields } from "./timing.js";
 
 type Body = Readonly<Record<string, unknown>>;
@@ -100,8 +100,11 @@ export function createSchedulerHandlers({ schedules, changed = () => undefined, 
       const agent = ctx.headers[HEADER.AGENT_NAME];
       const limit = input["limit"] ?? 50;
       const offset = input["offset"] ?? 0;
-      if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > 500)
-        throw new ManifoldError("INVALID_INPUT", "limit must be 1 to 500", { details: [{ pointer: "/limit", message: "must be an integer from 1 to 500" }] });
+      // The store checks these too, but as a programming error; a caller's bad value is INVALID_INPUT at its pointer.
+      if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIST_LIMIT)
+        throw new ManifoldError("INVALID_INPUT", `limit must be 1 to ${MAX_LIST_LIMIT}`, {
+          details: [{ pointer: "/limit", message: `must be an integer from 1 to ${MAX_LIST_LIMIT}` }],
+        });
       if (!Number.isSafeInteger(offset) || (offset as number) < 0)
         throw new ManifoldError("INVALID_INPUT", "offset must be 0 or more", { details: [{ pointer: "/offset", message: "must be a non-negative integer" }] });
       const schedules_ = await schedules.list({
