@@ -2,7 +2,7 @@
  * The `manifold` command (bin.ts runs it). Only node built-ins are imported up front so `--help` answers at once; the
  * loader, the emitters and ts-morph are imported by the command that needs them.
  */
-import { MANIFOLD_VERSION } from "../runtime/manifest/index.js";
+import { closest, MANIFOLD_VERSION } from "../runtime/manifest/index.js";
 import { parseArgs } from "node:util";
 
 const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
@@ -64,21 +64,10 @@ JSON entry per line. --replay TASK_ID takes that entry out and queues its occurr
 const OPTIONS = ["--manifests", "--out", "--check", "--format", "--replay", "--help", "--version"];
 const COMMANDS = ["gen", "validate", "scheduler", "dead-letters", "help"];
 
-/** Edit distance, for "did you mean": names here are short, so the plain table is fine. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j += 1) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
-
-/** ` (did you mean --check?)` when one known name is close enough to be the intended one. */
+/** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
 function suggestion(given: string, known: readonly string[]): string {
-  const [best] = known.map((name) => ({ name, d: distance(given, name) })).sort((a, b) => a.d - b.d);
-  return best !== undefined && best.d <= Math.max(1, Math.floor(best.name.length / 3)) ? ` (did you mean ${best.name}?)` : "";
+  const best = closest(given, known);
+  return best === undefined ? "" : ` (did you mean ${best}?)`;
 }
 
 export type Format = "pretty" | "json" | "github";
