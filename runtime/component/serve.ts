@@ -7,7 +7,7 @@ import { startHeartbeat } from "../discovery/index.js";
 import { defaultRegistry, ROLE_KEY, WORKER_ROLE } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/index.js";
-import { capabilityWire } from "../spec/index.js";
+import { capabilityWire, DEFAULT_DRAIN_TIMEOUT_MS } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { ComponentExtension } from "./extension.js";
 import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
@@ -100,7 +100,7 @@ export async function serveComponentWith<C extends CapabilityTypes>(
 ): Promise<RunningComponent> {
   const {
     handleSignals = true,
-    drainTimeoutMs = 10_000,
+    drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS,
     log = defaultComponentLog(spec),
     registry = defaultRegistry(),
     healthCheck,

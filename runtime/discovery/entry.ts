@@ -1,5 +1,6 @@
 /** What both adapters share: input checks, the stored record, effective health, lookup filtering. */
 import { ManifoldError } from "../errors/index.js";
+import { DEFAULT_REGISTRATION_TTL_MS } from "../spec/index.js";
 import type { ComponentRegistration, HealthState, LookupOptions, RegisterOptions, RegistryEntry, ReportedHealth } from "./types.js";
 
 /** Names become key parts: no colon, brace or whitespace (a brace would move a key's cluster slot). */
@@ -8,7 +9,7 @@ const REPORTED: readonly string[] = ["healthy", "degraded", "unhealthy"];
 
 /** A registration is overdue, so `unknown`, after this many heartbeat periods without one. */
 export const OVERDUE_FACTOR = 1.5;
-export const DEFAULT_TTL_MS = 30_000;
+export const DEFAULT_TTL_MS = DEFAULT_REGISTRATION_TTL_MS;
 
 function invalid(message: string): ManifoldError {
   return new ManifoldError("INVALID_INPUT", `invalid registration: ${message}`);

@@ -55,7 +55,7 @@ type WorkflowEntry = CheckedManifest & { readonly manifest: RawWorkflow };
  * manifests that failed the schema: steps calling them are not checked further (no cascades).
  */
 export function checkProjectWorkflows(entries: readonly CheckedManifest[], declared: DeclaredNames): WorkflowCheckResult {
-  const components = entries.filter((e): e is ComponentEntry => e.manifest.kind !== "workflow");
+  const components = entries.filter((e): e is ComponentEntry => e.manifest.kind === "tool" || e.manifest.kind === "agent");
   const workflows = entries.filter((e): e is WorkflowEntry => e.manifest.kind === "workflow");
   const context = contextFromManifests(
     components.map((e) => e.manifest),

@@ -109,6 +109,18 @@ export const DIAGNOSTIC_CODES = {
     title: "Task type name clash",
     description: "Two task types of an agent derive the same TypeScript name (camelCase), the key of their typed task client.",
   },
+  MF1317: {
+    severity: "error",
+    title: "Deployment component mismatch",
+    description: "A deployment manifest names a component the network does not have, or leaves out one it has (only the shipped scheduler may be left out).",
+  },
+  MF1318: {
+    severity: "error",
+    title: "Deployment setting conflict",
+    description:
+      "A deployed component lacks its `entry`, sets `workers` without tasks, sets a variable the emitted manifests set themselves, or puts a credential-like name in `env` instead of `secrets`.",
+  },
+  MF1319: { severity: "error", title: "More than one deployment", description: "A network has one deployment manifest; this is a second one." },
 
   ...WORKFLOW_CHECK_CODES,
 } as const satisfies Record<string, DiagnosticCodeInfo>;

@@ -25,5 +25,7 @@ export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadRes
 export { MANIFEST_SCHEMA } from "./meta-schema.js";
 export { notGenerated } from "./not-generated.js";
 export { BUILTIN_MANIFESTS, builtinFile, isBuiltinFile } from "./builtins.js";
+export type { RawDeployedComponent, RawDeployment } from "./manifest-types.js";
+export { DEPLOY_RESERVED_ENV } from "./link-deployment.js";
 export * from "./dataflow/index.js";
 export { MANIFOLD_VERSION } from "./version.js";

@@ -4,7 +4,7 @@ import { valuePosition, type SourceFile } from "./source-file.js";
 import { closest } from "./dataflow/index.js";
 import { quote } from "./values.js";
 
-export const MANIFEST_KINDS: readonly ManifestKind[] = ["tool", "agent", "workflow"];
+export const MANIFEST_KINDS: readonly ManifestKind[] = ["tool", "agent", "workflow", "deployment"];
 
 export function isManifestKind(value: unknown): value is ManifestKind {
   return typeof value === "string" && (MANIFEST_KINDS as readonly string[]).includes(value);
@@ -20,12 +20,17 @@ export function checkKind(source: SourceFile, value: Record<string, unknown>): D
       "MF1014",
       source.file,
       valuePosition(source, []),
-      "missing `kind`: a manifest starts with `kind: tool`, `kind: agent` or `kind: workflow`",
+      "missing `kind`: a manifest starts with `kind: tool`, `kind: agent`, `kind: workflow` or `kind: deployment`",
     );
   }
   const kind = value["kind"];
   if (isManifestKind(kind)) return undefined;
   const guess = typeof kind === "string" ? closest(kind, MANIFEST_KINDS) : undefined;
   const hint = guess === undefined ? "" : ` (did you mean "${guess}"?)`;
-  return createDiagnostic("MF1015", source.file, valuePosition(source, ["kind"]), `\`kind\` must be one of tool, agent, workflow; got ${quote(kind)}${hint}`);
+  return createDiagnostic(
+    "MF1015",
+    source.file,
+    valuePosition(source, ["kind"]),
+    `\`kind\` must be one of tool, agent, workflow, deployment; got ${quote(kind)}${hint}`,
+  );
 }

@@ -6,8 +6,9 @@ import type { DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { toPascalCase } from "../spec/index.js";
-import type { RawComponent, RawManifest } from "./manifest-types.js";
-import { valuePosition, type Path, type SourceFile } from "./source-file.js";
+import type { RawComponent, RawDeployment, RawManifest } from "./manifest-types.js";
+import { keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
+import { checkDeployment } from "./link-deployment.js";
 import { closest } from "./dataflow/index.js";
 
 /** A manifest that passed the meta-schema. */
@@ -35,8 +36,14 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
   const components = new Map<string, CheckedManifest & { readonly manifest: RawComponent }>();
   const workflows = new Map<string, CheckedManifest>();
   const byPascal = new Map<string, CheckedManifest>();
+  const deployments: (CheckedManifest & { readonly manifest: RawDeployment })[] = [];
   for (const entry of entries) {
     const { manifest } = entry;
+    if (manifest.kind === "deployment") {
+      if (deployments.length > 0) report(entry, "MF1319", ["kind"], `a network has one deployment manifest; ${where(deployments[0]!)} is the first`);
+      else deployments.push({ ...entry, manifest });
+      continue;
+    }
     const first = manifest.kind === "workflow" ? workflows.get(manifest.name) : components.get(manifest.name);
     if (first !== undefined) {
       const what = manifest.kind === "workflow" ? "workflow" : "component";
@@ -64,6 +71,12 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
 
   for (const entry of components.values()) {
     if (entry.manifest.kind === "agent") checkAgentReferences(entry, entry.manifest, { components, workflows, declared, report });
+  }
+  for (const entry of deployments) {
+    const deployed = new Map([...components].map(([name, c]) => [name, { file: c.source.file, manifest: c.manifest }]));
+    checkDeployment(entry.manifest, deployed, declared.components, (code, path, message, at) =>
+      found.push(createDiagnostic(code, entry.source.file, at === "key" ? keyPosition(entry.source, path) : valuePosition(entry.source, path), message)),
+    );
   }
   return found;
 }

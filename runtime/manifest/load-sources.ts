@@ -75,7 +75,7 @@ function compareText(a: string, b: string): number {
 
 function toLoaded({ source, manifest }: CheckedManifest, workflows: ReadonlyMap<string, WorkflowSpec> | undefined): LoadedManifest {
   const document = manifest as unknown as Record<string, unknown>;
-  if (manifest.kind === "workflow") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
+  if (manifest.kind === "workflow" || manifest.kind === "deployment") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
   return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest, workflows), document };
 }
 
@@ -109,7 +109,8 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, diagno
     const components = new Set<string>();
     const workflows = new Set<string>();
     for (const { declared } of results) {
-      if (declared !== undefined) (declared.kind === "workflow" ? workflows : components).add(declared.name);
+      if (declared?.kind === "workflow") workflows.add(declared.name);
+      else if (declared !== undefined && declared.kind !== "deployment") components.add(declared.name);
     }
     all.push(...checkProject(checked, { components, workflows }));
     const dataFlow = checkWorkflowsSafely(checked, { components, workflows });

@@ -69,4 +69,28 @@ export interface RawComponent {
 
 /** Workflow documents are read by the runtime too (the YAML workflow engine), so their types live there. */
 export type { WorkflowStepDocument as RawStep, WorkflowDocument as RawWorkflow } from "./dataflow/types.js";
-export type RawManifest = RawComponent | WorkflowDocument;
+export interface RawDeployedComponent {
+  readonly entry?: string;
+  readonly args?: readonly string[];
+  readonly replicas?: number;
+  readonly workers?: number;
+  readonly resources?: { readonly cpu?: string; readonly memory?: string; readonly cpu_limit?: string; readonly memory_limit?: string };
+  readonly env?: Readonly<Record<string, string>>;
+  readonly secrets?: readonly string[];
+}
+
+/** `kind: deployment`: how gen writes the network's Dockerfiles and Kubernetes manifests. */
+export interface RawDeployment {
+  readonly kind: "deployment";
+  readonly name: string;
+  readonly description?: string;
+  readonly namespace?: string;
+  readonly image?: { readonly registry?: string; readonly tag?: string };
+  readonly node?: string;
+  readonly build?: string;
+  readonly redis?: "bundled" | "external";
+  readonly telemetry?: { readonly endpoint?: string };
+  readonly components: Readonly<Record<string, RawDeployedComponent>>;
+}
+
+export type RawManifest = RawComponent | WorkflowDocument | RawDeployment;

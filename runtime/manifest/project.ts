@@ -16,7 +16,7 @@ export interface Diagnostic {
   readonly message: string;
 }
 
-export type ManifestKind = "tool" | "agent" | "workflow";
+export type ManifestKind = "tool" | "agent" | "workflow" | "deployment";
 
 /** One manifest file that parsed and passed the meta-schema. */
 export interface LoadedManifest {
@@ -24,7 +24,7 @@ export interface LoadedManifest {
   readonly file: string;
   readonly kind: ManifestKind;
   readonly name: string;
-  /** The normalised component (tools and agents); absent for workflows. */
+  /** The normalised component (tools and agents); absent for workflows and deployments. */
   readonly component?: ComponentSpec;
   /** The manifest as parsed (plain JS values), for the parts later stages read (uses, workflows, …). */
   readonly document: Record<string, unknown>;

@@ -22,7 +22,7 @@ export function checkManifest(source: SourceFile, manifest: RawManifest): Diagno
   const report: Report = (code, path, message) => found.push(createDiagnostic(code, source.file, valuePosition(source, path), message));
   const lineOf = (path: Path): number => valuePosition(source, path).line;
   if (manifest.kind === "workflow") checkWorkflow(manifest, report, lineOf);
-  else checkComponent(manifest, report, lineOf);
+  else if (manifest.kind !== "deployment") checkComponent(manifest, report, lineOf);
   return found;
 }
 

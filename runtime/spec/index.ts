@@ -1,4 +1,5 @@
 export * from "./types.js";
+export { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_REGISTRATION_TTL_MS, DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS } from "./lifecycle.js";
 export { DURATION_PATTERN, durationFromEnv, parseDuration } from "./duration.js";
 export { DNS_LABEL, isDnsLabel, toCamelCase, toPascalCase } from "./names.js";
 export { DRAFT_07, capabilitySchema, objectSchema, valueSchema, type JsonSchema, type SchemaDialect, type SchemaSide } from "./json-schema.js";

@@ -1,6 +1,6 @@
 import type { ComponentExtension } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import type { ComponentSpec, TaskTypeSpec } from "../spec/index.js";
+import { DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS, type ComponentSpec, type TaskTypeSpec } from "../spec/index.js";
 import { createLogger, type Logger } from "../telemetry/index.js";
 import { checkHandlerKeys, checkInteger, handlerAt } from "../util/index.js";
 import { addTaskRoutes } from "./api.js";
@@ -91,7 +91,7 @@ function resolveHandlers(spec: ComponentSpec, types: readonly TaskTypeSpec[], op
  * a worker pool (unless api mode). Everything is checked here, before the component takes its port.
  */
 export function createTasksExtension(spec: ComponentSpec, options: TasksExtensionOptions = {}): TasksExtension {
-  const { env = process.env, shutdownTimeoutMs = 30_000, log = createLogger({ service: spec.name, component: "tasks" }) } = options;
+  const { env = process.env, shutdownTimeoutMs = DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS, log = createLogger({ service: spec.name, component: "tasks" }) } = options;
   const types = spec.agent?.tasks ?? [];
   if (types.length === 0) throw new TypeError(`${spec.name} declares no task types`);
   const mode = options.mode === undefined ? resolveMode(env) : checkMode(options.mode);

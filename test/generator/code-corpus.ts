@@ -49,6 +49,7 @@ function workflowCase(name: string): Produce {
 const TOOL = "kind: tool\nname: t\ndescription: d\ncapabilities:\n";
 const capability = (lines: string) => `${TOOL}  - name: a\n    description: b\n${lines}`;
 const AGENT = "kind: agent\nname: g\ndescription: d\ncapabilities: []\n";
+const DEPLOYMENT = "kind: deployment\nname: net\ncomponents:\n";
 
 export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1001: onDisk(async () => undefined, "nowhere"),
@@ -99,6 +100,13 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1314: workflowCase("duplicate-step"),
   MF1315: () => notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}chat: true\n` }])),
   MF1316: text(`${AGENT}tasks:\n  - { type: get_a }\n  - { type: get__a }\n`),
+  MF1317: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-servce: { entry: dist/geo.js }\n` }),
+  MF1318: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-service: { entry: dist/geo.js, env: { API_KEY: abc } }\n` }),
+  MF1319: files({
+    "m/geo.yaml": GEOCODING_TOOL,
+    "m/a.yaml": `${DEPLOYMENT}  geocoding-service: { entry: dist/geo.js }\n`,
+    "m/b.yaml": `${DEPLOYMENT}  geocoding-service: { entry: dist/geo.js }\n`,
+  }),
   MF1401: workflowCase("unknown-input"),
   MF1402: workflowCase("unknown-step"),
   MF1403: workflowCase("unknown-component"),
