@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
 
 Usage:
-  manifold gen [--manifests DIR] [--out DIR] [--check] [--format pretty|json|github]
+  manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--format pretty|json|github]
   manifold validate [--manifests DIR] [--format pretty|json|github]
   manifold scheduler
   manifold dead-letters [--replay TASK_ID]
@@ -17,6 +17,7 @@ Usage:
 Commands:
   gen        validate the manifests and write OpenAPI, JSON Schemas and typed TypeScript to --out
              --check writes nothing: exits 1 and lists stale, missing and extra files if --out differs
+             a kind: deployment manifest adds Dockerfiles and Kubernetes manifests (docs/deploy.md)
   validate   print diagnostics only
   scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
              MANIFOLD_SCHEDULER_* and MANIFOLD_EXECUTOR_*; without REDIS_URL: in memory, one process)
@@ -33,14 +34,17 @@ Diagnostic codes: docs/diagnostics.md`;
 
 /** `manifold <command> --help`: what the command does and the options it takes. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {
-  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--format pretty|json|github]
+  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--format pretty|json|github]
 
 Validates the manifests, then writes OpenAPI documents, JSON Schemas and typed TypeScript to --out,
-only the files whose bytes changed, and removes (and names) the files it no longer produces.
+only the files whose bytes changed, and removes (and names) the files it no longer produces. When the
+manifests hold a \`kind: deployment\` manifest it also writes <name>/deploy/ (Dockerfile, Deployment,
+Service, ConfigMap) for every component and the network's kustomization.yaml (docs/deploy.md).
 
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
   --out DIR         where generated files go (default: generated); manifold owns this folder
   --check           write nothing: exit 1 and list stale, missing and extra files if --out differs
+  --deploy          require the deploy output: exit 2 when there is no deployment manifest
   --format F        diagnostics as pretty (default), json (stdout holds only the JSON array), or github
 
 Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.`,
@@ -61,7 +65,7 @@ Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_RED
 JSON entry per line. --replay TASK_ID takes that entry out and queues its occurrence again.`,
 };
 
-const OPTIONS = ["--manifests", "--out", "--check", "--format", "--replay", "--help", "--version"];
+const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--format", "--replay", "--help", "--version"];
 const COMMANDS = ["gen", "validate", "scheduler", "dead-letters", "help"];
 
 /** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
@@ -89,6 +93,7 @@ function parse(argv: readonly string[]) {
       manifests: { type: "string", default: "manifests" },
       out: { type: "string", default: "generated" },
       check: { type: "boolean", default: false },
+      deploy: { type: "boolean", default: false },
       format: { type: "string", default: "pretty" },
       replay: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -145,6 +150,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err("manifold: --check goes with gen, not validate\n");
     return 2;
   }
+  if (args.deploy && command !== "gen") {
+    io.err("manifold: --deploy goes with gen\n");
+    return 2;
+  }
   if (args.replay !== undefined && command !== "dead-letters") {
     io.err("manifold: --replay goes with dead-letters\n");
     return 2;
@@ -167,5 +176,5 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 2;
   }
   const { runCommand } = await import("./commands.js");
-  return runCommand(command, { manifestsDir: args.manifests, outDir: args.out, check: args.check, format: args.format }, io);
+  return runCommand(command, { manifestsDir: args.manifests, outDir: args.out, check: args.check, deploy: args.deploy, format: args.format }, io);
 }

@@ -10,6 +10,8 @@ export interface CommandOptions {
   readonly manifestsDir: string;
   readonly outDir: string;
   readonly check: boolean;
+  /** Fail (exit 2) unless a deployment manifest makes gen write deploy/. */
+  readonly deploy?: boolean;
   readonly format: Format;
 }
 
@@ -60,6 +62,11 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   if (command === "validate") {
     if (options.format === "pretty") io.out(`manifold: ${manifests} valid in ${elapsed(start)}\n`);
     return 0;
+  }
+  // Deploy output follows the deployment manifest, not the flag, so `gen` and `gen --check` always agree.
+  if (options.deploy === true && !project.manifests.some((m) => m.kind === "deployment")) {
+    io.err(`manifold: --deploy needs a \`kind: deployment\` manifest in ${options.manifestsDir} (see docs/deploy.md); nothing written\n`);
+    return 2;
   }
   const files = emitProject(project, { manifestsDir: options.manifestsDir });
   const out = options.outDir;

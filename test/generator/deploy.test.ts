@@ -4,7 +4,7 @@
  * runtime's shutdown and registry constants, manifest text cannot escape its value, and a deployment
  * that does not fit the network is a positioned diagnostic.
  */
-import { readFile, readdir } from "node:fs/promises";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DockerfileParser } from "dockerfile-ast";
 import { validate as lintDockerfile } from "dockerfile-utils";
@@ -16,7 +16,8 @@ import { loadSources } from "../../runtime/manifest/index.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_REGISTRATION_TTL_MS, DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS } from "../../runtime/spec/index.js";
 import { PRE_STOP_SECONDS } from "../../generator/emit/deploy/model.js";
 import { kubernetesProblems } from "../support/kubernetes.js";
-import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL, where } from "./load-helpers.js";
+import { main } from "../../generator/cli.js";
+import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL, tempProject, where } from "./load-helpers.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -234,6 +235,23 @@ test("a deployment that does not fit the network is a positioned diagnostic", ()
   );
   assert.match(schema.diagnostics[0]!.message, /no '\.\.'/);
   assert.match(schema.diagnostics[1]!.message, /one line without control characters/);
+});
+
+test("gen --deploy without a deployment manifest is a usage error that writes nothing; with one it writes deploy/", async () => {
+  const { root: dir, cleanup } = await tempProject({ "m/geo.yaml": GEOCODING_TOOL });
+  try {
+    const err: string[] = [];
+    const io = { out: () => {}, err: (t: string) => err.push(t), color: false };
+    const args = ["gen", "--deploy", "--manifests", join(dir, "m"), "--out", join(dir, "out")];
+    assert.is(await main(args, io), 2);
+    assert.match(err.join(""), /--deploy needs a `kind: deployment` manifest/);
+    assert.is(await readdir(join(dir, "out")).catch(() => "absent"), "absent");
+    await writeFile(join(dir, "m/deploy.yaml"), "kind: deployment\nname: net\ncomponents:\n  geocoding-service: { entry: dist/geo.js }\n");
+    assert.is(await main(args, io), 0);
+    assert.ok((await readdir(join(dir, "out/geocoding-service/deploy"))).includes("Dockerfile"));
+  } finally {
+    await cleanup();
+  }
 });
 
 test.run();

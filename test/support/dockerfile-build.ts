@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { DockerfileParser, type Instruction, type JSONInstruction, type ModifiableInstruction, type PropertyInstruction } from "dockerfile-ast";
+import { DockerfileParser, type Instruction, type ModifiableInstruction, type PropertyInstruction } from "dockerfile-ast";
 
 export interface BuiltImage {
   /** The final stage's filesystem root on this machine. */
@@ -79,9 +79,13 @@ function substitute(text: string, vars: Readonly<Record<string, string>>): strin
   return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, a: string | undefined, b: string | undefined) => vars[a ?? b ?? ""] ?? whole);
 }
 
+/** The exec form, parsed as Docker parses it (JSON); undefined for the shell form. */
 function jsonArgs(instruction: Instruction): string[] | undefined {
-  const strings = (instruction as JSONInstruction).getJSONStrings?.() ?? [];
-  return strings.length > 0 ? strings.map((s) => s.getJSONValue()) : undefined;
+  const content = (instruction.getArgumentsContent() ?? "").trim();
+  if (!content.startsWith("[")) return undefined;
+  const value: unknown = JSON.parse(content);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw new Error(`${instruction.getKeyword()}: not a JSON array of strings`);
+  return value;
 }
 
 function flag(instruction: Instruction, name: string): string | undefined {
