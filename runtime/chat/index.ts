@@ -1,0 +1,2 @@
+/** Chat sessions streamed over server-sent events, and `/query` for agent-to-agent calls. */
+export * from "./store/index.js";

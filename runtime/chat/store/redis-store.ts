@@ -1,0 +1,162 @@
+/**
+ * Sessions on Redis, under the spec's keys: `…:sessions:<id>` (a hash: the session's fields, its
+ * metadata as JSON, and each kept message in a field `m:<seq>`), `…:sessions:index:<user_id>` (sorted
+ * set: session id by `updated_at` ms) and `…:sessions:active_session_count`. The keys hash to
+ * different Cluster slots, so each script touches the session key alone; the index and the counter
+ * follow in their own commands, driven by what the script returned (only the delete that removed a
+ * session decrements the counter).
+ */
+import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import {
+  cut,
+  PREVIEW_MAX,
+  SESSION_TTL_MS,
+  TITLE_MAX,
+  MAX_MESSAGES,
+  type ChatMessage,
+  type ChatSession,
+  type ChatSessionStore,
+  type ListPage,
+  type NewSession,
+  type SessionSummary,
+} from "./types.js";
+
+const lua = (file: string) => loadLuaScript("sessions", new URL(`./lua/${file}`, import.meta.url));
+const APPEND = lua("append-1.lua");
+const SET_TITLE = lua("set-title-1.lua");
+const DELETE = lua("delete-1.lua");
+
+/** Index entries read per round while paging past expired sessions. */
+const INDEX_WINDOW = 100;
+const SUMMARY_FIELDS = ["id", "title", "preview", "created_at", "updated_at", "next", "first"] as const;
+
+export interface RedisSessionStoreOptions {
+  /** @defaultValue 48 h */
+  readonly ttlMs?: number;
+  /** Close the store with this adapter. @defaultValue false */
+  readonly ownsStore?: boolean;
+}
+
+function sessionOf(hash: Record<string, string>): ChatSession | undefined {
+  if (hash["id"] === undefined) return undefined;
+  const messages = Object.keys(hash)
+    .filter((field) => field.startsWith("m:"))
+    .map((field) => Number(field.slice(2)))
+    .sort((a, b) => a - b)
+    .map((seq) => JSON.parse(hash[`m:${seq}`]!) as ChatMessage);
+  return {
+    id: hash["id"],
+    user_id: hash["user_id"] ?? "",
+    title: hash["title"] ?? "",
+    created_at: hash["created_at"] ?? "",
+    updated_at: hash["updated_at"] ?? "",
+    messages,
+    metadata: JSON.parse(hash["metadata"] ?? "{}") as Record<string, unknown>,
+  };
+}
+
+export function createRedisSessionStore(store: RedisStore, { ttlMs = SESSION_TTL_MS, ownsStore = false }: RedisSessionStoreOptions = {}): ChatSessionStore {
+  const { client, keys } = store;
+  const sessionKey = (id: string) => keys.key("sessions", id);
+  const indexKey = (userId: string) => keys.key("sessions", "index", userId);
+  const counterKey = keys.key("sessions", "active_session_count");
+
+  const touchIndex = async (userId: string, id: string, updatedMs: number): Promise<void> => {
+    await client.zadd(indexKey(userId), updatedMs, id);
+    // The index lives as long as its newest session could.
+    await client.pexpire(indexKey(userId), ttlMs);
+  };
+
+  return {
+    kind: "redis",
+
+    async create({ id, userId, metadata, now }) {
+      const at = new Date(now).toISOString();
+      const key = sessionKey(id);
+      const fields = { id, user_id: userId, title: "", preview: "", created_at: at, updated_at: at, metadata: JSON.stringify(metadata), next: "0", first: "0" };
+      await client.multi().hset(key, fields).pexpire(key, ttlMs).exec();
+      await touchIndex(userId, id, now);
+      await client.incr(counterKey);
+      return { id, user_id: userId, title: "", created_at: at, updated_at: at, messages: [], metadata };
+    },
+
+    async get(id) {
+      return sessionOf(await client.hgetall(sessionKey(id)));
+    },
+
+    async append(id, message) {
+      const user = (await runScript(
+        client,
+        APPEND,
+        [sessionKey(id)],
+        [JSON.stringify(message), message.role, cut(message.content, TITLE_MAX), cut(message.content, PREVIEW_MAX), message.timestamp, ttlMs, MAX_MESSAGES],
+      )) as string | null;
+      if (user === null) return false;
+      await touchIndex(user, id, Date.parse(message.timestamp));
+      return true;
+    },
+
+    async list(userId, { offset, limit }) {
+      const found: SessionSummary[] = [];
+      let skipped = 0;
+      for (let start = 0; found.length < limit; start += INDEX_WINDOW) {
+        const ids = await client.zrevrange(indexKey(userId), start, start + INDEX_WINDOW - 1);
+        if (ids.length === 0) break;
+        // One read per session, concurrently: on a Cluster they live in different slots, so no pipeline.
+        const rows = await Promise.all(ids.map((id) => client.hmget(sessionKey(id), ...SUMMARY_FIELDS)));
+        const gone: string[] = [];
+        rows.forEach((values, i) => {
+          const [sid, title, preview, created, updated, next, first] = values;
+          if (sid === null || sid === undefined) {
+            gone.push(ids[i]!);
+            return;
+          }
+          if (skipped < offset) {
+            skipped++;
+            return;
+          }
+          if (found.length < limit) {
+            found.push({
+              id: sid,
+              title: title ?? "",
+              message_count: Number(next) - Number(first),
+              created_at: created ?? "",
+              updated_at: updated ?? "",
+              preview: preview ?? "",
+            });
+          }
+        });
+        // Expired sessions leave their index entries behind; drop them as they are met.
+        if (gone.length > 0) {
+          await client.zrem(indexKey(userId), ...gone);
+          start -= gone.length;
+        }
+        if (ids.length < INDEX_WINDOW) break;
+      }
+      return found;
+    },
+
+    async setTitle(id, title, now) {
+      const user = (await runScript(client, SET_TITLE, [sessionKey(id)], [title, new Date(now).toISOString(), ttlMs])) as string | null;
+      if (user === null) return false;
+      await touchIndex(user, id, now);
+      return true;
+    },
+
+    async delete(id) {
+      const user = (await runScript(client, DELETE, [sessionKey(id)], [])) as string | null;
+      if (user === null) return false;
+      await client.zrem(indexKey(user), id);
+      await client.decr(counterKey);
+      return true;
+    },
+
+    async activeSessionCount() {
+      return Number((await client.get(counterKey)) ?? "0");
+    },
+
+    async close() {
+      if (ownsStore) await store.close();
+    },
+  };
+}
