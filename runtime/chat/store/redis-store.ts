@@ -16,8 +16,6 @@ import {
   type ChatMessage,
   type ChatSession,
   type ChatSessionStore,
-  type ListPage,
-  type NewSession,
   type SessionSummary,
 } from "./types.js";
 
