@@ -688,7 +688,8 @@ export const TravelAgentSpec: ComponentSpec = {
         }
       }
     ],
-    scheduled: true
+    scheduled: true,
+    chat: true
   }
 };
 

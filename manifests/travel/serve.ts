@@ -9,6 +9,7 @@ import { CurrencyService } from "../../generated/currency-service/index.js";
 import { GeocodingService } from "../../generated/geocoding-service/index.js";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { WeatherService } from "../../generated/weather-service/index.js";
+import { chatHandler } from "./handlers/chat.js";
 import { countryInfoHandlers } from "./handlers/country-info.js";
 import { currencyHandlers } from "./handlers/currency.js";
 import { geocodingHandlers } from "./handlers/geocoding.js";
@@ -28,6 +29,7 @@ const SERVE: Readonly<Record<string, () => Promise<unknown>>> = {
       handlers: createTravelAgentHandlers(clients),
       tasks: { packingList: createPackingList(clients) },
       scheduled: createScheduledHandler(clients),
+      chat: chatHandler,
     });
   },
 };

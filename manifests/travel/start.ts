@@ -7,6 +7,7 @@ import { CurrencyService } from "../../generated/currency-service/index.js";
 import { GeocodingService } from "../../generated/geocoding-service/index.js";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { WeatherService } from "../../generated/weather-service/index.js";
+import { chatHandler } from "./handlers/chat.js";
 import { countryInfoHandlers } from "./handlers/country-info.js";
 import { currencyHandlers } from "./handlers/currency.js";
 import { geocodingHandlers } from "./handlers/geocoding.js";
@@ -35,6 +36,7 @@ const agent = await TravelAgent.serve({
   handlers: createTravelAgentHandlers(clients),
   tasks: { packingList: createPackingList(clients) },
   scheduled: createScheduledHandler(clients),
+  chat: chatHandler,
   port: port(TravelAgent.spec.port),
 });
 // The scheduler tool, its firing loop and the executor, which delivers due runs to the agent.

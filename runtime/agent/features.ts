@@ -6,18 +6,12 @@
  * This module is importable on its own (gen and the manifest layer read it): it loads the feature
  * descriptors only, about 10 ms, where the agent's index loads the whole serving runtime.
  */
+import { chatFeature, type ChatServeOptions } from "../chat/feature.js";
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
 import { scheduledFeature, type ScheduledServeOptions } from "../scheduling/feature.js";
 import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
 import type { AgentSpec, OpenApiAddition } from "../spec/index.js";
 import type { AgentFeature } from "./feature.js";
-
-/** Chat sessions over SSE and `/query`: the format accepts `chat:`; the routes are reserved until it is built. */
-const chatFeature: AgentFeature = {
-  key: "chat",
-  routePrefixes: ["/chat", "/query"],
-  pending: [{ path: ["chat"], serves: "the /chat and /query endpoints" }],
-};
 
 /** Human-approval checkpoints: accepted by the format, not served yet (its `/hitl` routes come with it). */
 const hitlFeature: AgentFeature = {
@@ -30,7 +24,7 @@ const hitlFeature: AgentFeature = {
 export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature];
 
 /** What an agent's `serve()` takes beside the component options: each feature's own part. */
-export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions & TasksServeOptions<T> & ScheduledServeOptions;
+export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions & TasksServeOptions<T> & ScheduledServeOptions & ChatServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
 export const AGENT_ROUTE_PREFIXES: readonly string[] = [...new Set(AGENT_FEATURES.flatMap((feature) => feature.routePrefixes))].sort();

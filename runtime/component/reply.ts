@@ -8,10 +8,11 @@ export const REQUEST_ID_HEADER = "X-Manifold-Request-ID";
 
 /** CORS, deliberately simple: any origin, no credentials, the headers a caller needs. */
 export const CORS_ALLOW_ORIGIN = "*";
-export const CORS_ALLOW_METHODS = "GET, POST, OPTIONS";
+export const CORS_ALLOW_METHODS = "GET, POST, PUT, OPTIONS";
 // Browser callers must be allowed to send trace context and the conversation fallback too, or a
 // traced single-page app loses its trace at the first cross-origin call.
-export const CORS_ALLOW_HEADERS = `Content-Type, Authorization, ${REQUEST_ID_HEADER}, X-Manifold-Conversation-ID, traceparent, tracestate, baggage`;
+// Accept, X-Requested-With and X-User-ID: what browser chat clients send (the spec's chat allow list).
+export const CORS_ALLOW_HEADERS = `Content-Type, Accept, X-Requested-With, X-User-ID, Authorization, ${REQUEST_ID_HEADER}, X-Manifold-Conversation-ID, traceparent, tracestate, baggage`;
 
 /** Shared between the app and `serve`. */
 export interface ServerState {

@@ -84,6 +84,7 @@ function normaliseAgent(raw: RawComponent, workflows: ReadonlyMap<string, Workfl
     },
     tasks: (raw.tasks ?? []).map((task) => normaliseTask(task, task.workflow === undefined ? undefined : workflows.get(task.workflow))),
     ...(raw.scheduled === true && { scheduled: true }),
+    ...(raw.chat === true && { chat: true }),
   };
 }
 

@@ -92,3 +92,4 @@ export {
   type PlanProblem,
   type TrimResult,
 } from "./natural/index.js";
+export type { CallRecord, RecordCall } from "./natural/record.js";

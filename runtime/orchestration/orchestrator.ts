@@ -103,6 +103,8 @@ export interface RunOptions {
   readonly onChunk?: (text: string) => void;
   /** Told after each step finishes, in completion order (a task reports progress with it). */
   readonly onStep?: (step: StepResult, done: number, total: number) => void;
+  /** Told about every language-model call of the run (planning, synthesis): chat adds up its tokens by phase. */
+  readonly onModelCall?: RecordCall;
 }
 
 export interface WorkflowRunResult extends ExecutionResult {
@@ -293,11 +295,19 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     return all.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
   };
 
-  /** The request's id and its LLM debug recorder (when records are on). */
-  const requestScope = (): { requestId: string; record: RecordCall | undefined } => {
+  /** The request's id and what hears of each model call: its LLM debug recorder (when records are on) and the run's observer. */
+  const requestScope = (observer: RecordCall | undefined): { requestId: string; record: RecordCall | undefined } => {
     const scope = currentScope();
     const requestId = scope?.requestId ?? randomUUID();
-    return { requestId, record: natural.recorder(requestId, scope?.originalRequestId) };
+    const debug = natural.recorder(requestId, scope?.originalRequestId);
+    const record: RecordCall | undefined =
+      debug === undefined || observer === undefined
+        ? (debug ?? observer)
+        : (call) => {
+            debug(call);
+            observer(call);
+          };
+    return { requestId, record };
   };
 
   return {
@@ -310,7 +320,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     runWorkflow: async (spec, inputs, run = {}) => {
       const checked = checkWorkflowInputs(spec, inputs);
       const mode = run.mode ?? "workflow";
-      const { record } = run.synthesise === true ? requestScope() : { record: undefined };
+      const { record } = run.synthesise === true ? requestScope(run.onModelCall) : { record: undefined };
       const done = await pipeline({
         ...(record && { record }),
         mode,
@@ -354,7 +364,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     runNatural: async (request, run = {}) => {
       const { planner } = natural;
       if (planner === undefined) throw llmUnavailable("natural mode");
-      const { requestId, record } = requestScope();
+      const { requestId, record } = requestScope(run.onModelCall);
       let regenerations = 0;
       const done = await pipeline({
         mode: "natural",

@@ -129,6 +129,8 @@ export interface AgentSpec {
   readonly tasks: readonly TaskTypeSpec[];
   /** POST /api/v1/scheduled; absent when off, so specs of agents without it stay as they were. */
   readonly scheduled?: true;
+  /** /chat/* over SSE and /query; absent when off. */
+  readonly chat?: true;
 }
 
 /** Routes the framework owns on every component; a capability endpoint may not take one of them. */

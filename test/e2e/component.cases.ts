@@ -177,10 +177,10 @@ export function componentCases(source: FixtureSource): void {
     });
     assert.is(preflight.status, 204);
     assert.is(preflight.headers["access-control-allow-origin"], "*");
-    assert.is(preflight.headers["access-control-allow-methods"], "GET, POST, OPTIONS");
+    assert.is(preflight.headers["access-control-allow-methods"], "GET, POST, PUT, OPTIONS");
     assert.is(
       preflight.headers["access-control-allow-headers"],
-      "Content-Type, Authorization, X-Manifold-Request-ID, X-Manifold-Conversation-ID, traceparent, tracestate, baggage",
+      "Content-Type, Accept, X-Requested-With, X-User-ID, Authorization, X-Manifold-Request-ID, X-Manifold-Conversation-ID, traceparent, tracestate, baggage",
     );
     assert.is((await post(`${tool!.url}/api/capabilities/ping`, "{}")).headers["access-control-allow-origin"], "*");
   });

@@ -31,6 +31,7 @@ export type {
 } from "../../orchestration/index.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TaskContext, TaskHandler } from "../../tasks/index.js";
 export type { ScheduledContext, ScheduledHandler, ScheduledRequest, ScheduledSkip } from "../../scheduling/index.js";
+export type { ChatAnswer, ChatEvent, ChatHandler, ChatHandlerContext, ChatMessage, ChatTurnInput } from "../../chat/index.js";
 export type {
   AuthOptions,
   BaseUrlSource,

@@ -1,0 +1,35 @@
+/**
+ * Chat as an agent feature: `chat: true` serves the session endpoints, `/chat/stream` (SSE) and
+ * `/query`, answered by the agent's typed `chat` handler or, without one, by natural mode.
+ */
+import type { AgentFeature } from "../agent/index.js";
+import { addChatPaths } from "./openapi.js";
+import type { ChatHandler, ChatWorkflowRunner } from "./wire.js";
+
+/** The chat feature's part of an agent's `serve()` options. */
+export interface ChatServeOptions {
+  /** Answers each message. @defaultValue natural mode with the conversation's earlier turns (needs a language model) */
+  readonly chat?: ChatHandler;
+}
+
+export const chatFeature: AgentFeature<ChatServeOptions> = {
+  key: "chat",
+  routePrefixes: ["/chat", "/query"],
+  optionKeys: ["chat"],
+  enabled: (agent) => agent.chat === true,
+  openapi: addChatPaths,
+  async build({ chat }, { agent, orchestration, log, env }) {
+    const { createChatExtension } = await import("./extension.js");
+    // A step's tool and capability, for the `step` events of a workflow a handler runs.
+    const steps = new Map(agent.orchestration.workflows.map((w) => [w.name, new Map(w.steps.map((s) => [s.name, s]))]));
+    const runWorkflow: ChatWorkflowRunner = (name, input, { signal, onStep }) =>
+      orchestration.runWorkflow(name, input, {
+        signal,
+        progress: ({ step_name }) => {
+          const step = steps.get(name)?.get(step_name);
+          onStep({ step_id: step_name, tool: step?.component ?? "", capability: step?.capability ?? "" });
+        },
+      });
+    return { extension: createChatExtension({ handler: chat, orchestrator: orchestration.orchestrator, runWorkflow, log: log("chat"), env }) };
+  },
+};

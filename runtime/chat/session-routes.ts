@@ -1,0 +1,109 @@
+/**
+ * The direct session endpoints: create, read, history, list, retitle, delete. An unknown or expired
+ * session is 404 `NOT_FOUND`; a malformed id never reaches a store key (it is simply not found).
+ */
+import { randomUUID } from "node:crypto";
+import { jsonRoute, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
+import { requestIdOf } from "../context/index.js";
+import { ManifoldError } from "../errors/index.js";
+import { metadataOf, pageOf, sessionIdOf, titleOf, userIdOf } from "./requests.js";
+import { isSessionId, SESSION_TTL_MS, type ChatSession, type ChatSessionStore } from "./store/index.js";
+
+const notFound = (id: string): ManifoldError => new ManifoldError("NOT_FOUND", `no chat session ${JSON.stringify(id.slice(0, 64))} (unknown or expired)`);
+
+/** A GET answered with JSON, with the request id echoed like every other route. */
+function getRoute(work: (ctx: RouteContext) => Promise<unknown>) {
+  return async (ctx: RouteContext): Promise<void> => {
+    ctx.set(REQUEST_ID_HEADER, requestIdOf(ctx.req));
+    sendJson(ctx, 200, JSON.stringify(await work(ctx)));
+  };
+}
+
+export function addSessionRoutes(
+  add: AddRoute,
+  sessions: ChatSessionStore,
+  { bodyLimit, ttlMs = SESSION_TTL_MS }: { bodyLimit: number; ttlMs?: number },
+): void {
+  const find = async (id: unknown): Promise<ChatSession> => {
+    const text = typeof id === "string" ? id : "";
+    const session = isSessionId(text) ? await sessions.get(text) : undefined;
+    if (session === undefined) throw notFound(text);
+    return session;
+  };
+
+  add(
+    "POST",
+    "/chat/session",
+    jsonRoute(
+      async (body, { ctx }) => {
+        const now = Date.now();
+        const session = await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: metadataOf(body), now });
+        return { session_id: session.id, created_at: session.created_at, expires_at: new Date(now + ttlMs).toISOString() };
+      },
+      { bodyLimit },
+    ),
+  );
+
+  add(
+    "GET",
+    "/chat/session/:id",
+    getRoute(async (ctx) => {
+      const session = await find(ctx.params["id"]);
+      return {
+        session_id: session.id,
+        created_at: session.created_at,
+        updated_at: session.updated_at,
+        message_count: session.messages.length,
+        metadata: session.metadata,
+      };
+    }),
+  );
+
+  add(
+    "GET",
+    "/chat/session/:id/history",
+    getRoute(async (ctx) => {
+      const session = await find(ctx.params["id"]);
+      return { session_id: session.id, messages: session.messages, count: session.messages.length };
+    }),
+  );
+
+  add(
+    "GET",
+    "/chat/sessions",
+    getRoute(async (ctx) => {
+      const userId = userIdOf(ctx, true);
+      const page = pageOf(ctx);
+      const list = await sessions.list(userId, page);
+      return { sessions: list, count: list.length, offset: page.offset, limit: page.limit };
+    }),
+  );
+
+  add(
+    "PUT",
+    "/chat/session/:id/title",
+    jsonRoute(
+      async (body, { ctx }) => {
+        const id = ctx.params["id"] ?? "";
+        const title = titleOf(body);
+        const now = Date.now();
+        if (!isSessionId(id) || !(await sessions.setTitle(id, title, now))) throw notFound(id);
+        return { session_id: id, title, updated_at: new Date(now).toISOString() };
+      },
+      { bodyLimit },
+    ),
+  );
+
+  add(
+    "POST",
+    "/chat/session/delete",
+    jsonRoute(
+      async (body) => {
+        const id = sessionIdOf(body) ?? "";
+        if (!isSessionId(id) || !(await sessions.delete(id))) throw notFound(id);
+        return { session_id: id, deleted: true };
+      },
+      { bodyLimit },
+    ),
+  );
+}

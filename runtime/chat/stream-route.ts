@@ -1,0 +1,151 @@
+/**
+ * `POST /chat/stream` and `POST /query`. Everything that can be refused is refused before the SSE
+ * headers go out (method, JSON, `message`, a model or handler to answer with), as an ordinary error
+ * envelope. Then: the session (a replacement when the given one is unknown or expired, announced by
+ * the first event), the user message appended before the run, progress events, and `done` with the
+ * assistant message once it is stored. After the headers a failure is an `error` event with
+ * `retryable: false`. A client that disconnects aborts the run, and with it every tool call still to come.
+ */
+import { randomUUID } from "node:crypto";
+import { jsonRoute, readJsonBody, REQUEST_ID_HEADER, type AddRoute, type RouteContext } from "../component/index.js";
+import { forwardedFrom, requestIdOf, withRequestContext, type ForwardOptions, type RequestContextInit } from "../context/index.js";
+import { isManifoldError, ManifoldError } from "../errors/index.js";
+import type { Orchestrator } from "../orchestration/index.js";
+import { getTelemetry, type Logger } from "../telemetry/index.js";
+import { messageOf, sessionIdOf, userIdOf } from "./requests.js";
+import { openSseStream } from "./sse.js";
+import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
+import { boundedHistory, checkAnswerable, runTurn } from "./turn.js";
+import type { ChatAnswer, ChatEvent, ChatHandler, ChatWorkflowRunner } from "./wire.js";
+
+export interface StreamRouteOptions {
+  readonly sessions: ChatSessionStore;
+  readonly handler?: ChatHandler | undefined;
+  readonly orchestrator?: Orchestrator | undefined;
+  readonly runWorkflow?: ChatWorkflowRunner | undefined;
+  readonly log?: Logger | undefined;
+  readonly bodyLimit: number;
+  readonly heartbeatMs: number;
+  readonly forward?: ForwardOptions | undefined;
+  /** Runs in flight, aborted when the agent stops. */
+  readonly running: Set<AbortController>;
+  /** False while starting or draining: 503 before anything is stored. */
+  readonly ready: () => boolean;
+}
+
+function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>): ChatMessage {
+  return { id: randomUUID(), role, content, timestamp: new Date().toISOString(), metadata };
+}
+
+/** A failure as the client may see it: a handler's own crash says nothing of its internals. */
+function exposed(error: unknown): ManifoldError {
+  if (isManifoldError(error)) return error.expose ? error : new ManifoldError(error.code, "internal error");
+  return new ManifoldError("HANDLER_ERROR", "the chat handler failed");
+}
+
+function eventData(event: ChatEvent): Record<string, unknown> {
+  const { type: _type, ...data } = event;
+  return data;
+}
+
+export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): void {
+  const { sessions, handler, orchestrator, runWorkflow, log, bodyLimit, heartbeatMs, forward, running, ready } = options;
+
+  const contextFor = (ctx: RouteContext, requestId: string, conversationId: string | undefined): RequestContextInit => {
+    const ids = { requestId, ...(conversationId === undefined ? {} : { conversationId }) };
+    if (forward === undefined) return ids;
+    const { token, headers } = forwardedFrom(ctx.headers, forward);
+    return { ...ids, headers, ...(token === undefined ? {} : { token }) };
+  };
+
+  /** The turn, in the request's scope (the session id is the conversation id in baggage), aborted with `signal`. */
+  const answer = (
+    ctx: RouteContext,
+    requestId: string,
+    session: ChatSession | undefined,
+    text: string,
+    signal: AbortSignal,
+    onEvent: (e: ChatEvent) => void,
+  ) => {
+    const history = boundedHistory(session?.messages ?? []);
+    const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
+    const run = (): Promise<ChatAnswer> =>
+      withRequestContext(contextFor(ctx, requestId, session?.id), () => runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent }));
+    const trace = getTelemetry().serverTraceOf(ctx.req);
+    return trace === undefined ? run() : trace.run(run);
+  };
+
+  const guard = (): void => {
+    if (!ready()) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for chat (starting or shutting down)");
+    checkAnswerable(handler, orchestrator);
+  };
+
+  add("POST", "/chat/stream", async (ctx) => {
+    const requestId = requestIdOf(ctx.req, getTelemetry().serverTraceOf(ctx.req)?.requestId);
+    ctx.set(REQUEST_ID_HEADER, requestId);
+    const body = await readJsonBody(ctx.req, bodyLimit);
+    const text = messageOf(body);
+    const given = sessionIdOf(body);
+    guard();
+    const found = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
+    const session = found ?? (await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: {}, now: Date.now() }));
+    // The user's message is kept even if the run then fails.
+    await sessions.append(session.id, message("user", text, {}));
+
+    const controller = new AbortController();
+    running.add(controller);
+    ctx.respond = false;
+    const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId, "Access-Control-Allow-Origin": "*" } });
+    const onClose = (): void => {
+      if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
+    };
+    ctx.res.once("close", onClose);
+    try {
+      stream.send("session", { session_id: session.id, created: found === undefined });
+      const done = await answer(ctx, requestId, session, text, controller.signal, (event) => stream.send(event.type, eventData(event)));
+      const reply = message("assistant", done.content, done.metadata);
+      await sessions.append(session.id, reply);
+      stream.send("done", { session_id: session.id, message: reply });
+    } catch (error) {
+      const failure = exposed(error);
+      if (!controller.signal.aborted)
+        log?.warn(`chat turn failed: ${failure.message}`, { request_id: requestId, code: failure.code, ...(isManifoldError(error) ? {} : { error }) });
+      stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
+    } finally {
+      ctx.res.off("close", onClose);
+      running.delete(controller);
+      stream.close();
+    }
+  });
+
+  add(
+    "POST",
+    "/query",
+    jsonRoute(
+      async (body, { ctx, requestId, signal }) => {
+        const text = messageOf(body);
+        const given = sessionIdOf(body);
+        guard();
+        // An unknown session: no replacement, empty history, the run goes ahead.
+        const session = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
+        const controller = new AbortController();
+        const abort = (): void => controller.abort(signal.reason);
+        signal.addEventListener("abort", abort, { once: true });
+        running.add(controller);
+        try {
+          if (session !== undefined) await sessions.append(session.id, message("user", text, {}));
+          const done = await answer(ctx, requestId, session, text, controller.signal, () => undefined);
+          if (session !== undefined) await sessions.append(session.id, message("assistant", done.content, done.metadata));
+          return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
+        } catch (error) {
+          if (!isManifoldError(error)) log?.warn("chat handler failed", { request_id: requestId, error });
+          throw exposed(error);
+        } finally {
+          signal.removeEventListener("abort", abort);
+          running.delete(controller);
+        }
+      },
+      { bodyLimit },
+    ),
+  );
+}

@@ -1,0 +1,156 @@
+/**
+ * One chat turn: the agent's typed `chat` handler when it has one, else natural mode (plan over the
+ * network, run, synthesise) with the conversation's earlier turns in the request. Progress goes to
+ * `onEvent` as it happens; the result is the assistant message's text and metadata.
+ */
+import { ManifoldError } from "../errors/index.js";
+import { llmUnavailable, type LlmUsage } from "../llm/index.js";
+import type { CallRecord, Orchestrator } from "../orchestration/index.js";
+import type { ChatMessage } from "./store/index.js";
+import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type ChatHandler, type ChatTurnInput, type ChatWorkflowRunner } from "./wire.js";
+
+export interface TurnOptions {
+  readonly handler?: ChatHandler | undefined;
+  readonly orchestrator?: Orchestrator | undefined;
+  readonly signal: AbortSignal;
+  readonly requestId: string;
+  readonly onEvent: (event: ChatEvent) => void;
+  readonly runWorkflow?: ChatWorkflowRunner | undefined;
+}
+
+/** Whether a turn can be answered at all; checked before a stream's headers go out. */
+export function checkAnswerable(handler: ChatHandler | undefined, orchestrator: Orchestrator | undefined): void {
+  if (handler === undefined && orchestrator?.hasPlanner !== true) throw llmUnavailable("chat without a chat handler (pass serve({ chat }))");
+}
+
+/** The newest earlier messages that fit the budget, oldest first. */
+export function boundedHistory(messages: readonly ChatMessage[]): ChatMessage[] {
+  const kept: ChatMessage[] = [];
+  let chars = 0;
+  for (const message of [...messages].reverse().slice(0, HISTORY_MESSAGES)) {
+    const content = message.content.length > 1000 ? `${message.content.slice(0, 997)}...` : message.content;
+    if (chars + content.length > HISTORY_CHARS) break;
+    chars += content.length;
+    kept.unshift({ ...message, content });
+  }
+  return kept;
+}
+
+/** What the planner and the synthesis read: the message, after the earlier turns when there are some. */
+export function conversationRequest(message: string, history: readonly ChatMessage[]): string {
+  if (history.length === 0) return message;
+  const turns = history.map((m) => `${m.role}: ${m.content}`).join("\n");
+  return `Earlier in this conversation (oldest first):\n${turns}\n\nThe user's new message, to answer now:\n${message}`;
+}
+
+const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+function isEvent(value: unknown): value is ChatEvent {
+  if (typeof value !== "object" || value === null) return false;
+  const { type } = value as { type?: unknown };
+  return type === "status" || type === "step" || type === "chunk";
+}
+
+function isIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+async function runHandler(
+  handler: ChatHandler,
+  input: ChatTurnInput,
+  { signal, requestId, onEvent, runWorkflow }: TurnOptions,
+): Promise<{ text: string; tools: Set<string> }> {
+  const tools = new Set<string>();
+  const workflow = (name: string, workflowInput: unknown): Promise<Record<string, unknown>> => {
+    if (runWorkflow === undefined) return Promise.reject(new ManifoldError("NOT_FOUND", `this agent has no workflow ${name}`));
+    return runWorkflow(name, workflowInput, {
+      signal,
+      onStep: ({ step_id, tool, capability }) => {
+        tools.add(tool);
+        onEvent({ type: "step", step_id, tool, capability, status: "completed" });
+      },
+    });
+  };
+  const produced = handler(input, { signal, requestId, runWorkflow: workflow });
+  if (!isIterable(produced)) {
+    const text = await produced;
+    if (typeof text !== "string") throw new TypeError("a chat handler must return a string or an async iterable of events and strings");
+    if (text !== "") onEvent({ type: "chunk", text });
+    return { text, tools };
+  }
+  let text = "";
+  for await (const item of produced) {
+    if (signal.aborted) break;
+    if (typeof item === "string") {
+      text += item;
+      if (item !== "") onEvent({ type: "chunk", text: item });
+    } else if (isEvent(item)) {
+      if (item.type === "chunk") text += item.text;
+      if (item.type === "step") tools.add(item.tool);
+      onEvent(item);
+    } else {
+      throw new TypeError("a chat handler yielded something that is neither a string nor a status, step or chunk event");
+    }
+  }
+  return { text, tools };
+}
+
+async function runNatural(
+  orchestrator: Orchestrator,
+  input: ChatTurnInput,
+  options: TurnOptions,
+  usage: Map<string, LlmUsage>,
+): Promise<{ text: string; tools: Set<string> }> {
+  const { signal, onEvent } = options;
+  const tools = new Set<string>();
+  let streamed = "";
+  onEvent({ type: "status", message: "planning" });
+  const result = await orchestrator.runNatural(conversationRequest(input.message, input.history), {
+    signal,
+    synthesise: orchestrator.hasSynthesiser,
+    onStep: (step) => {
+      if (step.status === "completed") tools.add(step.component);
+      onEvent({ type: "step", step_id: step.step_id, tool: step.component, capability: step.capability, status: step.status, duration_ms: step.duration_ms });
+    },
+    onChunk: (text) => {
+      streamed += text;
+      onEvent({ type: "chunk", text });
+    },
+    onModelCall: ({ type, completion }: CallRecord) => {
+      if (completion !== undefined) usage.set(type, addUsage(usage.get(type) ?? NO_USAGE, completion.usage));
+    },
+  });
+  if (result.status === "interrupted" || signal.aborted) throw new ManifoldError("ABORTED", "the chat turn was interrupted");
+  if (typeof result.synthesis === "string") return { text: streamed === "" ? result.synthesis : streamed, tools };
+  // No synthesiser: the steps' outputs are the answer, sent as one piece.
+  const text = JSON.stringify(result.steps.map((s) => ({ step_id: s.step_id, status: s.status, output: s.output })));
+  onEvent({ type: "chunk", text });
+  return { text, tools };
+}
+
+export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
+  const started = performance.now();
+  const usage = new Map<string, LlmUsage>();
+  const { handler, orchestrator } = options;
+  checkAnswerable(handler, orchestrator);
+  const { text, tools } = handler !== undefined ? await runHandler(handler, input, options) : await runNatural(orchestrator!, input, options, usage);
+  const total = [...usage.values()].reduce(addUsage, NO_USAGE);
+  return {
+    content: text,
+    metadata: {
+      request_id: options.requestId,
+      tools_used: [...tools].sort(),
+      duration_ms: Math.round(performance.now() - started),
+      ...total,
+      usage_by_phase: Object.fromEntries([...usage].sort(([a], [b]) => (a < b ? -1 : 1))),
+    },
+  };
+}
