@@ -6,6 +6,7 @@
 import type { ComponentExtension } from "../component/index.js";
 import type { ForwardOptions } from "../context/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
+import { durationFromEnv } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
 import { addSessionRoutes } from "./session-routes.js";
 import { createSessionStore, type ChatSessionStore } from "./store/index.js";
@@ -19,7 +20,7 @@ export interface ChatExtensionOptions {
   readonly handler?: ChatHandler | undefined;
   readonly orchestrator?: Orchestrator | undefined;
   readonly log?: Logger | undefined;
-  /** @defaultValue 15 s */
+  /** @defaultValue `MANIFOLD_CHAT_HEARTBEAT_INTERVAL`, else 15 s */
   readonly heartbeatMs?: number;
   readonly forward?: ForwardOptions | undefined;
   /** What a handler's `ctx.runWorkflow` runs. @defaultValue none: it rejects with NOT_FOUND */
@@ -28,7 +29,8 @@ export interface ChatExtensionOptions {
 }
 
 export function createChatExtension(options: ChatExtensionOptions = {}): ComponentExtension {
-  const { handler, orchestrator, log, heartbeatMs = DEFAULT_HEARTBEAT_MS, forward, runWorkflow, env = process.env } = options;
+  const { handler, orchestrator, log, forward, runWorkflow, env = process.env } = options;
+  const heartbeatMs = options.heartbeatMs ?? durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_MS);
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("chat must be a function");
   if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
   const sessions = options.sessions ?? createSessionStore({ env });
