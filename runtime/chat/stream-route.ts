@@ -37,10 +37,10 @@ function message(role: ChatMessage["role"], content: string, metadata: Readonly<
   return { id: randomUUID(), role, content, timestamp: new Date().toISOString(), metadata };
 }
 
-/** A failure as the client may see it: a handler's own crash says nothing of its internals. */
+/** A failure as the client may see it: a crash says nothing of its internals (500 INTERNAL, as for a capability handler). */
 function exposed(error: unknown): ManifoldError {
   if (isManifoldError(error)) return error.expose ? error : new ManifoldError(error.code, "internal error");
-  return new ManifoldError("HANDLER_ERROR", "the chat handler failed");
+  return new ManifoldError("INTERNAL", "the chat handler failed");
 }
 
 function eventData(event: ChatEvent): Record<string, unknown> {

@@ -101,8 +101,7 @@ export const DIAGNOSTIC_CODES = {
   MF1315: {
     severity: "warning",
     title: "Not generated yet",
-    description:
-      "The key (an agent's `chat`, `hitl`: the `pending` keys of the agent feature list) is valid, but this version of gen emits nothing for it yet.",
+    description: "The key (an agent's `hitl`: the `pending` keys of the agent feature list) is valid, but this version of gen emits nothing for it yet.",
   },
   MF1316: {
     severity: "error",

@@ -98,7 +98,7 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1312: files({ "m/g.yaml": `${AGENT}orchestration: { workflows: [missing-flow] }\n` }),
   MF1313: text(`${AGENT}tasks:\n  - { type: a }\n  - { type: a }\n`),
   MF1314: workflowCase("duplicate-step"),
-  MF1315: () => notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}chat: true\n` }])),
+  MF1315: () => notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}hitl: { default_action: reject }\n` }])),
   MF1316: text(`${AGENT}tasks:\n  - { type: get_a }\n  - { type: get__a }\n`),
   MF1317: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-servce: { entry: dist/geo.js }\n` }),
   MF1318: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-service: { entry: dist/geo.js, env: { API_KEY: abc } }\n` }),

@@ -5,7 +5,7 @@ import { notGenerated } from "../../runtime/manifest/not-generated.js";
 import { loadSources } from "../../runtime/manifest/index.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
-test("MF1315: an agent's chat/hitl keys warn where they stand; workflows, custom, natural, tasks and scheduled (served by their features) do not", () => {
+test("MF1315: an agent's hitl key warns where it stands; workflows, custom, natural, tasks, scheduled and chat (served by their features) do not", () => {
   const project = loadSources([
     { file: "m/agent.yaml", text: TRAVEL_AGENT },
     { file: "m/geo.yaml", text: GEOCODING_TOOL },
@@ -21,7 +21,7 @@ test("MF1315: an agent's chat/hitl keys warn where they stand; workflows, custom
   const agentLines = TRAVEL_AGENT.split("\n");
   const natural = agentLines.findIndex((l) => /^\s+natural:/.test(l));
   assert.ok(natural > 0, "fixture agent has orchestration.natural");
-  const expected = ["chat", "hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]);
+  const expected = ["hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]);
   assert.equal(
     warnings.filter((w) => w.file === "m/agent.yaml").map((w) => [w.line, w.column, /`([\w.]+)`/.exec(w.message)?.[1]]),
     expected,
@@ -39,6 +39,15 @@ test("MF1315: an agent's chat/hitl keys warn where they stand; workflows, custom
     warnings.filter((w) => w.message.includes("`scheduled`")),
     [],
     "scheduled is served",
+  );
+  assert.ok(
+    agentLines.some((l) => l.startsWith("chat:")),
+    "fixture agent has chat",
+  );
+  assert.equal(
+    warnings.filter((w) => w.message.includes("`chat`")),
+    [],
+    "chat is served",
   );
   assert.equal(
     warnings.filter((w) => w.file === "m/wf.yaml"),
