@@ -1,0 +1,207 @@
+/**
+ * Chat over SSE, against named alternatives measured in the same run:
+ *
+ * 1. Latency over the model's own: a scripted OpenAI-compatible server answers every call after
+ *    BENCH_MODEL_MS. `by hand` is the same work without Manifold: the planning call with the `openai`
+ *    client, the tool call as a raw keep-alive POST, then the streamed synthesis call, timed to its
+ *    first token. `chat` is POST /chat/stream on an agent process (natural mode over the same tool and
+ *    model), timed to its first byte (the `session` event) and to its first `chunk` event.
+ * 2. BENCH_STREAMS (200) concurrent streams held open for BENCH_HOLD_S (10 s), one chunk a second,
+ *    on one chat agent process and on a bare node:http SSE process: memory per stream and the
+ *    event-loop lag of the serving process while they are held, and whether every chunk arrived.
+ *
+ *   npm run bench:chat     BENCH_RUNS=100 BENCH_MODEL_MS=50 BENCH_STREAMS=200 BENCH_HOLD_S=10
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { request, Agent } from "node:http";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import OpenAI from "openai";
+import { startScriptedLlm } from "../../test/support/scripted-llm.js";
+import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { rawPost, startBenchTool } from "../orchestration/harness.js";
+import { BENCH_TOOL } from "../orchestration/spec.js";
+
+const RUNS = Number(process.env["BENCH_RUNS"] ?? 100);
+const MODEL_MS = Number(process.env["BENCH_MODEL_MS"] ?? 50);
+const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 200);
+const HOLD_S = Number(process.env["BENCH_HOLD_S"] ?? 10);
+
+interface Stats {
+  rss: number;
+  heap: number;
+  lag_p99_ms: number;
+}
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  latest: () => Stats;
+  /** Every stats line since the last call. */
+  drain: () => Stats[];
+}
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("server.ts", import.meta.url))], {
+    env: { ...process.env, NODE_ENV: "production", MANIFOLD_LOG_LEVEL: "error", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  process.on("exit", () => child.kill("SIGKILL"));
+  const lines = createInterface({ input: child.stdout! });
+  let stats: Stats[] = [];
+  let last: Stats = { rss: 0, heap: 0, lag_p99_ms: 0 };
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`server exited ${code}`)));
+    lines.on("line", (line) => {
+      const value = JSON.parse(line) as { url?: string } & Stats;
+      if (value.url !== undefined) resolve(value.url);
+      else {
+        last = value;
+        stats.push(value);
+      }
+    });
+  });
+  return {
+    url,
+    child,
+    latest: () => last,
+    drain: () => {
+      const out = stats;
+      stats = [];
+      return out;
+    },
+  };
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One SSE POST; resolves with when the first byte and the first chunk event arrived, and how many chunks. */
+function stream(url: string, body: unknown, agent: Agent): Promise<{ firstByte: number; firstChunk: number; chunks: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = request(
+      `${url}/chat/stream`,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+      (res) => {
+        let firstByte = 0;
+        let firstChunk = 0;
+        let chunks = 0;
+        res.setEncoding("utf8");
+        res.on("data", (part: string) => {
+          const now = performance.now() - started;
+          if (firstByte === 0) firstByte = now;
+          const count = part.split("event: chunk\n").length - 1;
+          if (count > 0 && firstChunk === 0) firstChunk = now;
+          chunks += count;
+        });
+        res.on("end", () => resolve({ firstByte, firstChunk, chunks }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+// 1. Latency over the model's own.
+const tool = await startBenchTool();
+const PLAN = JSON.stringify({ steps: [{ step_id: "a", agent_name: BENCH_TOOL.name, depends_on: [], metadata: { capability: "echo", parameters: { n: 1 } } }] });
+const llm = await startScriptedLlm((body: { response_format?: unknown }) => ({
+  text: body.response_format === undefined ? "The answer is one, as the tool said." : PLAN,
+  delayMs: MODEL_MS,
+  chunks: 4,
+}));
+// BENCH_HOLD_S is this run's setting for part 2; part 1's agent answers in natural mode.
+const agent = await startServer({ BENCH_SERVER: "agent", BENCH_LLM_URL: llm.baseUrl, BENCH_TOOL_URL: tool.url, BENCH_HOLD_S: "0" });
+const openai = new OpenAI({ apiKey: "bench", baseURL: llm.baseUrl, maxRetries: 0 });
+const post = rawPost(new URL(tool.url + BENCH_TOOL.capabilities[0]!.endpoint), 16);
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 16 });
+
+const byHand = async (): Promise<number> => {
+  const started = performance.now();
+  const plan = await openai.chat.completions.create({
+    model: "bench-model",
+    messages: [{ role: "user", content: "plan" }],
+    response_format: { type: "json_object" },
+  });
+  JSON.parse(plan.choices[0]!.message.content ?? "");
+  const { n } = await post({ n: 1 });
+  const synthesis = await openai.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: `result ${n}` }], stream: true });
+  let first = 0;
+  for await (const chunk of synthesis) if (first === 0 && (chunk.choices[0]?.delta?.content ?? "") !== "") first = performance.now() - started;
+  return first;
+};
+const modelOnly = async (): Promise<number> => {
+  const started = performance.now();
+  const synthesis = await openai.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: "hi" }], stream: true });
+  let first = 0;
+  for await (const chunk of synthesis) if (first === 0 && (chunk.choices[0]?.delta?.content ?? "") !== "") first = performance.now() - started;
+  return first;
+};
+
+const model: number[] = [];
+const hand: number[] = [];
+const ttfb: number[] = [];
+const firstChunk: number[] = [];
+for (let i = 0; i < RUNS + 10; i++) {
+  const m = await modelOnly();
+  const h = await byHand();
+  const c = await stream(agent.url, { message: "what is one?" }, keepAlive);
+  if (c.chunks === 0) throw new Error("the chat stream sent no chunk");
+  if (i < 10) continue;
+  model.push(m);
+  hand.push(h);
+  ttfb.push(c.firstByte);
+  firstChunk.push(c.firstChunk);
+}
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+console.log(`chat latency, ${RUNS} runs, model answers after ${MODEL_MS} ms (medians):`);
+console.log(`  the model alone, first token of one streamed call       ${ms(median(model))}`);
+console.log(`  by hand: plan call + tool POST + streamed synthesis     ${ms(median(hand))}  (first token)`);
+console.log(`  chat: POST /chat/stream, first byte (session event)     ${ms(median(ttfb))}`);
+console.log(`  chat: POST /chat/stream, first chunk event              ${ms(median(firstChunk))}`);
+console.log(
+  `  chat first chunk / by hand: ${(median(firstChunk) / median(hand)).toFixed(2)}x; over the model's own latency (2 calls): ${ms(median(firstChunk) - 2 * median(model))}`,
+);
+agent.child.kill("SIGKILL");
+tool.child.kill("SIGKILL");
+await llm.close();
+post.close();
+keepAlive.destroy();
+
+// 2. Many streams held open.
+async function hold(name: string, env: Record<string, string>): Promise<{ perStreamKb: number; complete: number }> {
+  const server = await startServer({ ...env, BENCH_HOLD_S: String(HOLD_S) });
+  await sleep(1500);
+  server.drain();
+  const idle = server.latest();
+  const pool = new Agent({ keepAlive: false, maxSockets: STREAMS + 10 });
+  const all = Array.from({ length: STREAMS }, () => stream(server.url, { message: "hold" }, pool));
+  // The first second and a half is the burst of opens; the rest is the streams being held.
+  await sleep(1500);
+  const opening = server.drain();
+  await sleep(Math.max(1000, HOLD_S * 1000 - 3000));
+  const held = server.drain();
+  const results = await Promise.all(all);
+  const peak = Math.max(...held.map((s) => s.rss));
+  const lag = (stats: Stats[]) =>
+    Math.max(...stats.map((s) => s.lag_p99_ms))
+      .toFixed(1)
+      .padStart(5);
+  const complete = results.filter((r) => r.chunks === HOLD_S).length;
+  server.child.kill("SIGKILL");
+  pool.destroy();
+  const perStreamKb = (peak - idle.rss) / STREAMS / 1024;
+  console.log(
+    `  ${name.padEnd(27)} ${perStreamKb.toFixed(1).padStart(5)} KB per stream   lag p99 ${lag(opening)} ms opening, ${lag(held)} ms held   ${complete}/${STREAMS} got all ${HOLD_S} chunks`,
+  );
+  return { perStreamKb, complete };
+}
+
+console.log(`\n${STREAMS} concurrent streams held ${HOLD_S} s, one chunk a second (serving process only):`);
+const chat = await hold("chat agent (/chat/stream)", { BENCH_SERVER: "agent" });
+const bare = await hold("bare node:http SSE", { BENCH_SERVER: "bare" });
+console.log(`  memory per stream, chat / bare: ${(chat.perStreamKb / Math.max(bare.perStreamKb, 0.1)).toFixed(2)}x`);
+process.exit(chat.complete === STREAMS && bare.complete === STREAMS ? 0 : 1);
