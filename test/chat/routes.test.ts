@@ -11,6 +11,7 @@ import { createTravelAgentHandlers } from "../../manifests/travel/handlers/trave
 import { createPackingList } from "../../manifests/travel/handlers/packing-list.js";
 import { chatHandler } from "../../manifests/travel/handlers/chat.js";
 import type { ChatHandler, ChatTurnInput } from "../../runtime/chat/index.js";
+import { currentScope } from "../../runtime/context/index.js";
 import { postSse } from "../support/sse-client.js";
 
 // No language model in this process: only a chat handler can answer.
@@ -19,8 +20,10 @@ for (const name of ["OPENAI_API_KEY", "MANIFOLD_LLM_API_KEY", "MANIFOLD_LLM_BASE
 const clients = TravelAgent.clients();
 const seen: ChatTurnInput[] = [];
 let mode: "generator" | "string" | "crash" = "generator";
+const conversations: (string | undefined)[] = [];
 const handler: ChatHandler = (input) => {
   seen.push(input);
+  conversations.push(currentScope()?.conversationId);
   if (mode === "string") return Promise.resolve(`plain answer to ${input.message}`);
   if (mode === "crash") throw new Error("secret-detail of the crash");
   return (async function* () {
@@ -50,7 +53,7 @@ const json = async (path: string, init: RequestInit = {}, url = agent.url) => {
   return { status: response.status, body: (await response.json()) as any };
 };
 
-test("a typed handler's events stream in order; its text is the stored answer; the next turn gets the history", async () => {
+test("a typed handler's events stream in order; its text is the stored answer; the next turn gets the history; the session id is the conversation id", async () => {
   mode = "generator";
   const first = await postSse(`${agent.url}/chat/stream`, { message: "Weather?" }, { headers: { "X-User-ID": "u1" } });
   assert.equal(
@@ -71,6 +74,8 @@ test("a typed handler's events stream in order; its text is the stored answer; t
     ],
   );
   assert.is(seen.at(-1)!.session_id, id);
+  // The session is the run's conversation: every outbound call carries it in baggage.
+  assert.is(conversations.at(-1), id);
 });
 
 test("a handler that returns a string answers in one chunk; one that crashes is a bare INTERNAL error event", async () => {

@@ -100,6 +100,10 @@ export function sessionStoreCases(name: string, create: SessionStoreFactory, tea
     assert.equal(Object.keys(all[0]!).sort(), ["created_at", "id", "message_count", "preview", "title", "updated_at"]);
     assert.equal([all[0]!.preview, all[0]!.message_count, all[4]!.preview], ["hello 4", 1, ""]);
     assert.is((await sessions.list("bob", { offset: 0, limit: 20 })).length, 1);
+    // A page holds at most 50, whatever is asked for.
+    for (let i = 0; i < 52; i++) await newSession(sessions, "carol");
+    assert.is((await sessions.list("carol", { offset: 0, limit: 500 })).length, 50);
+    assert.is((await sessions.list("carol", { offset: 50, limit: 500 })).length, 2);
     assert.equal(await sessions.list("nobody", { offset: 0, limit: 20 }), []);
   });
 

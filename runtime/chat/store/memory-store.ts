@@ -6,6 +6,7 @@
  */
 import {
   cut,
+  MAX_PAGE,
   PREVIEW_MAX,
   SESSION_TTL_MS,
   TITLE_MAX,
@@ -124,7 +125,8 @@ export function createMemorySessionStore({
       return true;
     },
 
-    async list(userId, { offset, limit }) {
+    async list(userId, { offset, limit: asked }) {
+      const limit = Math.min(asked, MAX_PAGE);
       const own = [...(byUser.get(userId) ?? [])].flatMap((id) => {
         const entry = live(id);
         return entry === undefined ? [] : [entry];

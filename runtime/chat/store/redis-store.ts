@@ -13,6 +13,7 @@ import {
   SESSION_TTL_MS,
   TITLE_MAX,
   MAX_MESSAGES,
+  MAX_PAGE,
   type ChatMessage,
   type ChatSession,
   type ChatSessionStore,
@@ -94,7 +95,8 @@ export function createRedisSessionStore(store: RedisStore, { ttlMs = SESSION_TTL
       return true;
     },
 
-    async list(userId, { offset, limit }) {
+    async list(userId, { offset, limit: asked }) {
+      const limit = Math.min(asked, MAX_PAGE);
       const found: SessionSummary[] = [];
       let skipped = 0;
       for (let start = 0; found.length < limit; start += INDEX_WINDOW) {

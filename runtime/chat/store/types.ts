@@ -63,7 +63,7 @@ export interface ChatSessionStore {
    * unknown or expired (nothing is created).
    */
   append(id: string, message: ChatMessage): Promise<boolean>;
-  /** The user's sessions, most recently updated first; expired ones are left out (and dropped from the index). */
+  /** The user's sessions, most recently updated first, at most 50 a page; expired ones are left out (and dropped from the index). */
   list(userId: string, page: ListPage): Promise<readonly SessionSummary[]>;
   /** False when unknown or expired. */
   setTitle(id: string, title: string, now: number): Promise<boolean>;
