@@ -1,21 +1,14 @@
-import { randomBytes } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createExecutionStore } from "../../runtime/orchestration/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import type { RedisStore } from "../../runtime/store/index.js";
+import { freshRedisStores } from "./fresh-stores.js";
 import { startRedisServer } from "../harness/redis-server.js";
 import { executionRecord, executionStoreCases } from "./execution-store.cases.js";
 
 const server = await startRedisServer();
-const stores: RedisStore[] = [];
-const redisStore = (): RedisStore => {
-  const store = createStore({
-    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
-    log: () => undefined,
-  }) as RedisStore;
-  stores.push(store);
-  return store;
-};
+const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
+const redisStore = (): RedisStore => stores.store();
 
 const layout = suite("execution store (redis key layout)");
 layout("one key per record, manifold:v1:<namespace>:executions:<plan_id>, with the 24 h default TTL", async () => {
@@ -39,7 +32,7 @@ executionStoreCases(
     return executions;
   },
   async () => {
-    await Promise.all(stores.map((s) => s.close()));
+    await stores.closeAll();
     await server.close();
   },
 );

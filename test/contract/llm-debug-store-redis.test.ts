@@ -1,21 +1,14 @@
-import { randomBytes } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createLlmDebugStore } from "../../runtime/llm/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import type { RedisStore } from "../../runtime/store/index.js";
+import { freshRedisStores } from "./fresh-stores.js";
 import { startRedisServer } from "../harness/redis-server.js";
 import { interaction, llmDebugStoreCases, requestId } from "./llm-debug-store.cases.js";
 
 const server = await startRedisServer();
-const stores: RedisStore[] = [];
-const redisStore = (): RedisStore => {
-  const store = createStore({
-    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
-    log: () => undefined,
-  }) as RedisStore;
-  stores.push(store);
-  return store;
-};
+const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
+const redisStore = (): RedisStore => stores.store();
 const HOUR = 3600_000;
 const near = (ttl: number, expected: number, what: string) =>
   assert.ok(ttl > expected - 60_000 && ttl <= expected, `${what}: pttl ${ttl}, expected ${expected}`);
@@ -98,7 +91,7 @@ llmDebugStoreCases(
     return debug;
   },
   async () => {
-    await Promise.all(stores.map((s) => s.close()));
+    await stores.closeAll();
     await server.close();
   },
 );

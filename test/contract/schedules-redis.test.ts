@@ -1,22 +1,15 @@
-import { randomBytes } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createScheduleStore } from "../../runtime/scheduling/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import type { RedisStore } from "../../runtime/store/index.js";
+import { freshRedisStores } from "./fresh-stores.js";
 import { startRedisServer } from "../harness/redis-server.js";
 import { scheduleRecord } from "../support/schedules.js";
 import { scheduleStoreCases } from "./schedules.cases.js";
 
 const server = await startRedisServer();
-const stores: RedisStore[] = [];
-const redisStore = (): RedisStore => {
-  const store = createStore({
-    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
-    log: () => undefined,
-  }) as RedisStore;
-  stores.push(store);
-  return store;
-};
+const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
+const redisStore = (): RedisStore => stores.store();
 
 const layout = suite("schedule store (redis key layout)");
 
@@ -45,7 +38,7 @@ scheduleStoreCases(
     return { schedules, store };
   },
   async () => {
-    await Promise.all(stores.map((s) => s.close()));
+    await stores.closeAll();
     await server.close();
   },
 );

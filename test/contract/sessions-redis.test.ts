@@ -1,21 +1,15 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createSessionStore } from "../../runtime/chat/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import type { RedisStore } from "../../runtime/store/index.js";
+import { freshRedisStores } from "./fresh-stores.js";
 import { startRedisServer } from "../harness/redis-server.js";
 import { sessionStoreCases } from "./sessions.cases.js";
 
 const server = await startRedisServer();
-const stores: RedisStore[] = [];
-const redisStore = (): RedisStore => {
-  const store = createStore({
-    env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: `t${randomBytes(4).toString("hex")}` },
-    log: () => undefined,
-  }) as RedisStore;
-  stores.push(store);
-  return store;
-};
+const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
+const redisStore = (): RedisStore => stores.store();
 
 const layout = suite("chat session store (redis key layout)");
 
@@ -33,7 +27,6 @@ layout("the spec's keys: sessions:<id> with a 48 h TTL, sessions:index:<user_id>
   assert.is(await store.client.get(`${prefix}:active_session_count`), "1");
 });
 
-layout.after(async () => undefined);
 layout.run();
 
 sessionStoreCases(
@@ -44,7 +37,7 @@ sessionStoreCases(
     return sessions;
   },
   async () => {
-    await Promise.all(stores.map((s) => s.close()));
+    await stores.closeAll();
     await server.close();
   },
 );

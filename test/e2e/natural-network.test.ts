@@ -9,23 +9,14 @@ import * as assert from "uvu/assert";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
+import { KYOTO_WEATHER_PLAN } from "./fixtures/plans.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
 let redis: RedisServer;
 let llm: ScriptedLlm;
 let agent: Fixture;
 
-const PLAN = {
-  steps: [
-    { step_id: "place", agent_name: "geocoding-service", depends_on: [], metadata: { capability: "geocode_location", parameters: { location: "Kyoto" } } },
-    {
-      step_id: "now",
-      agent_name: "weather-service",
-      depends_on: ["place"],
-      metadata: { capability: "get_current_weather", parameters: { lat: "{{place.response.data.lat}}", lon: "{{place.response.data.lon}}", units: "metric" } },
-    },
-  ],
-};
+const PLAN = KYOTO_WEATHER_PLAN;
 
 test.before(async () => {
   redis = await startRedisServer();
