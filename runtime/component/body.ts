@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { ManifoldError } from "../errors/index.js";
 
@@ -36,8 +37,40 @@ function tooLarge(limit: number): ManifoldError {
   return new ManifoldError("PAYLOAD_TOO_LARGE", `request body exceeds the limit of ${limit} bytes`);
 }
 
-/** Throws INVALID_JSON; only called with a non-empty body. */
-function parseObject(text: string): Record<string, unknown> {
+/**
+ * Deepest nesting of arrays and objects a body may have. Every later stage (validation, templates,
+ * the plan checker) walks values recursively; refusing depth here keeps them all out of a stack
+ * overflow, for a few ms of scanning on the largest bodies and nothing on small ones.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting depth of JSON text, counting brackets outside strings, up to the first level past `max`. */
+function exceedsDepth(text: string, max: number): boolean {
+  // A body shorter than the depth cannot reach it: the common case costs one comparison.
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
+/** Throws INVALID_JSON (or INVALID_INPUT for nesting past MAX_JSON_DEPTH); only called with a non-empty body. */
+function parseObject(bytes: Buffer): Record<string, unknown> {
+  // JSON is UTF-8 (RFC 8259); bad bytes are refused, not silently replaced with U+FFFD.
+  if (!isUtf8(bytes)) throw new ManifoldError("INVALID_JSON", "request body is not valid UTF-8");
+  const text = bytes.toString("utf8");
+  if (exceedsDepth(text, MAX_JSON_DEPTH))
+    throw new ManifoldError("INVALID_INPUT", `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -99,7 +132,7 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyCallback
     if (first === undefined) return done(undefined, {});
     let body: Record<string, unknown>;
     try {
-      body = parseObject((rest === undefined ? first : Buffer.concat(rest, received)).toString("utf8"));
+      body = parseObject(rest === undefined ? first : Buffer.concat(rest, received));
     } catch (error) {
       return done(error, undefined);
     }

@@ -113,6 +113,16 @@ export function componentCases(source: FixtureSource): void {
     }
   });
 
+  test("a body nested 2,500 levels deep is 400 INVALID_INPUT before any work, and nothing is logged", async ({ tool }) => {
+    const before = tool!.stderr().length;
+    const deep = `{"destination":"Paris","nights":1,"mode":"train","budget":${"[".repeat(2500)}${"]".repeat(2500)}}`;
+    for (let i = 0; i < 20; i++) {
+      const envelope = assertEnvelope(await post(`${tool!.url}/api/capabilities/plan_trip`, deep), 400, "INVALID_INPUT");
+      assert.match(envelope.message, /deeper than 64 levels/);
+    }
+    assert.is(tool!.stderr().slice(before), "", "no stack trace, no log line per request");
+  });
+
   test("415 for a body that is not application/json", async ({ tool }) => {
     for (const type of ["text/plain", "application/xml", "application/json; charset=latin1"]) {
       assertEnvelope(await post(`${tool!.url}/api/capabilities/ping`, "{}", { "content-type": type }), 415, "UNSUPPORTED_MEDIA_TYPE");

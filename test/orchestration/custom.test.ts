@@ -148,6 +148,17 @@ test("with a registry: a tool nobody registered and the agent does not use is NO
   }
 });
 
+test("parameters nested 2,500 levels deep are 400 INVALID_INPUT before any work: no step runs, no 500", async ({ agent, tools }) => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 2500; i++) deep = { d: deep };
+  for (let i = 0; i < 10; i++) {
+    const { status, body } = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "echo", params: { deep } }] });
+    assert.is(status, 400);
+    assert.is((body["error"] as { code: string }).code, "INVALID_INPUT");
+  }
+  assert.is(tools.calls.length, 0);
+});
+
 test("a malformed body is 400 INVALID_INPUT with a pointer per problem, and nothing runs", async ({ agent, tools }) => {
   const cases: [unknown, string[]][] = [
     [{}, ["/steps"]],

@@ -72,6 +72,21 @@ test("malformed JSON and non-objects are INVALID_JSON", async ({ url }) => {
   }
 });
 
+test("nesting: 64 levels are read, 65 are INVALID_INPUT; brackets inside strings do not count", async ({ url }) => {
+  const nested = (levels: number) => `{"a":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}`;
+  assert.is((await post(url, nested(64))).status, 200);
+  const over = await post(url, nested(65));
+  assert.equal([over.status, json(over)], [400, { code: "INVALID_INPUT" }]);
+  const quoted = `{"s":"${"[".repeat(300)}","t":"\\\"{{{{${"{".repeat(100)}"}`;
+  assert.equal(json(await post(url, quoted)), { value: { s: "[".repeat(300), t: `"${"{".repeat(104)}` } });
+});
+
+test("invalid UTF-8 is INVALID_JSON, not silently replaced", async ({ url }) => {
+  const bytes = Buffer.concat([Buffer.from('{"city":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+  const response = await post(url, bytes);
+  assert.equal([response.status, json(response)], [400, { code: "INVALID_JSON" }]);
+});
+
 test("a body that is not application/json is 415, an empty one is not checked", async ({ url }) => {
   for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json; charset=iso-8859-1"]) {
     const response = await post(url, '{"a":1}', type);
