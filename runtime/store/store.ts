@@ -127,6 +127,24 @@ function unrefSockets(client: RedisClient): void {
   else unrefOne(client);
 }
 
+/**
+ * A Redis that evicts keys under memory pressure silently drops queued tasks, schedules and sessions.
+ * Managed services often refuse CONFIG: then nothing is said (the README names the setting).
+ */
+async function warnIfEvicting(client: RedisClient, description: string, log: Log): Promise<void> {
+  try {
+    const reply = (await client.config("GET", "maxmemory-policy")) as unknown as string[];
+    const policy = reply[1];
+    if (policy !== undefined && policy !== "noeviction") {
+      log(
+        `manifold: Redis at ${description} evicts keys under memory pressure (maxmemory-policy ${policy}); queued tasks, schedules and chat sessions can be lost: set maxmemory-policy noeviction`,
+      );
+    }
+  } catch {
+    // CONFIG disabled (managed Redis) or the connection dropped: nothing to say.
+  }
+}
+
 function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, commandTimeoutMs: number, maxDelayMs: number, unref: boolean): RedisStore {
   const description = describeStore(config);
   const secret = config.password;
@@ -146,10 +164,15 @@ function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, command
     log(`manifold: Redis at ${description} unreachable (${redact(error.message)}); retrying`);
   };
   client.on("error", onError);
+  let policyChecked = false;
   client.on("ready", () => {
     if (down) log(`manifold: Redis at ${description} reachable again`);
     down = false;
     for (const listener of readyListeners) listener();
+    if (!policyChecked) {
+      policyChecked = true;
+      void warnIfEvicting(client, description, log);
+    }
   });
   log(`manifold: using Redis at ${description} (namespace ${config.namespace})`);
 

@@ -54,6 +54,25 @@ test("a Redis store connects with the password and never prints it", async () =>
   assert.is(store.redact(`x ${PASSWORD} y`), "x *** y");
 });
 
+test("a Redis that evicts keys under memory pressure is named at start, once; noeviction is not", async () => {
+  const evicting = await startRedisServer({ args: ["--maxmemory-policy", "allkeys-lru"] });
+  try {
+    const logs: string[] = [];
+    const store = open({ REDIS_URL: evicting.url }, logs);
+    assert.ok(await store.whenReady(2_000));
+    for (let i = 0; i < 50 && logs.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.is(logs.filter((l) => l.includes("maxmemory-policy allkeys-lru")).length, 1, logs.join("\n"));
+    assert.match(logs[1]!, /set maxmemory-policy noeviction/);
+  } finally {
+    await evicting.close();
+  }
+  const quiet: string[] = [];
+  const store = open({ REDIS_URL: server.url }, quiet);
+  assert.ok(await store.whenReady(2_000));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.is(quiet.length, 1, quiet.join("\n"));
+});
+
 test("a wrong password: reported once, without either password", async () => {
   const logs: string[] = [];
   const wrong = "wrong-Pw-77";
