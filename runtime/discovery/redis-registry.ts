@@ -64,7 +64,9 @@ export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, 
   let everReady = client.status === "ready";
   const offReady = store.onReady(() => void (everReady = true));
 
-  const unavailable = (detail: string): ManifoldError => new ManifoldError("UNAVAILABLE", `registry unavailable: Redis at ${store.description} ${detail}`);
+  // What failed, not where: the message reaches callers; the store logs the address once per outage.
+  const unavailable = (detail: string, cause?: unknown): ManifoldError =>
+    new ManifoldError("UNAVAILABLE", `registry unavailable: Redis ${detail}`, cause === undefined ? {} : { cause });
 
   /**
    * A call while Redis is down fails at once rather than waiting in ioredis's offline queue: a beat
@@ -79,7 +81,7 @@ export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, 
     try {
       return await run();
     } catch (error) {
-      throw unavailable(`failed: ${store.redact(error instanceof Error ? error.message : String(error))}`);
+      throw unavailable("command failed", error);
     }
   };
 

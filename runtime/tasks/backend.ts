@@ -26,7 +26,7 @@ export function createTaskBackend(options: CreateTaskBackendOptions = {}): TaskB
     const state = store.slot(`tasks:${namespace}:${rest.queue ?? "default"}`, createMemoryTaskState);
     return createMemoryTaskBackend({ ...rest, namespace, state });
   }
-  const backend = createRedisTaskBackend(store.client, { ...rest, namespace, redact: store.redact });
+  const backend = createRedisTaskBackend(store.client, { ...rest, namespace });
   if (given !== undefined) return backend;
   return {
     ...backend,

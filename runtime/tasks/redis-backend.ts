@@ -52,8 +52,6 @@ const CHUNK = 500;
 const MAX_BLOCK_MS = 2_000;
 
 export interface RedisTaskBackendOptions extends TaskBackendOptions {
-  /** Removes secrets from Redis error text bound for an error message (a store's `redact`). @defaultValue none removed */
-  readonly redact?: (text: string) => string;
   /** Close `client` with the backend. @defaultValue false */
   readonly ownsClient?: boolean;
   /**
@@ -65,7 +63,7 @@ export interface RedisTaskBackendOptions extends TaskBackendOptions {
 }
 
 export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {
-  const { redact = (text: string) => text, ownsClient = false, connectWaitMs = 5_000 } = options;
+  const { ownsClient = false, connectWaitMs = 5_000 } = options;
   const { namespace, queue, ttlMs, maxDeliveries, delivery } = resolveBackendOptions(options);
   const keys = createKeyBuilder(namespace);
   const tag = `tasks:${queue}`;
@@ -119,7 +117,8 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
       return await run();
     } catch (error) {
       if (error instanceof ManifoldError) throw error;
-      throw new ManifoldError("UNAVAILABLE", `task store unavailable: ${redact(error instanceof Error ? error.message : String(error))}`);
+      // What failed, not where (the error text names host and port); the store logs the address once per outage.
+      throw new ManifoldError("UNAVAILABLE", "task store unavailable: a Redis command failed", { cause: error });
     }
   };
 

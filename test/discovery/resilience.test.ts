@@ -117,7 +117,8 @@ test("Redis briefly unreachable: lookups are served from the catalog cache, then
     assert.unreachable("past staleMs");
   } catch (error) {
     assert.is((error as ManifoldError).code, "UNAVAILABLE");
-    assert.match((error as ManifoldError).message, /^registry unavailable: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 is not connected$/);
+    // What failed, never where: no host or port reaches a caller.
+    assert.is((error as ManifoldError).message, "registry unavailable: Redis is not connected");
   }
   await server.start();
 });
