@@ -13,7 +13,7 @@ export function redisTasksFactory(env: () => Record<string, string>): TasksFacto
       make: (options = {}) => {
         // Each backend on its own connection, as separate worker processes would be.
         const store = createStore({ env: env(), log: () => undefined }) as RedisStore;
-        const backend = createRedisTaskBackend(store.client, { namespace, ...options, redact: store.redact });
+        const backend = createRedisTaskBackend(store.client, { namespace, ...options });
         opened.push({ backend, store });
         return backend;
       },

@@ -20,7 +20,7 @@ const open: { backend: TaskBackend; store: RedisStore }[] = [];
 function redisBackend(options: Parameters<typeof createRedisTaskBackend>[1] = {}) {
   const store = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
   const namespace = options.namespace ?? `t${randomBytes(4).toString("hex")}`;
-  const backend = createRedisTaskBackend(store.client, { namespace, ...options, redact: store.redact });
+  const backend = createRedisTaskBackend(store.client, { namespace, ...options });
   open.push({ backend, store });
   return { backend, store, namespace };
 }
