@@ -101,6 +101,7 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const {
     handleSignals = true,
     drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS,
+    requestTimeoutMs = 30_000,
     log = defaultComponentLog(spec),
     registry = defaultRegistry(),
     healthCheck,
@@ -118,7 +119,11 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const timing = resolveTiming(timingOptions); // a bad TTL fails before the port is taken
   const health = createHealthProbe(healthCheck, { log: (message) => log(`${spec.name}: ${message}`) });
   const app = createComponentApp(spec, { ...options, log, health }, internals);
-  const server = createServer(app.listener);
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 100) throw new RangeError("requestTimeoutMs must be a whole number of ms, at least 100");
+  // Node checks request timeouts on this interval (30 s by default): a tenth of the limit keeps it close.
+  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeoutMs / 10))) }, app.listener);
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = Math.min(server.headersTimeout, requestTimeoutMs);
   const address = await listen(server, port, host);
   const url = dialableUrl(address);
   log(`${spec.name} listening on ${url}`);

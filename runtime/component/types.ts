@@ -63,6 +63,12 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   /** How long a graceful shutdown waits for in-flight requests. @defaultValue 10000 */
   readonly drainTimeoutMs?: number;
   /**
+   * How long a client may take to send a whole request (headers and body); past it the connection
+   * gets 408 and is closed, so a body trickled under the size limit cannot hold a socket. Responses
+   * (a long handler, an SSE stream) are not limited by it. @defaultValue 30000
+   */
+  readonly requestTimeoutMs?: number;
+  /**
    * Where one-line operational messages go (never request bodies or secrets). A function with an
    * `error` method (a telemetry Logger) gets handler failures at error level.
    * @defaultValue a JSON-lines logger for the component (`DEV_MODE=true`: readable text)
