@@ -90,8 +90,9 @@ export interface AssembleOptions {
 export const SYNTAX_ERROR = "MF1006";
 
 export function assemble(sources: readonly ManifestSource[], { crossFile, diagnostics = [] }: AssembleOptions): Project {
-  // A BOM is not content; dropping it keeps columns on the first line as editors count them.
-  const own = sources.map(({ file, text }) => ({ file, text: text.startsWith("\uFEFF") ? text.slice(1) : text }));
+  // A BOM is not content; dropping it keeps columns on the first line as editors count them. A lone
+  // CR (old Mac line endings) is a line break to YAML 1.2 and to editors, but not to the parser.
+  const own = sources.map(({ file, text }) => ({ file, text: (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r(?!\n)/g, "\n") }));
   const loaded = own.map((source) => ({ source, result: loadFileSafely(source) }));
   // The shipped manifests the project uses, found from what was just parsed (not parsed again).
   if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source) });

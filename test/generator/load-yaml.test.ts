@@ -83,4 +83,11 @@ test("a BOM and CRLF line ends do not shift positions", () => {
   assert.equal(where(load("kind: tool\r\nname: t\r\ndescription: d\r\ncapabilities: 5\r\n")), [["MF1203", 4, 15]]);
 });
 
+test("CR-only line ends (old Mac files) are line breaks: the manifest loads, positions count them as lines", () => {
+  const ok = load("kind: tool\rname: t\rdescription: d\rcapabilities:\r  - { name: a, description: b }\r");
+  assert.equal(ok.diagnostics, []);
+  assert.is(ok.manifests.length, 1);
+  assert.equal(where(load("kind: tool\rname: t\rdescription: d\rcapabilities: 5\r")), [["MF1203", 4, 15]]);
+});
+
 test.run();
