@@ -15,7 +15,9 @@ export function workflowFailed(what: string, result: ExecutionResult): ManifoldE
         ? "a step failed"
         : `step ${failed.step_id} failed (${failed.error?.code ?? "INTERNAL"}: ${failed.error?.message ?? ""})`;
   return new ManifoldError("WORKFLOW_FAILED", `${what} failed: ${why}`, {
-    details: result.steps.map((step, i) => ({
+    // What happened to each step, never what it returned: outputs echo the inputs, and a failure
+    // answer must stay small whatever the request carried.
+    details: result.steps.map(({ output: _output, ...step }, i) => ({
       ...step,
       pointer: `/steps/${i}`,
       message:

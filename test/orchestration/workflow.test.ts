@@ -40,6 +40,15 @@ const broken: WorkflowSpec = {
   outputs: [{ name: "x", value: "${steps.ok.output.x}", required: true }],
 };
 
+/** Its first step returns its (large) input; the second fails. */
+const echoing: WorkflowSpec = {
+  name: "echoing",
+  version: "1.0",
+  inputs: [{ name: "blob", type: "string", required: true }],
+  steps: [workflowStep("copy", "echo", { blob: "${inputs.blob}" }), workflowStep("boom", "fail", {}, { dependsOn: ["copy"] })],
+  outputs: [{ name: "blob", value: "${steps.copy.output.blob}", required: true }],
+};
+
 interface Context {
   tools: Tools;
   agent: Awaited<ReturnType<typeof serveAgent>>;
@@ -48,7 +57,7 @@ const test = suite<Context>("workflow endpoints", {} as Context);
 
 test.before(async (context) => {
   context.tools = await startTools();
-  context.agent = await serveAgent(agentSpec("wf-agent", { workflows: [research, broken] }), {
+  context.agent = await serveAgent(agentSpec("wf-agent", { workflows: [research, broken, echoing] }), {
     components: context.tools.specs,
     baseUrls: context.tools.baseUrls,
   });
@@ -137,6 +146,19 @@ test("a failed run is 502 WORKFLOW_FAILED whose details are the step entries", a
     ],
   );
   assert.is(error.details[1]!.error?.code, "HANDLER_ERROR");
+});
+
+test("a failed run does not echo what its steps returned: a 200 KB input gives a small 502", async ({ agent }) => {
+  const blob = "x".repeat(200_000);
+  const response = await fetch(`${agent.running.url}/orchestrate/echoing`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ blob }),
+  });
+  const text = await response.text();
+  assert.is(response.status, 502);
+  assert.ok(text.length < 4_000, `${text.length} bytes`);
+  assert.not.ok(text.includes("x".repeat(301)));
 });
 
 test("with a synthesiser, ai_synthesis adds its answer", async ({ tools }) => {
