@@ -135,4 +135,33 @@ test("every problem in a file is reported, in file order", () => {
   ]);
 });
 
+test("field, input and step-input names every JavaScript object already has are refused where they stand", () => {
+  // `constructor` as an optional field became required (ajv read Object.prototype's); `__proto__` could never be sent.
+  const tool = load(
+    "kind: tool\nname: t\ndescription: d\ncapabilities:\n  - name: a\n    description: b\n    input:\n      optional:\n        - { name: constructor, type: string }\n        - { name: __proto__, type: string }\n        - { name: toString, type: string }\n",
+  );
+  assert.equal(where(tool), [
+    ["MF1205", 9, 19],
+    ["MF1205", 10, 19],
+    ["MF1205", 11, 19],
+  ]);
+  assert.match(tool.diagnostics[0]!.message, /not a name every JavaScript object already has/);
+  const workflow = load(
+    "kind: workflow\nname: w\nversion: '1'\ninputs:\n  constructor: { type: string }\nsteps:\n  - name: s\n    tool: t\n    action: a\n    inputs: { __proto__: x }\noutputs: {}\n",
+  );
+  assert.equal(where(workflow), [
+    ["MF1205", 5, 3],
+    ["MF1205", 10, 15],
+  ]);
+  // Ordinary names that merely contain them are fine.
+  assert.equal(
+    where(
+      load(
+        "kind: tool\nname: t\ndescription: d\ncapabilities:\n  - name: a\n    description: b\n    input:\n      optional:\n        - { name: constructor_id, type: string }\n",
+      ),
+    ),
+    [],
+  );
+});
+
 test.run();
