@@ -65,7 +65,7 @@ capabilities:
   assert.equal(project.manifests[0]?.component?.capabilities[1]?.input, { required: [{ name: "x", type: "string" }], optional: [] });
 });
 
-test("a field named __proto__ is an ordinary field", () => {
+test("a field named __proto__ is a positioned MF1205 (a reserved name), and touches no prototype", () => {
   const text = `kind: tool
 name: t
 description: d
@@ -80,8 +80,11 @@ capabilities:
           example: { x: "1" }
 `;
   const project = loadManifestText("t.yaml", text);
-  assert.equal(project.diagnostics, []);
-  assert.is(project.manifests[0]?.component?.capabilities[0]?.output?.required[0]?.name, "__proto__");
+  assert.equal(
+    project.diagnostics.map((d) => [d.code, d.line, d.column]),
+    [["MF1205", 9, 17]],
+  );
+  assert.is(({} as Record<string, unknown>)["x"], undefined, "Object.prototype untouched");
 });
 
 test.run();
