@@ -120,6 +120,17 @@ export const DIAGNOSTIC_CODES = {
       "A deployed component lacks its `entry`, sets `workers` without tasks, sets a variable the emitted manifests set themselves, or puts a credential-like name in `env` instead of `secrets`.",
   },
   MF1319: { severity: "error", title: "More than one deployment", description: "A network has one deployment manifest; this is a second one." },
+  MF1320: {
+    severity: "error",
+    title: "Fields nest too deeply",
+    description: "`fields` and `items` nest more than 16 levels below an input or output; the generated TypeScript types would not compile.",
+  },
+  MF1321: {
+    severity: "error",
+    title: "Generated name clash",
+    description:
+      "Two parts of a component (its name, a capability, a task type, a workflow) derive the same name in its generated module, or one derives a name the module imports (`Client`, `ComponentSpec`, `Handlers`).",
+  },
 
   ...WORKFLOW_CHECK_CODES,
 } as const satisfies Record<string, DiagnosticCodeInfo>;

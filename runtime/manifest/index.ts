@@ -27,5 +27,6 @@ export { notGenerated } from "./not-generated.js";
 export { BUILTIN_MANIFESTS, builtinFile, isBuiltinFile } from "./builtins.js";
 export type { RawDeployedComponent, RawDeployment } from "./manifest-types.js";
 export { DEPLOY_RESERVED_ENV } from "./link-deployment.js";
+export { MODULE_IMPORTS } from "./module-names.js";
 export * from "./dataflow/index.js";
 export { MANIFOLD_VERSION } from "./version.js";

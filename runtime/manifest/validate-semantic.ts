@@ -14,6 +14,7 @@ import type { RawComponent, RawFields, RawManifest, RawValue, RawWorkflow } from
 import { defaultEndpoint, normaliseValue } from "./normalise.js";
 import { displayPath, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { quote } from "./values.js";
+import { checkModuleNames } from "./module-names.js";
 
 type Report = (code: DiagnosticCode, path: Path, message: string) => void;
 
@@ -102,6 +103,7 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
     checkFields(task.input, [...path, "input"], report, lineOf);
     checkFields(task.output, [...path, "output"], report, lineOf);
   });
+  checkModuleNames(component, report, lineOf);
   const expiry = component.hitl?.expiry;
   if (expiry !== undefined && parseDuration(expiry) === undefined)
     report("MF1418", ["hitl", "expiry"], `expiry \`${expiry}\` is not a duration that fits in milliseconds`);
@@ -117,7 +119,14 @@ function checkWorkflow(workflow: RawWorkflow, report: Report, lineOf: LineOf): v
   });
 }
 
-function checkFields(fields: RawFields | undefined, path: Path, report: Report, lineOf: LineOf): void {
+/**
+ * Deepest nesting of `fields` and `items` below a capability's or task's input or output. TypeScript
+ * gives up comparing types nested about 40 deep (TS2321) and never finishes near 100; 16 is far
+ * beyond any real payload and far below that.
+ */
+export const MAX_FIELD_DEPTH = 16;
+
+function checkFields(fields: RawFields | undefined, path: Path, report: Report, lineOf: LineOf, depth = 1): void {
   if (fields === undefined) return;
   const byName = new Map<string, Path>();
   for (const side of ["required", "optional"] as const) {
@@ -127,12 +136,20 @@ function checkFields(fields: RawFields | undefined, path: Path, report: Report, 
       if (first !== undefined)
         report("MF1307", [...fieldPath, "name"], `field \`${field.name}\` is declared twice in \`${displayPath(path)}\` (first on line ${lineOf(first)})`);
       else byName.set(field.name, [...fieldPath, "name"]);
-      checkValue(field, fieldPath, `\`${field.name}\``, report, lineOf);
+      checkValue(field, fieldPath, `\`${field.name}\``, report, lineOf, depth);
     });
   }
 }
 
-function checkValue(value: RawValue, path: Path, label: string, report: Report, lineOf: LineOf): void {
+function checkValue(value: RawValue, path: Path, label: string, report: Report, lineOf: LineOf, depth: number): void {
+  if (depth > MAX_FIELD_DEPTH) {
+    report(
+      "MF1320",
+      path,
+      `${label} is nested ${depth} levels deep; fields and items nest at most ${MAX_FIELD_DEPTH} levels (the generated types would not compile)`,
+    );
+    return;
+  }
   (value.enum ?? []).forEach((option, i) => {
     if (!fitsType(option, value.type)) report("MF1309", [...path, "enum", i], `enum value ${quote(option)} of ${label} is not of its type ${value.type}`);
   });
@@ -140,6 +157,6 @@ function checkValue(value: RawValue, path: Path, label: string, report: Report, 
     const problem = exampleProblem(normaliseValue(value), value.example);
     if (problem !== undefined) report("MF1308", [...path, "example"], `example ${quote(value.example)} of ${label} does not fit: ${problem}`);
   }
-  if (value.items !== undefined) checkValue(value.items, [...path, "items"], `the items of ${label}`, report, lineOf);
-  checkFields(value.fields, [...path, "fields"], report, lineOf);
+  if (value.items !== undefined) checkValue(value.items, [...path, "items"], `the items of ${label}`, report, lineOf, depth + 1);
+  checkFields(value.fields, [...path, "fields"], report, lineOf, depth + 1);
 }

@@ -50,6 +50,15 @@ const TOOL = "kind: tool\nname: t\ndescription: d\ncapabilities:\n";
 const capability = (lines: string) => `${TOOL}  - name: a\n    description: b\n${lines}`;
 const AGENT = "kind: agent\nname: g\ndescription: d\ncapabilities: []\n";
 const DEPLOYMENT = "kind: deployment\nname: net\ncomponents:\n";
+/** A required field `f` with objects nested `levels` deep, as YAML lines under `required:`. */
+function nestedField(levels: number): string {
+  let yaml = `${" ".repeat(8 + 6 * levels)}- { name: leaf, type: string }\n`;
+  for (let level = levels; level >= 1; level--) {
+    const indent = " ".repeat(8 + 6 * (level - 1));
+    yaml = `${indent}- name: f\n${indent}  type: object\n${indent}  fields:\n${indent}    required:\n${yaml}`;
+  }
+  return yaml;
+}
 
 export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1001: onDisk(async () => undefined, "nowhere"),
@@ -100,6 +109,8 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1314: workflowCase("duplicate-step"),
   MF1315: () => notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}hitl: { default_action: reject }\n` }])),
   MF1316: text(`${AGENT}tasks:\n  - { type: get_a }\n  - { type: get__a }\n`),
+  MF1320: text(capability(`    input:\n      required:\n${nestedField(17)}`)),
+  MF1321: text(`${AGENT}tasks:\n  - { type: packing }\ncapabilities:\n  - { name: packing_task, description: d }\n`.replace("capabilities: []\n", "")),
   MF1317: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-servce: { entry: dist/geo.js }\n` }),
   MF1318: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-service: { entry: dist/geo.js, env: { API_KEY: abc } }\n` }),
   MF1319: files({

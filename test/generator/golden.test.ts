@@ -11,6 +11,7 @@ import * as assert from "uvu/assert";
 import { emitProject } from "../../generator/emit/index.js";
 import { loadProject } from "../../generator/load-project.js";
 import { compareFolder } from "../../generator/output-folder.js";
+import { MODULE_IMPORTS } from "../../runtime/manifest/index.js";
 import { formatTypeScript } from "../support/format-typescript.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 
@@ -52,6 +53,17 @@ test("every generated module parses and is already formatted as the TypeScript f
   assert.ok(modules.size >= 4);
   const formatted = await formatTypeScript(modules);
   for (const [path, text] of modules) assert.fixture(formatted.get(path)!, text, path);
+});
+
+test("every name a generated module imports from the runtime is one the manifest checks reserve (MF1321)", async () => {
+  const project = await loadProject({ manifestsDir: "manifests", cwd: root });
+  const modules = [...emitProject(project, { manifestsDir: "manifests" })].filter(([path]) => path.endsWith(".ts"));
+  const imported = new Set<string>();
+  for (const [, text] of modules) {
+    const line = /^import \{([^}]*)\} from "agent-manifold\/runtime\/codegen\/v1";$/m.exec(text);
+    for (const name of line![1]!.split(",")) imported.add(name.trim().replace(/^type /, ""));
+  }
+  assert.equal([...imported].sort(), [...MODULE_IMPORTS].sort());
 });
 
 /** Every file under `dir`, path → bytes. */

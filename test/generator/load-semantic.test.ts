@@ -114,4 +114,49 @@ test("fields of an agent's task input and output are checked too", () => {
   assert.equal(where(load(text)), [["MF1308", 6, 60]]);
 });
 
+/** A required field `f` nested `levels` objects deep. */
+function nested(levels: number): string {
+  let yaml = `${" ".repeat(8 + 6 * levels)}- { name: leaf, type: string }\n`;
+  for (let level = levels; level >= 1; level--) {
+    const indent = " ".repeat(8 + 6 * (level - 1));
+    yaml = `${indent}- name: f\n${indent}  type: object\n${indent}  fields:\n${indent}    required:\n${yaml}`;
+  }
+  return `${HEAD}  - name: a\n    description: b\n    input:\n      required:\n${yaml}`;
+}
+
+test("MF1320: fields nest at most 16 levels; the 17th is reported where it stands (40 gave TS2321 in the generated module)", () => {
+  assert.equal(load(nested(15)).diagnostics, [], "15 objects and a leaf: 16 levels");
+  for (const levels of [16, 40]) {
+    const deep = load(nested(levels));
+    assert.equal(where(deep), [["MF1320", 9 + 4 * 16, 8 + 6 * 16 + 3]], `${levels}: one report at level 17, none below it`);
+    assert.match(deep.diagnostics[0]!.message, /nested 17 levels deep; fields and items nest at most 16 levels/);
+  }
+});
+
+test("MF1321: names the generated module imports, and names two parts of a component both derive", () => {
+  for (const name of ["client", "component-spec", "handlers"]) {
+    const clash = load(`kind: tool\nname: ${name}\ndescription: d\ncapabilities:\n  - { name: a, description: b }\n`);
+    assert.equal(where(clash), [["MF1321", 2, 7]], name);
+    assert.match(clash.diagnostics[0]!.message, /a name the generated module imports/);
+  }
+  const agent = `kind: agent
+name: packer
+description: d
+capabilities:
+  - { name: packing_task, description: b }
+  - { name: research_workflow, description: c }
+orchestration: { workflows: [research] }
+tasks:
+  - { type: packing }
+`;
+  const clashes = loadManifestText("m/a.yaml", agent);
+  assert.equal(
+    clashes.diagnostics.filter((d) => d.code === "MF1321").map((d) => [d.line, d.message]),
+    [
+      [7, "capability `research_workflow` (line 6) and workflow `research` both become `ResearchWorkflowInput` in the generated module; rename one"],
+      [9, "capability `packing_task` (line 5) and task type `packing` both become `PackingTaskInput` in the generated module; rename one"],
+    ],
+  );
+});
+
 test.run();

@@ -1,0 +1,82 @@
+/**
+ * The top-level names a component's generated module declares, derived from the manifest: the handle
+ * and its companions from the component name, `<Capability>Input`/`Output`, `<Type>TaskInput`/`Result`,
+ * `<Workflow>WorkflowInput`/`Output`. Two places that derive the same name would make the interfaces
+ * merge silently (a capability `packing_task` and a task type `packing` are both `PackingTaskInput`),
+ * and a name the module imports would not compile (a component `client` is `Client`). Both are MF1321.
+ */
+import type { DiagnosticCode } from "./codes.js";
+import type { RawComponent } from "./manifest-types.js";
+import type { Path } from "./source-file.js";
+import { toPascalCase } from "../spec/index.js";
+
+/** What a generated module imports from the runtime; its own declarations may not take these names. */
+export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "defineAgent", "defineComponent"];
+
+interface Derived {
+  readonly name: string;
+  readonly path: Path;
+  /** For the message: `component \`client\``, `capability \`packing_task\``. */
+  readonly from: string;
+  readonly kind: "component" | "capability" | "task" | "workflow";
+}
+
+function derivedNames(component: RawComponent): Derived[] {
+  const handle = toPascalCase(component.name);
+  const own = `component \`${component.name}\``;
+  const suffixes = ["", "Capabilities", "Handlers", "Client", "Spec", ...(component.kind === "agent" ? ["Uses", "Workflows", "Tasks"] : [])];
+  const names: Derived[] = suffixes.map((suffix) => ({ name: `${handle}${suffix}`, path: ["name"], from: own, kind: "component" as const }));
+  (component.capabilities ?? []).forEach((capability, i) => {
+    for (const side of ["Input", "Output"])
+      names.push({
+        name: `${toPascalCase(capability.name)}${side}`,
+        path: ["capabilities", i, "name"],
+        from: `capability \`${capability.name}\``,
+        kind: "capability",
+      });
+  });
+  (component.tasks ?? []).forEach((task, i) => {
+    for (const side of ["TaskInput", "TaskResult"])
+      names.push({ name: `${toPascalCase(task.type)}${side}`, path: ["tasks", i, "type"], from: `task type \`${task.type}\``, kind: "task" });
+  });
+  // Every workflow the agent serves or runs as a task gets its input and output types, once.
+  const workflows = new Map<string, Path>();
+  (component.orchestration?.workflows ?? []).forEach((name, i) => workflows.has(name) || workflows.set(name, ["orchestration", "workflows", i]));
+  (component.tasks ?? []).forEach(
+    (task, i) => task.workflow === undefined || workflows.has(task.workflow) || workflows.set(task.workflow, ["tasks", i, "workflow"]),
+  );
+  for (const [name, path] of workflows) {
+    for (const side of ["WorkflowInput", "WorkflowOutput"])
+      names.push({ name: `${toPascalCase(name)}${side}`, path, from: `workflow \`${name}\``, kind: "workflow" });
+  }
+  return names;
+}
+
+export function checkModuleNames(
+  component: RawComponent,
+  report: (code: DiagnosticCode, path: Path, message: string) => void,
+  lineOf: (path: Path) => number,
+): void {
+  const seen = new Map<string, Derived>();
+  // One report per pair of places (a capability and a workflow clash on Input and Output alike).
+  const reported = new Set<string>();
+  for (const derived of derivedNames(component)) {
+    if (MODULE_IMPORTS.includes(derived.name)) {
+      if (!reported.has(derived.from))
+        report("MF1321", derived.path, `${derived.from} becomes \`${derived.name}\`, a name the generated module imports from the runtime; rename it`);
+      reported.add(derived.from);
+      continue;
+    }
+    const first = seen.get(derived.name);
+    if (first === undefined) seen.set(derived.name, derived);
+    // Two capabilities (or two task types) that derive one name are MF1303/MF1304 (MF1313/MF1316) already.
+    else if (first.kind !== derived.kind && !reported.has(`${first.from}|${derived.from}`)) {
+      reported.add(`${first.from}|${derived.from}`);
+      report(
+        "MF1321",
+        derived.path,
+        `${first.from} (line ${lineOf(first.path)}) and ${derived.from} both become \`${derived.name}\` in the generated module; rename one`,
+      );
+    }
+  }
+}
