@@ -3,7 +3,8 @@
  * manifests and positioned diagnostics. Nothing here throws on bad input; every problem becomes a
  * diagnostic.
  */
-import { resolve } from "node:path";
+import { realpath } from "node:fs/promises";
+import { resolve, sep } from "node:path";
 import {
   assemble,
   createDiagnostic,
@@ -46,8 +47,19 @@ export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBy
     diagnostics.push(createDiagnostic("MF1002", displayFile(cwd, dir), START, `no manifests (*.yaml, *.yml) under ${displayFile(cwd, dir)}`));
   }
   const sources: ManifestSource[] = [];
+  // Only files inside the manifests folder are read: a link out of it (to /proc/self/environ, say)
+  // would have its lines echoed in diagnostics.
+  const root = await realpath(dir).catch(() => dir);
+  const inside = (real: string): boolean => real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
   for (const path of found.files) {
     const file = displayFile(cwd, path);
+    const real = await realpath(path).catch(() => undefined);
+    if (real !== undefined && !inside(real)) {
+      diagnostics.push(
+        createDiagnostic("MF1003", file, START, "cannot read the file: it is a link that leaves the manifests folder; only files inside it are read"),
+      );
+      continue;
+    }
     const read = await readManifestFile(path, maxFileBytes);
     if (read.ok) sources.push({ file, text: read.text });
     else diagnostics.push(createDiagnostic(read.code, file, read.position, read.message));

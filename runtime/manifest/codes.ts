@@ -19,7 +19,11 @@ export interface DiagnosticCodeInfo {
 export const DIAGNOSTIC_CODES = {
   MF1001: { severity: "error", title: "Manifests folder not found", description: "The manifests folder does not exist or is not a folder." },
   MF1002: { severity: "warning", title: "No manifests", description: "The manifests folder holds no `*.yaml` or `*.yml` file." },
-  MF1003: { severity: "error", title: "File cannot be read", description: "The file is not a regular file, is a dangling link, or reading it failed." },
+  MF1003: {
+    severity: "error",
+    title: "File cannot be read",
+    description: "The file is not a regular file, is a dangling link, is a link that leaves the manifests folder, or reading it failed.",
+  },
   MF1004: { severity: "error", title: "File too large", description: "The file is larger than the manifest size limit (1 MiB by default)." },
   MF1005: { severity: "error", title: "Not UTF-8", description: "The file is not valid UTF-8; the position is the first bad byte." },
   MF1006: { severity: "error", title: "YAML syntax error", description: "The file is not well-formed YAML." },

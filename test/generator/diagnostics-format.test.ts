@@ -36,6 +36,20 @@ test("pretty: the caret follows tabs and a wide gutter", () => {
   );
 });
 
+test("pretty: a long line shows 160 characters around the column, cut with …; control characters show as ?", () => {
+  const line = `${"a".repeat(5_000)}X${"b".repeat(5_000)}`;
+  const d: Diagnostic = { ...error, line: 1, column: 5_001 };
+  const [, source, caret] = formatDiagnostics([d], "pretty", { color: false, sources: new Map([["m/a.yaml", line]]) }).split("\n");
+  assert.is(source, `1 | …${"a".repeat(80)}X${"b".repeat(79)}…`);
+  assert.is(caret!.indexOf("^"), source!.indexOf("X"), "the caret stays under the column");
+  const near: Diagnostic = { ...error, line: 1, column: 3 };
+  const [, start] = formatDiagnostics([near], "pretty", { color: false, sources: new Map([["m/a.yaml", line]]) }).split("\n");
+  assert.is(start, `1 | ${"a".repeat(160)}…`);
+  const escape: Diagnostic = { ...error, line: 1, column: 1 };
+  const [, shown] = formatDiagnostics([escape], "pretty", { color: false, sources: new Map([["m/a.yaml", "x: \u001b[2J\u001b]0;pwned\u0007"]]) }).split("\n");
+  assert.is(shown, "1 | x: ?[2J?]0;pwned?");
+});
+
 test("pretty with colour: red error, yellow warning, dim code; nothing else changes", () => {
   const text = formatDiagnostics([error, warning], "pretty", { color: true });
   assert.ok(text.includes("\u001b[31merror\u001b[39m \u001b[2mMF1205\u001b[22m:"));

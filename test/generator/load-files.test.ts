@@ -76,6 +76,36 @@ test("MF1003: a dangling link or a FIFO named like a manifest is reported, not r
   }
 });
 
+test("MF1003: a link that leaves the manifests folder is not read, so its text is never echoed; links inside it are", async () => {
+  const { root, cleanup } = await tempProject({
+    "m/ok.yaml": GEOCODING_TOOL,
+    "outside/secret.yaml": "kind: tool\nname: SECRET_TOKEN=abc123\n",
+    "outside/dir/x.yaml": "kind: nope\n",
+  });
+  try {
+    await symlink("/proc/self/environ", join(root, "m/environ.yaml"));
+    await symlink(join(root, "outside/secret.yaml"), join(root, "m/secret.yaml"));
+    await symlink(join(root, "outside/dir"), join(root, "m/linked"));
+    await symlink(join(root, "m/ok.yaml"), join(root, "m/alias.yml"));
+    const project = await loadProject({ manifestsDir: "m", cwd: root });
+    const out = project.diagnostics.filter((d) => d.message.includes("leaves the manifests folder"));
+    assert.equal(
+      out.map((d) => [d.file, d.code]),
+      [
+        ["m/environ.yaml", "MF1003"],
+        ["m/linked/x.yaml", "MF1003"],
+        ["m/secret.yaml", "MF1003"],
+      ],
+    );
+    assert.not.ok(JSON.stringify(project).includes("SECRET_TOKEN"));
+    assert.not.ok([...(project.sources?.keys() ?? [])].some((f) => f.includes("environ") || f.includes("secret")));
+    // A link inside the folder is an ordinary file (here a second copy, so a duplicate name).
+    assert.ok(project.sources?.has("m/alias.yml"));
+  } finally {
+    await cleanup();
+  }
+});
+
 test("MF1004: a file over the size limit is not read", async () => {
   const { root, cleanup } = await tempProject({ "m/big.yaml": `kind: tool\n# ${"x".repeat(2 * 1024 * 1024)}\n`, "m/small.yaml": GEOCODING_TOOL });
   try {

@@ -62,11 +62,24 @@ function formatPretty(diagnostics: readonly Diagnostic[], { color, sources }: Fo
     .join("\n\n");
 }
 
-/** The source line under a gutter, and a caret that stays under the column even when the line has tabs. */
-function excerpt(source: string, d: Diagnostic, paint: Paint): string {
+/** Characters of a source line shown around the column: a line is context, never a way to dump a file. */
+export const EXCERPT_WIDTH = 160;
+
+/**
+ * The source line under a gutter, and a caret that stays under the column even when the line has tabs.
+ * A long line is cut to EXCERPT_WIDTH characters around the column (`…` marks the cuts), and control
+ * characters are shown as `?`, so a file can neither flood the terminal nor send it escape sequences.
+ */
+function excerpt(line: string, d: Diagnostic, paint: Paint): string {
+  const column = Math.max(0, d.column - 1);
+  const start = Math.max(0, Math.min(column - EXCERPT_WIDTH / 2, line.length - EXCERPT_WIDTH));
+  const end = Math.min(line.length, start + EXCERPT_WIDTH);
+  const safe = (text: string): string => text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, "?");
+  const before = start > 0 ? "…" : "";
+  const source = `${before}${safe(line.slice(start, end))}${end < line.length ? "…" : ""}`;
   const gutter = String(d.line);
   const pad = " ".repeat(gutter.length);
-  const lead = source.slice(0, Math.max(0, d.column - 1)).replace(/[^\t]/g, " ");
+  const lead = `${before}${line.slice(start, column)}`.replace(/[^\t]/g, " ");
   return `${paint("dim", `${gutter} |`)} ${source}\n${paint("dim", `${pad} |`)} ${lead}${paint(severityStyle(d.severity), "^")}`;
 }
 
