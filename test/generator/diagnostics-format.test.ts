@@ -45,8 +45,8 @@ test("pretty: a long line shows 160 characters around the column, cut with …; 
   const near: Diagnostic = { ...error, line: 1, column: 3 };
   const [, start] = formatDiagnostics([near], "pretty", { color: false, sources: new Map([["m/a.yaml", line]]) }).split("\n");
   assert.is(start, `1 | ${"a".repeat(160)}…`);
-  const escape: Diagnostic = { ...error, line: 1, column: 1 };
-  const [, shown] = formatDiagnostics([escape], "pretty", { color: false, sources: new Map([["m/a.yaml", "x: \u001b[2J\u001b]0;pwned\u0007"]]) }).split("\n");
+  const first: Diagnostic = { ...error, line: 1, column: 1 };
+  const [, shown] = formatDiagnostics([first], "pretty", { color: false, sources: new Map([["m/a.yaml", "x: \u001b[2J\u001b]0;pwned\u0007"]]) }).split("\n");
   assert.is(shown, "1 | x: ?[2J?]0;pwned?");
 });
 
