@@ -76,6 +76,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
       ...drift.stale.map((p) => `  stale    ${join(out, p)}`),
       ...drift.missing.map((p) => `  missing  ${join(out, p)}`),
       ...drift.extra.map((p) => `  extra    ${join(out, p)}`),
+      ...drift.linked.map((p) => `  link     ${join(out, p)} (a symbolic link on its path: gen writes regular files only)`),
     ];
     if (problems.length > 0) {
       io.err(
