@@ -1,4 +1,5 @@
 import { createStore, type Store } from "../store/index.js";
+import { integerFromEnv } from "../util/index.js";
 import { createMemoryTaskBackend, createMemoryTaskState } from "./memory-backend.js";
 import { createRedisTaskBackend } from "./redis-backend.js";
 import type { TaskBackend, TaskBackendOptions } from "./types.js";
@@ -10,6 +11,8 @@ export interface CreateTaskBackendOptions extends TaskBackendOptions {
    * by the backend
    */
   readonly store?: Store;
+  /** Where the embedded store's budgets are read (MANIFOLD_MEMORY_MAX_TASKS, MANIFOLD_MEMORY_MAX_TASK_BYTES). @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -19,12 +22,15 @@ export interface CreateTaskBackendOptions extends TaskBackendOptions {
  * The namespace defaults to the store's.
  */
 export function createTaskBackend(options: CreateTaskBackendOptions = {}): TaskBackend {
-  const { store: given, ...rest } = options;
+  const { store: given, env = process.env, ...rest } = options;
   const store = given ?? createStore();
   const namespace = rest.namespace ?? store.namespace;
   if (store.kind === "memory") {
     const state = store.slot(`tasks:${namespace}:${rest.queue ?? "default"}`, createMemoryTaskState);
-    return createMemoryTaskBackend({ ...rest, namespace, state });
+    // The embedded store lives in this process's heap: bounded, whatever clients send.
+    const maxRecords = integerFromEnv(env, "MANIFOLD_MEMORY_MAX_TASKS", 100_000, { min: 1 });
+    const maxBytes = integerFromEnv(env, "MANIFOLD_MEMORY_MAX_TASK_BYTES", 64 * 1024 * 1024, { min: 1024 });
+    return createMemoryTaskBackend({ ...rest, namespace, state, maxRecords, maxBytes });
   }
   const backend = createRedisTaskBackend(store.client, { ...rest, namespace });
   if (given !== undefined) return backend;

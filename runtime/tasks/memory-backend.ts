@@ -54,6 +54,8 @@ interface Entry {
   readonly fixed: string;
   leaseExpiry?: number;
   expiresAt?: number;
+  /** What this record holds, about (JSON texts as UTF-16), counted in the state's byte budget. */
+  bytes: number;
 }
 
 /** The data of one queue (internal). */
@@ -70,6 +72,8 @@ interface State {
   sweepTimer?: NodeJS.Timeout | undefined;
   /** Dequeuers waiting for work; create and release wake them all. */
   readonly waiters: Set<() => void>;
+  /** Sum of the records' `bytes`. */
+  bytes: number;
 }
 
 declare const opaque: unique symbol;
@@ -83,7 +87,7 @@ export interface MemoryTaskState {
 }
 
 export function createMemoryTaskState(): MemoryTaskState {
-  const state: State = { records: new Map(), queue: new IdQueue(), queued: 0, running: new Set(), finished: new IdQueue(), waiters: new Set() };
+  const state: State = { records: new Map(), queue: new IdQueue(), queued: 0, running: new Set(), finished: new IdQueue(), waiters: new Set(), bytes: 0 };
   return state as unknown as MemoryTaskState;
 }
 
@@ -92,6 +96,20 @@ export interface MemoryTaskBackendOptions extends TaskBackendOptions {
   readonly now?: () => number;
   /** Shared data (see `createMemoryTaskState`). @defaultValue a fresh state, owned by this backend */
   readonly state?: MemoryTaskState;
+  /**
+   * Most records held. Past it (or `maxBytes`) the oldest finished records are evicted first; when
+   * live (queued and running) records alone fill it, a create is 503 UNAVAILABLE. @defaultValue 100,000
+   */
+  readonly maxRecords?: number;
+  /** Inputs, results, errors and progress held, about. @defaultValue 64 MiB */
+  readonly maxBytes?: number;
+}
+
+/** Fixed overhead of a record beside its JSON texts. */
+const RECORD_OVERHEAD = 200;
+
+function sizeOf(entry: Pick<Entry, "fixed" | "progress" | "result" | "error">): number {
+  return RECORD_OVERHEAD + 2 * (entry.fixed.length + (entry.progress?.length ?? 0) + (entry.result?.length ?? 0) + (entry.error?.length ?? 0));
 }
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -118,7 +136,10 @@ function toRecord(entry: Entry): TaskRecord {
 }
 
 export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}): TaskBackend {
-  const { now = Date.now, state: given } = options;
+  const { now = Date.now, state: given, maxRecords = 100_000, maxBytes = 64 * 1024 * 1024 } = options;
+  for (const [name, value] of Object.entries({ maxRecords, maxBytes })) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  }
   const { ttlMs, maxDeliveries, delivery } = resolveBackendOptions(options);
   const state = (given ?? createMemoryTaskState()) as unknown as State;
   const tokenPrefix = randomBytes(6).toString("hex");
@@ -130,11 +151,37 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
     if (closed) throw closedError();
   };
 
+  const remove = (entry: Entry): void => {
+    if (state.records.get(entry.id) !== entry) return;
+    state.records.delete(entry.id);
+    state.bytes -= entry.bytes;
+  };
+
+  /** Counts an entry's new size in the budget. */
+  const resized = (entry: Entry): void => {
+    const size = sizeOf(entry);
+    state.bytes += size - entry.bytes;
+    entry.bytes = size;
+  };
+
+  const overBudget = (): boolean => state.records.size > maxRecords || state.bytes > maxBytes;
+
+  /** Evicts finished records, oldest first, while over budget; true when it got back within it. */
+  const evictFinished = (): boolean => {
+    while (overBudget()) {
+      const id = state.finished.shift();
+      if (id === undefined) return false;
+      const entry = state.records.get(id);
+      if (entry?.expiresAt !== undefined) remove(entry);
+    }
+    return true;
+  };
+
   /** A record past its TTL is gone, whether or not the sweep has run yet. */
   const lookup = (id: string): Entry | undefined => {
     const entry = state.records.get(id);
     if (entry?.expiresAt !== undefined && entry.expiresAt <= now()) {
-      state.records.delete(id);
+      remove(entry);
       return undefined;
     }
     return entry;
@@ -153,7 +200,7 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
         armSweep(entry.expiresAt - t);
         return;
       }
-      state.records.delete(id);
+      remove(entry);
     }
   };
 
@@ -169,11 +216,14 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
     entry.finished = now();
     if (fields.result !== undefined) entry.result = fields.result;
     if (fields.error !== undefined) entry.error = fields.error;
+    resized(entry);
     entry.expiresAt = entry.finished + ttlMs;
     delete entry.leaseExpiry;
     state.running.delete(entry.id);
     state.finished.push(entry.id);
     armSweep(ttlMs);
+    // A large result may push the store over its budget: older finished records make room.
+    evictFinished();
   };
 
   const wakeAll = (): void => {
@@ -270,8 +320,23 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
       open();
       const fixed = encodeNewTask(task);
       if (lookup(task.task_id) !== undefined) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
-      const entry: Entry = { id: task.task_id, status: "queued", deliveries: 0, token: "", created: now(), fixed };
-      state.records.set(entry.id, entry);
+      const entry: Entry = { id: task.task_id, status: "queued", deliveries: 0, token: "", created: now(), fixed, bytes: 0 };
+      const size = sizeOf(entry);
+      if (state.records.size + 1 > maxRecords || state.bytes + size > maxBytes) {
+        state.records.set(entry.id, entry);
+        resized(entry);
+        const fits = evictFinished();
+        if (!fits) {
+          remove(entry);
+          throw new ManifoldError(
+            "UNAVAILABLE",
+            `the embedded task store is full of live tasks (${maxRecords} records or ${Math.round(maxBytes / 1048576)} MiB); wait for some to finish, or configure Redis (REDIS_URL)`,
+          );
+        }
+      } else {
+        state.records.set(entry.id, entry);
+        resized(entry);
+      }
       state.queue.push(entry.id);
       state.queued += 1;
       wakeAll();
@@ -330,6 +395,7 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
       const entry = leased(taskId, token);
       if (typeof entry === "string") return entry;
       entry.progress = encodeProgress(progress);
+      resized(entry);
       return "ok";
     },
     release: async (taskId, token) => {

@@ -81,6 +81,47 @@ test("createTaskBackend over the memory store: one namespace and queue share tas
   await Promise.all([worker.close(), elsewhere.close()]);
 });
 
+test("budgets: past the count or bytes the oldest finished records go first; live ones alone fill it and a create is 503", async () => {
+  const backend = createMemoryTaskBackend({ maxRecords: 5, maxBytes: 50_000 });
+  const task = (id: string, input: unknown = {}) => backend.create({ task_id: id, type: "t", input, timeout_ms: 60_000 });
+  for (const id of ["a", "b", "c", "d", "e"]) await task(id);
+  // a, b, c finish, in that order.
+  for (const id of ["a", "b", "c"]) {
+    const [lease] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
+    assert.is(lease!.task.task_id, id);
+    assert.is(await backend.complete(id, lease!.token, { done: id }), "ok");
+  }
+  await task("f");
+  await task("g");
+  assert.is(await backend.get("a"), undefined, "the oldest finished record made room");
+  assert.is(await backend.get("b"), undefined);
+  assert.is((await backend.get("c"))?.status, "completed");
+  await task("h");
+  assert.is(await backend.get("c"), undefined);
+  // Five live records: nothing finished is left to evict.
+  try {
+    await task("i");
+    assert.unreachable("the store is full of live tasks");
+  } catch (error) {
+    assert.is((error as { code: string }).code, "UNAVAILABLE");
+    assert.match((error as Error).message, /full of live tasks.*configure Redis/);
+  }
+  assert.is(await backend.get("i"), undefined, "nothing half-stored");
+  for (const id of ["d", "e", "f", "g", "h"]) assert.is((await backend.get(id))?.status, "queued");
+
+  // Bytes: one 40 KB input fits the 50 KB budget with room for little else.
+  const bytes = createMemoryTaskBackend({ maxRecords: 1_000, maxBytes: 50_000 });
+  await bytes.create({ task_id: "big", type: "t", input: { text: "x".repeat(20_000) }, timeout_ms: 60_000 });
+  try {
+    await bytes.create({ task_id: "big2", type: "t", input: { text: "x".repeat(20_000) }, timeout_ms: 60_000 });
+    assert.unreachable("over the byte budget");
+  } catch (error) {
+    assert.is((error as { code: string }).code, "UNAVAILABLE");
+  }
+  await backend.close();
+  await bytes.close();
+});
+
 test("bad options are a RangeError at creation", () => {
   for (const options of [{ ttlMs: 0 }, { maxDeliveries: 0 }, { delivery: "exactly-once" as "at-most-once" }, { namespace: "a{b}" }, { queue: "a b" }]) {
     assert.throws(() => createMemoryTaskBackend(options), RangeError, JSON.stringify(options));
