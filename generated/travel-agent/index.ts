@@ -658,7 +658,8 @@ export const TravelAgentSpec: ComponentSpec = {
             {
               name: "destination",
               type: "string",
-              example: "Lisbon"
+              example: "Lisbon",
+              maxLength: 200
             }
           ],
           optional: [

@@ -12,6 +12,7 @@ export interface RawValue {
   readonly enum?: readonly (string | number | boolean)[];
   readonly items?: RawValue;
   readonly fields?: RawFields;
+  readonly max_length?: number;
 }
 
 export interface RawField extends RawValue {

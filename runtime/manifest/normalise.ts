@@ -21,6 +21,7 @@ export function normaliseValue(raw: RawValue): ValueSpec {
     ...(raw.enum !== undefined && { enum: [...raw.enum] }),
     ...(raw.items !== undefined && { items: normaliseValue(raw.items) }),
     ...(raw.fields !== undefined && { fields: normaliseFields(raw.fields) }),
+    ...(raw.max_length !== undefined && { maxLength: raw.max_length }),
   };
 }
 

@@ -15,6 +15,7 @@ export function valueSchema(value: ValueSpec, dialect: SchemaDialect): JsonSchem
   const schema: JsonSchema = { type: value.type };
   if (value.description !== undefined) schema["description"] = value.description;
   if (value.enum !== undefined) schema["enum"] = [...value.enum];
+  if (value.type === "string" && value.maxLength !== undefined) schema["maxLength"] = value.maxLength;
   if (value.type === "array" && value.items !== undefined) schema["items"] = valueSchema(value.items, dialect);
   if (value.type === "object" && value.fields !== undefined) Object.assign(schema, objectSchema(value.fields, dialect));
   if (value.example !== undefined) {

@@ -18,6 +18,8 @@ export interface ValueSpec {
   readonly items?: ValueSpec;
   /** Declared members of an `object`; without it the object is free-form. */
   readonly fields?: FieldsSpec;
+  /** Longest accepted `string`, in characters. */
+  readonly maxLength?: number;
 }
 
 export interface FieldSpec extends ValueSpec {

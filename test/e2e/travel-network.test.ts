@@ -235,6 +235,15 @@ test("tasks: a handler task reports progress and completes; a workflow task need
   const outputs = await tasks.research.wait(research.task_id, { intervalMs: 20 });
   const direct = await TravelAgent.workflows({ baseUrl: urlOf("travel-agent") }).travelResearch({ destination: "Kyoto", home_currency: "EUR" });
   assert.equal(outputs, direct.outputs);
+
+  // The manifest's max_length (200) refuses a destination the handler could not use, at submit.
+  const long = await fetch(`${urlOf("travel-agent")}/api/v1/tasks`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "packing_list", input: { destination: "x".repeat(1_000) } }),
+  });
+  const refused = (await long.json()) as { error: { code: string; details: { pointer: string }[] } };
+  assert.equal([long.status, refused.error.code, refused.error.details[0]!.pointer], [400, "INVALID_INPUT", "/input/destination"]);
 });
 
 test("without a language model, natural mode answers 503 LLM_UNAVAILABLE naming the variables; the rest runs", async () => {

@@ -164,4 +164,23 @@ test("field, input and step-input names every JavaScript object already has are 
   );
 });
 
+test("max_length: a string's longest value, in the JSON Schema as maxLength; refused on other types; an example longer than it is MF1308", () => {
+  const field = (line: string) =>
+    load(`kind: tool\nname: t\ndescription: d\ncapabilities:\n  - name: a\n    description: b\n    input:\n      required:\n        - ${line}\n`);
+  const ok = field("{ name: city, type: string, max_length: 20, example: Paris }");
+  assert.equal(ok.diagnostics, []);
+  assert.is(ok.manifests[0]!.component!.capabilities[0]!.input!.required[0]!.maxLength, 20);
+  const onNumber = field("{ name: n, type: integer, max_length: 20 }");
+  assert.equal(where(onNumber), [["MF1209", 9, 37]]);
+  assert.match(onNumber.diagnostics[0]!.message, /`max_length` is only allowed when `type` is string/);
+  assert.equal(
+    where(field("{ name: city, type: string, max_length: 3, example: Paris }")).map(([code]) => code),
+    ["MF1308"],
+  );
+  assert.equal(
+    where(field("{ name: city, type: string, max_length: 0 }")).map(([code]) => code),
+    ["MF1206"],
+  );
+});
+
 test.run();
