@@ -4,12 +4,17 @@ import { checkListOptions, checkScheduleId, DEFAULT_MAX_SCHEDULES, type DueSched
 export interface MemoryScheduleStoreOptions {
   /** Most schedules held; a create beyond it is UNAVAILABLE. @defaultValue 100,000 */
   readonly maxSchedules?: number;
+  /** Schedules held in this process's heap (records as JSON, about); a create or update beyond it is UNAVAILABLE. @defaultValue 64 MiB */
+  readonly maxBytes?: number;
 }
 
 interface Held {
   record: ScheduleRecord;
   dueMs: number;
+  bytes: number;
 }
+
+const sizeOf = (record: ScheduleRecord): number => 2 * JSON.stringify(record).length;
 
 /** Index order: due time, then id (Redis's sorted-set order, so both adapters list alike). */
 const before = (aMs: number, aId: string, bMs: number, bId: string): boolean => aMs < bMs || (aMs === bMs && aId < bId);
@@ -20,8 +25,18 @@ const before = (aMs: number, aId: string, bMs: number, bId: string): boolean => 
  * method is synchronous from check to write, so concurrent calls cannot interleave: `advance` is a
  * compare-and-set by construction.
  */
-export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES }: MemoryScheduleStoreOptions = {}): ScheduleStore {
+export function createMemoryScheduleStore({
+  maxSchedules = DEFAULT_MAX_SCHEDULES,
+  maxBytes = 64 * 1024 * 1024,
+}: MemoryScheduleStoreOptions = {}): ScheduleStore {
   const records = new Map<string, Held>();
+  let bytes = 0;
+  // Every schedule is live (nothing finished to evict), so a full store refuses.
+  const full = (): ManifoldError =>
+    new ManifoldError(
+      "UNAVAILABLE",
+      `the embedded scheduler holds its maximum of ${Math.round(maxBytes / 1048576)} MiB of schedules; cancel some first, or configure Redis`,
+    );
   const index: { dueMs: number; id: string }[] = [];
 
   const position = (dueMs: number, id: string): number => {
@@ -52,6 +67,7 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
     if (nextMs === null) {
       unindex(held);
       records.delete(id);
+      bytes -= held.bytes;
       return true;
     }
     held.record = { ...held.record, fire_count: held.record.fire_count + 1, last_fired_at: firedAt };
@@ -66,8 +82,11 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
       if (records.has(record.schedule_id)) throw new ManifoldError("CONFLICT", `schedule ${record.schedule_id} already exists`);
       if (records.size >= maxSchedules)
         throw new ManifoldError("UNAVAILABLE", `the scheduler holds its maximum of ${maxSchedules} schedules; cancel some first`);
-      const held: Held = { record: structuredClone(record), dueMs: Number.NaN };
+      const size = sizeOf(record);
+      if (bytes + size > maxBytes) throw full();
+      const held: Held = { record: structuredClone(record), dueMs: Number.NaN, bytes: size };
       records.set(record.schedule_id, held);
+      bytes += size;
       reindex(held, Date.parse(record.next_run_at));
     },
     get: async (id) => {
@@ -99,7 +118,12 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
       const held = records.get(checkScheduleId(record.schedule_id));
       if (held === undefined) return false;
       // The fire state is the store's, not the caller's copy: a firing in between is kept.
-      held.record = structuredClone({ ...record, fire_count: held.record.fire_count, ...lastFired(held.record) });
+      const next = { ...record, fire_count: held.record.fire_count, ...lastFired(held.record) };
+      const size = sizeOf(next);
+      if (bytes - held.bytes + size > maxBytes) throw full();
+      held.record = structuredClone(next);
+      bytes += size - held.bytes;
+      held.bytes = size;
       if (retime) reindex(held, Date.parse(record.next_run_at));
       return true;
     },
@@ -108,6 +132,7 @@ export function createMemoryScheduleStore({ maxSchedules = DEFAULT_MAX_SCHEDULES
       if (held === undefined) return false;
       unindex(held);
       records.delete(id);
+      bytes -= held.bytes;
       return true;
     },
     due: async (nowMs, limit) => {
