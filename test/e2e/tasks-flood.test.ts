@@ -37,7 +37,7 @@ test("300 submits of 200 KB: accepted until the budget is full of live tasks, th
         fetch(`${agent.url}/api/v1/tasks`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ type: "packing_list", input: { destination } }),
+          body: JSON.stringify({ type: "research", input: { destination } }),
         }),
       ),
     );
