@@ -49,16 +49,24 @@ export function addErrorEnvelope(schemas: JsonSchema): void {
 }
 
 /** `{Name}Input` / `{Name}Output`, the component schema names of a capability. */
+/**
+ * A capability's component schema in an OpenAPI document: the manifest name as written, then `Input` or
+ * `Output` (`get_current_weatherInput`), as the spec names them. TypeScript types use `schemaName`.
+ */
+export function openApiSchemaName(capability: CapabilitySpec, side: "input" | "output"): string {
+  return `${capability.name}${side === "input" ? "Input" : "Output"}`;
+}
+
 export function schemaName(capability: CapabilitySpec, side: "input" | "output"): string {
   return `${toPascalCase(capability.name)}${side === "input" ? "Input" : "Output"}`;
 }
 
 function operation(capability: CapabilitySpec): JsonSchema {
   const tags = capability.internal ? [capability.type, "internal"] : [capability.type];
-  const requestSchema = capability.input === undefined ? { type: "object" } : { $ref: `#/components/schemas/${schemaName(capability, "input")}` };
+  const requestSchema = capability.input === undefined ? { type: "object" } : { $ref: `#/components/schemas/${openApiSchemaName(capability, "input")}` };
   const ok: JsonSchema = { description: "Successful response" };
   if (capability.output !== undefined) {
-    ok["content"] = { "application/json": { schema: { $ref: `#/components/schemas/${schemaName(capability, "output")}` } } };
+    ok["content"] = { "application/json": { schema: { $ref: `#/components/schemas/${openApiSchemaName(capability, "output")}` } } };
   }
   return {
     operationId: capability.name,
@@ -85,15 +93,16 @@ export function buildOpenApi(spec: ComponentSpec, { servers = [], additions = []
   const schemas: JsonSchema = {};
   for (const capability of spec.capabilities) {
     paths[capability.endpoint] = { post: operation(capability) };
-    if (capability.input !== undefined) schemas[schemaName(capability, "input")] = objectSchema(capability.input, "openapi-3.0");
-    if (capability.output !== undefined) schemas[schemaName(capability, "output")] = objectSchema(capability.output, "openapi-3.0");
+    if (capability.input !== undefined) schemas[openApiSchemaName(capability, "input")] = objectSchema(capability.input, "openapi-3.0");
+    if (capability.output !== undefined) schemas[openApiSchemaName(capability, "output")] = objectSchema(capability.output, "openapi-3.0");
   }
   for (const add of additions) add({ paths, schemas });
   paths["/api/capabilities"] = frameworkGet("listCapabilities", "List capabilities");
   paths["/health"] = frameworkGet("health", "Health check");
   const doc: JsonSchema = {
     openapi: "3.0.0",
-    info: { title: spec.name, version: spec.version, description: spec.description },
+    // A sentence that names the component and its kind, then what the manifest says of it.
+    info: { title: spec.name, version: spec.version, description: `${spec.name} is ${spec.kind === "agent" ? "an agent" : "a tool"}: ${spec.description}` },
   };
   if (servers.length > 0) doc["servers"] = servers.map((url) => ({ url }));
   doc["paths"] = paths;

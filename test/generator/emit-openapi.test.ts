@@ -50,25 +50,26 @@ test("every generated openapi.json is valid OpenAPI 3.0", async () => {
   }
 });
 
-test("the seed's rules: operationId, summary, tags, schemas only for summaries, framework paths, nothing else", async () => {
+test("the seed's rules: info naming the kind, operationId, summary, tags, {name}Input/{name}Output schemas only for summaries, framework paths, nothing else", async () => {
   const doc = buildOpenApi(spec) as any;
   assert.ok((await new Validator().validate(doc)).valid);
   assert.is(doc.openapi, "3.0.0");
-  assert.equal(doc.info, { title: "sample-tool", version: "1.0.0", description: "Sample" });
+  assert.equal(doc.info, { title: "sample-tool", version: "1.0.0", description: "sample-tool is a tool: Sample" });
   assert.equal(Object.keys(doc.paths), ["/api/capabilities/with_both", "/custom/bare", "/api/capabilities", "/health"]);
   const both = doc.paths["/api/capabilities/with_both"].post;
   assert.is(both.operationId, "with_both");
   assert.is(both.summary, "Both summaries");
   assert.equal(both.tags, ["tool"]);
-  assert.equal(both.requestBody.content["application/json"].schema, { $ref: "#/components/schemas/WithBothInput" });
-  assert.equal(both.responses["200"].content["application/json"].schema, { $ref: "#/components/schemas/WithBothOutput" });
+  assert.equal(both.requestBody.content["application/json"].schema, { $ref: "#/components/schemas/with_bothInput" });
+  assert.equal(both.responses["200"].content["application/json"].schema, { $ref: "#/components/schemas/with_bothOutput" });
   const bare = doc.paths["/custom/bare"].post;
   assert.equal(bare.tags, ["reasoning", "internal"]);
   assert.equal(bare.requestBody.content["application/json"].schema, { type: "object" });
   assert.equal(bare.responses["200"], { description: "Successful response" });
-  assert.equal(Object.keys(doc.components.schemas), ["WithBothInput", "WithBothOutput"]);
-  assert.equal(doc.components.schemas.WithBothInput.required, ["a"]);
-  assert.is(doc.components.schemas.WithBothInput.properties.a.example, 3);
+  // Component schemas are named with the capability's manifest name, as the spec says; TypeScript types stay PascalCase.
+  assert.equal(Object.keys(doc.components.schemas), ["with_bothInput", "with_bothOutput"]);
+  assert.equal(doc.components.schemas.with_bothInput.required, ["a"]);
+  assert.is(doc.components.schemas.with_bothInput.properties.a.example, 3);
   for (const path of ["/api/capabilities", "/health"]) {
     assert.equal(Object.keys(doc.paths[path]), ["get"]);
     assert.equal(doc.paths[path].get.tags, ["framework"]);
