@@ -1,9 +1,10 @@
 import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile, SYNTAX_ERROR } from "../runtime/manifest/index.js";
 import { stat } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import type { CliIo, Format } from "./cli.js";
 import { emitProject } from "./emit/index.js";
 import { loadProject } from "./load-project.js";
+import { findProjectRoot } from "./project-root.js";
 import { compareFolder, refuseToOwn, syncFolder } from "./output-folder.js";
 
 export interface CommandOptions {
@@ -41,7 +42,10 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   }
   // With --format json, stdout is the JSON document alone: summaries go to stderr.
   const summary = options.format === "json" ? io.err : io.out;
-  const loaded = await loadProject({ manifestsDir: options.manifestsDir });
+  // Everything gen prints or writes names files relative to the project, never to the current folder.
+  const root = findProjectRoot(options.manifestsDir);
+  const manifestsDir = relative(root, resolve(options.manifestsDir)).split(sep).join("/") || ".";
+  const loaded = await loadProject({ manifestsDir, cwd: root });
   const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded)]) };
   if (project.diagnostics.length > 0) {
     const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });
@@ -68,7 +72,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
     io.err(`manifold: --deploy needs a \`kind: deployment\` manifest in ${options.manifestsDir} (see docs/deploy.md); nothing written\n`);
     return 2;
   }
-  const files = emitProject(project, { manifestsDir: options.manifestsDir });
+  const files = emitProject(project, { manifestsDir });
   const out = options.outDir;
   if (options.check) {
     const drift = await compareFolder(out, files);
