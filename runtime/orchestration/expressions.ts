@@ -6,7 +6,7 @@
  *
  * | `dollar` (manifests, YAML)          | `braces` (defineWorkflow, planners) | value                          |
  * |-------------------------------------|-------------------------------------|--------------------------------|
- * | `${inputs.x}`                       | `{{input.x}}` (`{{input}}`: all)    | a workflow input               |
+ * | `${inputs.x}`                       | `{{x}}` or `{{input.x}}` (`{{input}}`: all) | a workflow input       |
  * | `${steps.s.output}`                 | `{{s.response}}`, `{{s.response.data}}` | step `s`'s whole output     |
  * | `${steps.s.output.a.b}`             | `{{s.response.data.a.b}}`           | a field inside it              |
  *
@@ -79,13 +79,15 @@ function read(reference: Reference, scope: ExpressionScope): unknown {
 
 const FIELD = /^[A-Za-z0-9_-]+$/;
 
-/** `input`, `input.a.b`, `<step>.response`, `<step>.response.data`, `<step>.response.data.a.b`. */
+/** `input`, `input.a.b`, `<input name>`, `<step>.response`, `<step>.response.data`, `<step>.response.data.a.b`. */
 function parseBraces(source: string, pointer: string): Reference {
   const parts = source.trim().split(".");
   if (parts.some((part) => !FIELD.test(part)))
-    throw malformed(pointer, `{{${source}}} is not a reference: use {{input}}, {{input.<field>}} or {{<step>.response.data.<field>}}`);
+    throw malformed(pointer, `{{${source}}} is not a reference: use {{<input>}}, {{input}}, {{input.<field>}} or {{<step>.response.data.<field>}}`);
   const [head, second, third, ...rest] = parts as [string, ...string[]];
   if (head === "input") return { step: undefined, path: parts.slice(1) };
+  // The spec's `{{<input_name>}}`: one bare name is a workflow input (a step is only ever read through `.response`).
+  if (second === undefined) return { step: undefined, path: [head] };
   if (second !== "response") throw malformed(pointer, `{{${source}}} must go through .response: {{${head}.response.data…}}`);
   if (third === undefined) return { step: head, path: [] };
   if (third !== "data") throw malformed(pointer, `{{${source}}}: a step's output is {{${head}.response.data…}}`);

@@ -228,6 +228,15 @@ test("defineWorkflow: {{input}} and {{step.response.data.field}} templates, impl
   assert.equal(again.outputs["total"], { sum: 11 });
 });
 
+test("defineWorkflow: the spec's {{<input_name>}} reads a workflow input, whole or inside text", async ({ tools }) => {
+  const greet = defineWorkflow({
+    name: "greet",
+    steps: [{ id: "say", tool: "worker", capability: "echo", parameters: { who: "{{name}}", n: "{{count}}", text: "Hello {{name}}, {{count}} times" } }],
+  });
+  const result = await greet.run({ name: "Ana", count: 2 }, { components: tools.specs, baseUrls: tools.baseUrls, registry: false, executionStore: false });
+  assert.equal(result.outputs["say"], { who: "Ana", n: 2, text: "Hello Ana, 2 times" });
+});
+
 test("defineWorkflow refuses a bad definition at once, with pointers", () => {
   const problems = (definition: Parameters<typeof defineWorkflow>[0]): string[] => {
     try {
