@@ -80,11 +80,14 @@ export async function runHooks(hooks: readonly PipelineHook[], context: HookCont
     if (hook.phase !== context.phase) continue;
     const mode = hook.mode ?? "fail_open";
     const telemetry = getTelemetry();
-    const span = telemetry.enabled ? telemetry.startSpan(hookSpanName(hook.phase, hook.name), { parent: "active" }) : undefined;
+    const span = telemetry.enabled
+      ? telemetry.startSpan(hookSpanName(hook.phase, hook.name), { parent: "active", attributes: { "pipeline.hook.failure_policy": mode } })
+      : undefined;
     try {
       const current: HookContext = plan === undefined || plan === context.plan ? context : { ...context, plan };
       const returned = await (span === undefined ? hook.run(current) : span.run(() => hook.run(current)));
       if (context.phase === "after_planning" && returned !== undefined) plan = checkPlan(returned, `the plan returned by hook ${hook.name}`);
+      span?.setAttributes({ "pipeline.hook.action": context.phase === "after_planning" && returned !== undefined ? "replace_plan" : "continue" });
       span?.end();
       outcomes.push({ name: hook.name, phase: hook.phase, outcome: "ok" });
     } catch (thrown) {
@@ -93,6 +96,8 @@ export async function runHooks(hooks: readonly PipelineHook[], context: HookCont
       const error = expected
         ? { code: thrown.code, message: thrown.expose ? thrown.message : "internal error" }
         : { code: "INTERNAL", message: "the hook threw unexpectedly" };
+      // The reason is the error's code: a bounded value, and never the text of an unexpected throw.
+      span?.setAttributes({ "pipeline.hook.action": expected && mode === "fail_open" ? "continue" : "stop", "pipeline.hook.reason": error.code });
       span?.end(error.code);
       if (expected && mode === "fail_open") {
         outcomes.push({ name: hook.name, phase: hook.phase, outcome: "failed_open", error });

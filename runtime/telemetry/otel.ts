@@ -210,6 +210,7 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
       return {
         run: (fn) => context.with(active, fn),
         event: (eventName, eventAttributes = {}) => span.addEvent(eventName, attributes(eventAttributes)),
+        setAttributes: (values) => span.setAttributes(attributes(values)),
         end(errorCode) {
           if (errorCode !== undefined) {
             span.setAttribute(ATTR.ERROR_CODE, errorCode);

@@ -93,6 +93,8 @@ export interface SpanInfo {
 export interface SpanTrace {
   run<T>(fn: () => T): T;
   event(name: string, attributes?: SpanAttributes): void;
+  /** Adds attributes known only once the work is done (a hook's outcome). */
+  setAttributes(attributes: SpanAttributes): void;
   /** Ends the span, failed when an error code is given. */
   end(errorCode?: string): void;
 }

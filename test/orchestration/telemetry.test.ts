@@ -5,6 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { ManifoldError } from "../../runtime/errors/index.js";
 import { initTelemetry, isIdLabel, looksLikeId, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
@@ -24,7 +25,16 @@ test.before(async (context) => {
   context.agent = await serveAgent(agentSpec("traced-agent", { custom: true }), {
     components: context.tools.specs,
     baseUrls: context.tools.baseUrls,
-    hooks: [{ name: "audit", phase: "before_planning", run: () => undefined }],
+    hooks: [
+      { name: "audit", phase: "before_planning", run: () => undefined },
+      {
+        name: "flaky",
+        phase: "after_execution",
+        run: () => {
+          throw new ManifoldError("UNAVAILABLE", "the audit sink is down");
+        },
+      },
+    ],
   });
 });
 test.after(async ({ receiver, tools, agent }) => {
@@ -63,6 +73,19 @@ test("run → step → client call → tool, and the hook span, in one trace", a
   const hook = receiver.spans.find((s) => s.name === "pipeline.hook.before_planning.audit" && s.traceId === run.traceId);
   assert.ok(hook, "a span per hook");
   assert.is(hook!.parentSpanId, server!.spanId);
+  assert.equal(
+    [hook!.attributes["pipeline.hook.failure_policy"], hook!.attributes["pipeline.hook.action"], hook!.attributes["pipeline.hook.reason"]],
+    ["fail_open", "continue", undefined],
+  );
+  await receiver.until(
+    () => receiver.spans.some((s) => s.name === "pipeline.hook.after_execution.flaky" && s.traceId === run.traceId),
+    "the failing hook's span",
+  );
+  const flaky = receiver.spans.find((s) => s.name === "pipeline.hook.after_execution.flaky" && s.traceId === run.traceId)!;
+  assert.equal(
+    [flaky.attributes["pipeline.hook.failure_policy"], flaky.attributes["pipeline.hook.action"], flaky.attributes["pipeline.hook.reason"]],
+    ["fail_open", "continue", "UNAVAILABLE"],
+  );
 });
 
 test("orchestration metrics carry mode, status and outcome labels, never an id", async ({ receiver }) => {
