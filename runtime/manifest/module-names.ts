@@ -52,11 +52,27 @@ function derivedNames(component: RawComponent): Derived[] {
   return names;
 }
 
+/** operationIds of framework operations a snake_case capability name could take (the others are camelCase). */
+const FRAMEWORK_OPERATIONS: Readonly<Record<string, string>> = { health: "GET /health" };
+const CHAT_OPERATIONS: Readonly<Record<string, string>> = { query: "POST /query" };
+
 export function checkModuleNames(
   component: RawComponent,
   report: (code: DiagnosticCode, path: Path, message: string) => void,
   lineOf: (path: Path) => number,
 ): void {
+  // A capability's operationId is its name: the OpenAPI document needs it unique.
+  const operations = { ...FRAMEWORK_OPERATIONS, ...(component.kind === "agent" && component.chat === true ? CHAT_OPERATIONS : {}) };
+  (component.capabilities ?? []).forEach((capability, i) => {
+    const taken = Object.hasOwn(operations, capability.name) ? operations[capability.name] : undefined;
+    if (taken !== undefined) {
+      report(
+        "MF1321",
+        ["capabilities", i, "name"],
+        `capability \`${capability.name}\` would share its OpenAPI operationId with the framework's ${taken}; rename it`,
+      );
+    }
+  });
   const seen = new Map<string, Derived>();
   // One report per pair of places (a capability and a workflow clash on Input and Output alike).
   const reported = new Set<string>();

@@ -139,6 +139,12 @@ test("MF1321: names the generated module imports, and names two parts of a compo
     assert.equal(where(clash), [["MF1321", 2, 7]], name);
     assert.match(clash.diagnostics[0]!.message, /a name the generated module imports/);
   }
+  const health = load(`${HEAD}  - { name: health, description: b }\n`);
+  assert.equal(where(health), [["MF1321", 5, 13]]);
+  assert.match(health.diagnostics[0]!.message, /operationId with the framework's GET \/health/);
+  const chat = loadManifestText("m/c.yaml", "kind: agent\nname: c\ndescription: d\nchat: true\ncapabilities:\n  - { name: query, description: b }\n");
+  assert.equal(where(chat), [["MF1321", 6, 13]]);
+  assert.equal(where(loadManifestText("m/c.yaml", "kind: agent\nname: c\ndescription: d\ncapabilities:\n  - { name: query, description: b }\n")), []);
   const agent = `kind: agent
 name: packer
 description: d
