@@ -48,7 +48,6 @@ export function addErrorEnvelope(schemas: JsonSchema): void {
   schemas["ErrorEnvelope"] ??= ERROR_ENVELOPE;
 }
 
-/** `{Name}Input` / `{Name}Output`, the component schema names of a capability. */
 /**
  * A capability's component schema in an OpenAPI document: the manifest name as written, then `Input` or
  * `Output` (`get_current_weatherInput`), as the spec names them. TypeScript types use `schemaName`.
@@ -57,6 +56,7 @@ export function openApiSchemaName(capability: CapabilitySpec, side: "input" | "o
   return `${capability.name}${side === "input" ? "Input" : "Output"}`;
 }
 
+/** `{Name}Input` / `{Name}Output`: a capability's TypeScript type names (and its JSON Schema titles). */
 export function schemaName(capability: CapabilitySpec, side: "input" | "output"): string {
   return `${toPascalCase(capability.name)}${side === "input" ? "Input" : "Output"}`;
 }
@@ -73,13 +73,56 @@ function operation(capability: CapabilitySpec): JsonSchema {
     summary: capability.description,
     tags,
     requestBody: { required: true, content: { "application/json": { schema: requestSchema } } },
-    responses: { "200": ok },
+    // What every capability route can answer besides success: bad input, too large, not JSON, a
+    // handler's failure, a server draining. All in the one envelope.
+    responses: { "200": ok, "400": ERROR_RESPONSE, "413": ERROR_RESPONSE, "415": ERROR_RESPONSE, "500": ERROR_RESPONSE, "503": ERROR_RESPONSE },
   };
 }
 
-function frameworkGet(operationId: string, summary: string): JsonSchema {
+const WIRE_FIELD: JsonSchema = {
+  type: "object",
+  properties: { name: { type: "string" }, type: { type: "string" }, required: { type: "boolean" }, description: { type: "string" } },
+  required: ["name", "type"],
+};
+
+/** `GET /api/capabilities`: the capability wire objects. */
+const CAPABILITY_LIST: JsonSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: {
+      name: { type: "string" },
+      description: { type: "string" },
+      endpoint: { type: "string" },
+      type: { type: "string" },
+      internal: { type: "boolean" },
+      input_summary: { type: "object", properties: { required: { type: "array", items: WIRE_FIELD }, optional: { type: "array", items: WIRE_FIELD } } },
+      output_summary: { type: "object", properties: { required: { type: "array", items: WIRE_FIELD }, optional: { type: "array", items: WIRE_FIELD } } },
+    },
+    required: ["name", "description", "endpoint", "type", "internal"],
+  },
+};
+
+/** `GET /health`: 200 healthy or degraded, 503 unhealthy or draining. */
+const HEALTH: JsonSchema = {
+  type: "object",
+  properties: {
+    status: { type: "string", enum: ["healthy", "degraded", "unhealthy"] },
+    type: { type: "string" },
+    name: { type: "string" },
+    id: { type: "string" },
+  },
+  required: ["status", "type", "name", "id"],
+};
+
+function frameworkGet(operationId: string, summary: string, schema: JsonSchema): JsonSchema {
   return {
-    get: { operationId, summary, tags: ["framework"], responses: { "200": { description: "Successful response" } } },
+    get: {
+      operationId,
+      summary,
+      tags: ["framework"],
+      responses: { "200": { description: "Successful response", content: jsonContent(schema) }, "503": ERROR_RESPONSE },
+    },
   };
 }
 
@@ -97,14 +140,16 @@ export function buildOpenApi(spec: ComponentSpec, { servers = [], additions = []
     if (capability.output !== undefined) schemas[openApiSchemaName(capability, "output")] = objectSchema(capability.output, "openapi-3.0");
   }
   for (const add of additions) add({ paths, schemas });
-  paths["/api/capabilities"] = frameworkGet("listCapabilities", "List capabilities");
-  paths["/health"] = frameworkGet("health", "Health check");
+  paths["/api/capabilities"] = frameworkGet("listCapabilities", "List capabilities", CAPABILITY_LIST);
+  paths["/health"] = frameworkGet("health", "Health check", HEALTH);
+  addErrorEnvelope(schemas);
   const doc: JsonSchema = {
     openapi: "3.0.0",
     // A sentence that names the component and its kind, then what the manifest says of it.
     info: { title: spec.name, version: spec.version, description: `${spec.name} is ${spec.kind === "agent" ? "an agent" : "a tool"}: ${spec.description}` },
   };
-  if (servers.length > 0) doc["servers"] = servers.map((url) => ({ url }));
+  // Without a known address the document's own origin ("/"), said explicitly rather than left to readers.
+  doc["servers"] = servers.length > 0 ? servers.map((url) => ({ url })) : [{ url: "/" }];
   doc["paths"] = paths;
   doc["components"] = { schemas };
   return doc;

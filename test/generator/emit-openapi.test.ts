@@ -67,14 +67,23 @@ test("the seed's rules: info naming the kind, operationId, summary, tags, {name}
   assert.equal(bare.requestBody.content["application/json"].schema, { type: "object" });
   assert.equal(bare.responses["200"], { description: "Successful response" });
   // Component schemas are named with the capability's manifest name, as the spec says; TypeScript types stay PascalCase.
-  assert.equal(Object.keys(doc.components.schemas), ["with_bothInput", "with_bothOutput"]);
+  assert.equal(Object.keys(doc.components.schemas), ["with_bothInput", "with_bothOutput", "ErrorEnvelope"]);
   assert.equal(doc.components.schemas.with_bothInput.required, ["a"]);
   assert.is(doc.components.schemas.with_bothInput.properties.a.example, 3);
   for (const path of ["/api/capabilities", "/health"]) {
     assert.equal(Object.keys(doc.paths[path]), ["get"]);
     assert.equal(doc.paths[path].get.tags, ["framework"]);
   }
-  assert.is(doc.servers, undefined);
+  assert.equal(doc.servers, [{ url: "/" }]);
+  for (const code of ["400", "413", "415", "500", "503"])
+    assert.equal(
+      both.responses[code],
+      { description: "Error envelope", content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } },
+      code,
+    );
+  assert.ok(doc.components.schemas.ErrorEnvelope, "the envelope schema every error response refers to");
+  assert.equal(doc.paths["/health"].get.responses["200"].content["application/json"].schema.required, ["status", "type", "name", "id"]);
+  assert.is(doc.paths["/api/capabilities"].get.responses["200"].content["application/json"].schema.type, "array");
   assert.equal(buildOpenApi(spec, { servers: ["https://api.example/x"] }).servers, [{ url: "https://api.example/x" }]);
 });
 
