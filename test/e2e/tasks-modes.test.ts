@@ -80,6 +80,9 @@ test("SIGTERM on a worker: it stops taking tasks, lets the running one finish, a
   const id = await submit({ n: 4, ms: 1_500 });
   await until(id, "running");
   worker.child.kill("SIGTERM");
+  // Submitted once the worker has begun stopping (a loaded machine may deliver the signal late, and a
+  // task queued before that is fairly taken).
+  await worker.waitForLog(/shutting down/);
   const later = await submit({ n: 5 });
   assert.is(await worker.exited, 0);
   assert.equal((await status(id)).result, { square: 16, attempt: 1 }, "finished before the exit");
