@@ -34,6 +34,11 @@ export interface ComponentExtension {
   /** Called once the component listens, before it registers in discovery. */
   start?(running: ExtensionStart): void | Promise<void>;
   /**
+   * Called as soon as shutdown begins, before the HTTP drain: stop taking new background work (a
+   * worker pool stops dequeuing) while in-flight requests finish. Must not throw.
+   */
+  draining?(): void;
+  /**
    * Called on close after the HTTP server has drained (so no route is still using what it stops).
    * Should finish within `deadlineMs` (the component's drain timeout) and must not throw.
    */

@@ -162,6 +162,8 @@ export async function serveComponentWith<C extends CapabilityTypes>(
     closing ??= (async () => {
       releaseSignals(shutdown);
       log(`${spec.name} shutting down${cause}`);
+      // Background work stops being taken at once; requests in flight still finish.
+      for (const extension of extensions) extension.draining?.();
       // Out of the registry first, so callers stop picking it while it drains.
       await heartbeat?.stop();
       app.state.draining = true;

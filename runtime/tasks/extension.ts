@@ -127,6 +127,10 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
       pool = createWorkerPool({ backend: store, handlers, log, workerCount: settings.workerCount, leaseMs: settings.leaseMs });
       log.info(`${spec.name}: ${pool.settings.workerCount} task worker(s) started (${mode} mode)`);
     },
+    draining() {
+      // The pool's stop is idempotent: started here, awaited (the same promise) in stop().
+      pool?.stop(shutdownTimeoutMs).catch((error: unknown) => log.error(`${spec.name}: stopping the task pool failed: ${String(error)}`));
+    },
     async stop() {
       try {
         await pool?.stop(shutdownTimeoutMs);
