@@ -9,10 +9,12 @@
  * `TEST_ROOT` points the runner at another project (its own test runs it on fixture trees).
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { staleBuildSource } from "../generator/stale-build.js";
 import { TS_NODE_ARGS } from "./support/ts-node-args.js";
 
 const root = resolve(process.env["TEST_ROOT"] ?? fileURLToPath(new URL("..", import.meta.url)));
@@ -113,12 +115,12 @@ function runSuite(file: string): Promise<Outcome> {
   });
 }
 
-/** `tsc --noEmit` with the project's own tsconfig; its output when it fails. */
-function typecheck(): Promise<string | undefined> {
+/** tsc with one of the project's tsconfigs; its output when it fails. */
+function tsc(...args: string[]): Promise<string | undefined> {
   // The package's bin (its exports map hides the file): resolved from its package.json, from this runner.
-  const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+  const bin = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
   return new Promise((done) => {
-    const child = spawn(process.execPath, [tsc, "-p", join(root, "tsconfig.json"), "--noEmit"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -126,13 +128,33 @@ function typecheck(): Promise<string | undefined> {
   });
 }
 
-const typeErrors = await typecheck();
+const typeErrors = await tsc("-p", join(root, "tsconfig.json"), "--noEmit");
 if (typeErrors !== undefined) {
   console.log(`FAIL typecheck (tsc --noEmit)\n${typeErrors.replace(/^/gm, "    ")}`);
   console.log("0 passed, 1 failed");
   process.exit(1);
 }
 console.log("ok   typecheck (tsc --noEmit)");
+
+// Suites that run the installed bin run dist/, which refuses to run when older than the sources: a
+// checkout edited since its last build is built first, so `npm test` always tests what it checks out.
+function staleBuild(): string | undefined {
+  if (!existsSync(join(root, "tsconfig.build.json"))) return undefined; // a fixture tree (TEST_ROOT)
+  const bin = join(root, "dist/generator/bin.js");
+  if (!existsSync(bin)) return "missing";
+  const newer = staleBuildSource(bin);
+  return newer === undefined ? undefined : `older than ${newer}`;
+}
+const stale = staleBuild();
+if (stale !== undefined) {
+  const buildErrors = await tsc("-p", join(root, "tsconfig.build.json"));
+  if (buildErrors !== undefined) {
+    console.log(`FAIL build (tsc -p tsconfig.build.json)\n${buildErrors.replace(/^/gm, "    ")}`);
+    console.log("0 passed, 1 failed");
+    process.exit(1);
+  }
+  console.log(`ok   build (dist/ was ${stale})`);
+}
 
 const suites = await findSuites();
 const outcomes: Outcome[] = [];
