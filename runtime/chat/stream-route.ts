@@ -7,8 +7,8 @@
  * `retryable: false`. A client that disconnects aborts the run, and with it every tool call still to come.
  */
 import { randomUUID } from "node:crypto";
-import { jsonRoute, readJsonBody, REQUEST_ID_HEADER, type AddRoute, type RouteContext } from "../component/index.js";
-import { forwardedFrom, requestIdOf, withRequestContext, type ForwardOptions, type RequestContextInit } from "../context/index.js";
+import { jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute } from "../component/index.js";
+import { requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
@@ -51,28 +51,22 @@ function eventData(event: ChatEvent): Record<string, unknown> {
 export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): void {
   const { sessions, handler, orchestrator, runWorkflow, log, bodyLimit, heartbeatMs, forward, running, ready } = options;
 
-  const contextFor = (ctx: RouteContext, requestId: string, conversationId: string | undefined): RequestContextInit => {
-    const ids = { requestId, ...(conversationId === undefined ? {} : { conversationId }) };
-    if (forward === undefined) return ids;
-    const { token, headers } = forwardedFrom(ctx.headers, forward);
-    return { ...ids, headers, ...(token === undefined ? {} : { token }) };
-  };
-
-  /** The turn, in the request's scope (the session id is the conversation id in baggage), aborted with `signal`. */
+  /**
+   * The turn, inside the request's scope (which the caller has entered), with the session id as the
+   * conversation id in baggage; aborted with `signal`.
+   */
   const answer = (
-    ctx: RouteContext,
     requestId: string,
     session: ChatSession | undefined,
     text: string,
     signal: AbortSignal,
     onEvent: (e: ChatEvent) => void,
-  ) => {
+  ): Promise<ChatAnswer> => {
     const history = boundedHistory(session?.messages ?? []);
     const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
-    const run = (): Promise<ChatAnswer> =>
-      withRequestContext(contextFor(ctx, requestId, session?.id), () => runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent }));
-    const trace = getTelemetry().serverTraceOf(ctx.req);
-    return trace === undefined ? run() : trace.run(run);
+    return withRequestContext(session === undefined ? {} : { conversationId: session.id }, () =>
+      runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent }),
+    );
   };
 
   const guard = (): void => {
@@ -81,7 +75,8 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
   };
 
   add("POST", "/chat/stream", async (ctx) => {
-    const requestId = requestIdOf(ctx.req, getTelemetry().serverTraceOf(ctx.req)?.requestId);
+    const trace = getTelemetry().serverTraceOf(ctx.req);
+    const requestId = requestIdOf(ctx.req, trace?.requestId);
     ctx.set(REQUEST_ID_HEADER, requestId);
     const body = await readJsonBody(ctx.req, bodyLimit);
     const text = messageOf(body);
@@ -102,7 +97,12 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
     ctx.res.once("close", onClose);
     try {
       stream.send("session", { session_id: session.id, created: found === undefined });
-      const done = await answer(ctx, requestId, session, text, controller.signal, (event) => stream.send(event.type, eventData(event)));
+      // Not a jsonRoute: the request's scope and its server span are entered here.
+      const run = (): Promise<ChatAnswer> =>
+        withRequestContext(routeRequestContext(ctx, requestId, trace, forward), () =>
+          answer(requestId, session, text, controller.signal, (event) => stream.send(event.type, eventData(event))),
+        );
+      const done = await (trace === undefined ? run() : trace.run(run));
       const reply = message("assistant", done.content, done.metadata);
       await sessions.append(session.id, reply);
       stream.send("done", { session_id: session.id, message: reply });
@@ -134,7 +134,8 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
         running.add(controller);
         try {
           if (session !== undefined) await sessions.append(session.id, message("user", text, {}));
-          const done = await answer(ctx, requestId, session, text, controller.signal, () => undefined);
+          // jsonRoute has entered the request's scope and span already.
+          const done = await answer(requestId, session, text, controller.signal, () => undefined);
           if (session !== undefined) await sessions.append(session.id, message("assistant", done.content, done.metadata));
           return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
         } catch (error) {

@@ -4,7 +4,7 @@
  * `onEvent` as it happens; the result is the assistant message's text and metadata.
  */
 import { ManifoldError } from "../errors/index.js";
-import { llmUnavailable, type LlmUsage } from "../llm/index.js";
+import { llmUnavailable, NO_USAGE, type LlmUsage } from "../llm/index.js";
 import type { CallRecord, Orchestrator } from "../orchestration/index.js";
 import type { ChatMessage } from "./store/index.js";
 import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type ChatHandler, type ChatTurnInput, type ChatWorkflowRunner } from "./wire.js";
@@ -42,8 +42,6 @@ export function conversationRequest(message: string, history: readonly ChatMessa
   const turns = history.map((m) => `${m.role}: ${m.content}`).join("\n");
   return `Earlier in this conversation (oldest first):\n${turns}\n\nThe user's new message, to answer now:\n${message}`;
 }
-
-const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 function addUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
   return {

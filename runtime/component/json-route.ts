@@ -30,7 +30,13 @@ export interface JsonRouteOptions {
   readonly forward?: ForwardOptions;
 }
 
-function contextOf(ctx: RouteContext, requestId: string, trace: ServerTrace | undefined, forward: ForwardOptions | undefined): RequestContextInit {
+/** The request scope of a route: its ids (from the trace's baggage or the header), and the forwarded token and headers. */
+export function routeRequestContext(
+  ctx: RouteContext,
+  requestId: string,
+  trace: ServerTrace | undefined,
+  forward: ForwardOptions | undefined,
+): RequestContextInit {
   const conversationId = trace?.conversationId ?? validConversationId(ctx.headers[CONVERSATION_HEADER]);
   const ids: RequestContextInit = {
     requestId,
@@ -59,7 +65,7 @@ export function jsonRoute(work: JsonWork, { bodyLimit, forward }: JsonRouteOptio
     };
     ctx.res.once("close", onClose);
     try {
-      const init = contextOf(ctx, requestId, trace, forward);
+      const init = routeRequestContext(ctx, requestId, trace, forward);
       const run = (): Promise<unknown> => withRequestContext(init, () => work(body, { signal: controller.signal, requestId, ctx }));
       const payload = await (trace === undefined ? run() : trace.run(run));
       sendJson(ctx, 200, JSON.stringify(payload));

@@ -43,4 +43,4 @@ export {
   type LlmOptions,
   type ResolveLlmOptions,
 } from "./config.js";
-export { createLlmProvider } from "./provider.js";
+export { createLlmProvider, NO_USAGE } from "./provider.js";

@@ -13,7 +13,8 @@ import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
 import type { LlmConfig } from "./config.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
-const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+/** No tokens: what a call without a usage report counts, and the start of a sum. */
+export const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /** Fetch as the client sees it: a `Retry-After` beyond the cap is rewritten to the cap (the client has no such option). */
 const cappedRetryFetch =

@@ -8,7 +8,8 @@
 import type { DiagnosticCode } from "./codes.js";
 import type { RawComponent } from "./manifest-types.js";
 import type { Path } from "./source-file.js";
-import { toPascalCase } from "../spec/index.js";
+// The emitter's own naming functions, so this check and the generated module cannot disagree.
+import { schemaName, taskTypeStem, toPascalCase, workflowTypeStem } from "../spec/index.js";
 
 /** What a generated module imports from the runtime; its own declarations may not take these names. */
 export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "defineAgent", "defineComponent"];
@@ -27,9 +28,9 @@ function derivedNames(component: RawComponent): Derived[] {
   const suffixes = ["", "Capabilities", "Handlers", "Client", "Spec", ...(component.kind === "agent" ? ["Uses", "Workflows", "Tasks"] : [])];
   const names: Derived[] = suffixes.map((suffix) => ({ name: `${handle}${suffix}`, path: ["name"], from: own, kind: "component" as const }));
   (component.capabilities ?? []).forEach((capability, i) => {
-    for (const side of ["Input", "Output"])
+    for (const side of ["input", "output"] as const)
       names.push({
-        name: `${toPascalCase(capability.name)}${side}`,
+        name: schemaName(capability, side),
         path: ["capabilities", i, "name"],
         from: `capability \`${capability.name}\``,
         kind: "capability",
@@ -37,7 +38,7 @@ function derivedNames(component: RawComponent): Derived[] {
   });
   (component.tasks ?? []).forEach((task, i) => {
     for (const side of ["TaskInput", "TaskResult"])
-      names.push({ name: `${toPascalCase(task.type)}${side}`, path: ["tasks", i, "type"], from: `task type \`${task.type}\``, kind: "task" });
+      names.push({ name: `${taskTypeStem(task)}${side}`, path: ["tasks", i, "type"], from: `task type \`${task.type}\``, kind: "task" });
   });
   // Every workflow the agent serves or runs as a task gets its input and output types, once.
   const workflows = new Map<string, Path>();
@@ -47,7 +48,7 @@ function derivedNames(component: RawComponent): Derived[] {
   );
   for (const [name, path] of workflows) {
     for (const side of ["WorkflowInput", "WorkflowOutput"])
-      names.push({ name: `${toPascalCase(name)}${side}`, path, from: `workflow \`${name}\``, kind: "workflow" });
+      names.push({ name: `${workflowTypeStem({ name })}${side}`, path, from: `workflow \`${name}\``, kind: "workflow" });
   }
   return names;
 }

@@ -52,12 +52,12 @@ export function addErrorEnvelope(schemas: JsonSchema): void {
  * A capability's component schema in an OpenAPI document: the manifest name as written, then `Input` or
  * `Output` (`get_current_weatherInput`), as the spec names them. TypeScript types use `schemaName`.
  */
-export function openApiSchemaName(capability: CapabilitySpec, side: "input" | "output"): string {
+export function openApiSchemaName(capability: Pick<CapabilitySpec, "name">, side: "input" | "output"): string {
   return `${capability.name}${side === "input" ? "Input" : "Output"}`;
 }
 
 /** `{Name}Input` / `{Name}Output`: a capability's TypeScript type names (and its JSON Schema titles). */
-export function schemaName(capability: CapabilitySpec, side: "input" | "output"): string {
+export function schemaName(capability: Pick<CapabilitySpec, "name">, side: "input" | "output"): string {
   return `${toPascalCase(capability.name)}${side === "input" ? "Input" : "Output"}`;
 }
 

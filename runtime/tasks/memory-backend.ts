@@ -321,21 +321,14 @@ export function createMemoryTaskBackend(options: MemoryTaskBackendOptions = {}):
       const fixed = encodeNewTask(task);
       if (lookup(task.task_id) !== undefined) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
       const entry: Entry = { id: task.task_id, status: "queued", deliveries: 0, token: "", created: now(), fixed, bytes: 0 };
-      const size = sizeOf(entry);
-      if (state.records.size + 1 > maxRecords || state.bytes + size > maxBytes) {
-        state.records.set(entry.id, entry);
-        resized(entry);
-        const fits = evictFinished();
-        if (!fits) {
-          remove(entry);
-          throw new ManifoldError(
-            "UNAVAILABLE",
-            `the embedded task store is full of live tasks (${maxRecords} records or ${Math.round(maxBytes / 1048576)} MiB); wait for some to finish, or configure Redis (REDIS_URL)`,
-          );
-        }
-      } else {
-        state.records.set(entry.id, entry);
-        resized(entry);
+      state.records.set(entry.id, entry);
+      resized(entry);
+      if (!evictFinished()) {
+        remove(entry);
+        throw new ManifoldError(
+          "UNAVAILABLE",
+          `the embedded task store is full of live tasks (${maxRecords} records or ${Math.round(maxBytes / 1048576)} MiB); wait for some to finish, or configure Redis (REDIS_URL)`,
+        );
       }
       state.queue.push(entry.id);
       state.queued += 1;

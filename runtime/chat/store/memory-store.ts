@@ -16,6 +16,7 @@ import {
   type ChatSessionStore,
   type SessionSummary,
 } from "./types.js";
+import { heapBytes } from "../../util/index.js";
 
 export interface MemorySessionStoreOptions {
   /** @defaultValue 48 h */
@@ -35,8 +36,6 @@ interface Entry {
   expiresAt: number;
   bytes: number;
 }
-
-const sizeOf = (value: unknown): number => JSON.stringify(value).length * 2;
 
 export function createMemorySessionStore({
   ttlMs = SESSION_TTL_MS,
@@ -87,7 +86,7 @@ export function createMemorySessionStore({
     async create({ id, userId, metadata, now: at }) {
       const time = new Date(at).toISOString();
       const session = { id, user_id: userId, title: "", created_at: time, updated_at: time, metadata };
-      const entry: Entry = { session, preview: "", messages: [], expiresAt: 0, bytes: sizeOf(metadata) };
+      const entry: Entry = { session, preview: "", messages: [], expiresAt: 0, bytes: heapBytes(metadata) };
       bytes += entry.bytes;
       let own = byUser.get(userId);
       if (own === undefined) byUser.set(userId, (own = new Set()));
@@ -106,11 +105,11 @@ export function createMemorySessionStore({
       const entry = live(id);
       if (entry === undefined) return false;
       entry.messages.push(message);
-      const added = sizeOf(message);
+      const added = heapBytes(message);
       entry.bytes += added;
       bytes += added;
       while (entry.messages.length > MAX_MESSAGES) {
-        const removed = sizeOf(entry.messages.shift());
+        const removed = heapBytes(entry.messages.shift());
         entry.bytes -= removed;
         bytes -= removed;
       }

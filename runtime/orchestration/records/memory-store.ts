@@ -1,4 +1,4 @@
-import { checkInteger } from "../../util/index.js";
+import { checkInteger, heapBytes } from "../../util/index.js";
 import { checkListLimit, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
 
 export interface MemoryExecutionStoreOptions {
@@ -49,7 +49,7 @@ export function createMemoryExecutionStore({
     save: async (record) => {
       const started = startedMs(record);
       drop(record.plan_id); // re-inserted last: the Map's order is the eviction order
-      const size = 2 * JSON.stringify(record).length;
+      const size = heapBytes(record);
       records.set(record.plan_id, { record: structuredClone(record), started, expires: now() + ttlMs, bytes: size });
       bytes += size;
       if (records.size > maxRecords || bytes > maxBytes) sweep();

@@ -1,4 +1,5 @@
 import { ManifoldError } from "../../errors/index.js";
+import { heapBytes } from "../../util/index.js";
 import { checkListOptions, checkScheduleId, DEFAULT_MAX_SCHEDULES, type DueSchedule, type ScheduleRecord, type ScheduleStore } from "./types.js";
 
 export interface MemoryScheduleStoreOptions {
@@ -13,8 +14,6 @@ interface Held {
   dueMs: number;
   bytes: number;
 }
-
-const sizeOf = (record: ScheduleRecord): number => 2 * JSON.stringify(record).length;
 
 /** Index order: due time, then id (Redis's sorted-set order, so both adapters list alike). */
 const before = (aMs: number, aId: string, bMs: number, bId: string): boolean => aMs < bMs || (aMs === bMs && aId < bId);
@@ -82,7 +81,7 @@ export function createMemoryScheduleStore({
       if (records.has(record.schedule_id)) throw new ManifoldError("CONFLICT", `schedule ${record.schedule_id} already exists`);
       if (records.size >= maxSchedules)
         throw new ManifoldError("UNAVAILABLE", `the scheduler holds its maximum of ${maxSchedules} schedules; cancel some first`);
-      const size = sizeOf(record);
+      const size = heapBytes(record);
       if (bytes + size > maxBytes) throw full();
       const held: Held = { record: structuredClone(record), dueMs: Number.NaN, bytes: size };
       records.set(record.schedule_id, held);
@@ -119,7 +118,7 @@ export function createMemoryScheduleStore({
       if (held === undefined) return false;
       // The fire state is the store's, not the caller's copy: a firing in between is kept.
       const next = { ...record, fire_count: held.record.fire_count, ...lastFired(held.record) };
-      const size = sizeOf(next);
+      const size = heapBytes(next);
       if (bytes - held.bytes + size > maxBytes) throw full();
       held.record = structuredClone(next);
       bytes += size - held.bytes;
