@@ -1,7 +1,8 @@
 /**
  * Builds a Dockerfile's image filesystem without Docker: parses it with dockerfile-ast and carries out
  * its instructions on this machine, one temporary folder per stage (the container path `/app` of
- * stage `build` is `<stage folder>/app`). COPY honours the Dockerfile's own `.dockerignore`; RUN runs
+ * stage `build` is `<stage folder>/app`). COPY honours the Dockerfile's own `.dockerignore` and, as
+ * Docker's does, keeps files' modification times (the manifold bin compares them); RUN runs
  * the command in the stage's WORKDIR with its ENV. What it cannot do is stated, not skipped: the base
  * image is this machine (its node must be the major the Dockerfile asks for) and USER is recorded, not
  * switched to. The result says how the image would start: its WORKDIR, ENV, CMD and HEALTHCHECK.
@@ -70,7 +71,7 @@ async function copyContext(context: string, ignored: (path: string) => boolean, 
     if (entry.isDirectory()) await copyContext(context, ignored, target, path);
     else {
       await mkdir(dirname(join(target, path)), { recursive: true });
-      await cp(join(context, path), join(target, path), { verbatimSymlinks: true });
+      await cp(join(context, path), join(target, path), { verbatimSymlinks: true, preserveTimestamps: true });
     }
   }
 }
@@ -155,7 +156,7 @@ export async function buildDockerfile({ context, dockerfile, runEnv = {}, log = 
         if (fromName !== undefined) {
           const from = stages.find((s) => s.name === fromName);
           if (from === undefined) throw new Error(`COPY --from=${fromName}: no such stage`);
-          for (const source of sources) await cp(inStage(from, source), dest, { recursive: true, verbatimSymlinks: true });
+          for (const source of sources) await cp(inStage(from, source), dest, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
           break;
         }
         for (const source of sources) {
@@ -166,7 +167,7 @@ export async function buildDockerfile({ context, dockerfile, runEnv = {}, log = 
           if (ignored(source)) throw new Error(`COPY ${source}: excluded by the .dockerignore`);
           const target = paths.at(-1)!.endsWith("/") ? join(dest, source) : dest;
           await mkdir(dirname(target), { recursive: true });
-          await cp(join(context, source), target, { recursive: true, verbatimSymlinks: true });
+          await cp(join(context, source), target, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
         }
         break;
       }
