@@ -122,7 +122,7 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
     "POST",
     "/query",
     jsonRoute(
-      async (body, { ctx, requestId, signal }) => {
+      async (body, { requestId, signal }) => {
         const text = messageOf(body);
         const given = sessionIdOf(body);
         guard();
