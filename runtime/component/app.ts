@@ -134,7 +134,9 @@ export function createComponentApp<C extends CapabilityTypes>(
 
   if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
     const additions = extensions.flatMap((extension) => extension.openapi ?? []);
-    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions)));
+    // The live document states what this server checks, unlike the emitted file, which cannot know.
+    const security = auth === undefined ? "none" : auth.required === false ? "optional" : "required";
+    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions, security)));
   }
 
   const koa = new Koa();

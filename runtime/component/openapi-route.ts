@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { buildOpenApi, type OpenApiAddition } from "../spec/index.js";
+import { buildOpenApi, type OpenApiAddition, type OpenApiAuth } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 
 /**
@@ -55,6 +55,6 @@ export function publicUrl(req: IncomingMessage): string {
 }
 
 /** Built per request (the server URL differs per caller); the rest of the document is cheap to build. */
-export function openApiBody(spec: ComponentSpec, req: IncomingMessage, additions: readonly OpenApiAddition[] = []): string {
-  return JSON.stringify(buildOpenApi(spec, { servers: [publicUrl(req)], additions }));
+export function openApiBody(spec: ComponentSpec, req: IncomingMessage, additions: readonly OpenApiAddition[] = [], auth: OpenApiAuth = "none"): string {
+  return JSON.stringify(buildOpenApi(spec, { servers: [publicUrl(req)], additions, auth }));
 }

@@ -11,6 +11,7 @@ export {
   schemaName,
   schemaRef,
   type OpenApiAddition,
+  type OpenApiAuth,
   type OpenApiOptions,
   type OpenApiParts,
 } from "./openapi.js";

@@ -16,6 +16,68 @@ export interface OpenApiOptions {
   readonly servers?: readonly string[];
   /** Run in order after the capabilities, before the framework GETs. @defaultValue none */
   readonly additions?: readonly OpenApiAddition[];
+  /**
+   * How the component checks bearer tokens: `required`, `optional` (a token is checked when one is
+   * sent) or `none`. The emitted file cannot know how the component will be served, so it says
+   * `optional`; the live `/openapi.json` says what the running server does. @defaultValue "optional"
+   */
+  readonly auth?: OpenApiAuth;
+}
+
+export type OpenApiAuth = "required" | "optional" | "none";
+
+/** The scheme's name in `components.securitySchemes`. */
+export const BEARER_SCHEME = "bearerAuth";
+
+/** What each tag groups, for the document's `tags` list (readers show it as the section's text). */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  tool: "Capabilities that do a unit of work",
+  reasoning: "Capabilities that reason over their input",
+  orchestrator: "Capabilities that call other components",
+  internal: "Capabilities meant for other components rather than end users",
+  orchestration: "Workflows, custom step lists and natural-language requests",
+  tasks: "Asynchronous tasks: submit, poll, cancel",
+  chat: "Chat sessions streamed over server-sent events",
+  scheduled: "Runs delivered by the scheduler's executor",
+  framework: "Health and discovery routes every component serves, without a token",
+};
+
+const OPERATION_METHODS = ["get", "put", "post", "delete", "patch"] as const;
+
+function* operations(paths: JsonSchema): Generator<JsonSchema> {
+  for (const item of Object.values(paths) as JsonSchema[])
+    for (const method of OPERATION_METHODS) if (item[method] !== undefined) yield item[method] as JsonSchema;
+}
+
+/** Every tag the operations use, in first-use order, with its description. */
+function tagList(paths: JsonSchema): JsonSchema[] {
+  const names = new Set<string>();
+  for (const op of operations(paths)) for (const tag of (op["tags"] as string[] | undefined) ?? []) names.add(tag);
+  return [...names].map((name) => (TAG_DESCRIPTIONS[name] === undefined ? { name } : { name, description: TAG_DESCRIPTIONS[name] }));
+}
+
+/**
+ * The bearer check guards every route but the framework GETs, so those say `security: []` and the
+ * rest inherit the document's requirement; each guarded operation can answer 401.
+ */
+function declareAuth(doc: JsonSchema, paths: JsonSchema, schemas: JsonSchema, auth: OpenApiAuth): void {
+  if (auth === "none") {
+    doc["security"] = [];
+    return;
+  }
+  // `{}` first: an anonymous call is allowed when the token is optional.
+  doc["security"] = auth === "required" ? [{ [BEARER_SCHEME]: [] }] : [{}, { [BEARER_SCHEME]: [] }];
+  for (const op of operations(paths)) {
+    const tags = op["tags"] as string[] | undefined;
+    if (tags?.includes("framework")) {
+      op["security"] = [];
+      continue;
+    }
+    const responses = op["responses"] as JsonSchema;
+    responses["401"] = ERROR_RESPONSE;
+    op["responses"] = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+  }
+  addErrorEnvelope(schemas);
 }
 
 export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -131,7 +193,7 @@ function frameworkGet(operationId: string, summary: string, schema: JsonSchema):
  * only for declared summaries, the two framework GETs, nothing else. Keys are inserted in a fixed
  * order so the emitted file is byte-stable.
  */
-export function buildOpenApi(spec: ComponentSpec, { servers = [], additions = [] }: OpenApiOptions = {}): JsonSchema {
+export function buildOpenApi(spec: ComponentSpec, { servers = [], additions = [], auth = "optional" }: OpenApiOptions = {}): JsonSchema {
   const paths: JsonSchema = {};
   const schemas: JsonSchema = {};
   for (const capability of spec.capabilities) {
@@ -150,7 +212,12 @@ export function buildOpenApi(spec: ComponentSpec, { servers = [], additions = []
   };
   // Without a known address the document's own origin ("/"), said explicitly rather than left to readers.
   doc["servers"] = servers.length > 0 ? servers.map((url) => ({ url })) : [{ url: "/" }];
+  declareAuth(doc, paths, schemas, auth);
+  doc["tags"] = tagList(paths);
   doc["paths"] = paths;
-  doc["components"] = { schemas };
+  doc["components"] =
+    auth === "none"
+      ? { schemas }
+      : { schemas, securitySchemes: { [BEARER_SCHEME]: { type: "http", scheme: "bearer", description: "A bearer token in the Authorization header" } } };
   return doc;
 }

@@ -6,12 +6,12 @@ import { taskInputSchema, taskOutputSchema, taskTypeStem } from "../spec/index.j
 import type { JsonSchema } from "../spec/index.js";
 import type { AgentSpec } from "../spec/index.js";
 
-function taskView(result: JsonSchema): JsonSchema {
+function taskView(type: string, result: JsonSchema): JsonSchema {
   return {
     type: "object",
     properties: {
       task_id: { type: "string", format: "uuid" },
-      type: { type: "string" },
+      type: { type: "string", enum: [type] },
       status: { type: "string", enum: ["queued", "running", "completed", "failed", "cancelled"] },
       progress: {
         type: "object",
@@ -33,6 +33,18 @@ function taskView(result: JsonSchema): JsonSchema {
   };
 }
 
+/**
+ * One schema per task type joined on `type`: a discriminator lets readers and generators pick the
+ * branch by the field instead of trying each (and the branches are provably exclusive).
+ */
+function unionOnType(branches: readonly (readonly [type: string, schema: string])[]): JsonSchema {
+  if (branches.length === 1) return ref(branches[0]![1]);
+  return {
+    oneOf: branches.map(([, schema]) => ref(schema)),
+    discriminator: { propertyName: "type", mapping: Object.fromEntries(branches.map(([type, schema]) => [type, `#/components/schemas/${schema}`])) },
+  };
+}
+
 const TASK_ID_PARAMETER: JsonSchema = { name: "task_id", in: "path", required: true, schema: { type: "string", format: "uuid" } };
 
 /** Adds the task API's paths and schemas, in a fixed order so the emitted file is byte-stable. */
@@ -40,8 +52,8 @@ export function addTaskPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
   const tasks = agent.tasks;
   if (tasks.length === 0) return;
   addErrorEnvelope(schemas);
-  const submissions: JsonSchema[] = [];
-  const views: JsonSchema[] = [];
+  const submissions: [string, string][] = [];
+  const views: [string, string][] = [];
   for (const task of tasks) {
     const stem = taskTypeStem(task);
     schemas[`${stem}TaskInput`] = taskInputSchema(agent, task, "openapi-3.0");
@@ -56,16 +68,17 @@ export function addTaskPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       required: ["type"],
       additionalProperties: false,
     };
-    submissions.push(ref(`${stem}TaskSubmission`));
-    views.push(taskView(ref(`${stem}TaskResult`)));
+    schemas[`${stem}Task`] = taskView(task.type, ref(`${stem}TaskResult`));
+    submissions.push([task.type, `${stem}TaskSubmission`]);
+    views.push([task.type, `${stem}Task`]);
   }
-  schemas["TaskSubmission"] = { oneOf: submissions };
+  schemas["TaskSubmission"] = unionOnType(submissions);
   schemas["TaskAccepted"] = {
     type: "object",
     properties: { task_id: { type: "string", format: "uuid" }, status: { type: "string", enum: ["queued"] }, status_url: { type: "string" } },
     required: ["task_id", "status", "status_url"],
   };
-  schemas["Task"] = views.length === 1 ? views[0] : { oneOf: views };
+  schemas["Task"] = unionOnType(views);
   paths["/api/v1/tasks"] = {
     post: {
       operationId: "submitTask",

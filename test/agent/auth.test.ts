@@ -14,6 +14,7 @@ const agent = await TravelAgent.serve({
   handleSignals: false,
   log: () => {},
   auth: { required: true, verify: (token) => token === "letmein" },
+  enableOpenApi: true,
   handlers: {
     tripBrief: () => {
       throw new Error("not called");
@@ -59,9 +60,21 @@ for (const [method, path, body, status] of CALLS) {
   });
 }
 
-test("health and the capability list stay open", async () => {
+test("health, the capability list and the OpenAPI document stay open", async () => {
   assert.is((await fetch(`${agent.url}/health`)).status, 200);
   assert.is((await fetch(`${agent.url}/api/capabilities`)).status, 200);
+  assert.is((await fetch(`${agent.url}/openapi.json`)).status, 200);
+});
+
+test("the live OpenAPI document says what this server checks: a required bearer token, except on the framework GETs", async () => {
+  const doc = (await (await fetch(`${agent.url}/openapi.json`)).json()) as any;
+  assert.equal(doc.security, [{ bearerAuth: [] }]);
+  assert.is(doc.components.securitySchemes.bearerAuth.scheme, "bearer");
+  assert.equal(doc.paths["/health"].get.security, []);
+  for (const path of ["/orchestrate/custom", "/api/v1/tasks", "/api/capabilities/trip_brief"]) {
+    assert.is(doc.paths[path].post.security, undefined, `${path} inherits the requirement`);
+    assert.is(doc.paths[path].post.responses["401"].content["application/json"].schema.$ref, "#/components/schemas/ErrorEnvelope");
+  }
 });
 
 test.run();
