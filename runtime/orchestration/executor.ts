@@ -7,10 +7,10 @@
 import { ManifoldError, toManifoldError, type ErrorCode } from "../errors/index.js";
 import type { Caller } from "../outbound/index.js";
 import { createLogger, type Logger } from "../telemetry/index.js";
-import { ATTR, METRIC, ORCHESTRATION_SPAN } from "../telemetry/index.js";
+import { ATTR, METRIC, ORCHESTRATION_EVENT, ORCHESTRATION_SPAN } from "../telemetry/index.js";
 import { getTelemetry, type SpanTrace } from "../telemetry/index.js";
 import { compileCached, type CompiledValue, type ExpressionScope, type ExpressionSyntax } from "./expressions.js";
-import type { Plan, PlanStep } from "./plan.js";
+import type { Plan, PlanMode, PlanStep } from "./plan.js";
 import { checkInteger, isThenable, sleep } from "../util/index.js";
 import { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 
@@ -87,6 +87,11 @@ export interface ExecuteOptions {
   readonly concurrency?: number;
   /** For the run span. */
   readonly workflow?: string;
+  /**
+   * The front end that made the plan, for the run span and metric labels: a custom plan's own mode
+   * is `workflow` (as the spec's routing plan says), but its runs are counted as custom. @defaultValue plan.mode
+   */
+  readonly mode?: PlanMode;
   /** Told after each step that ran finishes (completed or failed), with how many have finished so far. */
   readonly onStep?: (step: StepResult, finished: number, total: number) => void;
 }
@@ -108,6 +113,8 @@ interface Graph {
   readonly waitsFor: number[][];
   readonly dependents: number[][];
   readonly compiled: CompiledValue[];
+  /** Dependencies a template reference added that `depends_on` did not list (a planner's plan). */
+  readonly included: readonly { readonly step_id: string; readonly referenced_step: string }[];
 }
 
 function buildGraph(plan: Plan, syntax: ExpressionSyntax): Graph {
@@ -120,6 +127,7 @@ function buildGraph(plan: Plan, syntax: ExpressionSyntax): Graph {
   const compiled = steps.map((step, i) => compileCached(step.metadata.parameters, syntax, `/steps/${i}/metadata/parameters`));
   const waitsFor: number[][] = [];
   const dependents: number[][] = steps.map(() => []);
+  const included: { step_id: string; referenced_step: string }[] = [];
   steps.forEach((step, i) => {
     const deps = new Set<number>();
     for (const id of step.depends_on) {
@@ -130,12 +138,14 @@ function buildGraph(plan: Plan, syntax: ExpressionSyntax): Graph {
     // A reference to a step is a dependency even when depends_on forgot it (a planner's plan).
     for (const id of compiled[i]!.steps) {
       const dep = index.get(id);
-      if (dep !== undefined && dep !== i) deps.add(dep);
+      if (dep === undefined || dep === i || deps.has(dep)) continue;
+      deps.add(dep);
+      included.push({ step_id: step.step_id, referenced_step: id });
     }
     waitsFor.push([...deps]);
     for (const dep of deps) dependents[dep]!.push(i);
   });
-  return { index, waitsFor, dependents, compiled };
+  return { index, waitsFor, dependents, compiled, included };
 }
 
 export function createExecutor({
@@ -188,7 +198,12 @@ export function createExecutor({
     return run(plan, graph, max, options);
   };
 
-  const run = (plan: Plan, graph: Graph, max: number, { inputs = {}, signal: external, workflow, onStep }: ExecuteOptions): Promise<ExecutionResult> => {
+  const run = (
+    plan: Plan,
+    graph: Graph,
+    max: number,
+    { inputs = {}, signal: external, workflow, onStep, mode = plan.mode }: ExecuteOptions,
+  ): Promise<ExecutionResult> => {
     const { steps } = plan;
     const count = steps.length;
     const results: (StepResult | undefined)[] = new Array(count).fill(undefined);
@@ -207,10 +222,15 @@ export function createExecutor({
     const controller = new AbortController();
     const started = performance.now();
     const telemetry = getTelemetry();
+    // Events on the request's span (the spec's orchestration events), kept for the end of the run,
+    // which a step's completion reaches from inside the step's own span.
+    const requestEvent = telemetry.enabled ? telemetry.activeEvents() : undefined;
+    requestEvent?.(ORCHESTRATION_EVENT.LIFECYCLE, { stage: "started", plan_id: plan.plan_id, mode, step_count: count });
+    for (const inclusion of graph.included) requestEvent?.(ORCHESTRATION_EVENT.DEPENDENCY_INCLUSION, { reason: "undeclared_reference", ...inclusion });
     const runSpan: SpanTrace | undefined = telemetry.enabled
       ? telemetry.startSpan(ORCHESTRATION_SPAN.RUN, {
           parent: "active",
-          attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.ORCHESTRATION_MODE]: plan.mode, [ATTR.WORKFLOW]: workflow },
+          attributes: { [ATTR.PLAN_ID]: plan.plan_id, [ATTR.ORCHESTRATION_MODE]: mode, [ATTR.WORKFLOW]: workflow },
         })
       : undefined;
     let head = 0;
@@ -269,7 +289,8 @@ export function createExecutor({
       const duration = performance.now() - started;
       if (telemetry.enabled) {
         runSpan?.end(status === "completed" ? undefined : status === "interrupted" ? "ABORTED" : "WORKFLOW_FAILED");
-        const labels = { [ATTR.ORCHESTRATION_MODE]: plan.mode, [ATTR.ORCHESTRATION_STATUS]: status };
+        requestEvent?.(ORCHESTRATION_EVENT.LIFECYCLE, { stage: "finished", plan_id: plan.plan_id, mode, status, duration_ms: round(duration) });
+        const labels = { [ATTR.ORCHESTRATION_MODE]: mode, [ATTR.ORCHESTRATION_STATUS]: status };
         telemetry.metrics.counter(METRIC.ORCHESTRATION_RUNS, 1, labels);
         telemetry.metrics.histogram(METRIC.ORCHESTRATION_RUN_DURATION, duration, labels);
       }

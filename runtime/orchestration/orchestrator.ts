@@ -229,6 +229,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
       const ran = plan;
       result = await executor.execute(ran, {
         ...execute,
+        mode,
         ...(signal === undefined ? {} : { signal }),
         ...(workflow === undefined ? {} : { workflow }),
         ...(run.onStep === undefined ? {} : { onStep: run.onStep }),

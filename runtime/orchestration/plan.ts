@@ -77,13 +77,14 @@ export interface CustomStep {
 /**
  * Custom mode: steps `step-1…` in the order given, each continuing past a failure. They carry no
  * `depends_on` (a failed step must not skip the next one); the executor runs them one at a time in
- * plan order instead.
+ * plan order instead. The plan's mode is `workflow`, as the spec's routing plan has it for custom
+ * plans; its id (`custom-<unix_nano>`), the response and the metrics still say custom.
  */
 export function planFromCustom(steps: readonly CustomStep[], body: unknown): Plan {
   return {
     plan_id: newPlanId("custom"),
     original_request: JSON.stringify(body),
-    mode: "custom",
+    mode: "workflow",
     steps: steps.map((step, index) => ({
       step_id: `step-${index + 1}`,
       agent_name: step.tool,

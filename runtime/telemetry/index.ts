@@ -7,7 +7,18 @@ export { initTelemetry, shutdownTelemetry, type TelemetryOptions } from "./setup
 export { getTelemetry, type Metrics, type SpanAttributes, type SpanInfo, type SpanTrace, type Telemetry, type TraceContext } from "./telemetry.js";
 export { createLogger, type LogFields, type Logger, type LoggerOptions, type LogLevel } from "./logger.js";
 export { createLabelFilter, isIdLabel, looksLikeId, type LabelFilterOptions, type Labels } from "./labels.js";
-export { ATTR, BAGGAGE, CONVERSATION_HEADER, LABELS, METRIC, ORCHESTRATION_SPAN, TASK_SPAN, UNTRACED_PATHS, hookSpanName } from "./names.js";
+export {
+  ATTR,
+  BAGGAGE,
+  CONVERSATION_HEADER,
+  LABELS,
+  METRIC,
+  ORCHESTRATION_EVENT,
+  ORCHESTRATION_SPAN,
+  TASK_SPAN,
+  UNTRACED_PATHS,
+  hookSpanName,
+} from "./names.js";
 export { PROFILES, resolveAppEnv, type AppEnv, type TelemetryProfile } from "./profiles.js";
 export { REDACTED, redactSecrets, registerSecret } from "../context/index.js";
 export { noteServiceName } from "./logger.js";

@@ -110,6 +110,14 @@ export const ORCHESTRATION_SPAN = {
   STEP: "orchestration.step",
 } as const;
 
+/** The spec's orchestration span events the executor emits on the request's span. */
+export const ORCHESTRATION_EVENT = {
+  /** A run starts (`stage: started`, with its step count) and ends (`stage: finished`, status, duration). */
+  LIFECYCLE: "orchestrator.execution.lifecycle",
+  /** A step reads another step's output without listing it in `depends_on`; the dependency is added. */
+  DEPENDENCY_INCLUSION: "orchestration.template.dependency_inclusion",
+} as const;
+
 export function hookSpanName(phase: string, name: string): string {
   return `pipeline.hook.${phase}.${name}`;
 }

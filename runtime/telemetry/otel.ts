@@ -225,6 +225,11 @@ export function createOtelTelemetry({ profile, log, stop }: OtelTelemetryOptions
       trace.getSpan(context.active())?.addEvent(name, attributes(values));
     },
 
+    activeEvents() {
+      const span = trace.getSpan(context.active());
+      return span === undefined ? undefined : (name, values = {}) => span.addEvent(name, attributes(values));
+    },
+
     currentIds() {
       const spanContext = trace.getSpan(context.active())?.spanContext();
       return spanContext !== undefined && isSpanContextValid(spanContext) ? { traceId: spanContext.traceId, spanId: spanContext.spanId } : undefined;

@@ -28,6 +28,11 @@ export interface Telemetry {
    * mode marks while it plans and synthesises. Attribute values are bounded facts, never prompts.
    */
   event(name: string, attributes?: SpanAttributes): void;
+  /**
+   * `event` bound to the span active now, for events that belong to it but happen later inside other
+   * spans (the end of an orchestration run); undefined when no span is active.
+   */
+  activeEvents(): ((name: string, attributes?: SpanAttributes) => void) | undefined;
   /** Trace and span id of the active span, for log lines. */
   currentIds(): { readonly traceId: string; readonly spanId: string } | undefined;
   /** Flushes and stops export; the process is back to the no-op afterwards. */
@@ -128,6 +133,7 @@ export const noopTelemetry: Telemetry = {
   startClient: () => undefined,
   startSpan: () => undefined,
   event: () => undefined,
+  activeEvents: () => undefined,
   currentIds: () => undefined,
   shutdown: async () => undefined,
 };

@@ -63,6 +63,8 @@ test("planning, a hallucination, a parse correction and synthesis are events on 
     "llm.plan_generation.retry_parse_correction",
     "llm.plan_generation.request",
     "llm.plan_generation.response",
+    "orchestrator.execution.lifecycle",
+    "orchestrator.execution.lifecycle",
     "llm.synthesis.request",
     "llm.synthesis.response",
   ]);
@@ -72,6 +74,37 @@ test("planning, a hallucination, a parse correction and synthesis are events on 
   assert.ok(Number(span.events[1]!.attributes["total_tokens"]) > 0, "token counts on the response event");
   const everything = JSON.stringify(span.events);
   assert.not.match(everything, /PRIVATE-REQUEST-TEXT|PRIVATE-ANSWER|abacus.*add/, "no prompt, answer or plan in attributes");
+});
+
+test("a run's lifecycle, and a dependency the plan left out of depends_on, are events on the request's span", async ({ receiver, agent, llm }) => {
+  // `total` reads `sum` through a template but lists no dependency: the executor adds it and says so.
+  const chained = JSON.stringify({
+    steps: [
+      { step_id: "sum", agent_name: "worker", depends_on: [], metadata: { capability: "add", parameters: { a: 2, b: 3 } } },
+      { step_id: "total", agent_name: "worker", depends_on: [], metadata: { capability: "add", parameters: { a: "{{sum.response.data.sum}}", b: 10 } } },
+    ],
+  });
+  llm.reply({ text: chained }, { text: "fifteen" });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "chained" });
+  assert.is(status, 200, JSON.stringify(body));
+  const planId = String(body["plan_id"]);
+  const requestSpan = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["plan_id"] === planId));
+  await receiver.until(() => requestSpan() !== undefined, "the request span with the run's events");
+  const events = requestSpan()!.events;
+  const inclusion = events.filter((e) => e.name === "orchestration.template.dependency_inclusion");
+  assert.equal(
+    inclusion.map((e) => e.attributes),
+    [{ reason: "undeclared_reference", step_id: "total", referenced_step: "sum" }],
+  );
+  const lifecycle = events.filter((e) => e.name === "orchestrator.execution.lifecycle").map((e) => e.attributes);
+  assert.equal(lifecycle[0], { stage: "started", plan_id: planId, mode: "natural", step_count: 2 });
+  assert.is(lifecycle[1]!["stage"], "finished");
+  assert.is(lifecycle[1]!["status"], "completed");
+  assert.ok(Number(lifecycle[1]!["duration_ms"]) >= 0);
+  assert.ok(
+    events.indexOf(events.find((e) => e.name === "orchestration.template.dependency_inclusion")!) <
+      events.findIndex((e) => e.attributes["stage"] === "finished"),
+  );
 });
 
 test("a plan that never checks ends with orchestrator.plan_validation.exhausted", async ({ receiver, agent, llm }) => {

@@ -128,6 +128,9 @@ test("failed, interrupted, stopped by a hook, and custom runs are recorded with 
   const customRecord = await store.get(custom.plan_id);
   assert.is(customRecord?.mode, "custom");
   assert.is(customRecord?.status, "success");
+  // The spec's routing plan: a custom plan's mode is ModeWorkflow; its id still says custom.
+  assert.is(customRecord?.plan?.mode, "workflow");
+  assert.match(String(customRecord?.plan?.plan_id), /^custom-\d+$/);
 });
 
 test("a store that fails to save never fails the request", async ({ tools }) => {
