@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
 
 Usage:
-  manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--format pretty|json|github]
+  manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--format pretty|json|github]
   manifold validate [--manifests DIR] [--format pretty|json|github]
   manifold scheduler
   manifold dead-letters [--replay TASK_ID]
@@ -17,6 +17,7 @@ Usage:
 Commands:
   gen        validate the manifests and write OpenAPI, JSON Schemas and typed TypeScript to --out
              --check writes nothing: exits 1 and lists stale, missing and extra files if --out differs
+             --watch regenerates whenever a manifest changes, until Ctrl-C (exit 0)
              a kind: deployment manifest adds Dockerfiles and Kubernetes manifests (docs/deploy.md)
   validate   print diagnostics only
   scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
@@ -34,7 +35,7 @@ Diagnostic codes: docs/diagnostics.md`;
 
 /** `manifold <command> --help`: what the command does and the options it takes. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {
-  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--format pretty|json|github]
+  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--format pretty|json|github]
 
 Validates the manifests, then writes OpenAPI documents, JSON Schemas and typed TypeScript to --out,
 only the files whose bytes changed, and removes (and names) the files it no longer produces. When the
@@ -45,7 +46,10 @@ Service, ConfigMap) for every component and the network's kustomization.yaml (do
   --out DIR         where generated files go (default: generated); manifold owns this folder
   --check           write nothing: exit 1 and list stale, missing and extra files if --out differs
   --deploy          require the deploy output: exit 2 when there is no deployment manifest
-  --format F        diagnostics as pretty (default), json (stdout holds only the JSON array), or github
+  --watch           after the first gen, regenerate on every change to the manifests (printing the
+                    diagnostics or the summary each time; errors do not stop it) until Ctrl-C, then exit 0
+  --format F        diagnostics as pretty (default), json (stdout holds only the JSON array; one per
+                    run under --watch), or github
 
 Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.`,
   validate: `Usage: manifold validate [--manifests DIR] [--format pretty|json|github]
@@ -65,7 +69,7 @@ Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_RED
 JSON entry per line. --replay TASK_ID takes that entry out and queues its occurrence again.`,
 };
 
-const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--format", "--replay", "--help", "--version"];
+const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--format", "--replay", "--help", "--version"];
 const COMMANDS = ["gen", "validate", "scheduler", "dead-letters", "help"];
 
 /** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
@@ -94,6 +98,7 @@ function parse(argv: readonly string[]) {
       out: { type: "string", default: "generated" },
       check: { type: "boolean", default: false },
       deploy: { type: "boolean", default: false },
+      watch: { type: "boolean", default: false },
       format: { type: "string", default: "pretty" },
       replay: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -154,6 +159,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err("manifold: --deploy goes with gen\n");
     return 2;
   }
+  if (args.watch && command !== "gen") {
+    io.err("manifold: --watch goes with gen\n");
+    return 2;
+  }
+  // --check writes nothing and answers once, for CI; there is nothing for a watch to keep up to date.
+  if (args.watch && args.check) {
+    io.err("manifold: --watch and --check do not go together\n");
+    return 2;
+  }
   if (args.replay !== undefined && command !== "dead-letters") {
     io.err("manifold: --replay goes with dead-letters\n");
     return 2;
@@ -176,5 +190,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 2;
   }
   const { runCommand } = await import("./commands.js");
-  return runCommand(command, { manifestsDir: args.manifests, outDir: args.out, check: args.check, deploy: args.deploy, format: args.format }, io);
+  const options = { manifestsDir: args.manifests, outDir: args.out, check: args.check, deploy: args.deploy, format: args.format };
+  if (args.watch) {
+    const { watchUntilInterrupted } = await import("./watch.js");
+    return watchUntilInterrupted({ manifestsDir: args.manifests, io, regenerate: () => runCommand("gen", options, io) });
+  }
+  return runCommand(command, options, io);
 }
