@@ -38,6 +38,10 @@ test("every document the README links to or names ships; no link leaves the repo
     [],
     "links stay inside the repository",
   );
+  // Paths named in the text, not only links: a reader of the published README has no folder above the package.
+  // The `$schema` lines a user writes are the exception: they are relative to the user's manifests folder.
+  const outside = [...readme.matchAll(/(?:\.\.\/)+[\w./-]+/g)].map((m) => m[0]).filter((path) => !path.endsWith("manifest.schema.json"));
+  assert.equal(outside, [], "no path in the README leaves the repository");
   assert.equal(
     [...new Set([...links, ...named])].filter((target) => !ships(target)),
     [],
