@@ -22,7 +22,7 @@ export { assemble, loadManifestText, loadSources, SYNTAX_ERROR, type AssembleOpt
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";
 export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
 export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";
-export { MANIFEST_SCHEMA } from "./meta-schema.js";
+export { MANIFEST_SCHEMA, type ManifestSchema } from "./meta-schema.js";
 export { notGenerated } from "./not-generated.js";
 export { BUILTIN_MANIFESTS, builtinFile, isBuiltinFile } from "./builtins.js";
 export type { RawDeployedComponent, RawDeployment } from "./manifest-types.js";

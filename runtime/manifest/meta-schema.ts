@@ -1,7 +1,18 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import schema from "../../manifest.schema.json" with { type: "json" };
 
-export { schema as MANIFEST_SCHEMA };
+/** manifest.schema.json as data: a draft-07 JSON Schema. */
+export interface ManifestSchema {
+  readonly $schema: string;
+  readonly $id: string;
+  readonly title: string;
+  readonly definitions: { readonly [name: string]: unknown };
+  readonly [keyword: string]: unknown;
+}
+
+// Annotated, so the emitted declaration names this type instead of re-exporting the JSON module: a
+// .d.ts import of JSON loses its `with { type: "json" }` and fails under `module: nodenext` (TS1543).
+export const MANIFEST_SCHEMA: ManifestSchema = schema;
 
 let validator: ValidateFunction | undefined;
 
