@@ -2,27 +2,13 @@
  * The manifest as written, once it has passed manifest.schema.json. These types mirror the schema; the
  * schema is what guarantees them, so values are narrowed to them only after it has run.
  */
-import type { WorkflowDocument } from "./dataflow/types.js";
-import type { CapabilityType, FieldType } from "../spec/index.js";
+import type { FieldDocument, FieldsDocument, ValueDocument, WorkflowDocument } from "./dataflow/types.js";
+import type { CapabilityType } from "../spec/index.js";
 
-export interface RawValue {
-  readonly type: FieldType;
-  readonly description?: string;
-  readonly example?: unknown;
-  readonly enum?: readonly (string | number | boolean)[];
-  readonly items?: RawValue;
-  readonly fields?: RawFields;
-  readonly max_length?: number;
-}
-
-export interface RawField extends RawValue {
-  readonly name: string;
-}
-
-export interface RawFields {
-  readonly required?: readonly RawField[];
-  readonly optional?: readonly RawField[];
-}
+// One definition with the workflow checker's: a workflow input takes the same shape as a field.
+export type RawValue = ValueDocument;
+export type RawField = FieldDocument;
+export type RawFields = FieldsDocument;
 
 export interface RawCapability {
   readonly name: string;

@@ -2,7 +2,7 @@
  * Manifest → ComponentSpec. Defaults are filled in here, once, so generated code and the runtime see
  * the same explicit values. Property order is fixed because the spec is embedded in generated files.
  */
-import { toCamelCase } from "../spec/index.js";
+import { toCamelCase, workflowInputFields } from "../spec/index.js";
 import { parseDuration } from "../spec/index.js";
 import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, TaskTypeSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
 import type { RawCapability, RawComponent, RawField, RawFields, RawTask, RawValue } from "./manifest-types.js";
@@ -107,11 +107,6 @@ function normaliseTask(raw: RawTask, workflow: WorkflowSpec | undefined): TaskTy
     ...(input !== undefined && { input }),
     ...(output !== undefined && { output }),
   };
-}
-
-function workflowInputFields(workflow: WorkflowSpec): FieldsSpec {
-  const field = ({ name, type, description }: WorkflowSpec["inputs"][number]): FieldSpec => ({ name, type, ...(description !== undefined && { description }) });
-  return { required: workflow.inputs.filter((i) => i.required).map(field), optional: workflow.inputs.filter((i) => !i.required).map(field) };
 }
 
 function workflowOutputFields(workflow: WorkflowSpec): FieldsSpec | undefined {

@@ -117,6 +117,8 @@ function checkWorkflow(workflow: RawWorkflow, report: Report, lineOf: LineOf): v
     if (first !== undefined) report("MF1314", path, `step \`${step.name}\` is declared twice (first on line ${lineOf(first)})`);
     else byName.set(step.name, path);
   });
+  // Inputs take a field's shape, so they get a field's checks (enum values, example, nested names, depth).
+  for (const [name, input] of Object.entries(workflow.inputs)) checkValue(input, ["inputs", name], `input \`${name}\``, report, lineOf, 1);
 }
 
 /**

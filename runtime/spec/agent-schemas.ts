@@ -29,10 +29,13 @@ export const PLAN_STEP_SCHEMA: JsonSchema = {
 /** The framework's own body field on workflow endpoints; a workflow input may not take its name. */
 export const AI_SYNTHESIS_FIELD = "ai_synthesis";
 
-/** A workflow's inputs as the fields of its request body. */
+/**
+ * A workflow's inputs as the fields of its request body, with their whole shape (`enum`, `items`,
+ * `fields`, `maxLength`): the endpoint's validation, the task schema and the generated types all come
+ * from here, so a body that does not fit is a 400 before any step runs.
+ */
 export function workflowInputFields(workflow: WorkflowSpec): FieldsSpec {
-  const field = ({ name, type, description }: WorkflowSpec["inputs"][number]): FieldSpec =>
-    description === undefined ? { name, type } : { name, type, description };
+  const field = ({ required: _required, ...shape }: WorkflowSpec["inputs"][number]): FieldSpec => shape;
   return {
     required: workflow.inputs.filter((i) => i.required).map(field),
     optional: workflow.inputs.filter((i) => !i.required).map(field),

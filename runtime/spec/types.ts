@@ -55,12 +55,21 @@ export interface ComponentSpec {
   readonly agent?: AgentSpec;
 }
 
-/** One declared workflow input, `${inputs.<name>}`. */
+/**
+ * One declared workflow input, `${inputs.<name>}`: a field's shape (`enum`, `items`, `fields`,
+ * `maxLength`) plus whether callers must give it. The workflow's endpoint validates a call against
+ * this shape, so a body that does not fit is refused (400) before any step runs.
+ */
 export interface WorkflowInputSpec {
   readonly name: string;
   readonly type: FieldType;
   readonly required: boolean;
   readonly description?: string;
+  readonly example?: unknown;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly items?: ValueSpec;
+  readonly fields?: FieldsSpec;
+  readonly maxLength?: number;
 }
 
 /** One call of a workflow, after checking: `dependsOn` includes the dependencies gen added. */

@@ -24,7 +24,7 @@ import type { DocumentPath } from "./paths.js";
 import { walkValue, type Found, type Report, type Scope, type StepEntry } from "./references.js";
 import { closest } from "./suggest.js";
 import type { CapabilityView, CheckContext, CheckResult, WorkflowDocument, WorkflowIssue, WorkflowStepDocument } from "./types.js";
-import { fieldNames, findField } from "./value-types.js";
+import { fieldNames, findField, inputShape } from "./value-types.js";
 
 /** Where an edge of the step graph was written. */
 interface Where {
@@ -159,12 +159,11 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
   if (blocked || issues.some((i) => i.severity === "error")) return { issues };
 
   const skippable = skippableSteps(stepNames, graph, (name) => states.get(name)!.entry.doc.on_error === "continue");
-  const inputs: WorkflowInputSpec[] = Object.entries(doc.inputs).map(([name, input]) => ({
-    name,
-    type: input.type,
-    required: input.required ?? false,
-    ...(input.description !== undefined && { description: input.description }),
-  }));
+  const inputs: WorkflowInputSpec[] = Object.entries(doc.inputs).map(([name, input]) => {
+    // `required` right after `type`, as before shapes were accepted: embedded specs stay byte-identical.
+    const { type, ...shape } = inputShape(input);
+    return { name, type, required: input.required ?? false, ...shape };
+  });
   const steps: WorkflowStepSpec[] = [...states.values()].map(({ entry, kind }) => stepSpec(entry.doc, kind!, graph));
   const outputs: WorkflowOutputSpec[] = Object.entries(doc.outputs).map(([name, value]) => {
     const inferred = inferValue(value, ["outputs", name], scope, skippable);

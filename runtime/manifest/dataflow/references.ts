@@ -9,7 +9,7 @@ import { hasExpression, parseTemplate, type ParsedExpression } from "./expressio
 import { displayPath, type DocumentPath } from "./paths.js";
 import { closest } from "./suggest.js";
 import type { CapabilityView, WorkflowInputDocument, WorkflowStepDocument } from "./types.js";
-import { describeSpec, fieldNames, findField, literalMismatch, mismatch } from "./value-types.js";
+import { describeSpec, fieldNames, findField, inputShape, literalMismatch, mismatch } from "./value-types.js";
 
 export interface StepEntry {
   readonly index: number;
@@ -67,7 +67,7 @@ export function resolve(expression: ParsedExpression, path: DocumentPath, scope:
       report("MF1401", path, `${at} names no workflow input${didYouMean(reference.name, declared)}; ${list}`, { offset });
       return undefined;
     }
-    return { type: { type: input.type, ...(input.description !== undefined && { description: input.description }) }, optional: input.required !== true };
+    return { type: inputShape(input), optional: input.required !== true };
   }
   const step = scope.steps.get(reference.step);
   if (step === undefined) {
@@ -117,7 +117,10 @@ export function walkValue(value: unknown, target: ValueSpec | undefined, path: D
     if (target === undefined || template.problems.length > 0) return;
     if (template.whole) {
       const source = resolved[0]?.type;
-      const reason = source === undefined ? undefined : mismatch(source, target);
+      // A workflow input is checked against its declared shape when the workflow is called, so that
+      // shape must be as precise as the target's; a step's output is checked by the step it feeds.
+      const strict = template.expressions[0]!.reference.kind === "input";
+      const reason = source === undefined ? undefined : mismatch(source, target, strict);
       if (reason === undefined) return;
       const from = `from \`\${${template.expressions[0]!.source}}\``;
       const message =

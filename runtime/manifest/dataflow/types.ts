@@ -5,11 +5,29 @@
  */
 import type { FieldType, FieldsSpec, WorkflowSpec } from "../../spec/index.js";
 
-/** One declared workflow input, as written. */
-export interface WorkflowInputDocument {
+/** The shape of a value as written (`max_length`, not `maxLength`): a capability field without `name`. */
+export interface ValueDocument {
   readonly type: FieldType;
-  readonly required?: boolean;
   readonly description?: string;
+  readonly example?: unknown;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly items?: ValueDocument;
+  readonly fields?: FieldsDocument;
+  readonly max_length?: number;
+}
+
+export interface FieldsDocument {
+  readonly required?: readonly FieldDocument[];
+  readonly optional?: readonly FieldDocument[];
+}
+
+export interface FieldDocument extends ValueDocument {
+  readonly name: string;
+}
+
+/** One declared workflow input, as written: a field's shape plus `required`. */
+export interface WorkflowInputDocument extends ValueDocument {
+  readonly required?: boolean;
 }
 
 /** One step as written: exactly one of `tool` | `agent` (the meta-schema guarantees it). */

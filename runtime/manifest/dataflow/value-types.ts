@@ -6,13 +6,23 @@
  * - anything fits `string` only when it is interpolated into text (`"at ${steps.a.output.lat}"`);
  *   a whole-value reference keeps its type, so a number bound whole to a string input is a mismatch;
  * - an untyped source (a free-form output, an object without `fields`, an array without `items`) is
- *   accepted: its shape is checked at run time by the capability's own validation;
+ *   accepted: its shape is checked at run time by the capability's own validation. Not so for a
+ *   workflow input (`strict`): the workflow's endpoint validates a call against the input's declared
+ *   shape, so an input bound to a typed array or object must declare `items` or `fields` too, or a
+ *   bad call would pass that check and fail later as a step's error;
  * - an `enum` source fits an `enum` target when all its values are allowed; a source without `enum`
  *   fits an `enum` target (the value is checked at run time);
  * - objects with declared `fields` on both sides fit when every source field is declared by the
  *   target, every required target field is required in the source, and each common field fits.
  */
 import type { FieldSpec, FieldType, FieldsSpec, ValueSpec } from "../../spec/index.js";
+import { normaliseValue } from "../normalise.js";
+import type { WorkflowInputDocument } from "./types.js";
+
+/** The declared shape of a workflow input, as a value type (without `required`). */
+export function inputShape(input: WorkflowInputDocument): ValueSpec {
+  return normaliseValue(input);
+}
 
 /** Whether a scalar or container has a field type (enum values, literals). */
 export function fitsType(value: unknown, type: FieldType): boolean {
@@ -69,11 +79,17 @@ export function fieldNames(fields: FieldsSpec): string[] {
   return allFields(fields).map((f) => f.name);
 }
 
+/** Why a workflow input's shape is looser than the target's, in `strict` mode. */
+const UNDECLARED = (what: "items" | "fields"): string =>
+  `the workflow input declares no \`${what}\`; declare them so a call that does not fit is refused before any step runs`;
+
 /**
  * Why a value of type `source` does not fit where `target` is expected, or undefined when it fits.
- * The reason is a clause such as "field `speed` is string, not number".
+ * The reason is a clause such as "field `speed` is string, not number". `strict` (the source is a
+ * workflow input): an array without `items` or object without `fields` does not fit a target that
+ * declares them.
  */
-export function mismatch(source: ValueSpec, target: ValueSpec): string | undefined {
+export function mismatch(source: ValueSpec, target: ValueSpec, strict = false): string | undefined {
   const sameKind = source.type === target.type || (source.type === "integer" && target.type === "number");
   if (!sameKind) return `${source.type} is not ${target.type}`;
   if (target.enum !== undefined && source.enum !== undefined) {
@@ -81,15 +97,17 @@ export function mismatch(source: ValueSpec, target: ValueSpec): string | undefin
     if (outside.length > 0)
       return `${outside.map((v) => JSON.stringify(v)).join(", ")} ${outside.length === 1 ? "is" : "are"} not among ${target.enum.map((v) => JSON.stringify(v)).join(", ")}`;
   }
+  if (strict && target.type === "array" && target.items !== undefined && source.items === undefined) return UNDECLARED("items");
+  if (strict && target.type === "object" && target.fields !== undefined && source.fields === undefined) return UNDECLARED("fields");
   if (target.type === "array" && source.items !== undefined && target.items !== undefined) {
-    const inner = mismatch(source.items, target.items);
+    const inner = mismatch(source.items, target.items, strict);
     if (inner !== undefined) return `items: ${inner}`;
   }
   if (target.type === "object" && source.fields !== undefined && target.fields !== undefined) {
     for (const field of allFields(source.fields)) {
       const declared = findField(target.fields, field.name);
       if (declared === undefined) return `field \`${field.name}\` is not declared by the input`;
-      const inner = mismatch(withoutName(field), declared.spec);
+      const inner = mismatch(withoutName(field), declared.spec, strict);
       if (inner !== undefined) return `field \`${field.name}\`: ${inner}`;
     }
     for (const field of target.fields.required) {
