@@ -55,12 +55,27 @@ export interface StepResult {
   readonly started_at?: string;
 }
 
+/** Why a gate paused a run before a step (human approval): its reason and the policy entries it matched. */
+export interface StepInterrupt {
+  readonly reason: string;
+  readonly sensitive_matches: readonly string[];
+}
+
+/** Where a run paused: the step not dispatched, with its resolved (not templated) parameters. */
+export interface RunInterrupt extends StepInterrupt {
+  readonly step_id: string;
+  readonly index: number;
+  readonly parameters: unknown;
+}
+
 export interface ExecutionResult {
   readonly plan_id: string;
   readonly status: RunStatus;
   /** In plan order. */
   readonly steps: readonly StepResult[];
   readonly duration_ms: number;
+  /** Set when a gate paused the run (status `interrupted`); absent when it was aborted. */
+  readonly interrupt?: RunInterrupt;
 }
 
 export interface ExecutorOptions {
@@ -94,6 +109,14 @@ export interface ExecuteOptions {
   readonly mode?: PlanMode;
   /** Told after each step that ran finishes (completed or failed), with how many have finished so far. */
   readonly onStep?: (step: StepResult, finished: number, total: number) => void;
+  /**
+   * Asked before each step is dispatched, with its resolved parameters; an answer pauses the run there
+   * (human approval): steps already running finish, nothing else starts, and the result is
+   * `interrupted` with `interrupt` set. A resumed run passes a gate that lets the approved step through.
+   */
+  readonly gate?: (step: PlanStep, parameters: unknown) => StepInterrupt | undefined;
+  /** Completed results of an earlier, paused run of this plan: those steps are not run again. */
+  readonly completed?: readonly StepResult[];
 }
 
 export interface Executor {
@@ -202,7 +225,7 @@ export function createExecutor({
     plan: Plan,
     graph: Graph,
     max: number,
-    { inputs = {}, signal: external, workflow, onStep, mode = plan.mode }: ExecuteOptions,
+    { inputs = {}, signal: external, workflow, onStep, mode = plan.mode, gate, completed: earlier = [] }: ExecuteOptions,
   ): Promise<ExecutionResult> => {
     const { steps } = plan;
     const count = steps.length;
@@ -210,8 +233,16 @@ export function createExecutor({
     const outputs: unknown[] = new Array(count);
     const completed: boolean[] = new Array(count).fill(false);
     const remaining = graph.waitsFor.map((deps) => deps.length);
+    for (const result of earlier) {
+      const i = graph.index.get(result.step_id);
+      if (i === undefined || result.status !== "completed" || completed[i]) continue;
+      results[i] = result;
+      outputs[i] = result.output;
+      completed[i] = true;
+      for (const dependent of graph.dependents[i]!) remaining[dependent]! -= 1;
+    }
     const ready: number[] = [];
-    for (let i = 0; i < count; i += 1) if (remaining[i] === 0) ready.push(i);
+    for (let i = 0; i < count; i += 1) if (remaining[i] === 0 && !completed[i]) ready.push(i);
     const scope: ExpressionScope = {
       inputs,
       output: (id) => {
@@ -238,6 +269,7 @@ export function createExecutor({
     let ran = 0;
     let status: RunStatus = "completed";
     let stopReason: string | undefined;
+    let interrupt: RunInterrupt | undefined;
     let settle: (result: ExecutionResult) => void = () => undefined;
     const done = new Promise<ExecutionResult>((resolve_) => (settle = resolve_));
     let settled = false;
@@ -288,13 +320,13 @@ export function createExecutor({
       });
       const duration = performance.now() - started;
       if (telemetry.enabled) {
-        runSpan?.end(status === "completed" ? undefined : status === "interrupted" ? "ABORTED" : "WORKFLOW_FAILED");
+        runSpan?.end(status === "completed" || interrupt !== undefined ? undefined : status === "interrupted" ? "ABORTED" : "WORKFLOW_FAILED");
         requestEvent?.(ORCHESTRATION_EVENT.LIFECYCLE, { stage: "finished", plan_id: plan.plan_id, mode, status, duration_ms: round(duration) });
         const labels = { [ATTR.ORCHESTRATION_MODE]: mode, [ATTR.ORCHESTRATION_STATUS]: status };
         telemetry.metrics.counter(METRIC.ORCHESTRATION_RUNS, 1, labels);
         telemetry.metrics.histogram(METRIC.ORCHESTRATION_RUN_DURATION, duration, labels);
       }
-      settle({ plan_id: plan.plan_id, status, steps: list, duration_ms: round(duration) });
+      settle({ plan_id: plan.plan_id, status, steps: list, duration_ms: round(duration), ...(interrupt && { interrupt }) });
     };
 
     const onStepDone = (i: number, outcome: Outcome, startedAt: number, startedIso: string, span: SpanTrace | undefined): void => {
@@ -361,6 +393,15 @@ export function createExecutor({
       } catch (error) {
         log.error(`step ${step.step_id}: its parameters could not be resolved`, { error });
         queueMicrotask(() => onStepDone(i, { error: toManifoldError(error), attempts: 0 }, startedAt, startedIso, undefined));
+        return;
+      }
+      const paused = gate?.(step, body);
+      if (paused !== undefined) {
+        // Not dispatched: the run pauses here. Nothing is aborted; pump starts nothing more.
+        running -= 1;
+        status = "interrupted";
+        stopReason = `waiting for approval of step ${step.step_id}`;
+        interrupt = { step_id: step.step_id, index: i, parameters: body, reason: paused.reason, sensitive_matches: paused.sensitive_matches };
         return;
       }
       const span = telemetry.enabled

@@ -245,6 +245,74 @@ test("step calls carry the workflow and step ids; expressions read inputs and ea
   assert.is(call.headers["x-step-id"], "show");
 });
 
+test("a gate pauses the run before a sensitive step: running steps finish, it is not called, its resolved parameters are kept", async ({ tools }) => {
+  // sum → pay (sensitive) → after; slow runs beside them and must finish, not be aborted.
+  const paused = plan([
+    step("sum", "add", { a: "${inputs.a}", b: 2 }),
+    step("slow", "sleep", { ms: 150, tag: "slow" }),
+    step("pay", "echo", { amount: "${steps.sum.output.sum}", tag: "pay" }, { depends_on: ["sum"] }),
+    step("after", "echo", { tag: "after" }, { depends_on: ["pay"] }),
+  ]);
+  const gate = (s: PlanStep) => (s.step_id === "pay" ? { reason: "sensitive capability echo", sensitive_matches: ["echo"] } : undefined);
+  const first = await withTimeout(executor(tools).execute(paused, { inputs: { a: 40 }, gate }), 5_000, "paused run");
+  assert.is(first.status, "interrupted");
+  assert.equal(first.interrupt, {
+    step_id: "pay",
+    index: 2,
+    parameters: { amount: 42, tag: "pay" },
+    reason: "sensitive capability echo",
+    sensitive_matches: ["echo"],
+  });
+  assert.equal(
+    first.steps.map((s) => [s.step_id, s.status]),
+    [
+      ["sum", "completed"],
+      ["slow", "completed"],
+      ["pay", "skipped"],
+      ["after", "skipped"],
+    ],
+  );
+  assert.is(first.steps[2]!.reason, "waiting for approval of step pay");
+  assert.not.ok(
+    tools.calls.some((c) => c.input["tag"] === "pay" || c.input["tag"] === "after"),
+    "neither the sensitive step nor its dependent was called",
+  );
+
+  // Resumed: the completed steps are not run again; the approved step and the rest are.
+  tools.calls.length = 0;
+  const resumed = await withTimeout(
+    executor(tools).execute(paused, { inputs: { a: 40 }, completed: first.steps, gate: (s) => (s.step_id === "pay" ? undefined : gate(s)) }),
+    5_000,
+    "resumed run",
+  );
+  assert.is(resumed.status, "completed");
+  assert.is(resumed.interrupt, undefined);
+  assert.equal(
+    tools.calls.map((c) => c.capability),
+    ["echo", "echo"],
+    "only pay and after were called",
+  );
+  assert.equal(resumed.steps[2]!.output, { amount: 42, tag: "pay" });
+  assert.equal(resumed.steps[0], first.steps[0], "the earlier result is kept as it was");
+});
+
+test("a gate that pauses again on resume (two sensitive steps) needs a second approval", async ({ tools }) => {
+  const chain = plan([step("one", "echo", { tag: "one" }), step("two", "echo", { tag: "two" }, { depends_on: ["one"] })]);
+  const sensitive = (approved: string[]) => (s: PlanStep) => (approved.includes(s.step_id) ? undefined : { reason: "sensitive", sensitive_matches: ["echo"] });
+  const first = await executor(tools).execute(chain, { gate: sensitive([]) });
+  assert.is(first.interrupt?.step_id, "one");
+  const second = await executor(tools).execute(chain, { gate: sensitive(["one"]), completed: first.steps });
+  assert.is(second.status, "interrupted");
+  assert.is(second.interrupt?.step_id, "two");
+  const third = await executor(tools).execute(chain, { gate: sensitive(["one", "two"]), completed: second.steps });
+  assert.is(third.status, "completed");
+  assert.equal(
+    tools.calls.map((c) => c.input["tag"]),
+    ["one", "two"],
+    "each step called exactly once across the three runs",
+  );
+});
+
 test("unknown capability or component: a failed step, not a crash", async ({ tools }) => {
   const result = await executor(tools).execute(
     plan([step("nope", "missing", {}, { on_error: "continue" }), { ...step("elsewhere", "echo", {}), agent_name: "nobody", on_error: "continue" }]),
