@@ -1,0 +1,97 @@
+/**
+ * When a run stops for a human: the agent manifest's `hitl:` block, overridden by the spec's
+ * `MANIFOLD_HITL_ENABLED` and `MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES`. The same policy applies to
+ * every orchestration mode (natural plans, predefined and YAML workflows, custom steps), because it is
+ * asked by the executor's gate, which all of them share.
+ */
+import { parseDuration } from "../spec/index.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export type DefaultAction = "approve" | "reject";
+
+/** The manifest's `hitl:` block, as written. */
+export interface HitlManifest {
+  readonly plan_approval?: boolean;
+  readonly sensitive_capabilities?: readonly string[];
+  readonly expiry?: string;
+  readonly default_action?: DefaultAction;
+}
+
+export interface HitlPolicy {
+  readonly enabled: boolean;
+  /** Every plan waits for approval before its first step. */
+  readonly planApproval: boolean;
+  /** Capability names (`convert_currency`) or `component.capability` pairs whose calls wait for approval. */
+  readonly sensitiveCapabilities: readonly string[];
+  /** How long a checkpoint waits before its default action applies. */
+  readonly expiryMs: number;
+  readonly defaultAction: DefaultAction;
+}
+
+/** How long a checkpoint waits when the manifest gives no `expiry`, as DESIGN §2's example. */
+export const DEFAULT_HITL_EXPIRY_MS = 5 * 60_000;
+
+function flag(env: Env, name: string): boolean | undefined {
+  const value = env[name]?.trim().toLowerCase();
+  if (value === undefined || value === "") return undefined;
+  if (value === "true" || value === "1") return true;
+  if (value === "false" || value === "0") return false;
+  throw new RangeError(`${name} must be true or false, not ${JSON.stringify(env[name])}`);
+}
+
+/**
+ * The policy in force: the manifest's block, then the environment. A manifest without `hitl:` has
+ * it off unless `MANIFOLD_HITL_ENABLED=true`; the variable also turns a manifest's block off. The
+ * sensitive list from the environment (comma-separated) replaces the manifest's, so an operator can
+ * tighten or loosen it per deployment without a rebuild.
+ */
+export function resolveHitlPolicy(manifest: HitlManifest | undefined, env: Env = process.env): HitlPolicy {
+  const enabled = flag(env, "MANIFOLD_HITL_ENABLED") ?? manifest !== undefined;
+  const listed = env["MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES"];
+  const sensitiveCapabilities =
+    listed === undefined || listed.trim() === ""
+      ? [...(manifest?.sensitive_capabilities ?? [])]
+      : listed
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "");
+  const fromManifest = manifest?.expiry === undefined ? DEFAULT_HITL_EXPIRY_MS : parseDuration(manifest.expiry);
+  if (fromManifest === undefined || fromManifest <= 0) throw new RangeError(`hitl.expiry must be a positive duration, not ${JSON.stringify(manifest?.expiry)}`);
+  return {
+    enabled,
+    planApproval: manifest?.plan_approval === true,
+    sensitiveCapabilities,
+    expiryMs: fromManifest,
+    defaultAction: manifest?.default_action ?? "reject",
+  };
+}
+
+/** The policy entries a call matches: its capability's name, or `component.capability`. */
+export function sensitiveMatches(policy: HitlPolicy, component: string, capability: string): string[] {
+  if (!policy.enabled) return [];
+  return policy.sensitiveCapabilities.filter((entry) => entry === capability || entry === `${component}.${capability}`);
+}
+
+/** What the executor's gate answers for a step; the same shape as its `StepInterrupt`. */
+export interface GateAnswer {
+  readonly reason: string;
+  readonly sensitive_matches: readonly string[];
+}
+
+/**
+ * The executor's gate for one run: a sensitive step pauses it, except the steps a human already
+ * approved (a resumed run lets the approved step through; a later sensitive step still pauses it).
+ */
+export function createStepGate(
+  policy: HitlPolicy,
+  approved: ReadonlySet<string> = new Set(),
+): ((step: { step_id: string; agent_name: string; metadata: { capability: string } }) => GateAnswer | undefined) | undefined {
+  if (!policy.enabled || policy.sensitiveCapabilities.length === 0) return undefined;
+  return (step) => {
+    if (approved.has(step.step_id)) return undefined;
+    const matches = sensitiveMatches(policy, step.agent_name, step.metadata.capability);
+    if (matches.length === 0) return undefined;
+    return { reason: `${step.agent_name}.${step.metadata.capability} is a sensitive capability`, sensitive_matches: matches };
+  };
+}
