@@ -50,7 +50,18 @@ function run(label: string, command: string, args: readonly string[], cwd: strin
   return { ok: result.status === 0, output, stdout: result.stdout ?? "" };
 }
 
-const MANIFEST = `# yaml-language-server: $schema=../node_modules/agent-manifold/manifest.schema.json
+/**
+ * The README's "Add Manifold to your project" section, which this test follows: the `$schema` line it
+ * tells users to write and the helpers it says `agent-manifold/runtime` exports.
+ */
+const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const SECTION = README.slice(README.indexOf("## Add Manifold to your project"), README.indexOf("## Writing a tool"));
+const SCHEMA_LINE = /`(# yaml-language-server: \$schema=[^`]+)`/.exec(SECTION)?.[1] ?? "(the README names no $schema line)";
+const README_IMPORTS = [
+  ...(/your own code imports ([^.]+) from `agent-manifold\/runtime`/.exec(SECTION.replace(/\s+/g, " "))?.[1] ?? "").matchAll(/`(\w+)`/g),
+].map((m) => m[1]!);
+
+const MANIFEST = `${SCHEMA_LINE}
 kind: tool
 name: greeter
 description: Greets people
@@ -144,6 +155,10 @@ test("the packed package installs into a fresh project and `npx manifold gen` wr
   installed = true;
 
   await writeFile(join(project, "manifests", "greeter.yaml"), MANIFEST);
+  // The README's $schema line resolves from the manifests folder to the installed package's schema.
+  const schemaPath = SCHEMA_LINE.split("$schema=")[1] ?? "";
+  assert.ok(existsSync(join(project, "manifests", schemaPath)), `${SCHEMA_LINE} resolves in the project`);
+  assert.ok(README_IMPORTS.length >= 3 && README_IMPORTS.includes("ManifoldError"), `the README names the runtime helpers: ${README_IMPORTS}`);
   const gen = run("manifold gen", "npx", ["--no-install", "manifold", "gen"], project, 60_000);
   assert.ok(gen.ok, gen.output);
   assert.ok(existsSync(join(project, "generated", "greeter", "index.ts")), gen.output);
@@ -159,6 +174,8 @@ test("the project typechecks under a strict tsconfig without skipLibCheck, every
   const entries = Object.keys(exports).filter((key) => key.startsWith("./runtime"));
   assert.ok(entries.length > 5, `found ${entries.length} entry points`);
   const publicApi = entries.map((key, i) => `import type * as entry${i} from "agent-manifold${key.slice(1)}";\nexport type Entry${i} = typeof entry${i};\n`);
+  // The helpers the README says users import from agent-manifold/runtime, as values: each must exist there.
+  publicApi.push(`import { ${README_IMPORTS.join(", ")} } from "agent-manifold/runtime";\nexport const readmeHelpers = [${README_IMPORTS.join(", ")}];\n`);
   await writeFile(join(project, "public-api.ts"), publicApi.join(""));
   await writeFile(join(project, "serve.ts"), SERVE);
   await writeFile(join(project, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
