@@ -5,10 +5,9 @@
  * asked by the executor's gate, which all of them share.
  */
 import { parseDuration } from "../spec/index.js";
+import type { DefaultAction } from "./store/index.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-export type DefaultAction = "approve" | "reject";
 
 /** The manifest's `hitl:` block, as written. */
 export interface HitlManifest {

@@ -1,0 +1,7 @@
+/**
+ * Human-in-the-loop approval (issue 16). So far: the checkpoint store (port, memory and Redis
+ * adapters, the table of legal status changes); the policy, the expiry processor, resume and the
+ * `/hitl/command` route build on it.
+ */
+export * from "./store/index.js";
+export { createStepGate, DEFAULT_HITL_EXPIRY_MS, resolveHitlPolicy, sensitiveMatches, type GateAnswer, type HitlManifest, type HitlPolicy } from "./policy.js";

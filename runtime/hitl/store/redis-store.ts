@@ -1,0 +1,206 @@
+import { ManifoldError } from "../../errors/index.js";
+import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import {
+  checkAction,
+  checkExpireLimit,
+  checkListOptions,
+  checkNow,
+  commandResolution,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  expiryResolution,
+  idOfMember,
+  isCheckpointId,
+  matches,
+  notFound,
+  refused,
+  tooLate,
+} from "./records.js";
+import {
+  CHECKPOINT_STATUSES,
+  DEFAULT_MAX_RECORD_BYTES,
+  DEFAULT_RETENTION_MS,
+  legalFor,
+  MAX_EXPIRE_LIMIT,
+  MAX_LIST_SCAN,
+  type Checkpoint,
+  type CheckpointEvent,
+  type CheckpointStatus,
+  type CheckpointStore,
+} from "./types.js";
+
+const lua = (file: string) => loadLuaScript("checkpoints", new URL(`./lua/${file}`, import.meta.url));
+const CREATE = lua("create-5.lua");
+const COMMAND = lua("command-3.lua");
+const RESUME = lua("resume-3.lua");
+const EXPIRE_DUE = lua("expire-due-2.lua");
+const PURGE = lua("purge-3.lua");
+
+/** Index entries read per round trip while listing. */
+const LIST_WINDOW = 100;
+
+export interface RedisCheckpointStoreOptions {
+  /** How long a decided checkpoint is kept (its key's TTL). @defaultValue 24 h */
+  readonly retentionMs?: number;
+  /** Largest checkpoint, as UTF-8 JSON; a larger one is PAYLOAD_TOO_LARGE. @defaultValue 256 KiB */
+  readonly maxRecordBytes?: number;
+  /** Close the store with this adapter. @defaultValue false */
+  readonly ownsStore?: boolean;
+}
+
+/** The table's rows for an event, flat, as the scripts take them (from, to, from, to, …). */
+const rows = (event: CheckpointEvent): string[] => legalFor(event).flatMap(({ from, to }) => [from, to]);
+const onlyRow = (event: CheckpointEvent): [string, string] => {
+  const [row, ...more] = legalFor(event);
+  if (row === undefined || more.length > 0) throw new Error(`internal: ${event} must have exactly one row in CHECKPOINT_TRANSITIONS`);
+  return [row.from, row.to];
+};
+
+/** HGETALL's flat array (from a script) as the record it holds. */
+function fromFlat(flat: readonly string[]): Checkpoint {
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
+  return decodeCheckpoint(fields.get("body")!, fields.get("status")!, fields.get("resolution"), fields.get("resumed_at"));
+}
+
+type Outcome = ["ok", string[]] | ["refused", CheckpointStatus] | ["late", CheckpointStatus, string] | ["not_found"];
+
+/**
+ * Every key shares the `{checkpoints}` hash tag, so each script's keys sit in one Cluster slot:
+ * `…:{checkpoints}:cp:<id>` (hash: the checkpoint's JSON in `body`, never decoded by Lua, beside
+ * `status`, `expires_ms`, `default_action`, `member`, `resolution`, `resumed_at`), `…:expiry`
+ * (sorted set: pending ids by expiry ms), `…:all` and `…:status:<status>` (lexicographic sorted
+ * sets of `<created ms>:<id>`, newest last, for `list`) and `…:purge` (the same members by the time
+ * retention ends). Every status change is one Lua script given the table's rows; reads are
+ * transactions (one slot), so a record is never seen half-moved.
+ */
+export function createRedisCheckpointStore(
+  store: RedisStore,
+  { retentionMs = DEFAULT_RETENTION_MS, maxRecordBytes = DEFAULT_MAX_RECORD_BYTES, ownsStore = false }: RedisCheckpointStoreOptions = {},
+): CheckpointStore {
+  for (const [name, value] of Object.entries({ retentionMs, maxRecordBytes })) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  }
+  const { client, keys } = store;
+  const recordPrefix = `${keys.tagged("checkpoints", "cp")}:`;
+  const statusPrefix = `${keys.tagged("checkpoints", "status")}:`;
+  const recordKey = (id: string): string => `${recordPrefix}${id}`;
+  const expiry = keys.tagged("checkpoints", "expiry");
+  const all = keys.tagged("checkpoints", "all");
+  const purge = keys.tagged("checkpoints", "purge");
+  const expireApprove = onlyRow("expire_approve");
+  const expireReject = onlyRow("expire_reject");
+
+  /** One transaction: the records of these ids (missing ones, past retention, left out). */
+  const read = async (ids: readonly string[]): Promise<(Checkpoint | undefined)[]> => {
+    if (ids.length === 0) return [];
+    const multi = client.multi();
+    for (const id of ids) multi.hmget(recordKey(id), "body", "status", "resolution", "resumed_at");
+    const replies = (await multi.exec()) ?? [];
+    return replies.map(([error, value]) => {
+      if (error) throw error;
+      const [body, status, resolution, resumedAt] = value as (string | null)[];
+      return body == null || status == null ? undefined : decodeCheckpoint(body, status, resolution ?? undefined, resumedAt ?? undefined);
+    });
+  };
+
+  const settle = (id: string, event: CheckpointEvent, outcome: Outcome): Checkpoint => {
+    switch (outcome[0]) {
+      case "ok":
+        return fromFlat(outcome[1]);
+      case "refused":
+        throw refused(id, outcome[1], event);
+      case "late":
+        throw tooLate(id, outcome[1], event, Number(outcome[2]));
+      default:
+        throw notFound(id);
+    }
+  };
+
+  return {
+    kind: "redis",
+    create: async (checkpoint) => {
+      const encoded = encodeCheckpoint(checkpoint, maxRecordBytes);
+      const lifetime = Math.max(0, encoded.expiresMs - encoded.createdMs) + retentionMs;
+      const outcome = await runScript(
+        client,
+        CREATE,
+        [recordKey(encoded.checkpoint_id), expiry, all, `${statusPrefix}pending`, purge],
+        [encoded.checkpoint_id, encoded.body, encoded.expiresMs, encoded.defaultAction, encoded.member, lifetime],
+      );
+      if (outcome === "EXISTS") throw new ManifoldError("CONFLICT", `checkpoint ${encoded.checkpoint_id} already exists`);
+      return decodeCheckpoint(encoded.body, "pending", undefined, undefined);
+    },
+    get: async (id) => (isCheckpointId(id) ? (await read([id]))[0] : undefined),
+    command: async (id, action, { reason, now }) => {
+      const event = checkAction(action);
+      const at = checkNow(now);
+      const resolution = commandResolution(event, reason, at);
+      if (!isCheckpointId(id)) throw notFound(id);
+      const outcome = (await runScript(
+        client,
+        COMMAND,
+        [recordKey(id), expiry, purge],
+        [id, statusPrefix, at, resolution, retentionMs, ...rows(event)],
+      )) as Outcome;
+      return settle(id, event, outcome);
+    },
+    claimResume: async (id, now) => {
+      const at = checkNow(now);
+      if (!isCheckpointId(id)) throw notFound(id);
+      const outcome = (await runScript(
+        client,
+        RESUME,
+        [recordKey(id), expiry, purge],
+        [id, statusPrefix, new Date(at).toISOString(), retentionMs, ...rows("resume")],
+      )) as Outcome;
+      return settle(id, "resume", outcome);
+    },
+    expireDue: async (now, limit) => {
+      checkNow(now);
+      checkExpireLimit(limit);
+      const moved = (await runScript(
+        client,
+        EXPIRE_DUE,
+        [expiry, purge],
+        [recordPrefix, statusPrefix, now, limit, expiryResolution(now), retentionMs, ...expireApprove, ...expireReject],
+      )) as string[][];
+      await runScript(client, PURGE, [purge, expiry, all], [recordPrefix, statusPrefix, MAX_EXPIRE_LIMIT, ...CHECKPOINT_STATUSES]);
+      return moved.map(fromFlat);
+    },
+    nextExpiry: async () => {
+      const [, score] = await client.zrange(expiry, "0", "0", "WITHSCORES");
+      return score === undefined ? undefined : Number(score);
+    },
+    list: async (options) => {
+      const checked = checkListOptions(options);
+      const index = checked.status === undefined ? all : `${statusPrefix}${checked.status}`;
+      const found: { member: string; checkpoint: Checkpoint }[] = [];
+      let scanned = 0;
+      let last: string | undefined;
+      let start = checked.cursor === undefined ? "+" : `(${checked.cursor}`;
+      while (found.length <= checked.limit && scanned < MAX_LIST_SCAN) {
+        const window = Math.min(LIST_WINDOW, MAX_LIST_SCAN - scanned);
+        const members = await client.zrange(index, start, "-", "BYLEX", "REV", "LIMIT", 0, window);
+        if (members.length === 0) break;
+        const records = await read(members.map(idOfMember));
+        for (const [i, member] of members.entries()) {
+          if (found.length > checked.limit) break;
+          scanned += 1;
+          last = member;
+          // Gone (retention ended; the purge pass drops the entry) or moved since the index was read.
+          const checkpoint = records[i];
+          if (checkpoint !== undefined && matches(checkpoint, checked)) found.push({ member, checkpoint });
+        }
+        if (members.length < window) break;
+        start = `(${members.at(-1)!}`;
+      }
+      const page = found.slice(0, checked.limit);
+      const more = found.length > checked.limit ? page.at(-1)?.member : scanned >= MAX_LIST_SCAN ? last : undefined;
+      return { checkpoints: page.map((f) => f.checkpoint), ...(more === undefined ? {} : { next_cursor: more }) };
+    },
+    close: async () => {
+      if (ownsStore) await store.close();
+    },
+  };
+}
