@@ -9,7 +9,7 @@ export { createClient, createClientSend, type ClientSend } from "./client.js";
 // route, compiled validators. Features use these instead of reaching into component internals.
 export { readJsonBody } from "./body.js";
 export { REQUEST_ID_HEADER, sendJson } from "./reply.js";
-export { jsonRoute, routeRequestContext, type JsonRouteOptions, type JsonRouteScope, type JsonWork } from "./json-route.js";
+export { JsonReply, jsonReply, jsonRoute, routeRequestContext, type JsonRouteOptions, type JsonRouteScope, type JsonWork } from "./json-route.js";
 export { compileValidator, escapeToken, type InputValidator } from "./validate.js";
 export type { ComponentExtension, ExtensionContext, ExtensionStart } from "./extension.js";
 export type { AddRoute, RouteContext, RouteHandler } from "./routes.js";

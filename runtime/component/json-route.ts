@@ -21,6 +21,16 @@ export interface JsonRouteScope {
   readonly ctx: RouteContext;
 }
 
+/** A JSON answer with a status other than 200 (a run paused for approval is 202), made by `jsonReply`. */
+export class JsonReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+export const jsonReply = (status: number, body: unknown): JsonReply => new JsonReply(status, body);
+
 export type JsonWork = (body: Record<string, unknown>, scope: JsonRouteScope) => Promise<unknown>;
 
 export interface JsonRouteOptions {
@@ -49,7 +59,8 @@ export function routeRequestContext(
 }
 
 /**
- * A route handler around `work`: answers 200 with the JSON `work` resolves to. Errors are thrown as
+ * A route handler around `work`: answers 200 with the JSON `work` resolves to (or a `jsonReply`'s
+ * status and body). Errors are thrown as
  * ManifoldErrors for the errors middleware to answer in the envelope.
  */
 export function jsonRoute(work: JsonWork, { bodyLimit, forward }: JsonRouteOptions): RouteHandler {
@@ -68,7 +79,8 @@ export function jsonRoute(work: JsonWork, { bodyLimit, forward }: JsonRouteOptio
       const init = routeRequestContext(ctx, requestId, trace, forward);
       const run = (): Promise<unknown> => withRequestContext(init, () => work(body, { signal: controller.signal, requestId, ctx }));
       const payload = await (trace === undefined ? run() : trace.run(run));
-      sendJson(ctx, 200, JSON.stringify(payload));
+      if (payload instanceof JsonReply) sendJson(ctx, payload.status, JSON.stringify(payload.body));
+      else sendJson(ctx, 200, JSON.stringify(payload));
     } finally {
       ctx.res.off("close", onClose);
     }

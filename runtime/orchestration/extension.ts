@@ -18,6 +18,7 @@ import { createLogger } from "../telemetry/index.js";
 import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
+import type { PausedRun, ResumeRun } from "./approval.js";
 import { checkWorkflowInputs } from "./workflow.js";
 import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
 
@@ -52,6 +53,11 @@ export interface OrchestrationExtension extends ComponentExtension {
    * rejects with WORKFLOW_FAILED, unknown names with NOT_FOUND, bad inputs with INVALID_INPUT.
    */
   runWorkflow(name: string, inputs: unknown, options?: RunWorkflowByNameOptions): Promise<Record<string, unknown>>;
+  /**
+   * Continues a run a human approved and answers as its route would have: the result body, a new
+   * paused answer (a further checkpoint), or a thrown ManifoldError.
+   */
+  resume(paused: Pick<PausedRun, "mode" | "workflow" | "request">, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
 }
 
 /** Reads each file now, for its name (routes are added before the agent listens); the check comes at start. */
@@ -127,7 +133,7 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
       const request = checkWorkflowInputs(workflow, body, "request");
       const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
       const result = await orchestrator.runWorkflow(workflow, inputs, { ...runOptions(signal, synthesis === true), mode });
-      return workflowResponse(result);
+      return result.paused ?? workflowResponse(result);
     };
 
   return {
@@ -146,7 +152,11 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
           `/orchestrate/${name}`,
           workflowRoute(() => yamlSpec(name, state), "yaml"),
         );
-      if (agent?.orchestration.custom === true) route("/orchestrate/custom", (body, { signal }) => orchestrator.runCustom(body, runOptions(signal, false)));
+      if (agent?.orchestration.custom === true)
+        route("/orchestrate/custom", async (body, { signal }) => {
+          const { paused, ...answer } = await orchestrator.runCustom(body, runOptions(signal, false));
+          return paused ?? answer;
+        });
       if (orchestrator.hasPlanner || agent?.orchestration.natural !== undefined) {
         route("/orchestrate/natural", async (body, { signal }) => {
           if (!orchestrator.hasPlanner) throw llmUnavailable("natural mode");
@@ -170,7 +180,8 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
           }
           // Natural mode answers in prose unless told not to (when there is something to answer with).
           const synthesise = typeof synthesis === "boolean" ? synthesis : orchestrator.hasSynthesiser;
-          return naturalResponse(await orchestrator.runNatural(request as string, runOptions(signal, synthesise)));
+          const result = await orchestrator.runNatural(request as string, runOptions(signal, synthesise));
+          return result.paused ?? naturalResponse(result);
         });
       }
     },
@@ -193,6 +204,23 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
       } catch (error) {
         log.warn("orchestration: closing the execution store failed", { error });
       }
+    },
+
+    async resume({ mode, workflow: name, request }, resume, options = {}) {
+      const run: RunOptions = { ...options, resume };
+      if (mode === "custom") {
+        const { paused, ...answer } = await orchestrator.runCustom(request, run);
+        return paused ?? answer;
+      }
+      if (mode === "natural") {
+        const result = await orchestrator.runNatural(String(request), { synthesise: orchestrator.hasSynthesiser, ...run });
+        return result.paused ?? naturalResponse(result);
+      }
+      const state = name === undefined ? undefined : yaml.get(name);
+      const workflow = (name === undefined ? undefined : generated.get(name)) ?? (state === undefined ? undefined : await yamlSpec(name!, state));
+      if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name ?? "(unnamed)"}`);
+      const result = await orchestrator.runWorkflow(workflow, request, { ...run, mode: state === undefined ? "workflow" : "yaml" });
+      return result.paused ?? workflowResponse(result);
     },
 
     async runWorkflow(name, inputs, { signal, progress } = {}) {

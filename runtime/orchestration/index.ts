@@ -23,7 +23,9 @@ export {
   type Executor,
   type ExecutorOptions,
   type Resolve,
+  type RunInterrupt,
   type RunStatus,
+  type StepInterrupt,
   type StepError,
   type StepResult,
   type StepStatus,
@@ -61,6 +63,7 @@ export {
   type MemoryExecutionStoreOptions,
   type RedisExecutionStoreOptions,
 } from "./records/index.js";
+export { planWaiting, type ApprovalContext, type Approvals, type PausedRun, type RequestMode, type ResumeRun, type StepGate } from "./approval.js";
 export { defineWorkflow, runWorkflow, type DefinedWorkflow, type WorkflowRunOptions } from "./front-ends.js";
 export {
   createWorkflowEngine,

@@ -18,6 +18,7 @@ import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody, type CustomResponse } from "./custom.js";
 import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";
 import { checkHooks, runHooks, type HookOutcome, type PipelineHook } from "./hooks.js";
+import { planWaiting, type ApprovalContext, type Approvals, type ResumeRun } from "./approval.js";
 import { planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
 import { createExecutionStore, executionDebugEnabled, type ExecutionRecord, type ExecutionStore } from "./records/index.js";
 import { createResolver, type ResolverOptions } from "./resolver.js";
@@ -105,9 +106,18 @@ export interface RunOptions {
   readonly onStep?: (step: StepResult, done: number, total: number) => void;
   /** Told about every language-model call of the run (planning, synthesis): chat adds up its tokens by phase. */
   readonly onModelCall?: RecordCall;
+  /** Who asked, kept in a checkpoint if the run pauses for approval. @defaultValue non_streaming, no user context */
+  readonly approvalContext?: ApprovalContext;
+  /** Continues a run a human approved: its plan as it was, without planning (or its hooks) again. */
+  readonly resume?: ResumeRun;
 }
 
-export interface WorkflowRunResult extends ExecutionResult {
+/** Set when the run paused for human approval: what the request answers instead (a 202 body). */
+interface Paused {
+  readonly paused?: unknown;
+}
+
+export interface WorkflowRunResult extends ExecutionResult, Paused {
   readonly workflow: string;
   /** The workflow's outputs (for a defined workflow: each completed step's output by id); absent values left out. */
   readonly outputs: Record<string, unknown>;
@@ -115,7 +125,7 @@ export interface WorkflowRunResult extends ExecutionResult {
   readonly hooks: readonly HookOutcome[];
 }
 
-export interface NaturalRunResult extends ExecutionResult {
+export interface NaturalRunResult extends ExecutionResult, Paused {
   readonly plan: Plan;
   /** The request's id (its `X-Manifold-Request-ID`, else a new one). */
   readonly request_id: string;
@@ -135,13 +145,15 @@ export interface Orchestrator {
   /** Runs a programmatic workflow's checked steps with `{{…}}` templates. */
   runDefined(definition: WorkflowDefinition, input: unknown, options?: RunOptions): Promise<WorkflowRunResult>;
   /** Validates the body (INVALID_INPUT) and runs its steps in order; step failures are in the entries. */
-  runCustom(body: unknown, options?: RunOptions): Promise<CustomResponse>;
+  runCustom(body: unknown, options?: RunOptions): Promise<CustomResponse & Paused>;
   /** Needs a planner (INVALID_INPUT otherwise). */
   runNatural(request: string, options?: RunOptions): Promise<NaturalRunResult>;
   /** The catalog a planner sees: every known component, internal capabilities left out. */
   catalog(): Promise<CatalogComponent[]>;
   /** Replaces the outbound token (or source) for calls that start from now on; calls in flight keep theirs. Same as the caller's. */
   setToken(token: string | TokenSource | undefined): void;
+  /** Human approval: its gate and plan approval apply to every run from now on, and paused runs go to it. */
+  useApprovals(approvals: Approvals): void;
   /** Releases the execution store when the orchestrator created it. */
   close(): Promise<void>;
 }
@@ -159,7 +171,7 @@ interface PipelineRequest {
   readonly options: RunOptions;
 }
 
-interface PipelineResult {
+interface PipelineResult extends Paused {
   readonly result: ExecutionResult;
   readonly plan: Plan;
   readonly outputs?: Record<string, unknown>;
@@ -201,6 +213,23 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     }
   };
 
+  let approvals: Approvals | undefined;
+
+  const recordRun = async (ran: Plan, result: ExecutionResult, outcomes: HookOutcome[], startedAt: string, mode: PlanMode, workflow: string | undefined) => {
+    if (store === undefined) return;
+    await record({
+      plan_id: ran.plan_id,
+      ...(workflow === undefined ? {} : { workflow }),
+      mode,
+      status: statusOf[result.status],
+      plan: ran,
+      steps: result.steps,
+      hooks: outcomes,
+      started_at: startedAt,
+      finished_at: new Date().toISOString(),
+    });
+  };
+
   const pipeline = async ({
     mode,
     workflow,
@@ -220,20 +249,61 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     let result: ExecutionResult | undefined;
     try {
       if (run.synthesise === true && synthesiser === undefined) throw llmUnavailable("ai_synthesis");
-      if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
-      plan = await makePlan();
-      if (hooks.length > 0) {
-        const replaced = await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log);
-        if (replaced !== undefined) plan = checkReplaced === undefined ? replaced : await checkReplaced(replaced);
+      const { resume } = run;
+      if (resume !== undefined) plan = resume.plan;
+      else {
+        if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
+        plan = await makePlan();
+        if (hooks.length > 0) {
+          const replaced = await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log);
+          if (replaced !== undefined) plan = checkReplaced === undefined ? replaced : await checkReplaced(replaced);
+        }
       }
       const ran = plan;
+      // Human approval, after the planning hooks (a required hook that rejects stops the run first).
+      const context = run.approvalContext ?? { request_mode: "non_streaming" };
+      if (approvals?.planApproval(mode) === true && resume?.planApproved !== true) {
+        result = planWaiting(ran);
+        const paused = await approvals.pause({
+          type: "plan",
+          mode,
+          ...(workflow && { workflow }),
+          request,
+          plan: ran,
+          result,
+          reason: "the plan waits for approval",
+          sensitive_matches: [],
+          context,
+        });
+        await recordRun(ran, result, outcomes, startedAt, mode, workflow);
+        return { result, plan: ran, hooks: outcomes, paused };
+      }
+      const gate = approvals?.gate(mode, new Set(resume?.approved ?? []));
       result = await executor.execute(ran, {
         ...execute,
         mode,
         ...(signal === undefined ? {} : { signal }),
         ...(workflow === undefined ? {} : { workflow }),
         ...(run.onStep === undefined ? {} : { onStep: run.onStep }),
+        ...(gate && { gate }),
+        ...(resume && { completed: resume.completed }),
       });
+      if (result.interrupt !== undefined && approvals !== undefined) {
+        const { reason, sensitive_matches } = result.interrupt;
+        const paused = await approvals.pause({
+          type: "step",
+          mode,
+          ...(workflow && { workflow }),
+          request,
+          plan: ran,
+          result,
+          reason,
+          sensitive_matches,
+          context,
+        });
+        await recordRun(ran, result, outcomes, startedAt, mode, workflow);
+        return { result, plan: ran, hooks: outcomes, paused };
+      }
       const outputs = makeOutputs?.(ran, result);
       const withResult = { ...base, plan: ran, result, ...(outputs === undefined ? {} : { outputs }) };
       if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_execution" }, outcomes, log);
@@ -249,19 +319,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
         );
         if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_synthesis", synthesis }, outcomes, log);
       }
-      if (store !== undefined) {
-        await record({
-          plan_id: ran.plan_id,
-          ...(workflow === undefined ? {} : { workflow }),
-          mode,
-          status: statusOf[result.status],
-          plan: ran,
-          steps: result.steps,
-          hooks: outcomes,
-          started_at: startedAt,
-          finished_at: new Date().toISOString(),
-        });
-      }
+      await recordRun(ran, result, outcomes, startedAt, mode, workflow);
       return { result, plan: ran, ...(outputs === undefined ? {} : { outputs }), ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes };
     } catch (thrown) {
       if (store !== undefined && plan !== undefined) {
@@ -283,12 +341,13 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     }
   };
 
-  const workflowResult = (name: string, { result, outputs = {}, synthesis, hooks: outcomes }: PipelineResult): WorkflowRunResult => ({
+  const workflowResult = (name: string, { result, outputs = {}, synthesis, hooks: outcomes, paused }: PipelineResult): WorkflowRunResult => ({
     ...result,
     workflow: name,
     outputs,
     ...(synthesis === undefined ? {} : { synthesis }),
     hooks: outcomes,
+    ...(paused === undefined ? {} : { paused }),
   });
 
   const catalog = async (): Promise<CatalogComponent[]> => {
@@ -315,6 +374,9 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     resolve,
     executor,
     setToken: (token) => caller.setToken(token),
+    useApprovals: (given) => {
+      approvals = given;
+    },
     hasPlanner: natural.planner !== undefined,
     hasSynthesiser: synthesiser !== undefined,
 
@@ -359,7 +421,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
         execute: { syntax: "none", concurrency: 1 },
         options: run,
       });
-      return customResponse(done.result);
+      return done.paused === undefined ? customResponse(done.result) : { ...customResponse(done.result), paused: done.paused };
     },
 
     runNatural: async (request, run = {}) => {
@@ -387,6 +449,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
         regenerations,
         ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }),
         hooks: done.hooks,
+        ...(done.paused === undefined ? {} : { paused: done.paused }),
       };
     },
 
