@@ -690,7 +690,15 @@ export const TravelAgentSpec: ComponentSpec = {
       }
     ],
     scheduled: true,
-    chat: true
+    chat: true,
+    hitl: {
+      planApproval: false,
+      sensitiveCapabilities: [
+        "convert_currency"
+      ],
+      expiryMs: 300000,
+      defaultAction: "reject"
+    }
   }
 };
 

@@ -7,13 +7,13 @@
  * `retryable: false`. A client that disconnects aborts the run, and with it every tool call still to come.
  */
 import { randomUUID } from "node:crypto";
-import { jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute } from "../component/index.js";
+import { JsonReply, jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute } from "../component/index.js";
 import { requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
 import { messageOf, sessionIdOf, userIdOf } from "./requests.js";
-import { openSseStream } from "./sse.js";
+import { openSseStream } from "../component/index.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
 import { boundedHistory, checkAnswerable, runTurn } from "./turn.js";
 import type { ChatAnswer, ChatEvent, ChatHandler, ChatWorkflowRunner } from "./wire.js";
@@ -61,11 +61,12 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
     text: string,
     signal: AbortSignal,
     onEvent: (e: ChatEvent) => void,
+    requestMode: "streaming" | "non_streaming",
   ): Promise<ChatAnswer> => {
     const history = boundedHistory(session?.messages ?? []);
     const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
     return withRequestContext(session === undefined ? {} : { conversationId: session.id }, () =>
-      runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent }),
+      runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent, requestMode }),
     );
   };
 
@@ -100,9 +101,14 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
       // Not a jsonRoute: the request's scope and its server span are entered here.
       const run = (): Promise<ChatAnswer> =>
         withRequestContext(routeRequestContext(ctx, requestId, trace, forward), () =>
-          answer(requestId, session, text, controller.signal, (event) => stream.send(event.type, eventData(event))),
+          answer(requestId, session, text, controller.signal, (event) => stream.send(event.type, eventData(event)), "streaming"),
         );
       const done = await (trace === undefined ? run() : trace.run(run));
+      if (done.paused instanceof JsonReply) {
+        // Paused for approval: no answer yet. Only this client may resolve a streaming checkpoint.
+        stream.send("checkpoint", { ...(done.paused.body as object), conversation_id: session.id, session_id: session.id });
+        return;
+      }
       const reply = message("assistant", done.content, done.metadata);
       await sessions.append(session.id, reply);
       stream.send("done", { session_id: session.id, message: reply });
@@ -135,7 +141,8 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
         try {
           if (session !== undefined) await sessions.append(session.id, message("user", text, {}));
           // jsonRoute has entered the request's scope and span already.
-          const done = await answer(requestId, session, text, controller.signal, () => undefined);
+          const done = await answer(requestId, session, text, controller.signal, () => undefined, "non_streaming");
+          if (done.paused !== undefined) return done.paused;
           if (session !== undefined) await sessions.append(session.id, message("assistant", done.content, done.metadata));
           return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
         } catch (error) {

@@ -16,6 +16,8 @@ export interface TurnOptions {
   readonly requestId: string;
   readonly onEvent: (event: ChatEvent) => void;
   readonly runWorkflow?: ChatWorkflowRunner | undefined;
+  /** How the turn is answered, for a checkpoint if its run pauses for approval. @defaultValue "non_streaming" */
+  readonly requestMode?: "streaming" | "non_streaming";
 }
 
 /** Whether a turn can be answered at all; checked before a stream's headers go out. */
@@ -106,8 +108,8 @@ async function runNatural(
   input: ChatTurnInput,
   options: TurnOptions,
   usage: Map<string, LlmUsage>,
-): Promise<{ text: string; tools: Set<string> }> {
-  const { signal, onEvent } = options;
+): Promise<{ text: string; tools: Set<string>; paused?: unknown }> {
+  const { signal, onEvent, requestMode = "non_streaming" } = options;
   const tools = new Set<string>();
   let streamed = "";
   onEvent({ type: "status", message: "planning" });
@@ -125,7 +127,13 @@ async function runNatural(
     onModelCall: ({ type, completion }: CallRecord) => {
       if (completion !== undefined) usage.set(type, addUsage(usage.get(type) ?? NO_USAGE, completion.usage));
     },
+    // The session is the conversation: a resume continues it (the spec's checkpoint user context).
+    approvalContext: {
+      request_mode: requestMode,
+      user_context: input.session_id === undefined ? {} : { conversation_id: input.session_id, session_id: input.session_id },
+    },
   });
+  if (result.paused !== undefined) return { text: "", tools, paused: result.paused };
   if (result.status === "interrupted" || signal.aborted) throw new ManifoldError("ABORTED", "the chat turn was interrupted");
   if (typeof result.synthesis === "string") return { text: streamed === "" ? result.synthesis : streamed, tools };
   // No synthesiser: the steps' outputs are the answer, sent as one piece.
@@ -139,10 +147,12 @@ export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promi
   const usage = new Map<string, LlmUsage>();
   const { handler, orchestrator } = options;
   checkAnswerable(handler, orchestrator);
-  const { text, tools } = handler !== undefined ? await runHandler(handler, input, options) : await runNatural(orchestrator!, input, options, usage);
+  const { text, tools, paused }: { text: string; tools: Set<string>; paused?: unknown } =
+    handler !== undefined ? await runHandler(handler, input, options) : await runNatural(orchestrator!, input, options, usage);
   const total = [...usage.values()].reduce(addUsage, NO_USAGE);
   return {
     content: text,
+    ...(paused === undefined ? {} : { paused }),
     metadata: {
       request_id: options.requestId,
       tools_used: [...tools].sort(),

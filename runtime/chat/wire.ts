@@ -54,6 +54,8 @@ export type ChatHandler = (input: ChatTurnInput, ctx: ChatHandlerContext) => Asy
 /** A turn's answer: what the assistant message stores. */
 export interface ChatAnswer {
   readonly content: string;
+  /** Set when the turn's run paused for human approval: the paused answer (a 202 `{status: "interrupted", checkpoint_id, checkpoint}`). */
+  readonly paused?: unknown;
   readonly metadata: {
     readonly request_id: string;
     readonly tools_used: readonly string[];

@@ -27,3 +27,4 @@ export type {
   Handlers,
   RunningComponent,
 } from "./types.js";
+export { openSseStream, type SseStream } from "./sse.js";

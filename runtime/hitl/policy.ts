@@ -4,18 +4,11 @@
  * every orchestration mode (natural plans, predefined and YAML workflows, custom steps), because it is
  * asked by the executor's gate, which all of them share.
  */
-import { parseDuration } from "../spec/index.js";
-import type { DefaultAction } from "./store/index.js";
+import { DEFAULT_HITL_EXPIRY_MS, type HitlSpec } from "../spec/index.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The manifest's `hitl:` block, as written. */
-export interface HitlManifest {
-  readonly plan_approval?: boolean;
-  readonly sensitive_capabilities?: readonly string[];
-  readonly expiry?: string;
-  readonly default_action?: DefaultAction;
-}
+export { DEFAULT_HITL_EXPIRY_MS };
 
 export interface HitlPolicy {
   readonly enabled: boolean;
@@ -25,11 +18,8 @@ export interface HitlPolicy {
   readonly sensitiveCapabilities: readonly string[];
   /** How long a checkpoint waits before its default action applies. */
   readonly expiryMs: number;
-  readonly defaultAction: DefaultAction;
+  readonly defaultAction: "approve" | "reject";
 }
-
-/** How long a checkpoint waits when the manifest gives no `expiry`, as DESIGN §2's example. */
-export const DEFAULT_HITL_EXPIRY_MS = 5 * 60_000;
 
 function flag(env: Env, name: string): boolean | undefined {
   const value = env[name]?.trim().toLowerCase();
@@ -40,29 +30,27 @@ function flag(env: Env, name: string): boolean | undefined {
 }
 
 /**
- * The policy in force: the manifest's block, then the environment. A manifest without `hitl:` has
- * it off unless `MANIFOLD_HITL_ENABLED=true`; the variable also turns a manifest's block off. The
- * sensitive list from the environment (comma-separated) replaces the manifest's, so an operator can
- * tighten or loosen it per deployment without a rebuild.
+ * The policy in force: the agent's `hitl:` block (normalised by gen, defaults filled in), then the
+ * environment. An agent without the block has it off unless `MANIFOLD_HITL_ENABLED=true`; the
+ * variable also turns a block off. The sensitive list from the environment (comma-separated)
+ * replaces the manifest's, so an operator can tighten or loosen it per deployment without a rebuild.
  */
-export function resolveHitlPolicy(manifest: HitlManifest | undefined, env: Env = process.env): HitlPolicy {
-  const enabled = flag(env, "MANIFOLD_HITL_ENABLED") ?? manifest !== undefined;
+export function resolveHitlPolicy(spec: HitlSpec | undefined, env: Env = process.env): HitlPolicy {
+  const enabled = flag(env, "MANIFOLD_HITL_ENABLED") ?? spec !== undefined;
   const listed = env["MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES"];
   const sensitiveCapabilities =
     listed === undefined || listed.trim() === ""
-      ? [...(manifest?.sensitive_capabilities ?? [])]
+      ? [...(spec?.sensitiveCapabilities ?? [])]
       : listed
           .split(",")
           .map((name) => name.trim())
           .filter((name) => name !== "");
-  const fromManifest = manifest?.expiry === undefined ? DEFAULT_HITL_EXPIRY_MS : parseDuration(manifest.expiry);
-  if (fromManifest === undefined || fromManifest <= 0) throw new RangeError(`hitl.expiry must be a positive duration, not ${JSON.stringify(manifest?.expiry)}`);
   return {
     enabled,
-    planApproval: manifest?.plan_approval === true,
+    planApproval: spec?.planApproval === true,
     sensitiveCapabilities,
-    expiryMs: fromManifest,
-    defaultAction: manifest?.default_action ?? "reject",
+    expiryMs: spec?.expiryMs ?? DEFAULT_HITL_EXPIRY_MS,
+    defaultAction: spec?.defaultAction ?? "reject",
   };
 }
 

@@ -80,7 +80,7 @@ export const DIAGNOSTIC_CODES = {
     severity: "error",
     title: "Reserved endpoint",
     description:
-      "A capability endpoint takes a route the framework serves (`/health`, `/api/capabilities`, `/openapi.json`, `/api/capabilities/<x>/schema`; on agents also `/orchestrate…`, `/api/v1…`, `/chat…`, `/query`).",
+      "A capability endpoint takes a route the framework serves (`/health`, `/api/capabilities`, `/openapi.json`, `/api/capabilities/<x>/schema`; on agents also `/orchestrate…`, `/api/v1…`, `/chat…`, `/query`, `/hitl…`).",
   },
   MF1307: {
     severity: "error",
@@ -105,7 +105,8 @@ export const DIAGNOSTIC_CODES = {
   MF1315: {
     severity: "warning",
     title: "Not generated yet",
-    description: "The key (an agent's `hitl`: the `pending` keys of the agent feature list) is valid, but this version of gen emits nothing for it yet.",
+    description:
+      "The key (one of the `pending` keys of the agent feature list; none at present: every agent key is served) is valid, but this version of gen emits nothing for it yet.",
   },
   MF1316: {
     severity: "error",

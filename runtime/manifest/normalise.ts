@@ -2,9 +2,9 @@
  * Manifest → ComponentSpec. Defaults are filled in here, once, so generated code and the runtime see
  * the same explicit values. Property order is fixed because the spec is embedded in generated files.
  */
-import { toCamelCase, workflowInputFields } from "../spec/index.js";
+import { DEFAULT_HITL_EXPIRY_MS, toCamelCase, workflowInputFields } from "../spec/index.js";
 import { parseDuration } from "../spec/index.js";
-import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, TaskTypeSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
+import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, HitlSpec, TaskTypeSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
 import type { RawCapability, RawComponent, RawField, RawFields, RawTask, RawValue } from "./manifest-types.js";
 
 export const DEFAULT_VERSION = "1.0.0";
@@ -86,6 +86,20 @@ function normaliseAgent(raw: RawComponent, workflows: ReadonlyMap<string, Workfl
     tasks: (raw.tasks ?? []).map((task) => normaliseTask(task, task.workflow === undefined ? undefined : workflows.get(task.workflow))),
     ...(raw.scheduled === true && { scheduled: true }),
     ...(raw.chat === true && { chat: true }),
+    ...(raw.hitl !== undefined && { hitl: normaliseHitl(raw.hitl) }),
+  };
+}
+
+/**
+ * The `hitl:` block with every default explicit. An `expiry` that is not a duration in range is
+ * MF1418 (gen stops), so the fallback only keeps a spec of a manifest with errors well-formed.
+ */
+function normaliseHitl(raw: NonNullable<RawComponent["hitl"]>): HitlSpec {
+  return {
+    planApproval: raw.plan_approval ?? false,
+    sensitiveCapabilities: [...(raw.sensitive_capabilities ?? [])],
+    expiryMs: (raw.expiry === undefined ? undefined : parseDuration(raw.expiry)) ?? DEFAULT_HITL_EXPIRY_MS,
+    defaultAction: raw.default_action ?? "reject",
   };
 }
 

@@ -240,6 +240,14 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
         ...(onStep === undefined ? {} : { onStep }),
         mode: state === undefined ? "workflow" : "yaml",
       });
+      if (result.paused !== undefined) {
+        // A task or a chat handler cannot wait for a human: it fails, naming the checkpoint a resume finishes.
+        const checkpointId = (result.paused as { body?: { checkpoint_id?: unknown } }).body?.checkpoint_id;
+        throw new ManifoldError(
+          "WORKFLOW_FAILED",
+          `workflow ${name} paused for human approval at checkpoint ${String(checkpointId)}; POST /hitl/resume/${String(checkpointId)} once it is approved`,
+        );
+      }
       if (result.status !== "completed") throw workflowFailed(`workflow ${name}`, result);
       return result.outputs;
     },

@@ -39,6 +39,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   tasks: "Asynchronous tasks: submit, poll, cancel",
   chat: "Chat sessions streamed over server-sent events",
   scheduled: "Runs delivered by the scheduler's executor",
+  hitl: "Human approval: checkpoints, approve or reject, resume",
   framework: "Health and discovery routes every component serves, without a token",
 };
 

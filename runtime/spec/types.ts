@@ -142,7 +142,28 @@ export interface AgentSpec {
   readonly scheduled?: true;
   /** /chat/* over SSE and /query; absent when off. */
   readonly chat?: true;
+  /** Human approval checkpoints and the /hitl routes (the manifest's `hitl:` block); absent without one. */
+  readonly hitl?: HitlSpec;
 }
+
+/** An agent's `hitl:` block with its defaults filled in; `MANIFOLD_HITL_*` may still override it at run time. */
+export interface HitlSpec {
+  /** Every plan waits for approval before its first step. */
+  readonly planApproval: boolean;
+  /** Capability names or `component.capability` pairs whose calls wait for approval, as written. */
+  readonly sensitiveCapabilities: readonly string[];
+  /** How long a checkpoint waits before its default action applies. @defaultValue DEFAULT_HITL_EXPIRY_MS */
+  readonly expiryMs: number;
+  /** What an expired checkpoint does. */
+  readonly defaultAction: "approve" | "reject";
+}
+
+/**
+ * How long a checkpoint waits when the manifest's `hitl:` gives no `expiry` (DESIGN §2's example).
+ * The normaliser fills it in, and the manifest layer must not load the HITL runtime, so it lives here;
+ * runtime/hitl's policy has the same number (test/hitl/policy.test.ts checks they agree).
+ */
+export const DEFAULT_HITL_EXPIRY_MS = 5 * 60_000;
 
 /** Routes the framework owns on every component; a capability endpoint may not take one of them. */
 export const FRAMEWORK_ROUTES: readonly string[] = ["/health", "/api/capabilities", "/openapi.json"];

@@ -107,7 +107,11 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1312: files({ "m/g.yaml": `${AGENT}orchestration: { workflows: [missing-flow] }\n` }),
   MF1313: text(`${AGENT}tasks:\n  - { type: a }\n  - { type: a }\n`),
   MF1314: workflowCase("duplicate-step"),
-  MF1315: () => notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}hitl: { default_action: reject }\n` }])),
+  // No feature has a pending key at present: a feature list with one stands in for the next.
+  MF1315: () =>
+    notGenerated(loadSources([{ file: "m/g.yaml", text: `${AGENT}hitl: { default_action: reject }\n` }]), [
+      { pending: [{ path: ["hitl"], serves: "human-approval checkpoints" }] },
+    ]),
   MF1316: text(`${AGENT}tasks:\n  - { type: get_a }\n  - { type: get__a }\n`),
   MF1320: text(capability(`    input:\n      required:\n${nestedField(17)}`)),
   MF1321: text(`${AGENT}tasks:\n  - { type: packing }\ncapabilities:\n  - { name: packing_task, description: d }\n`.replace("capabilities: []\n", "")),

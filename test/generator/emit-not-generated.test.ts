@@ -5,7 +5,7 @@ import { notGenerated } from "../../runtime/manifest/not-generated.js";
 import { loadSources } from "../../runtime/manifest/index.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
-test("MF1315: an agent's hitl key warns where it stands; workflows, custom, natural, tasks, scheduled and chat (served by their features) do not", () => {
+test("MF1315: every agent key is served by its feature (workflows, custom, natural, tasks, scheduled, chat, hitl): nothing warns", () => {
   const project = loadSources([
     { file: "m/agent.yaml", text: TRAVEL_AGENT },
     { file: "m/geo.yaml", text: GEOCODING_TOOL },
@@ -21,10 +21,14 @@ test("MF1315: an agent's hitl key warns where it stands; workflows, custom, natu
   const agentLines = TRAVEL_AGENT.split("\n");
   const natural = agentLines.findIndex((l) => /^\s+natural:/.test(l));
   assert.ok(natural > 0, "fixture agent has orchestration.natural");
-  const expected = ["hitl"].map((key) => [agentLines.findIndex((l) => l.startsWith(`${key}:`)) + 1, 1, key]);
+  assert.ok(
+    agentLines.some((l) => l.startsWith("hitl:")),
+    "fixture agent has hitl",
+  );
   assert.equal(
-    warnings.filter((w) => w.file === "m/agent.yaml").map((w) => [w.line, w.column, /`([\w.]+)`/.exec(w.message)?.[1]]),
-    expected,
+    warnings.filter((w) => w.file === "m/agent.yaml"),
+    [],
+    "hitl is served since the hitl feature",
   );
   assert.equal(
     warnings.filter((w) => w.message.includes("natural")),
@@ -55,6 +59,34 @@ test("MF1315: an agent's hitl key warns where it stands; workflows, custom, natu
     "workflows are compiled",
   );
   assert.equal(notGenerated(loadSources([{ file: "m/weather.yaml", text: WEATHER_TOOL }])), [], "tools: nothing to warn about");
+});
+
+test("MF1315: a feature's pending key warns where it stands, nested keys included", () => {
+  const project = loadSources([
+    { file: "m/agent.yaml", text: TRAVEL_AGENT },
+    { file: "m/geo.yaml", text: GEOCODING_TOOL },
+    { file: "m/weather.yaml", text: WEATHER_TOOL },
+    { file: "m/wf.yaml", text: TRAVEL_WORKFLOW },
+  ]);
+  const features = [
+    { pending: [{ path: ["hitl"], serves: "human-approval checkpoints" }] },
+    { pending: [{ path: ["hitl", "expiry"], serves: "expiry" }] },
+    { pending: [{ path: ["absent"], serves: "nothing" }] },
+    {},
+  ];
+  const warnings = notGenerated(project, features);
+  assert.ok(warnings.every((w) => w.code === "MF1315" && w.severity === "warning" && w.file === "m/agent.yaml"));
+  const agentLines = TRAVEL_AGENT.split("\n");
+  const hitl = agentLines.findIndex((l) => l.startsWith("hitl:")) + 1;
+  const expiry = agentLines.findIndex((l) => l.startsWith("  expiry:")) + 1;
+  assert.ok(hitl > 0 && expiry > hitl, "fixture agent has hitl.expiry");
+  assert.equal(
+    warnings.map((w) => [w.line, w.column, /`([\w.]+)`/.exec(w.message)?.[1]]),
+    [
+      [hitl, 1, "hitl"],
+      [expiry, 3, "hitl.expiry"],
+    ],
+  );
 });
 
 test.run();

@@ -53,7 +53,7 @@ test("the edge-case network loads clean and has a tool and an agent with every f
   assert.equal(edge.diagnostics, []);
   assert.equal(edgeSpecs.map((s) => s.kind).sort(), ["agent", "tool"]);
   const agent = edgeSpecs.find((s) => s.kind === "agent")!;
-  assert.ok(agent.agent?.chat && agent.agent.scheduled && agent.agent.tasks.length >= 3, "chat, scheduled and three task types");
+  assert.ok(agent.agent?.chat && agent.agent.scheduled && agent.agent.hitl && agent.agent.tasks.length >= 3, "chat, scheduled, hitl and three task types");
 });
 
 test("every emitted document: valid OpenAPI 3.0, and zero errors from redocly (recommended) and spectral (spectral:oas)", async () => {

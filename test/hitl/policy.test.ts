@@ -6,7 +6,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createStepGate, DEFAULT_HITL_EXPIRY_MS, resolveHitlPolicy } from "../../runtime/hitl/policy.js";
 
-const MANIFEST = { sensitive_capabilities: ["convert_currency", "bank.transfer"], expiry: "2m", default_action: "approve" } as const;
+const MANIFEST = { planApproval: false, sensitiveCapabilities: ["convert_currency", "bank.transfer"], expiryMs: 120_000, defaultAction: "approve" } as const;
 const step = (step_id: string, agent_name: string, capability: string) => ({ step_id, agent_name, metadata: { capability } });
 
 test("a manifest block turns it on with its list, expiry and default action; none leaves it off", () => {

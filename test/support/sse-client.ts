@@ -33,10 +33,11 @@ export async function postSse(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
+    // No body: a GET stream (a HITL auto-resume).
     const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-      body: JSON.stringify(body),
+      method: body === undefined ? "GET" : "POST",
+      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), accept: "text/event-stream", ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: controller.signal,
     });
     const contentType = response.headers.get("content-type") ?? "";

@@ -1,0 +1,175 @@
+/**
+ * The `/hitl` routes of an agent:
+ *
+ * - `POST /hitl/command` `{checkpoint_id, action: approve|reject, reason?}`: one compare-and-set (a
+ *   second decision, or one after expiry, is 409 CONFLICT);
+ * - `POST /hitl/resume/<id>`: continues an approved checkpoint's run and answers as its route would
+ *   (or 202 with a further checkpoint);
+ * - `GET /hitl/auto-resume/<id>/stream`: the same over server-sent events: errors before the stream
+ *   opens are envelopes with their status; after, one `error` event with `retryable: false`; `done`
+ *   (the answer) or `checkpoint` (a further one) only once the run has finished;
+ * - `GET /hitl/checkpoints` and `GET /hitl/checkpoints/<id>`: what the dashboard lists.
+ */
+import { isManifoldError, ManifoldError } from "../errors/index.js";
+import { JsonReply, jsonRoute, openSseStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
+import { requestIdOf, withRequestContext } from "../context/index.js";
+import { getTelemetry } from "../telemetry/index.js";
+import { requireCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
+import { CHECKPOINT_STATUSES, type CheckpointStatus, type CheckpointStore, type CheckpointType, isCheckpointId, MAX_REASON } from "./store/index.js";
+
+const TYPES: readonly CheckpointType[] = ["plan", "step", "error"];
+
+function checkpointIdOf(value: unknown, pointer: string): string {
+  if (typeof value !== "string" || value === "")
+    throw new ManifoldError("INVALID_INPUT", "checkpoint_id is required", { details: [{ pointer, message: "is required: a string" }] });
+  if (!isCheckpointId(value)) throw new ManifoldError("NOT_FOUND", `no checkpoint ${JSON.stringify(String(value).slice(0, 80))}`);
+  return value;
+}
+
+function commandOf(body: Record<string, unknown>): { checkpointId: string; action: "approve" | "reject"; reason?: string } {
+  const { checkpoint_id, action, reason, ...rest } = body;
+  const details = [
+    ...(action === "approve" || action === "reject" ? [] : [{ pointer: "/action", message: "must be approve or reject" }]),
+    ...(reason === undefined || (typeof reason === "string" && reason.length <= MAX_REASON)
+      ? []
+      : [{ pointer: "/reason", message: `must be a string of at most ${MAX_REASON} characters` }]),
+    ...Object.keys(rest).map((key) => ({ pointer: `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`, message: "is not an allowed property" })),
+  ];
+  const checkpointId = checkpointIdOf(checkpoint_id, "/checkpoint_id");
+  if (details.length > 0) throw new ManifoldError("INVALID_INPUT", "hitl command is not valid", { details });
+  return { checkpointId, action: action as "approve" | "reject", ...(typeof reason === "string" ? { reason } : {}) };
+}
+
+function getRoute(work: (ctx: RouteContext) => Promise<unknown>) {
+  return async (ctx: RouteContext): Promise<void> => {
+    ctx.set(REQUEST_ID_HEADER, requestIdOf(ctx.req));
+    sendJson(ctx, 200, JSON.stringify(await work(ctx)));
+  };
+}
+
+function listQuery(ctx: RouteContext): { status?: CheckpointStatus; type?: CheckpointType; limit?: number; cursor?: string } {
+  const one = (name: string): string | undefined => {
+    const value = ctx.query[name];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const [status, type, limit, cursor] = [one("status"), one("type"), one("limit"), one("cursor")];
+  const details = [
+    ...(status === undefined || CHECKPOINT_STATUSES.includes(status as CheckpointStatus)
+      ? []
+      : [{ pointer: "/status", message: `must be one of ${CHECKPOINT_STATUSES.join(", ")}` }]),
+    ...(type === undefined || TYPES.includes(type as CheckpointType) ? [] : [{ pointer: "/type", message: "must be plan, step or error" }]),
+    ...(limit === undefined || (/^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)
+      ? []
+      : [{ pointer: "/limit", message: "must be a whole number from 1 to 100" }]),
+  ];
+  if (details.length > 0) throw new ManifoldError("INVALID_INPUT", "checkpoint list query is not valid", { details });
+  return {
+    ...(status === undefined ? {} : { status: status as CheckpointStatus }),
+    ...(type === undefined ? {} : { type: type as CheckpointType }),
+    ...(limit === undefined ? {} : { limit: Number(limit) }),
+    ...(cursor === undefined ? {} : { cursor }),
+  };
+}
+
+/** A failure as the client may see it: nothing of a crash's internals. */
+function exposed(error: unknown): ManifoldError {
+  if (isManifoldError(error)) return error.expose ? error : new ManifoldError(error.code, "internal error");
+  return new ManifoldError("INTERNAL", "the resumed run failed");
+}
+
+export interface HitlRouteOptions {
+  readonly store: CheckpointStore;
+  readonly coordinator: Coordinator;
+  readonly bodyLimit: number;
+  readonly heartbeatMs: number;
+  readonly clock: () => number;
+  /** Aborted when the agent stops. */
+  readonly running: Set<AbortController>;
+}
+
+export function addHitlRoutes(add: AddRoute, { store, coordinator, bodyLimit, heartbeatMs, clock, running }: HitlRouteOptions): void {
+  add(
+    "POST",
+    "/hitl/command",
+    jsonRoute(
+      async (body) => {
+        const { checkpointId, action, reason } = commandOf(body);
+        const checkpoint = await store.command(checkpointId, action, { now: clock(), ...(reason === undefined ? {} : { reason }) });
+        return { success: true, checkpoint };
+      },
+      { bodyLimit },
+    ),
+  );
+
+  // The resumed run keeps the checkpoint's original request id (its own request id is new) and conversation.
+  const inCheckpointScope = async <T>(checkpointId: string, run: () => Promise<T>): Promise<T> => {
+    const checkpoint = await requireCheckpoint(store, checkpointId);
+    const { conversation_id } = checkpoint.user_context;
+    return withRequestContext(
+      { originalRequestId: checkpoint.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
+      run,
+    );
+  };
+
+  add(
+    "POST",
+    "/hitl/resume/:checkpoint_id",
+    jsonRoute(
+      async (_body, { ctx, signal }) => {
+        const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
+        return inCheckpointScope(checkpointId, () => coordinator.resume(checkpointId, { signal, requestMode: "non_streaming" }));
+      },
+      { bodyLimit },
+    ),
+  );
+
+  add("GET", "/hitl/auto-resume/:checkpoint_id/stream", async (ctx) => {
+    const trace = getTelemetry().serverTraceOf(ctx.req);
+    const requestId = requestIdOf(ctx.req, trace?.requestId);
+    ctx.set(REQUEST_ID_HEADER, requestId);
+    const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
+    // Before the stream opens every refusal is an envelope with its own status: unknown, not approved.
+    const checkpoint = await requireCheckpoint(store, checkpointId);
+    if (checkpoint.status !== "approved" && checkpoint.status !== "expired_approved")
+      throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${checkpoint.status}; only an approved checkpoint resumes`, {
+        details: [{ pointer: "/checkpoint_id", message: `status is ${checkpoint.status}`, status: checkpoint.status }],
+      });
+    const controller = new AbortController();
+    running.add(controller);
+    ctx.respond = false;
+    const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId, "Access-Control-Allow-Origin": "*" } });
+    const onClose = (): void => {
+      if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
+    };
+    ctx.res.once("close", onClose);
+    try {
+      const run = (): Promise<unknown> =>
+        withRequestContext({ requestId }, () =>
+          inCheckpointScope(checkpointId, () => coordinator.resume(checkpointId, { signal: controller.signal, requestMode: "streaming" })),
+        );
+      const answer = await (trace === undefined ? run() : trace.run(run));
+      if (answer instanceof JsonReply && answer.status === 202) {
+        const next = answer.body as Interrupted;
+        stream.send("checkpoint", { ...next, ...next.checkpoint.user_context });
+      } else stream.send("done", answer instanceof JsonReply ? answer.body : answer);
+    } catch (error) {
+      const failure = exposed(error);
+      stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
+    } finally {
+      ctx.res.off("close", onClose);
+      running.delete(controller);
+      stream.close();
+    }
+  });
+
+  add(
+    "GET",
+    "/hitl/checkpoints",
+    getRoute(async (ctx) => store.list(listQuery(ctx))),
+  );
+  add(
+    "GET",
+    "/hitl/checkpoints/:checkpoint_id",
+    getRoute(async (ctx) => requireCheckpoint(store, checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id"))),
+  );
+}

@@ -1,0 +1,234 @@
+/**
+ * Human approval over HTTP on a served agent (the real feature list, real tools on loopback): a
+ * workflow stops before its sensitive step, approval then resume runs it exactly once, rejection ends
+ * the run, two sensitive steps need two approvals, a streaming resume delivers `done` after the run,
+ * an expired checkpoint with default reject refuses resume, plan approval stops before any step.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { serveAgent } from "../../runtime/agent/index.js";
+import type { RunningComponent } from "../../runtime/component/index.js";
+import { createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
+import type { Plan } from "../../runtime/orchestration/index.js";
+import type { ComponentSpec, HitlSpec, WorkflowSpec } from "../../runtime/spec/index.js";
+import { postSse } from "../support/sse-client.js";
+import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+
+const pay: WorkflowSpec = {
+  name: "pay",
+  version: "1.0",
+  inputs: [{ name: "a", type: "number", required: true }],
+  steps: [
+    workflowStep("sum", "add", { a: "${inputs.a}", b: 2 }),
+    workflowStep("charge", "echo", { amount: "${steps.sum.output.sum}", tag: "charge" }, { dependsOn: ["sum"] }),
+  ],
+  outputs: [{ name: "charged", value: "${steps.charge.output.amount}", type: { type: "number" }, required: true }],
+};
+
+const twice: WorkflowSpec = {
+  name: "twice",
+  version: "1.0",
+  inputs: [],
+  steps: [workflowStep("first", "echo", { tag: "first" }), workflowStep("second", "echo", { tag: "second" }, { dependsOn: ["first"] })],
+  outputs: [{ name: "last", value: "${steps.second.output.tag}", type: { type: "string" }, required: true }],
+};
+
+interface Agent {
+  running: RunningComponent;
+  post(path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+async function startAgent(tools: Tools, hitl: HitlSpec, more: { clock?: () => number; natural?: boolean; capability?: string } = {}): Promise<Agent> {
+  const base = agentSpec(`approver-${Math.random().toString(16).slice(2, 8)}`, { custom: true, workflows: [pay, twice], natural: more.natural === true });
+  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl, ...(more.natural === true ? { chat: true as const } : {}) } };
+  // A fixed plan for natural mode: what a language model would have planned.
+  const plan: Plan = {
+    plan_id: `natural-${Date.now()}`,
+    original_request: "charge",
+    mode: "natural",
+    steps: [
+      {
+        step_id: "only",
+        agent_name: "worker",
+        depends_on: [],
+        metadata: { capability: more.capability ?? "add", parameters: { a: 1, b: 1 } },
+        on_error: "continue",
+      },
+    ],
+  };
+  const running = await serveAgent(spec, tools.specs, {
+    port: 0,
+    handlers: {},
+    registry: false,
+    handleSignals: false,
+    log: () => undefined,
+    drainTimeoutMs: 500,
+    llm: false,
+    orchestration: { baseUrls: tools.baseUrls, executionStore: false, ...(more.natural ? { planner: async () => plan } : {}) },
+    hitl: { store: createMemoryCheckpointStore(), expiry: false, ...(more.clock ? { clock: more.clock } : {}) },
+  } as never);
+  return {
+    running,
+    post: async (path, body = {}) => {
+      const response = await fetch(running.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    },
+  };
+}
+
+const SENSITIVE_ECHO: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo"], expiryMs: 60_000, defaultAction: "reject" };
+
+const test = suite<{ tools: Tools; agent: Agent }>("hitl over HTTP", {} as never);
+test.before(async (context) => {
+  context.tools = await startTools();
+  context.agent = await startAgent(context.tools, SENSITIVE_ECHO);
+});
+test.after(async ({ tools, agent }) => {
+  await agent.running.close();
+  await tools.close();
+});
+test.before.each(({ tools }) => {
+  tools.calls.length = 0;
+});
+
+const callsOf = (tools: Tools, capability: string) => tools.calls.filter((c) => c.capability === capability).length;
+
+test("a workflow stops before its sensitive step; approval then resume runs it exactly once", async ({ tools, agent }) => {
+  const paused = await agent.post("/orchestrate/pay", { a: 40 });
+  assert.is(paused.status, 202);
+  assert.is(paused.body.status, "interrupted");
+  const { checkpoint_id: id, checkpoint } = paused.body;
+  assert.match(id, /^cp-[0-9a-f]{32}$/);
+  assert.equal([checkpoint.type, checkpoint.status, checkpoint.request_mode], ["step", "pending", "non_streaming"]);
+  assert.equal(checkpoint.current_step, { step_id: "charge", index: 1 });
+  assert.equal(checkpoint.resolved_parameters, { amount: 42, tag: "charge" }, "resolved, not templated");
+  assert.equal(checkpoint.decision.sensitive_matches, ["echo"]);
+  assert.equal([callsOf(tools, "add"), callsOf(tools, "echo")], [1, 0], "the sensitive tool was not called");
+
+  assert.is((await agent.post(`/hitl/resume/${id}`)).status, 409, "a pending checkpoint does not resume");
+  const approved = await agent.post("/hitl/command", { checkpoint_id: id, action: "approve", reason: "ok" });
+  assert.is(approved.status, 200);
+  assert.is(approved.body.checkpoint.status, "approved");
+  assert.is((await agent.post("/hitl/command", { checkpoint_id: id, action: "reject" })).status, 409, "decided once");
+
+  const resumed = await agent.post(`/hitl/resume/${id}`);
+  assert.is(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.equal(resumed.body.outputs, { charged: 42 });
+  assert.equal([callsOf(tools, "add"), callsOf(tools, "echo")], [1, 1], "sum ran once in all, charge once after approval");
+  assert.is((await agent.post(`/hitl/resume/${id}`)).status, 409, "a resume is claimed once");
+});
+
+test("rejection ends the run: the tool is never called and resume is refused", async ({ tools, agent }) => {
+  const { body } = await agent.post("/orchestrate/pay", { a: 1 });
+  const rejected = await agent.post("/hitl/command", { checkpoint_id: body.checkpoint_id, action: "reject", reason: "no" });
+  assert.equal([rejected.status, rejected.body.checkpoint.status, rejected.body.checkpoint.resolution.reason], [200, "rejected", "no"]);
+  assert.is((await agent.post(`/hitl/resume/${body.checkpoint_id}`)).status, 409);
+  assert.is(callsOf(tools, "echo"), 0);
+});
+
+test("two sensitive steps need two approvals (a chained checkpoint), each step called once", async ({ tools, agent }) => {
+  const first = await agent.post("/orchestrate/twice", {});
+  assert.is(first.body.checkpoint.current_step.step_id, "first");
+  await agent.post("/hitl/command", { checkpoint_id: first.body.checkpoint_id, action: "approve" });
+  const second = await agent.post(`/hitl/resume/${first.body.checkpoint_id}`);
+  assert.is(second.status, 202, "the resumed run stops again");
+  assert.is(second.body.checkpoint.current_step.step_id, "second");
+  assert.not.equal(second.body.checkpoint_id, first.body.checkpoint_id);
+  await agent.post("/hitl/command", { checkpoint_id: second.body.checkpoint_id, action: "approve" });
+  const done = await agent.post(`/hitl/resume/${second.body.checkpoint_id}`);
+  assert.is(done.status, 200);
+  assert.equal(done.body.outputs, { last: "second" });
+  assert.equal(
+    tools.calls.map((c) => c.input["tag"]),
+    ["first", "second"],
+  );
+});
+
+test("custom steps stop too; a streaming resume sends done only after the run finished", async ({ tools, agent }) => {
+  const paused = await agent.post("/orchestrate/custom", { steps: [{ tool: "worker", capability: "echo", params: { tag: "custom" } }] });
+  assert.is(paused.status, 202);
+  const id = paused.body.checkpoint_id;
+  await agent.post("/hitl/command", { checkpoint_id: id, action: "approve" });
+  const { status, events } = await postSse(`${agent.running.url}/hitl/auto-resume/${id}/stream`, undefined);
+  assert.is(status, 200);
+  assert.equal(
+    events.map((e) => e.event),
+    ["done"],
+  );
+  const done = events[0]!.data as any;
+  assert.is(done.steps[0].success, true);
+  assert.is(callsOf(tools, "echo"), 1);
+  const again = await fetch(`${agent.running.url}/hitl/auto-resume/${id}/stream`);
+  assert.is(again.status, 409, "refused before the stream opens, with the envelope's status");
+  assert.is(((await again.json()) as any).error.code, "CONFLICT");
+  assert.is((await fetch(`${agent.running.url}/hitl/auto-resume/cp-${"0".repeat(32)}/stream`)).status, 404);
+});
+
+test("bad commands: 400 with pointers, unknown ids 404", async ({ agent }) => {
+  const bad = await agent.post("/hitl/command", { checkpoint_id: `cp-${"a".repeat(32)}`, action: "maybe", extra: 1 });
+  assert.is(bad.status, 400);
+  assert.equal(
+    bad.body.error.details.map((d: { pointer: string }) => d.pointer),
+    ["/action", "/extra"],
+  );
+  assert.is((await agent.post("/hitl/command", { checkpoint_id: `cp-${"a".repeat(32)}`, action: "approve" })).status, 404);
+  assert.is((await agent.post("/hitl/command", { checkpoint_id: "__proto__", action: "approve" })).status, 404);
+});
+
+test("an expired checkpoint with default reject refuses approval and resume", async ({ tools }) => {
+  let now = Date.now();
+  const agent = await startAgent(tools, { ...SENSITIVE_ECHO, expiryMs: 1_000 }, { clock: () => now });
+  try {
+    const { body } = await agent.post("/orchestrate/pay", { a: 3 });
+    now += 2_000;
+    assert.is((await agent.post("/hitl/command", { checkpoint_id: body.checkpoint_id, action: "approve" })).status, 409, "too late");
+    assert.is((await agent.post(`/hitl/resume/${body.checkpoint_id}`)).status, 409);
+    assert.is(callsOf(tools, "echo"), 0);
+  } finally {
+    await agent.running.close();
+  }
+});
+
+test("plan approval: a natural plan stops before any step; approved, it runs", async ({ tools }) => {
+  const agent = await startAgent(tools, { planApproval: true, sensitiveCapabilities: [], expiryMs: 60_000, defaultAction: "reject" }, { natural: true });
+  try {
+    const paused = await agent.post("/orchestrate/natural", { request: "add one and one", ai_synthesis: false });
+    assert.is(paused.status, 202, JSON.stringify(paused.body));
+    assert.is(paused.body.checkpoint.type, "plan");
+    assert.is(paused.body.checkpoint.current_step, undefined);
+    assert.is(tools.calls.length, 0, "no step ran");
+    await agent.post("/hitl/command", { checkpoint_id: paused.body.checkpoint_id, action: "approve" });
+    const resumed = await agent.post(`/hitl/resume/${paused.body.checkpoint_id}`);
+    assert.is(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.is(resumed.body.steps[0].output.sum, 2);
+    assert.is(callsOf(tools, "add"), 1);
+  } finally {
+    await agent.running.close();
+  }
+});
+
+test("chat: a paused turn sends a checkpoint event with conversation_id and session_id; the auto-resume stream sends done", async ({ tools }) => {
+  const agent = await startAgent(tools, SENSITIVE_ECHO, { natural: true, capability: "echo" });
+  try {
+    const turn = await postSse(`${agent.running.url}/chat/stream`, { message: "echo one and one" });
+    const names = turn.events.map((e) => e.event);
+    assert.equal([names[0], names.at(-1)], ["session", "checkpoint"], names.join(","));
+    assert.not.ok(names.includes("done"), "no answer yet");
+    const sessionId = turn.events[0]!.data.session_id;
+    const checkpoint = turn.events.at(-1)!.data;
+    assert.equal([checkpoint.conversation_id, checkpoint.session_id, checkpoint.checkpoint.request_mode], [sessionId, sessionId, "streaming"]);
+    assert.equal(checkpoint.checkpoint.user_context, { conversation_id: sessionId, session_id: sessionId });
+    assert.is(callsOf(tools, "echo"), 0);
+    await agent.post("/hitl/command", { checkpoint_id: checkpoint.checkpoint_id, action: "approve" });
+    const resumed = await postSse(`${agent.running.url}/hitl/auto-resume/${checkpoint.checkpoint_id}/stream`, undefined);
+    assert.equal(
+      resumed.events.map((e) => e.event),
+      ["done"],
+    );
+    assert.is(callsOf(tools, "echo"), 1);
+  } finally {
+    await agent.running.close();
+  }
+});
+
+test.run();
