@@ -5,11 +5,12 @@
  */
 import type { ComponentExtension } from "../component/index.js";
 import type { ForwardOptions } from "../context/index.js";
-import type { Orchestrator } from "../orchestration/index.js";
+import { randomUUID } from "node:crypto";
+import type { Orchestrator, ResumedListener } from "../orchestration/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
 import { addSessionRoutes } from "./session-routes.js";
-import { createSessionStore, type ChatSessionStore } from "./store/index.js";
+import { createSessionStore, isSessionId, type ChatSessionStore } from "./store/index.js";
 import { addStreamRoutes } from "./stream-route.js";
 import { DEFAULT_HEARTBEAT_MS, type ChatHandler, type ChatWorkflowRunner } from "./wire.js";
 
@@ -26,6 +27,14 @@ export interface ChatExtensionOptions {
   /** What a handler's `ctx.runWorkflow` runs. @defaultValue none: it rejects with NOT_FOUND */
   readonly runWorkflow?: ChatWorkflowRunner | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where resumed runs are announced (the orchestration extension's `onResumed`): their answers join their conversation. */
+  readonly onResumed?: (listener: ResumedListener) => void;
+}
+
+/** What a resumed answer says, as the assistant's message: the synthesised text, else the JSON answer. */
+function resumedContent(answer: unknown): string {
+  const response = (answer as { response?: unknown } | null)?.response;
+  return typeof response === "string" ? response : JSON.stringify(answer);
 }
 
 export function createChatExtension(options: ChatExtensionOptions = {}): ComponentExtension {
@@ -36,6 +45,21 @@ export function createChatExtension(options: ChatExtensionOptions = {}): Compone
   const sessions = options.sessions ?? createSessionStore({ env });
   const running = new Set<AbortController>();
   let ready = false;
+  // The spec's resume rule: the conversation id first, then the session id; an expired session is
+  // not recreated. A run with neither (not from chat) has no conversation to join.
+  options.onResumed?.(async ({ userContext, answer }) => {
+    for (const id of [userContext.conversation_id, userContext.session_id]) {
+      if (id === undefined || !isSessionId(id)) continue;
+      const appended = await sessions.append(id, {
+        id: randomUUID(),
+        role: "assistant",
+        content: resumedContent(answer),
+        timestamp: new Date().toISOString(),
+        metadata: { resumed: true },
+      });
+      if (appended) return;
+    }
+  });
   return {
     name: "chat",
     routes(add, { bodyLimit }) {

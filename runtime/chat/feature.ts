@@ -30,6 +30,15 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
           onStep({ step_id: step_name, tool: step?.component ?? "", capability: step?.capability ?? "" });
         },
       });
-    return { extension: createChatExtension({ handler: chat, orchestrator: orchestration.orchestrator, runWorkflow, log: log("chat"), env }) };
+    return {
+      extension: createChatExtension({
+        handler: chat,
+        orchestrator: orchestration.orchestrator,
+        runWorkflow,
+        log: log("chat"),
+        env,
+        onResumed: (listener) => orchestration.onResumed(listener),
+      }),
+    };
   },
 };

@@ -58,7 +58,18 @@ export interface OrchestrationExtension extends ComponentExtension {
    * paused answer (a further checkpoint), or a thrown ManifoldError.
    */
   resume(paused: Pick<PausedRun, "mode" | "workflow" | "request">, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
+  /**
+   * Told when a resumed run finishes with an answer (not a further checkpoint), with the checkpoint's
+   * user context: chat appends the answer to the conversation the run started in.
+   */
+  onResumed(listener: ResumedListener): void;
 }
+
+export type ResumedListener = (resumed: {
+  readonly mode: PausedRun["mode"];
+  readonly userContext: { readonly conversation_id?: string; readonly session_id?: string };
+  readonly answer: unknown;
+}) => void | Promise<void>;
 
 /** Reads each file now, for its name (routes are added before the agent listens); the check comes at start. */
 function readWorkflowFiles(files: readonly string[]): Map<string, { file: string; text: string }> {
@@ -136,6 +147,25 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
       return result.paused ?? workflowResponse(result);
     };
 
+  const resumedListeners: ResumedListener[] = [];
+
+  /** A paused run continued through the front end that made it: a further pause, or the route's answer. */
+  const continueRun = async ({ mode, workflow: name, request }: Pick<PausedRun, "mode" | "workflow" | "request">, run: RunOptions) => {
+    if (mode === "custom") {
+      const { paused, ...answer } = await orchestrator.runCustom(request, run);
+      return { paused, answer };
+    }
+    if (mode === "natural") {
+      const result = await orchestrator.runNatural(String(request), { synthesise: orchestrator.hasSynthesiser, ...run });
+      return result.paused === undefined ? { answer: naturalResponse(result) } : { paused: result.paused };
+    }
+    const state = name === undefined ? undefined : yaml.get(name);
+    const workflow = (name === undefined ? undefined : generated.get(name)) ?? (state === undefined ? undefined : await yamlSpec(name!, state));
+    if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name ?? "(unnamed)"}`);
+    const result = await orchestrator.runWorkflow(workflow, request, { ...run, mode: state === undefined ? "workflow" : "yaml" });
+    return result.paused === undefined ? { answer: workflowResponse(result) } : { paused: result.paused };
+  };
+
   return {
     name: "orchestration",
     orchestrator,
@@ -206,21 +236,22 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
       }
     },
 
-    async resume({ mode, workflow: name, request }, resume, options = {}) {
-      const run: RunOptions = { ...options, resume };
-      if (mode === "custom") {
-        const { paused, ...answer } = await orchestrator.runCustom(request, run);
-        return paused ?? answer;
+    async resume(paused, resume, options = {}) {
+      const { paused: again, answer } = await continueRun(paused, { ...options, resume });
+      if (again !== undefined) return again;
+      const userContext = options.approvalContext?.user_context ?? {};
+      for (const listener of resumedListeners) {
+        try {
+          await listener({ mode: paused.mode, userContext, answer });
+        } catch (error) {
+          log.warn("a listener of resumed runs failed", { error });
+        }
       }
-      if (mode === "natural") {
-        const result = await orchestrator.runNatural(String(request), { synthesise: orchestrator.hasSynthesiser, ...run });
-        return result.paused ?? naturalResponse(result);
-      }
-      const state = name === undefined ? undefined : yaml.get(name);
-      const workflow = (name === undefined ? undefined : generated.get(name)) ?? (state === undefined ? undefined : await yamlSpec(name!, state));
-      if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name ?? "(unnamed)"}`);
-      const result = await orchestrator.runWorkflow(workflow, request, { ...run, mode: state === undefined ? "workflow" : "yaml" });
-      return result.paused ?? workflowResponse(result);
+      return answer;
+    },
+
+    onResumed(listener) {
+      resumedListeners.push(listener);
     },
 
     async runWorkflow(name, inputs, { signal, progress } = {}) {

@@ -74,7 +74,13 @@ export {
   type WorkflowEngine,
   type WorkflowEngineOptions,
 } from "./yaml-engine.js";
-export { createOrchestrationExtension, type OrchestrationExtension, type OrchestrationOptions, type RunWorkflowByNameOptions } from "./extension.js";
+export {
+  createOrchestrationExtension,
+  type OrchestrationExtension,
+  type OrchestrationOptions,
+  type ResumedListener,
+  type RunWorkflowByNameOptions,
+} from "./extension.js";
 export {
   createWorkflowClient,
   type NaturalClient,

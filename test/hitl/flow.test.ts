@@ -226,6 +226,14 @@ test("chat: a paused turn sends a checkpoint event with conversation_id and sess
       ["done"],
     );
     assert.is(callsOf(tools, "echo"), 1);
+    // The resumed answer joins the conversation the checkpoint came from (its session, not a new one).
+    const history = (await (await fetch(`${agent.running.url}/chat/session/${sessionId}/history`)).json()) as any;
+    assert.equal(
+      history.messages.map((m: { role: string }) => m.role),
+      ["user", "assistant"],
+    );
+    assert.is(history.messages[1].metadata.resumed, true);
+    assert.match(history.messages[1].content, /only/);
   } finally {
     await agent.running.close();
   }
