@@ -92,6 +92,18 @@ export function createCoordinator({ policy, store, agentName, agentUrl, orchestr
   const approvals: Approvals = {
     planApproval: () => policy.enabled && policy.planApproval,
     gate: (_mode, approved) => createStepGate(policy, approved),
+    // A step whose input the tool refused (400 INVALID_INPUT) is one a human can correct: the run waits
+    // for corrected parameters (an approve with `parameters`) or a reject, rather than failing.
+    onFailure: () =>
+      policy.enabled
+        ? (step, _parameters, error) =>
+            error.code === "INVALID_INPUT"
+              ? {
+                  reason: `${step.agent_name}.${step.metadata.capability} refused its input: ${error.expose ? error.message : "invalid input"}`,
+                  sensitive_matches: [],
+                }
+              : undefined
+        : undefined,
     pause,
   };
 
@@ -102,11 +114,13 @@ export function createCoordinator({ policy, store, agentName, agentUrl, orchestr
       const stored = claimed.original_request as StoredRequest;
       // Every step the checkpoint's run had let through stays approved; the blocked one now is too.
       const approved = [...claimed.completed_steps.map((s) => String(s["step_id"])), ...(claimed.current_step ? [claimed.current_step.step_id] : [])];
+      const corrected = claimed.resolution?.parameters;
       const resume: ResumeRun = {
         plan: claimed.plan,
         completed: claimed.completed_steps as unknown as StepResult[],
         approved,
         planApproved: true,
+        ...(corrected === undefined || claimed.current_step === undefined ? {} : { parameters: { [claimed.current_step.step_id]: corrected } }),
       };
       const { conversation_id, session_id } = claimed.user_context;
       const run = (): Promise<unknown> =>

@@ -64,7 +64,12 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   },
   HitlCommand: {
     type: "object",
-    properties: { checkpoint_id: CHECKPOINT_ID, action: ACTION, reason: { type: "string", maxLength: 2000 } },
+    properties: {
+      checkpoint_id: CHECKPOINT_ID,
+      action: ACTION,
+      reason: { type: "string", maxLength: 2000 },
+      parameters: { type: "object", description: "With approve on an error checkpoint: the failed step's corrected parameters, used when the run resumes" },
+    },
     required: ["checkpoint_id", "action"],
     additionalProperties: false,
   },

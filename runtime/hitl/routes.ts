@@ -26,9 +26,16 @@ function checkpointIdOf(value: unknown, pointer: string): string {
   return value;
 }
 
-function commandOf(body: Record<string, unknown>): { checkpointId: string; action: "approve" | "reject"; reason?: string } {
-  const { checkpoint_id, action, reason, ...rest } = body;
+function commandOf(body: Record<string, unknown>): {
+  checkpointId: string;
+  action: "approve" | "reject";
+  reason?: string;
+  parameters?: Record<string, unknown>;
+} {
+  const { checkpoint_id, action, reason, parameters, ...rest } = body;
+  const isObject = typeof parameters === "object" && parameters !== null && !Array.isArray(parameters);
   const details = [
+    ...(parameters === undefined || (isObject && action === "approve") ? [] : [{ pointer: "/parameters", message: "must be an object, with action approve" }]),
     ...(action === "approve" || action === "reject" ? [] : [{ pointer: "/action", message: "must be approve or reject" }]),
     ...(reason === undefined || (typeof reason === "string" && reason.length <= MAX_REASON)
       ? []
@@ -37,7 +44,12 @@ function commandOf(body: Record<string, unknown>): { checkpointId: string; actio
   ];
   const checkpointId = checkpointIdOf(checkpoint_id, "/checkpoint_id");
   if (details.length > 0) throw new ManifoldError("INVALID_INPUT", "hitl command is not valid", { details });
-  return { checkpointId, action: action as "approve" | "reject", ...(typeof reason === "string" ? { reason } : {}) };
+  return {
+    checkpointId,
+    action: action as "approve" | "reject",
+    ...(typeof reason === "string" ? { reason } : {}),
+    ...(isObject ? { parameters: parameters as Record<string, unknown> } : {}),
+  };
 }
 
 function getRoute(work: (ctx: RouteContext) => Promise<unknown>) {
@@ -93,8 +105,12 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, bodyLimit, he
     "/hitl/command",
     jsonRoute(
       async (body) => {
-        const { checkpointId, action, reason } = commandOf(body);
-        const checkpoint = await store.command(checkpointId, action, { now: clock(), ...(reason === undefined ? {} : { reason }) });
+        const { checkpointId, action, reason, parameters } = commandOf(body);
+        const checkpoint = await store.command(checkpointId, action, {
+          now: clock(),
+          ...(reason === undefined ? {} : { reason }),
+          ...(parameters === undefined ? {} : { parameters }),
+        });
         return { success: true, checkpoint };
       },
       { bodyLimit },

@@ -4,6 +4,7 @@
  * run over and answers with whatever `pause` resolves to (the HITL feature's 202 body). A resumed
  * run comes back through `RunOptions.resume` with the plan and the steps already done.
  */
+import type { ManifoldError } from "../errors/index.js";
 import type { ExecutionResult, StepInterrupt, StepResult } from "./executor.js";
 import type { Plan, PlanMode, PlanStep } from "./plan.js";
 
@@ -18,7 +19,8 @@ export interface ApprovalContext {
 
 /** A run that stopped for a human: everything a checkpoint needs to continue it later. */
 export interface PausedRun {
-  readonly type: "plan" | "step";
+  /** `plan`: before the first step; `step`: before a sensitive step; `error`: after a step a human can correct failed. */
+  readonly type: "plan" | "step" | "error";
   readonly mode: PlanMode;
   readonly workflow?: string;
   /** The inputs (workflows), the body (custom) or the request text (natural), as the front end took it. */
@@ -38,6 +40,8 @@ export interface Approvals {
   planApproval(mode: PlanMode): boolean;
   /** The gate for a run; `approved` holds the step ids a human already let through. */
   gate(mode: PlanMode, approved: ReadonlySet<string>): StepGate | undefined;
+  /** Whether a failed step pauses the run for a human's correction (an `error` checkpoint). */
+  onFailure(mode: PlanMode): ((step: PlanStep, parameters: unknown, error: ManifoldError) => StepInterrupt | undefined) | undefined;
   /** Stores the paused run (a checkpoint) and resolves to what the request answers. */
   pause(paused: PausedRun): Promise<unknown>;
 }
@@ -50,6 +54,8 @@ export interface ResumeRun {
   readonly approved: readonly string[];
   /** The plan itself was approved: do not ask again. */
   readonly planApproved: boolean;
+  /** Parameters a human corrected, by step id: they replace the step's own. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
 }
 
 /** A plan waiting for approval: nothing ran, every step is waiting. */

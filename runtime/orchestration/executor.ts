@@ -61,11 +61,13 @@ export interface StepInterrupt {
   readonly sensitive_matches: readonly string[];
 }
 
-/** Where a run paused: the step not dispatched, with its resolved (not templated) parameters. */
+/** Where a run paused: the step not dispatched (or failed), with its resolved (not templated) parameters. */
 export interface RunInterrupt extends StepInterrupt {
   readonly step_id: string;
   readonly index: number;
   readonly parameters: unknown;
+  /** Set when the step ran and failed in a way a human can correct (an `error` checkpoint). */
+  readonly error?: StepError;
 }
 
 export interface ExecutionResult {
@@ -117,6 +119,13 @@ export interface ExecuteOptions {
   readonly gate?: (step: PlanStep, parameters: unknown) => StepInterrupt | undefined;
   /** Completed results of an earlier, paused run of this plan: those steps are not run again. */
   readonly completed?: readonly StepResult[];
+  /**
+   * Asked when a step fails for good; an answer pauses the run there instead (a human may correct the
+   * parameters): steps already running finish, nothing else starts, `interrupt.error` says why.
+   */
+  readonly onFailure?: (step: PlanStep, parameters: unknown, error: ManifoldError) => StepInterrupt | undefined;
+  /** Parameters that replace a step's own (a human's correction), by step id. */
+  readonly parameters?: ReadonlyMap<string, unknown>;
 }
 
 export interface Executor {
@@ -225,12 +234,13 @@ export function createExecutor({
     plan: Plan,
     graph: Graph,
     max: number,
-    { inputs = {}, signal: external, workflow, onStep, mode = plan.mode, gate, completed: earlier = [] }: ExecuteOptions,
+    { inputs = {}, signal: external, workflow, onStep, mode = plan.mode, gate, completed: earlier = [], onFailure, parameters: corrected }: ExecuteOptions,
   ): Promise<ExecutionResult> => {
     const { steps } = plan;
     const count = steps.length;
     const results: (StepResult | undefined)[] = new Array(count).fill(undefined);
     const outputs: unknown[] = new Array(count);
+    const bodies: unknown[] = new Array(count);
     const completed: boolean[] = new Array(count).fill(false);
     const remaining = graph.waitsFor.map((deps) => deps.length);
     for (const result of earlier) {
@@ -350,12 +360,14 @@ export function createExecutor({
           if (remaining[dependent] === 0 && results[dependent] === undefined && stopReason === undefined) ready.push(dependent);
         }
       } else {
-        results[i] = {
-          ...base,
-          status: "failed",
-          error: { code: outcome.error.code, message: outcome.error.expose ? outcome.error.message : "internal error" },
-        };
-        if (stopReason === undefined) {
+        const error = { code: outcome.error.code, message: outcome.error.expose ? outcome.error.message : "internal error" };
+        results[i] = { ...base, status: "failed", error };
+        const paused = stopReason === undefined && !controller.signal.aborted ? onFailure?.(step, bodies[i], outcome.error) : undefined;
+        if (paused !== undefined) {
+          status = "interrupted";
+          stopReason = `waiting for a human to correct step ${step.step_id}`;
+          interrupt = { step_id: step.step_id, index: i, parameters: bodies[i], reason: paused.reason, sensitive_matches: paused.sensitive_matches, error };
+        } else if (stopReason === undefined) {
           if (step.on_error === "fail")
             stop("failed", `the run failed at step ${step.step_id}`, new ManifoldError("ABORTED", `aborted: the run failed at step ${step.step_id}`));
           else for (const dependent of graph.dependents[i]!) skip(dependent, step.step_id, `dependency ${step.step_id} failed`);
@@ -389,7 +401,8 @@ export function createExecutor({
       const startedIso = new Date().toISOString();
       let body: unknown;
       try {
-        body = graph.compiled[i]!.evaluate(scope);
+        body = corrected?.has(step.step_id) ? corrected.get(step.step_id) : graph.compiled[i]!.evaluate(scope);
+        bodies[i] = body;
       } catch (error) {
         log.error(`step ${step.step_id}: its parameters could not be resolved`, { error });
         queueMicrotask(() => onStepDone(i, { error: toManifoldError(error), attempts: 0 }, startedAt, startedIso, undefined));

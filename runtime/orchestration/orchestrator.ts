@@ -279,6 +279,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
         return { result, plan: ran, hooks: outcomes, paused };
       }
       const gate = approvals?.gate(mode, new Set(resume?.approved ?? []));
+      const onFailure = approvals?.onFailure(mode);
       result = await executor.execute(ran, {
         ...execute,
         mode,
@@ -286,12 +287,14 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
         ...(workflow === undefined ? {} : { workflow }),
         ...(run.onStep === undefined ? {} : { onStep: run.onStep }),
         ...(gate && { gate }),
+        ...(onFailure && { onFailure }),
         ...(resume && { completed: resume.completed }),
+        ...(resume?.parameters && { parameters: new Map(Object.entries(resume.parameters)) }),
       });
       if (result.interrupt !== undefined && approvals !== undefined) {
         const { reason, sensitive_matches } = result.interrupt;
         const paused = await approvals.pause({
-          type: "step",
+          type: result.interrupt.error === undefined ? "step" : "error",
           mode,
           ...(workflow && { workflow }),
           request,

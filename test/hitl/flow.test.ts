@@ -33,13 +33,26 @@ const twice: WorkflowSpec = {
   outputs: [{ name: "last", value: "${steps.second.output.tag}", type: { type: "string" }, required: true }],
 };
 
+/** Its step sends the tool a string where it takes a number: the tool answers 400 INVALID_INPUT. */
+const mistyped: WorkflowSpec = {
+  name: "mistyped",
+  version: "1.0",
+  inputs: [{ name: "a", type: "string", required: true }],
+  steps: [workflowStep("sum", "add", { a: "${inputs.a}", b: 1 })],
+  outputs: [{ name: "sum", value: "${steps.sum.output.sum}", type: { type: "number" }, required: true }],
+};
+
 interface Agent {
   running: RunningComponent;
   post(path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
 
 async function startAgent(tools: Tools, hitl: HitlSpec, more: { clock?: () => number; natural?: boolean; capability?: string } = {}): Promise<Agent> {
-  const base = agentSpec(`approver-${Math.random().toString(16).slice(2, 8)}`, { custom: true, workflows: [pay, twice], natural: more.natural === true });
+  const base = agentSpec(`approver-${Math.random().toString(16).slice(2, 8)}`, {
+    custom: true,
+    workflows: [pay, twice, mistyped],
+    natural: more.natural === true,
+  });
   const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl, ...(more.natural === true ? { chat: true as const } : {}) } };
   // A fixed plan for natural mode: what a language model would have planned.
   const plan: Plan = {
@@ -162,6 +175,26 @@ test("custom steps stop too; a streaming resume sends done only after the run fi
   assert.is(again.status, 409, "refused before the stream opens, with the envelope's status");
   assert.is(((await again.json()) as any).error.code, "CONFLICT");
   assert.is((await fetch(`${agent.running.url}/hitl/auto-resume/cp-${"0".repeat(32)}/stream`)).status, 404);
+});
+
+test("a step the tool refuses (400) pauses at an error checkpoint; approved with corrected parameters, it runs with them", async ({ tools, agent }) => {
+  const paused = await agent.post("/orchestrate/mistyped", { a: "five" });
+  assert.is(paused.status, 202, JSON.stringify(paused.body));
+  const { checkpoint } = paused.body;
+  assert.equal([checkpoint.type, checkpoint.current_step.step_id], ["error", "sum"]);
+  assert.equal(checkpoint.resolved_parameters, { a: "five", b: 1 });
+  assert.match(checkpoint.decision.reason, /worker\.add refused its input/);
+  const wrong = await agent.post("/hitl/command", { checkpoint_id: checkpoint.checkpoint_id, action: "reject", parameters: { a: 5 } });
+  assert.equal([wrong.status, wrong.body.error.details[0].pointer], [400, "/parameters"], "parameters go with approve only");
+  await agent.post("/hitl/command", { checkpoint_id: checkpoint.checkpoint_id, action: "approve", parameters: { a: 5, b: 1 } });
+  const resumed = await agent.post(`/hitl/resume/${checkpoint.checkpoint_id}`);
+  assert.is(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.equal(resumed.body.outputs, { sum: 6 });
+  assert.equal(
+    tools.calls.filter((c) => c.capability === "add").map((c) => c.input),
+    [{ a: 5, b: 1 }],
+    "the refused call never reached the handler; the corrected one did",
+  );
 });
 
 test("bad commands: 400 with pointers, unknown ids 404", async ({ agent }) => {

@@ -173,10 +173,10 @@ export function createMemoryCheckpointStore({
       const held = lookup(id);
       return held === undefined ? undefined : view(held);
     },
-    command: async (id, action, { reason, now }) => {
+    command: async (id, action, { reason, now, parameters }) => {
       const event = checkAction(action);
       const at = checkNow(now);
-      return transition(id, event, at, { resolution: commandResolution(event, reason, at) });
+      return transition(id, event, at, { resolution: commandResolution(event, reason, at, parameters) });
     },
     claimResume: async (id, now) => {
       const at = checkNow(now);

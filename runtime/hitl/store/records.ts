@@ -122,14 +122,23 @@ export function checkAction(action: unknown): CheckpointAction {
 }
 
 /** The resolution JSON a human's command writes. A reason is caller text: bounded, refused as INVALID_INPUT past it. */
-export function commandResolution(action: CheckpointAction, reason: string | undefined, now: number): string {
+export function commandResolution(action: CheckpointAction, reason: string | undefined, now: number, parameters?: Readonly<Record<string, unknown>>): string {
   if (reason !== undefined && typeof reason !== "string") throw new ManifoldError("INVALID_INPUT", "reason must be a string");
   if (reason !== undefined && reason.length > MAX_REASON) {
     throw new ManifoldError("INVALID_INPUT", `reason is ${reason.length} characters; at most ${MAX_REASON}`, {
       details: [{ pointer: "/reason", message: `at most ${MAX_REASON} characters` }],
     });
   }
-  const resolution: CheckpointResolution = { action, ...(reason === undefined ? {} : { reason }), at: new Date(now).toISOString() };
+  if (parameters !== undefined && (action !== "approve" || typeof parameters !== "object" || parameters === null || Array.isArray(parameters)))
+    throw new ManifoldError("INVALID_INPUT", "parameters go with approve and must be an object", {
+      details: [{ pointer: "/parameters", message: "must be an object, with action approve" }],
+    });
+  const resolution: CheckpointResolution = {
+    action,
+    ...(reason === undefined ? {} : { reason }),
+    ...(parameters === undefined ? {} : { parameters }),
+    at: new Date(now).toISOString(),
+  };
   return JSON.stringify(resolution);
 }
 

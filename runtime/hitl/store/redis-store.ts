@@ -132,10 +132,10 @@ export function createRedisCheckpointStore(
       return decodeCheckpoint(encoded.body, "pending", undefined, undefined);
     },
     get: async (id) => (isCheckpointId(id) ? (await read([id]))[0] : undefined),
-    command: async (id, action, { reason, now }) => {
+    command: async (id, action, { reason, now, parameters }) => {
       const event = checkAction(action);
       const at = checkNow(now);
-      const resolution = commandResolution(event, reason, at);
+      const resolution = commandResolution(event, reason, at, parameters);
       if (!isCheckpointId(id)) throw notFound(id);
       const outcome = (await runScript(
         client,

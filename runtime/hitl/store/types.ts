@@ -60,6 +60,8 @@ export function isTerminal(status: CheckpointStatus): boolean {
 export interface CheckpointResolution {
   readonly action: "approve" | "reject" | "expire";
   readonly reason?: string;
+  /** With an approve: the blocked step's parameters as the human corrected them (an `error` checkpoint). */
+  readonly parameters?: Readonly<Record<string, unknown>>;
   /** ISO 8601: the caller's `now` when it applied. */
   readonly at: string;
 }
@@ -108,6 +110,8 @@ export interface CommandOptions {
   readonly reason?: string;
   /** The caller's clock, ms since the epoch: the expiry check and `resolution.at`. */
   readonly now: number;
+  /** With approve: the blocked step's corrected parameters, used when the run resumes. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
 }
 
 export interface CheckpointListOptions {
