@@ -44,7 +44,7 @@ const mistyped: WorkflowSpec = {
 
 interface Agent {
   running: RunningComponent;
-  post(path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; requestId: string | null }>;
 }
 
 async function startAgent(tools: Tools, hitl: HitlSpec, more: { clock?: () => number; natural?: boolean; capability?: string } = {}): Promise<Agent> {
@@ -82,9 +82,13 @@ async function startAgent(tools: Tools, hitl: HitlSpec, more: { clock?: () => nu
   } as never);
   return {
     running,
-    post: async (path, body = {}) => {
-      const response = await fetch(running.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      return { status: response.status, body: await response.json() };
+    post: async (path, body = {}, headers = {}) => {
+      const response = await fetch(running.url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json(), requestId: response.headers.get("x-manifold-request-id") };
     },
   };
 }
@@ -107,8 +111,9 @@ test.before.each(({ tools }) => {
 const callsOf = (tools: Tools, capability: string) => tools.calls.filter((c) => c.capability === capability).length;
 
 test("a workflow stops before its sensitive step; approval then resume runs it exactly once", async ({ tools, agent }) => {
-  const paused = await agent.post("/orchestrate/pay", { a: 40 });
+  const paused = await agent.post("/orchestrate/pay", { a: 40 }, { "X-Manifold-Request-ID": "req-original-1" });
   assert.is(paused.status, 202);
+  assert.is(paused.body.checkpoint.original_request_id, "req-original-1");
   assert.is(paused.body.status, "interrupted");
   const { checkpoint_id: id, checkpoint } = paused.body;
   assert.match(id, /^cp-[0-9a-f]{32}$/);
@@ -127,6 +132,7 @@ test("a workflow stops before its sensitive step; approval then resume runs it e
   const resumed = await agent.post(`/hitl/resume/${id}`);
   assert.is(resumed.status, 200, JSON.stringify(resumed.body));
   assert.equal(resumed.body.outputs, { charged: 42 });
+  assert.ok(resumed.requestId !== null && resumed.requestId !== "req-original-1", "the resumed run has a request id of its own");
   assert.equal([callsOf(tools, "add"), callsOf(tools, "echo")], [1, 1], "sum ran once in all, charge once after approval");
   assert.is((await agent.post(`/hitl/resume/${id}`)).status, 409, "a resume is claimed once");
 });
