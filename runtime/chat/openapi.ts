@@ -69,7 +69,7 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
 };
 
 const SSE_DESCRIPTION =
-  "Server-sent events: `session` {session_id, created} first, then `status` {message}, `step` {step_id, tool, capability, status, duration_ms} per finished plan step, `chunk` {text} per piece of the answer, and `done` {session_id, message} with the stored assistant message; after the headers a failure is `error` {code, message, retryable: false}. Comment lines are heartbeats.";
+  "Server-sent events: `session` {session_id, created} first, then `status` {message}, `step` {step_id, tool, capability, status, duration_ms} per finished plan step, `chunk` {text} per piece of the answer, and `done` {session_id, message} with the stored assistant message, or, when the run paused for human approval, `checkpoint` {status, checkpoint_id, checkpoint, conversation_id, session_id} instead of `done`; after the headers a failure is `error` {code, message, retryable: false}. Comment lines are heartbeats.";
 
 const userHeader = (required: boolean) => ({ name: "X-User-ID", in: "header", required, schema: { type: "string", pattern: "^[A-Za-z0-9_.@:+-]{1,128}$" } });
 const sessionPath = { name: "id", in: "path", required: true, schema: ID };
