@@ -16,6 +16,7 @@ export interface StoredRequest {
   readonly mode: PausedRun["mode"];
   readonly workflow?: string;
   readonly request: unknown;
+  readonly synthesise: boolean;
 }
 
 /** The 202 answer of a paused request, and the `checkpoint` event of a stream. */
@@ -60,7 +61,12 @@ export function createCoordinator({ policy, store, agentName, agentUrl, orchestr
     const url = agentUrl();
     const trace = currentTraceparent();
     const { conversation_id = scope?.conversationId, session_id } = paused.context.user_context ?? {};
-    const request: StoredRequest = { mode: paused.mode, ...(paused.workflow === undefined ? {} : { workflow: paused.workflow }), request: paused.request };
+    const request: StoredRequest = {
+      mode: paused.mode,
+      ...(paused.workflow === undefined ? {} : { workflow: paused.workflow }),
+      request: paused.request,
+      synthesise: paused.synthesise,
+    };
     const checkpoint: NewCheckpoint = {
       checkpoint_id: newCheckpointId(),
       type: paused.type,
@@ -110,6 +116,9 @@ export function createCoordinator({ policy, store, agentName, agentUrl, orchestr
   return {
     approvals,
     async resume(checkpointId, { signal, requestMode }) {
+      // Only the agent that paused the run can continue it (its workflows, its plan's tools); checked
+      // before the claim, so a resume sent to the wrong agent leaves the checkpoint resumable.
+      await requireOwnCheckpoint(store, checkpointId, agentName);
       const claimed = await store.claimResume(checkpointId, clock());
       const stored = claimed.original_request as StoredRequest;
       // Every step the checkpoint's run had let through stays approved; the blocked one now is too.
@@ -158,6 +167,16 @@ const isManifoldErrorCode = (error: unknown): string => (isManifoldError(error) 
 /** A request outside any request scope (a task, a test) still gets an id to group its checkpoints by. */
 function checkpointIdFallback(): string {
   return newCheckpointId().replace(/^cp-/, "req-");
+}
+
+/** The checkpoint, if this agent made it: another agent's (they share a namespace's store) is CONFLICT. */
+export async function requireOwnCheckpoint(store: CheckpointStore, checkpointId: string, agentName: string): Promise<Checkpoint> {
+  const checkpoint = await requireCheckpoint(store, checkpointId);
+  if (checkpoint.agent_name !== agentName)
+    throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} belongs to ${checkpoint.agent_name}; send it there`, {
+      details: [{ pointer: "/checkpoint_id", message: `belongs to ${checkpoint.agent_name}`, agent_name: checkpoint.agent_name }],
+    });
+  return checkpoint;
 }
 
 /** A command's checkpoint, refusing an unknown id with the store's NOT_FOUND. */

@@ -25,9 +25,16 @@ export interface ExpiryProcessorOptions {
   /**
    * Told about each checkpoint this processor expired, after the store moved it: an auto-approved one
    * (`expired_approved`) is resumable, which is how a run continues without a human. A throw counts
-   * the checkpoint as failed; it stays `expired_approved` and can still be resumed by hand.
+   * the checkpoint as failed (a resume that failed after its claim leaves it `resumed`: the run was
+   * continued, and failed like any run).
    */
   readonly onExpired?: (checkpoint: Checkpoint) => void | Promise<void>;
+  /**
+   * Checkpoints another processor expired that this one must follow up: agents of one namespace share
+   * the store, and any of them may claim a due checkpoint, but only its own agent can resume its run.
+   * Each pass hands them to `onExpired` too. @defaultValue none
+   */
+  readonly followUps?: () => Promise<readonly Checkpoint[]>;
   /** Checkpoints claimed per store call. @defaultValue 100 */
   readonly batchLimit?: number;
   /** A pass stops claiming after this long (the spec's bounded passes). @defaultValue 30 s */
@@ -50,6 +57,7 @@ export interface ExpiryProcessor {
 export function createExpiryProcessor({
   store,
   onExpired,
+  followUps,
   batchLimit = 100,
   maxPassMs = 30_000,
   intervalMs = 5_000,
@@ -100,6 +108,11 @@ export function createExpiryProcessor({
           truncated = true;
           break;
         }
+      }
+      if (followUps !== undefined && !truncated) {
+        const owed = await followUps();
+        claimed += owed.length;
+        for (const checkpoint of owed) if (await processOne(checkpoint)) processed += 1;
       }
       span?.setAttributes({
         claimed_count: claimed,

@@ -30,11 +30,13 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
       store,
       clock,
       ...(options.expiry?.intervalMs === undefined ? {} : { intervalMs: options.expiry.intervalMs }),
-      // Auto-approved: the run goes on without a human, as a non-streaming resume would.
+      // Auto-approved: the run goes on without a human, as a non-streaming resume would; only its own
+      // agent can continue it (another agent's processor may have claimed it: followUps finds those).
       onExpired: async (checkpoint) => {
-        if (checkpoint.status !== "expired_approved") return;
+        if (checkpoint.status !== "expired_approved" || checkpoint.agent_name !== spec.name) return;
         await coordinator.resume(checkpoint.checkpoint_id, { requestMode: "non_streaming" });
       },
+      followUps: async () => (await store.list({ status: "expired_approved", agent_name: spec.name, limit: 100 })).checkpoints,
       log: (message, error) => log.warn(message, { error }),
     });
   }
@@ -42,7 +44,7 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
     extension: {
       name: "hitl",
       routes(add, { bodyLimit }) {
-        addHitlRoutes(add, { store, coordinator, bodyLimit, heartbeatMs, clock, running });
+        addHitlRoutes(add, { store, coordinator, agentName: spec.name, bodyLimit, heartbeatMs, clock, running });
       },
       start(context) {
         address = context?.url;

@@ -14,7 +14,7 @@ import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { JsonReply, jsonRoute, openSseStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
 import { requestIdOf, withRequestContext } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
-import { requireCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
+import { requireCheckpoint, requireOwnCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
 import { CHECKPOINT_STATUSES, type CheckpointStatus, type CheckpointStore, type CheckpointType, isCheckpointId, MAX_REASON } from "./store/index.js";
 
 const TYPES: readonly CheckpointType[] = ["plan", "step", "error"];
@@ -91,6 +91,8 @@ function exposed(error: unknown): ManifoldError {
 
 export interface HitlRouteOptions {
   readonly store: CheckpointStore;
+  /** This agent: its routes decide and list its own checkpoints only (a namespace's agents share the store). */
+  readonly agentName: string;
   readonly coordinator: Coordinator;
   readonly bodyLimit: number;
   readonly heartbeatMs: number;
@@ -99,13 +101,14 @@ export interface HitlRouteOptions {
   readonly running: Set<AbortController>;
 }
 
-export function addHitlRoutes(add: AddRoute, { store, coordinator, bodyLimit, heartbeatMs, clock, running }: HitlRouteOptions): void {
+export function addHitlRoutes(add: AddRoute, { store, coordinator, agentName, bodyLimit, heartbeatMs, clock, running }: HitlRouteOptions): void {
   add(
     "POST",
     "/hitl/command",
     jsonRoute(
       async (body) => {
         const { checkpointId, action, reason, parameters } = commandOf(body);
+        await requireOwnCheckpoint(store, checkpointId, agentName);
         const checkpoint = await store.command(checkpointId, action, {
           now: clock(),
           ...(reason === undefined ? {} : { reason }),
@@ -144,8 +147,8 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, bodyLimit, he
     const requestId = requestIdOf(ctx.req, trace?.requestId);
     ctx.set(REQUEST_ID_HEADER, requestId);
     const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
-    // Before the stream opens every refusal is an envelope with its own status: unknown, not approved.
-    const checkpoint = await requireCheckpoint(store, checkpointId);
+    // Before the stream opens every refusal is an envelope with its own status: unknown, another agent's, not approved.
+    const checkpoint = await requireOwnCheckpoint(store, checkpointId, agentName);
     if (checkpoint.status !== "approved" && checkpoint.status !== "expired_approved")
       throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${checkpoint.status}; only an approved checkpoint resumes`, {
         details: [{ pointer: "/checkpoint_id", message: `status is ${checkpoint.status}`, status: checkpoint.status }],
@@ -181,11 +184,11 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, bodyLimit, he
   add(
     "GET",
     "/hitl/checkpoints",
-    getRoute(async (ctx) => store.list(listQuery(ctx))),
+    getRoute(async (ctx) => store.list({ ...listQuery(ctx), agent_name: agentName })),
   );
   add(
     "GET",
     "/hitl/checkpoints/:checkpoint_id",
-    getRoute(async (ctx) => requireCheckpoint(store, checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id"))),
+    getRoute(async (ctx) => requireOwnCheckpoint(store, checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id"), agentName)),
   );
 }

@@ -25,6 +25,8 @@ export interface PausedRun {
   readonly workflow?: string;
   /** The inputs (workflows), the body (custom) or the request text (natural), as the front end took it. */
   readonly request: unknown;
+  /** Whether the request asked for a synthesis (`ai_synthesis`), so the resumed run answers the same way. */
+  readonly synthesise: boolean;
   readonly plan: Plan;
   /** The run so far; `interrupt` says where it stopped (absent for a plan checkpoint). */
   readonly result: ExecutionResult;

@@ -57,7 +57,7 @@ export interface OrchestrationExtension extends ComponentExtension {
    * Continues a run a human approved and answers as its route would have: the result body, a new
    * paused answer (a further checkpoint), or a thrown ManifoldError.
    */
-  resume(paused: Pick<PausedRun, "mode" | "workflow" | "request">, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
+  resume(paused: Pick<PausedRun, "mode" | "workflow" | "request" | "synthesise">, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
   /**
    * Told when a resumed run finishes with an answer (not a further checkpoint), with the checkpoint's
    * user context: chat appends the answer to the conversation the run started in.
@@ -150,13 +150,18 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
   const resumedListeners: ResumedListener[] = [];
 
   /** A paused run continued through the front end that made it: a further pause, or the route's answer. */
-  const continueRun = async ({ mode, workflow: name, request }: Pick<PausedRun, "mode" | "workflow" | "request">, run: RunOptions) => {
+  const continueRun = async (
+    { mode, workflow: name, request, synthesise }: Pick<PausedRun, "mode" | "workflow" | "request" | "synthesise">,
+    given: RunOptions,
+  ) => {
+    // The resumed run answers as the paused request asked (its `ai_synthesis`, or natural mode's default).
+    const run: RunOptions = { ...given, synthesise: synthesise && orchestrator.hasSynthesiser };
     if (mode === "custom") {
       const { paused, ...answer } = await orchestrator.runCustom(request, run);
       return { paused, answer };
     }
     if (mode === "natural") {
-      const result = await orchestrator.runNatural(String(request), { synthesise: orchestrator.hasSynthesiser, ...run });
+      const result = await orchestrator.runNatural(String(request), run);
       return result.paused === undefined ? { answer: naturalResponse(result) } : { paused: result.paused };
     }
     const state = name === undefined ? undefined : yaml.get(name);

@@ -8,7 +8,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { serveAgent } from "../../runtime/agent/index.js";
 import type { RunningComponent } from "../../runtime/component/index.js";
-import { createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
+import { type CheckpointStore, createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
 import type { Plan } from "../../runtime/orchestration/index.js";
 import type { ComponentSpec, HitlSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
@@ -47,8 +47,17 @@ interface Agent {
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; requestId: string | null }>;
 }
 
-async function startAgent(tools: Tools, hitl: HitlSpec, more: { clock?: () => number; natural?: boolean; capability?: string } = {}): Promise<Agent> {
-  const base = agentSpec(`approver-${Math.random().toString(16).slice(2, 8)}`, {
+interface AgentMore {
+  clock?: () => number;
+  natural?: boolean;
+  capability?: string;
+  name?: string;
+  store?: CheckpointStore;
+  expiryIntervalMs?: number;
+}
+
+async function startAgent(tools: Tools, hitl: HitlSpec, more: AgentMore = {}): Promise<Agent> {
+  const base = agentSpec(more.name ?? `approver-${Math.random().toString(16).slice(2, 8)}`, {
     custom: true,
     workflows: [pay, twice, mistyped],
     natural: more.natural === true,
@@ -77,8 +86,18 @@ async function startAgent(tools: Tools, hitl: HitlSpec, more: { clock?: () => nu
     log: () => undefined,
     drainTimeoutMs: 500,
     llm: false,
-    orchestration: { baseUrls: tools.baseUrls, executionStore: false, ...(more.natural ? { planner: async () => plan } : {}) },
-    hitl: { store: createMemoryCheckpointStore(), expiry: false, ...(more.clock ? { clock: more.clock } : {}) },
+    orchestration: {
+      baseUrls: tools.baseUrls,
+      executionStore: false,
+      // A stand-in for the language model's synthesis, so a test sees whether one was asked for.
+      synthesiser: async () => "synthesised",
+      ...(more.natural ? { planner: async () => plan } : {}),
+    },
+    hitl: {
+      store: more.store ?? createMemoryCheckpointStore(),
+      expiry: more.expiryIntervalMs === undefined ? false : { intervalMs: more.expiryIntervalMs },
+      ...(more.clock ? { clock: more.clock } : {}),
+    },
   } as never);
   return {
     running,
@@ -203,6 +222,64 @@ test("a step the tool refuses (400) pauses at an error checkpoint; approved with
   );
 });
 
+test("a resume answers as the paused request asked: ai_synthesis true on a workflow, false on natural mode", async ({ tools, agent }) => {
+  const paused = await agent.post("/orchestrate/pay", { a: 1, ai_synthesis: true });
+  await agent.post("/hitl/command", { checkpoint_id: paused.body.checkpoint_id, action: "approve" });
+  const resumed = await agent.post(`/hitl/resume/${paused.body.checkpoint_id}`);
+  assert.is(resumed.body.response, "synthesised");
+  const natural = await startAgent(tools, SENSITIVE_ECHO, { natural: true, capability: "echo" });
+  try {
+    const stopped = await natural.post("/orchestrate/natural", { request: "echo", ai_synthesis: false });
+    assert.is(stopped.status, 202);
+    await natural.post("/hitl/command", { checkpoint_id: stopped.body.checkpoint_id, action: "approve" });
+    const done = await natural.post(`/hitl/resume/${stopped.body.checkpoint_id}`);
+    assert.is(done.status, 200);
+    assert.is(done.body.response, undefined, "no synthesis was asked for");
+  } finally {
+    await natural.running.close();
+  }
+});
+
+test("agents sharing a store act on their own checkpoints only; an auto-approved one is resumed by its own agent", async ({ tools }) => {
+  const store = createMemoryCheckpointStore();
+  const approving = { ...SENSITIVE_ECHO, expiryMs: 300, defaultAction: "approve" as const };
+  // x runs no expiry processor; y's processor claims x's due checkpoint but must not resume it.
+  const x = await startAgent(tools, approving, { name: "agent-x", store });
+  const y = await startAgent(tools, approving, { name: "agent-y", store, expiryIntervalMs: 50 });
+  try {
+    const paused = await x.post("/orchestrate/pay", { a: 1 });
+    const id = paused.body.checkpoint_id;
+    const elsewhere = await y.post(`/hitl/resume/${id}`);
+    assert.equal([elsewhere.status, elsewhere.body.error.code], [409, "CONFLICT"]);
+    assert.match(elsewhere.body.error.message, /belongs to agent-x/);
+    assert.is((await y.post("/hitl/command", { checkpoint_id: id, action: "approve" })).status, 409);
+    const listed = (await (await fetch(`${y.running.url}/hitl/checkpoints`)).json()) as { checkpoints: unknown[] };
+    assert.is(listed.checkpoints.length, 0, "y lists only its own");
+    const deadline = Date.now() + 5_000;
+    while ((await store.get(id))?.status === "pending" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    assert.is((await store.get(id))?.status, "expired_approved", "y's processor applied the default action");
+    await new Promise((r) => setTimeout(r, 200));
+    assert.is((await store.get(id))?.status, "expired_approved", "and left the run to agent-x");
+    assert.is(callsOf(tools, "echo"), 0);
+    await x.running.close();
+    // agent-x with its processor: it follows up the checkpoint y expired.
+    const again = await startAgent(tools, approving, { name: "agent-x", store, expiryIntervalMs: 50 });
+    try {
+      const until = Date.now() + 5_000;
+      while ((await store.get(id))?.status !== "resumed" && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      assert.is((await store.get(id))?.status, "resumed");
+      const waitCall = Date.now() + 5_000;
+      while (callsOf(tools, "echo") === 0 && Date.now() < waitCall) await new Promise((r) => setTimeout(r, 25));
+      assert.is(callsOf(tools, "echo"), 1, "the run went on, once");
+    } finally {
+      await again.running.close();
+    }
+  } finally {
+    await x.running.close().catch(() => undefined);
+    await y.running.close();
+  }
+});
+
 test("bad commands: 400 with pointers, unknown ids 404", async ({ agent }) => {
   const bad = await agent.post("/hitl/command", { checkpoint_id: `cp-${"a".repeat(32)}`, action: "maybe", extra: 1 });
   assert.is(bad.status, 400);
@@ -272,7 +349,7 @@ test("chat: a paused turn sends a checkpoint event with conversation_id and sess
       ["user", "assistant"],
     );
     assert.is(history.messages[1].metadata.resumed, true);
-    assert.match(history.messages[1].content, /only/);
+    assert.is(history.messages[1].content, "synthesised", "the chat turn asked for a synthesis, and so did its resume");
   } finally {
     await agent.running.close();
   }
