@@ -11,6 +11,7 @@ Usage:
   manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--format pretty|json|github]
   manifold validate [--manifests DIR] [--format pretty|json|github]
   manifold scheduler
+  manifold dashboard
   manifold dead-letters [--replay TASK_ID]
   manifold --help | --version
 
@@ -22,6 +23,8 @@ Commands:
   validate   print diagnostics only
   scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
              MANIFOLD_SCHEDULER_* and MANIFOLD_EXECUTOR_*; without REDIS_URL: in memory, one process)
+  dashboard  serve the dashboard: registry, LLM debug, HITL, executions, skills and memory views and
+             their JSON API (PORT, REDIS_URL, MANIFOLD_AGENT_NAME, MANIFOLD_VIEWER_MEMORY_DOMAINS, TRACE_UI_URL)
   dead-letters  print the executor's dead letters (one JSON per line; REDIS_URL);
              --replay TASK_ID takes one out and queues its occurrence again
 
@@ -63,6 +66,17 @@ Serves the scheduler tool, its firing loop and the executor. Settings come from 
 PORT, REDIS_URL (without it: in memory, one process), MANIFOLD_SCHEDULER_TICK_INTERVAL,
 MANIFOLD_SCHEDULER_LOCK_TTL and MANIFOLD_EXECUTOR_* (WORKER_COUNT, MAX_RETRIES, RETRY_BASE_DELAY,
 RETRY_MAX_DELAY, DISPATCH_TIMEOUT).`,
+  dashboard: `Usage: manifold dashboard
+
+Serves the dashboard (the registry viewer) on PORT (default 8090): the Registry, LLM Debug, HITL
+Interrupted, Execution DAG, Skills and Memory views, an API browser, and their JSON API
+(GET /api/services, GET /swagger-urls.json, POST /api/hitl/command, …). It reads what the network
+writes, from the store the network uses: REDIS_URL or MANIFOLD_REDIS_* (without one it sees only
+its own process). MANIFOLD_LLM_DEBUG_ENABLED and MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED turn on
+the views of those records; MANIFOLD_AGENT_NAME scopes the HITL view and its Approve/Reject to one
+agent's checkpoints; MANIFOLD_VIEWER_MEMORY_DOMAINS lists the namespaces of the Memory view
+(default: the store's); TRACE_UI_URL adds a link to a trace viewer; MANIFOLD_DASHBOARD_POLL_INTERVAL
+(default 2s) sets how often a view refreshes.`,
   "dead-letters": `Usage: manifold dead-letters [--replay TASK_ID]
 
 Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_REDIS_NAMESPACE), one
@@ -70,7 +84,7 @@ JSON entry per line. --replay TASK_ID takes that entry out and queues its occurr
 };
 
 const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--format", "--replay", "--help", "--version"];
-const COMMANDS = ["gen", "validate", "scheduler", "dead-letters", "help"];
+const COMMANDS = ["gen", "validate", "scheduler", "dashboard", "dead-letters", "help"];
 
 /** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
 function suggestion(given: string, known: readonly string[]): string {
@@ -172,9 +186,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err("manifold: --replay goes with dead-letters\n");
     return 2;
   }
-  if (command === "scheduler" || command === "dead-letters") {
+  if (command === "scheduler" || command === "dashboard" || command === "dead-letters") {
     try {
       if (command === "dead-letters") return await (await import("./dead-letters-command.js")).runDeadLetters(args.replay, io);
+      if (command === "dashboard") {
+        const { serveDashboard } = await import("../runtime/dashboard/index.js");
+        const running = await serveDashboard();
+        io.out(`dashboard listening on ${running.url}\n`);
+        return 0;
+      }
       const { serveScheduler } = await import("../runtime/scheduling/index.js");
       const running = await serveScheduler();
       io.out(`scheduler listening on ${running.url}\n`);

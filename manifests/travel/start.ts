@@ -12,6 +12,7 @@ import { countryInfoHandlers } from "./handlers/country-info.js";
 import { currencyHandlers } from "./handlers/currency.js";
 import { geocodingHandlers } from "./handlers/geocoding.js";
 import { serveScheduler } from "agent-manifold/runtime/scheduling";
+import { DEFAULT_DASHBOARD_PORT, serveDashboard } from "agent-manifold/runtime/dashboard";
 import { createPackingList } from "./handlers/packing-list.js";
 import { createScheduledHandler } from "./handlers/scheduled.js";
 import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
@@ -20,6 +21,9 @@ import { weatherHandlers } from "./handlers/weather.js";
 const ephemeral = process.env["MANIFOLD_EPHEMERAL_PORTS"] === "true";
 // A person is reading this terminal: readable log lines unless asked for JSON.
 process.env["DEV_MODE"] ??= "true";
+// The example records its runs and model calls (bounded, in memory) so the dashboard has something to show.
+process.env["MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED"] ??= "true";
+process.env["MANIFOLD_LLM_DEBUG_ENABLED"] ??= "true";
 // An explicit port also keeps a PORT variable, meant for one service, from moving all four onto it.
 const port = (manifestPort: number | undefined) => (ephemeral ? 0 : (manifestPort ?? 0));
 
@@ -41,11 +45,14 @@ const agent = await TravelAgent.serve({
 });
 // The scheduler tool, its firing loop and the executor, which delivers due runs to the agent.
 const scheduler = await serveScheduler({ port: ephemeral ? 0 : 8099 });
+// The dashboard reads the same (process-wide) embedded store the network writes.
+const dashboard = await serveDashboard({ port: ephemeral ? 0 : DEFAULT_DASHBOARD_PORT });
 const running = [...tools, agent, scheduler];
 
 const [geo] = running;
 console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
+console.log(`\nDashboard: ${dashboard.url}/  (registry, LLM debug, approvals, executions, skills, memory; API browser at ${dashboard.url}/api-browser)`);
 console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
 console.log(
   `  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`,

@@ -217,9 +217,11 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
 
   const recordRun = async (ran: Plan, result: ExecutionResult, outcomes: HookOutcome[], startedAt: string, mode: PlanMode, workflow: string | undefined) => {
     if (store === undefined) return;
+    const conversationId = currentScope()?.conversationId;
     await record({
       plan_id: ran.plan_id,
       ...(workflow === undefined ? {} : { workflow }),
+      ...(conversationId === undefined ? {} : { conversation_id: conversationId }),
       mode,
       status: statusOf[result.status],
       plan: ran,
@@ -329,9 +331,11 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     } catch (thrown) {
       if (store !== undefined && plan !== undefined) {
         const error = toManifoldError(thrown);
+        const conversationId = currentScope()?.conversationId;
         await record({
           plan_id: plan.plan_id,
           ...(workflow === undefined ? {} : { workflow }),
+          ...(conversationId === undefined ? {} : { conversation_id: conversationId }),
           mode,
           status: signal?.aborted === true ? "interrupted" : "failed",
           plan,

@@ -55,6 +55,22 @@ test("prints each tool's URL and a sample curl", async () => {
   );
 });
 
+test("npm start serves the dashboard and prints its URL; it sees the network and the agent's runs", async () => {
+  await ready;
+  const match = /^Dashboard: (http:\/\/\S+)\/ /m.exec(stdout);
+  assert.ok(match, `dashboard URL printed:\n${stdout}`);
+  const dashboard = match![1]!;
+  const services = (await (await fetch(`${dashboard}/api/services`)).json()) as { name: string }[];
+  for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent", "scheduler"])
+    assert.ok(
+      services.some((s) => s.name === name),
+      `${name} listed`,
+    );
+  const page = await fetch(`${dashboard}/`);
+  assert.is(page.status, 200);
+  assert.match(page.headers.get("content-type") ?? "", /text\/html/);
+});
+
 test("the scheduler runs in npm start: a schedule made as the README shows fires at the travel agent, which prints its brief", async () => {
   await ready;
   assert.match(stdout, /-H 'X-Manifold-Agent-Name: travel-agent' -d '\{"delay":"10s",.*# runs in 10 s/);

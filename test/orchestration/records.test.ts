@@ -4,6 +4,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { withRequestContext } from "../../runtime/context/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import {
   createExecutionStore,
@@ -131,6 +132,16 @@ test("failed, interrupted, stopped by a hook, and custom runs are recorded with 
   // The spec's routing plan: a custom plan's mode is ModeWorkflow; its id still says custom.
   assert.is(customRecord?.plan?.mode, "workflow");
   assert.match(String(customRecord?.plan?.plan_id), /^custom-\d+$/);
+});
+
+test("a run in a conversation records its conversation_id (the dashboard groups by it); one outside has none", async ({ tools }) => {
+  const store = createMemoryExecutionStore();
+  const run = orchestrator(tools, { executionStore: store });
+  const custom = { steps: [{ tool: "worker", capability: "echo", params: { a: 1 } }] };
+  const inside = await withRequestContext({ conversationId: "conv-42" }, () => run.runCustom(custom));
+  const outside = await run.runCustom(custom);
+  assert.is((await store.get(inside.plan_id))?.conversation_id, "conv-42");
+  assert.is((await store.get(outside.plan_id))?.conversation_id, undefined);
 });
 
 test("a store that fails to save never fails the request", async ({ tools }) => {

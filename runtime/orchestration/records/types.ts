@@ -11,6 +11,8 @@ export interface ExecutionRecord {
   readonly mode: PlanMode;
   /** The workflow's name, for workflow and yaml runs. */
   readonly workflow?: string;
+  /** The request's conversation (a chat session, or `X-Conversation-ID`), when it had one: the dashboard groups runs by it. */
+  readonly conversation_id?: string;
   readonly status: ExecutionStatus;
   /** The plan that ran (after any after_planning replacement); absent when the request stopped before planning finished. */
   readonly plan?: Plan;

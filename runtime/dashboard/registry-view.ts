@@ -1,0 +1,110 @@
+/**
+ * The registry as the dashboard reads it: one snapshot of every registration, refreshed behind the
+ * requests that use it. Reading 1,000 registrations from Redis costs tens of milliseconds (the
+ * script, the transfer and the parse of every record), so a request is answered from the last
+ * snapshot, with the answer's JSON text already made, while a newer one loads (stale while
+ * revalidate). Registrations live 30 s between heartbeats; a view a second old is as true.
+ */
+import type { HealthState, LookupOptions, Registry, RegistryEntry } from "../discovery/index.js";
+import { serviceRecord } from "./services.js";
+
+export interface RegistryViewOptions {
+  /** A snapshot younger than this is used without reloading. @defaultValue 1000 */
+  readonly freshMs?: number;
+  /** A snapshot older than this is not answered while a reload runs: the request waits for it. @defaultValue 30000 */
+  readonly maxStaleMs?: number;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+export interface RegistrySnapshot {
+  /** Every registration, every health state, sorted by id. */
+  readonly entries: readonly RegistryEntry[];
+  readonly at: number;
+  /** `/api/services` as JSON text, for all types or one, made once per snapshot. */
+  servicesJson(type?: "tool" | "agent"): string;
+}
+
+export interface RegistryView {
+  snapshot(): Promise<RegistrySnapshot>;
+  /** A read-only Registry over the snapshot, for code that takes one (the catalog reader). */
+  readonly asRegistry: Registry;
+}
+
+function createSnapshot(entries: readonly RegistryEntry[], at: number): RegistrySnapshot {
+  const json = new Map<string, string>();
+  return {
+    entries,
+    at,
+    servicesJson(type) {
+      const key = type ?? "all";
+      let text = json.get(key);
+      if (text === undefined) {
+        text = JSON.stringify((type === undefined ? entries : entries.filter((e) => e.type === type)).map(serviceRecord));
+        json.set(key, text);
+      }
+      return text;
+    },
+  };
+}
+
+const DEFAULT_HEALTH: readonly HealthState[] = ["healthy"];
+
+function select(entries: readonly RegistryEntry[], options: LookupOptions | undefined, fallback: readonly HealthState[] | undefined): RegistryEntry[] {
+  const health = options?.health ?? fallback;
+  return health === undefined ? [...entries] : entries.filter((e) => health.includes(e.health));
+}
+
+export function createRegistryView(registry: Registry, { freshMs = 1000, maxStaleMs = 30_000, now = Date.now }: RegistryViewOptions = {}): RegistryView {
+  let current: RegistrySnapshot | undefined;
+  let loading: Promise<RegistrySnapshot> | undefined;
+
+  const load = (): Promise<RegistrySnapshot> => {
+    // One load at a time, however many requests find the snapshot old.
+    loading ??= registry
+      .listAll()
+      .then((entries) => {
+        const made = createSnapshot(entries, now());
+        made.servicesJson(); // the common answer is made here, off the next request's path
+        current = made;
+        return made;
+      })
+      .finally(() => {
+        loading = undefined;
+      });
+    return loading;
+  };
+
+  const snapshot = async (): Promise<RegistrySnapshot> => {
+    const age = current === undefined ? Number.POSITIVE_INFINITY : now() - current.at;
+    if (current !== undefined && age < freshMs) return current;
+    if (current !== undefined && age < maxStaleMs) {
+      // A failed reload keeps the last snapshot; the next request tries again.
+      load().catch(() => undefined);
+      return current;
+    }
+    return load();
+  };
+
+  const read =
+    (filter: (entry: RegistryEntry) => boolean, fallback: readonly HealthState[] | undefined) =>
+    async (options?: LookupOptions): Promise<RegistryEntry[]> =>
+      select((await snapshot()).entries.filter(filter), options, fallback);
+
+  const asRegistry: Registry = {
+    register: () => Promise.reject(new TypeError("the dashboard's registry view is read-only")),
+    unregister: () => Promise.reject(new TypeError("the dashboard's registry view is read-only")),
+    get: async (id) => (await snapshot()).entries.find((e) => e.id === id),
+    byName: (name, options) => read((e) => e.name === name, DEFAULT_HEALTH)(options),
+    byType: (type, options) => read((e) => e.type === type, DEFAULT_HEALTH)(options),
+    byCapability: (capabilities, options) => {
+      const wanted = typeof capabilities === "string" ? [capabilities] : capabilities;
+      return read((e) => wanted.every((name) => e.capabilities.some((c) => c.name === name)), DEFAULT_HEALTH)(options);
+    },
+    listAll: (options) => read(() => true, undefined)(options),
+    onReconnect: (listener) => registry.onReconnect(listener),
+    close: async () => undefined,
+  };
+
+  return { snapshot, asRegistry };
+}

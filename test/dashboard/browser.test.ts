@@ -1,0 +1,268 @@
+/**
+ * The dashboard in headless Chromium (playwright-core, /usr/bin/chromium) over a real travel network
+ * on a real Redis (see network.ts and seed.ts): every view loads the network's data, every filter
+ * changes what is shown, Approve on a non_streaming checkpoint resumes its run, the buttons of a
+ * streaming one are disabled with the reason, the API browser lists every service, views refresh
+ * live, and a store switched off is said so. Screenshots of each view: test-output/dashboard/*.png.
+ */
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { serveDashboard } from "../../runtime/dashboard/index.js";
+import { createRegistry } from "../../runtime/discovery/index.js";
+import { createStore } from "../../runtime/store/index.js";
+import { startNetwork, TRAVEL, type Network } from "./network.js";
+import { seed, USER, type Seeded } from "./seed.js";
+import { eventually, get, post, registration } from "./support.js";
+
+const SHOTS = fileURLToPath(new URL("../../test-output/dashboard/", import.meta.url));
+const WAIT_MS = 15_000;
+let network: Network;
+let seeded: Seeded;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+}
+
+/** Opens a view by its link (as a user would after the first page) and waits until it has rendered. */
+async function open(view: string, filter: string): Promise<void> {
+  await page.goto(`${network.dashboard}/#/${view}`);
+  await page.waitForSelector(`#view[data-loaded="${view}:${filter}"]`, { timeout: WAIT_MS });
+}
+
+/** Clicks a filter and waits for the view to render with it. */
+async function filter(view: string, id: string): Promise<void> {
+  await page.click(`#filters [data-filter="${id}"]`);
+  await page.waitForSelector(`#view[data-loaded="${view}:${id}"]`, { timeout: WAIT_MS });
+}
+
+/** An element's text (textContent: what the DOM holds, whatever the layout). */
+const text = async (locator: { textContent(): Promise<string | null> }): Promise<string> => (await locator.textContent()) ?? "";
+
+const attributes = (selector: string, name: string): Promise<string[]> =>
+  page.$$eval(selector, (elements, attribute) => elements.map((e) => e.getAttribute(attribute) ?? ""), name);
+
+test.before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  network = await startNetwork();
+  seeded = await seed(network);
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(WAIT_MS);
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    // A failed load is reported with its URL by the response listener below.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+});
+
+test.after(async () => {
+  await browser?.close();
+  await network?.close();
+});
+
+test("Registry: every running service with health and capabilities; Agents and Tools filter it; a new registration appears live", async () => {
+  await open("registry", "all");
+  await eventually(async () => (await page.locator('[data-testid="service-row"]').count()) === TRAVEL.length, WAIT_MS, "five services");
+  assert.equal((await attributes('[data-testid="service-row"]', "data-name")).sort(), [...TRAVEL].sort());
+  assert.equal(await attributes('[data-testid="service-row"]', "data-health"), Array(TRAVEL.length).fill("healthy"));
+  assert.is(await page.locator('[data-testid="openapi-link"]').count(), TRAVEL.length, "each service links to its OpenAPI");
+  assert.match(await text(page.locator('[data-name="country-info-service"]')), /warm_cache · internal/);
+  await shot("registry");
+
+  await filter("registry", "agents");
+  assert.equal(await attributes('[data-testid="service-row"]', "data-name"), ["travel-agent"]);
+  await filter("registry", "tools");
+  assert.equal(await attributes('[data-testid="service-row"]', "data-type"), Array(TRAVEL.length - 1).fill("tool"));
+  await filter("registry", "all");
+
+  const store = createStore({ env: { REDIS_URL: network.redis.url } });
+  const registry = createRegistry({ store, cache: false });
+  const late = registration({ name: "late-service", health: "degraded" });
+  try {
+    await registry.register(late);
+    await page.waitForSelector('[data-testid="service-row"][data-name="late-service"][data-health="degraded"]');
+  } finally {
+    await registry.unregister(late.id);
+    await registry.close();
+    await store.close();
+  }
+});
+
+test("the API browser lists every service and shows its OpenAPI document, from the dashboard's own origin", async () => {
+  await page.goto(`${network.dashboard}/api-browser?service=currency-service`);
+  await page.waitForSelector(".swagger-ui .info .title");
+  const options = await page.$$eval(".swagger-ui .topbar select option", (elements) => elements.map((e) => e.textContent ?? ""));
+  assert.equal(options.sort(), [...TRAVEL].sort());
+  assert.match(await text(page.locator(".swagger-ui .info .title")), /currency-service/);
+  await page.locator(".swagger-ui .opblock-summary-path", { hasText: "/api/capabilities/convert_currency" }).waitFor();
+  await shot("api-browser");
+});
+
+test("HITL Interrupted: type filters; streaming buttons disabled with the reason; Approve resumes a non_streaming run", async () => {
+  await open("hitl", "all");
+  const ids = async () => (await attributes('[data-testid="checkpoint"]', "data-id")).sort();
+  const all = [seeded.customCheckpoint, seeded.errorCheckpoint, seeded.naturalCheckpoint, seeded.streamingCheckpoint].sort();
+  await eventually(async () => JSON.stringify(await ids()) === JSON.stringify(all), WAIT_MS, "the four pending checkpoints");
+
+  const streaming = page.locator(`[data-testid="checkpoint"][data-id="${seeded.streamingCheckpoint}"]`);
+  assert.is(await streaming.locator('[data-testid="approve"]').isDisabled(), true);
+  assert.is(await streaming.locator('[data-testid="reject"]').isDisabled(), true);
+  assert.match(
+    await text(streaming.locator('[data-testid="disabled-reason"]')),
+    /streaming checkpoint: only the client connected to its stream can resolve it/,
+  );
+  const natural = page.locator(`[data-testid="checkpoint"][data-id="${seeded.naturalCheckpoint}"]`);
+  assert.is(await natural.locator('[data-testid="approve"]').isEnabled(), true);
+  assert.is(await natural.getAttribute("data-mode"), "non_streaming");
+  await shot("hitl");
+
+  await filter("hitl", "error");
+  assert.equal(await ids(), [seeded.errorCheckpoint]);
+  await filter("hitl", "plan");
+  assert.is(await page.locator('[data-testid="checkpoint"]').count(), 0);
+  assert.match(await text(page.locator('[data-testid="empty"]')), /No run is waiting/);
+  await filter("hitl", "step");
+  assert.equal(await ids(), [seeded.customCheckpoint, seeded.naturalCheckpoint, seeded.streamingCheckpoint].sort());
+
+  // The resumed run synthesises its answer: the model's reply is scripted before the click.
+  network.llm.reply({ text: "40 EUR is about 34 GBP." });
+  await natural.locator('input[aria-label="Reason"]').fill("checked the amount");
+  await natural.locator('[data-testid="approve"]').click();
+  const result = page.locator('[data-testid="action-result"]');
+  await result.waitFor();
+  assert.is(await result.getAttribute("data-outcome"), "resumed", await text(result));
+  assert.match(await text(result), /40 EUR is about 34 GBP\./);
+  await page.waitForSelector(`[data-testid="checkpoint"][data-id="${seeded.naturalCheckpoint}"]`, { state: "detached" });
+  await shot("hitl-approved");
+
+  const stored = await get(`${network.urls["travel-agent"]}/hitl/checkpoints/${seeded.naturalCheckpoint}`);
+  assert.is(stored.body.status, "resumed", "the agent resumed it");
+  assert.equal(stored.body.resolution.reason, "checked the amount");
+  const refused = await post(`${network.dashboard}/api/hitl/command`, { checkpoint_id: seeded.streamingCheckpoint, action: "approve" });
+  assert.is(refused.status, 409, "the API refuses what the buttons do not offer");
+});
+
+test("LLM Debug: All, Success, Errors and Grouped; each interaction's prompt, response, tokens and duration", async () => {
+  await open("llm", "all");
+  await eventually(async () => (await page.locator('[data-testid="llm-record"]').count()) >= 4, WAIT_MS, "four LLM records");
+  const statuses = () => attributes('[data-testid="llm-record"]', "data-status");
+  assert.ok((await statuses()).includes("error") && (await statuses()).includes("success"));
+  const first = page.locator('[data-testid="llm-record"][data-status="success"]').first();
+  await first.locator("summary").click();
+  const interaction = first.locator('[data-testid="interaction"]').first();
+  assert.match(await text(interaction.locator('[data-testid="prompt"]')), /You plan calls to HTTP capabilities|Earlier in this conversation|\[system\]/);
+  assert.match(await text(interaction.locator('[data-testid="tokens"]')), /^\d+ \+ \d+ = \d+ tokens$/);
+  assert.match(await text(interaction), /\d+(\.\d+)? ms/);
+  await shot("llm-debug");
+
+  await filter("llm", "errors");
+  assert.equal([...new Set(await statuses())], ["error"]);
+  const errorRecord = page.locator('[data-testid="llm-record"]').first();
+  await errorRecord.locator("summary").click();
+  assert.match(await text(errorRecord), /LLM_ERROR/);
+  await filter("llm", "success");
+  assert.equal([...new Set(await statuses())], ["success"]);
+  await filter("llm", "grouped");
+  // The approved run's synthesis was recorded under its own request id, grouped under the paused request's.
+  const sizes = await page.$$eval('[data-testid="llm-group"]', (groups) => groups.map((g) => g.querySelectorAll('[data-testid="llm-record"]').length));
+  assert.ok(sizes.length >= 3 && sizes.some((n) => n === 2), `group sizes ${JSON.stringify(sizes)}`);
+  await shot("llm-debug-grouped");
+});
+
+test("Execution DAG: each run as its step graph with status and duration; status filters, Grouped and Flat; new runs appear live", async () => {
+  await open("executions", "all");
+  await page.waitForSelector('[data-testid="execution-group"]');
+  const statuses = () => attributes('[data-testid="execution"]', "data-status");
+  await eventually(async () => new Set(await statuses()).size === 3, WAIT_MS, "success, failed and interrupted runs");
+  const research = page.locator('[data-testid="execution"][data-status="success"]', { hasText: "travel-research" });
+  assert.equal(
+    await research
+      .first()
+      .locator('[data-testid="dag-node"]')
+      .evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-step"))),
+    ["geocode", "weather", "rates", "country"],
+  );
+  assert.match(
+    (await research.first().locator('[data-testid="dag-node"][data-step="country"] text.state').textContent()) ?? "",
+    /^completed · \d+(\.\d+)? ms$/,
+  );
+  // geocode → weather, rates, country (country reads geocode's output, a dependency gen adds); weather, rates → country.
+  assert.equal(
+    await research
+      .first()
+      .locator("path.edge")
+      .evaluateAll((edges) => edges.map((e) => `${e.getAttribute("data-from")}>${e.getAttribute("data-to")}`).sort()),
+    ["geocode>country", "geocode>rates", "geocode>weather", "rates>country", "weather>country"],
+  );
+  const paused = page.locator(`[data-testid="execution"]`, { hasText: seeded.customCheckpoint });
+  assert.is(await paused.locator('[data-testid="dag-node"]').getAttribute("data-status"), "waiting_approval");
+  assert.ok((await page.locator('[data-testid="execution-group"]').count()) >= 2, "grouped by conversation by default");
+  await shot("executions");
+
+  for (const status of ["success", "failed", "interrupted"]) {
+    await filter("executions", status);
+    assert.equal([...new Set(await statuses())], [status], status);
+  }
+  await filter("executions", "all");
+  await page.click('#filters [data-layout="flat"]');
+  await page.waitForSelector('#view [data-layout="flat"]');
+  assert.is(await page.locator('[data-testid="execution-group"]').count(), 0);
+  await shot("executions-flat");
+  const before = await page.locator('[data-testid="execution"]').count();
+  await post(`${network.urls["travel-agent"]}/orchestrate/travel-research`, { destination: "Lisbon" });
+  await eventually(async () => (await page.locator('[data-testid="execution"]').count()) === before + 1, WAIT_MS, "the new run, without a reload");
+});
+
+test("Skills: the catalog the travel agent's planner reads, internal capabilities marked", async () => {
+  await page.goto(`${network.dashboard}/#/skills`);
+  await page.waitForSelector('[data-testid="skills"][data-agent="travel-agent"]');
+  assert.equal((await attributes('[data-testid="skill-component"]', "data-name")).sort(), [...TRAVEL].sort());
+  const warm = page.locator('[data-testid="skill"][data-name="warm_cache"]');
+  assert.is(await warm.getAttribute("data-internal"), "true");
+  assert.match(await text(warm), /internal · hidden from the planner/);
+  assert.match(await text(page.locator('[data-testid="skill"][data-name="convert_currency"]')), /amount: number, from: string, to: string/);
+  await shot("skills");
+});
+
+test("Memory: the user's chat sessions and their messages", async () => {
+  await page.goto(`${network.dashboard}/#/memory`);
+  await page.waitForSelector(`[data-testid="memory-user"][data-user="${USER}"]`);
+  await page.waitForSelector(`[data-testid="memory-session"][data-session="${seeded.sessionId}"]`);
+  await eventually(async () => (await page.locator('[data-testid="message"]').count()) >= 3, WAIT_MS, "the conversation's messages");
+  const texts = await page.locator('[data-testid="message"] .content').allInnerTexts();
+  assert.equal(texts.slice(0, 3), ["Where is Lisbon?", "Lisbon is on the Atlantic coast of Portugal.", "Convert 250 EUR to USD"]);
+  await shot("memory");
+});
+
+test("a debug store switched off is said so, with the variable to set", async () => {
+  const off = await serveDashboard({ port: 0, handleSignals: false, log: () => undefined, env: { REDIS_URL: network.redis.url } });
+  try {
+    await page.goto(`${off.url}/#/llm`);
+    await page.waitForSelector('#view[data-loaded="llm:all"]');
+    assert.is(
+      await text(page.locator('[data-testid="notice"]')),
+      "LLM debug capture is off: set MANIFOLD_LLM_DEBUG_ENABLED=true (on the agents and on the dashboard)",
+    );
+    await shot("llm-debug-off");
+    await page.goto(`${off.url}/#/executions`);
+    await page.waitForSelector('#view[data-loaded="executions:all"]');
+    assert.match(await text(page.locator('[data-testid="notice"]')), /MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true/);
+  } finally {
+    await off.close();
+  }
+  assert.equal(problems, [], "no script error or blocked resource in any page");
+});
+
+test.run();

@@ -1,0 +1,104 @@
+/**
+ * A real travel network for the browser suite: redis-server, the four travel tools and the travel
+ * agent as processes (REDIS_URL set, OpenAPI on, HITL and both debug stores on), a scripted
+ * OpenAI-compatible model in this process, and `manifold dashboard` as a process of its own.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { withTimeout } from "../runtime/support.js";
+import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+export const TRAVEL = ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent"] as const;
+
+export interface Network {
+  readonly redis: RedisServer;
+  readonly llm: ScriptedLlm;
+  /** Base URL per travel component. */
+  readonly urls: Readonly<Record<(typeof TRAVEL)[number], string>>;
+  readonly dashboard: string;
+  /** Everything the processes wrote to stderr, for a failing test's message. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly url: string;
+}
+
+const children = new Set<ChildProcess>();
+let stderr = "";
+
+/** Starts `args` under tsx and resolves with the URL it announces (a JSON `listening` event, or the CLI's line). */
+function start(args: readonly string[], env: Record<string, string>, what: string): Promise<Started> {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, ...args], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  child.stderr!.setEncoding("utf8").on("data", (part: string) => {
+    // Bounded: a chatty process must not grow the suite's memory without end.
+    stderr = (stderr + part).slice(-200_000);
+  });
+  return withTimeout(
+    new Promise<Started>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on("line", (line) => {
+        const announced = /"event":"listening","url":"([^"]+)"/.exec(line) ?? /^dashboard listening on (\S+)$/.exec(line);
+        if (announced !== null) resolve({ child, url: announced[1]! });
+      });
+      child.once("exit", (code) => reject(new Error(`${what} exited (${code}) before listening:\n${stderr.slice(-4000)}`)));
+    }),
+    60_000,
+    `${what} listening`,
+  );
+}
+
+export async function startNetwork(): Promise<Network> {
+  const [redis, llm] = await Promise.all([startRedisServer(), startScriptedLlm()]);
+  const env = {
+    REDIS_URL: redis.url,
+    MANIFOLD_ENABLE_OPENAPI: "true",
+    MANIFOLD_HITL_ENABLED: "true",
+    MANIFOLD_LLM_DEBUG_ENABLED: "true",
+    MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED: "true",
+    MANIFOLD_LLM_BASE_URL: llm.baseUrl,
+    MANIFOLD_LLM_API_KEY: "sk-dashboard-suite",
+    MANIFOLD_LLM_MAX_RETRIES: "0",
+    OPENAI_API_KEY: "",
+    DEV_MODE: "false",
+  };
+  try {
+    const started = await Promise.all(TRAVEL.map((name) => start(["test/dashboard/fixtures/travel.ts", name], env, name)));
+    const dashboard = await start(["generator/bin.ts", "dashboard"], { ...env, MANIFOLD_DASHBOARD_POLL_INTERVAL: "500ms" }, "manifold dashboard");
+    const urls = Object.fromEntries(TRAVEL.map((name, i) => [name, started[i]!.url])) as Network["urls"];
+    return {
+      redis,
+      llm,
+      urls,
+      dashboard: dashboard.url,
+      logs: () => stderr,
+      close: async () => {
+        for (const child of children) child.kill("SIGKILL");
+        await llm.close();
+        await redis.close();
+      },
+    };
+  } catch (error) {
+    for (const child of children) child.kill("SIGKILL");
+    await llm.close();
+    await redis.close();
+    throw error;
+  }
+}
+
+/** For `after` hooks and crashes: no process outlives the suite. */
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
