@@ -13,7 +13,7 @@ import { isManifoldError, ManifoldError } from "../errors/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
 import { messageOf, sessionIdOf, userIdOf } from "./requests.js";
-import { openSseStream } from "../component/index.js";
+import { openRouteStream } from "../component/index.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
 import { boundedHistory, checkAnswerable, runTurn } from "./turn.js";
 import type { ChatAnswer, ChatEvent, ChatHandler, ChatWorkflowRunner } from "./wire.js";
@@ -88,14 +88,8 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
     // The user's message is kept even if the run then fails.
     await sessions.append(session.id, message("user", text, {}));
 
-    const controller = new AbortController();
+    const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
     running.add(controller);
-    ctx.respond = false;
-    const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId, "Access-Control-Allow-Origin": "*" } });
-    const onClose = (): void => {
-      if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
-    };
-    ctx.res.once("close", onClose);
     try {
       stream.send("session", { session_id: session.id, created: found === undefined });
       // Not a jsonRoute: the request's scope and its server span are entered here.
@@ -118,9 +112,8 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
         log?.warn(`chat turn failed: ${failure.message}`, { request_id: requestId, code: failure.code, ...(isManifoldError(error) ? {} : { error }) });
       stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
     } finally {
-      ctx.res.off("close", onClose);
       running.delete(controller);
-      stream.close();
+      end();
     }
   });
 

@@ -27,4 +27,4 @@ export type {
   Handlers,
   RunningComponent,
 } from "./types.js";
-export { openSseStream, type SseStream } from "./sse.js";
+export { openRouteStream, openSseStream, type RouteStream, type SseStream } from "./sse.js";

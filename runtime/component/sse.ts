@@ -4,6 +4,9 @@
  * idle stream is not closed by a proxy. Writes after the client has gone are dropped.
  */
 import type { ServerResponse } from "node:http";
+import { ManifoldError } from "../errors/index.js";
+import { REQUEST_ID_HEADER } from "./reply.js";
+import type { RouteContext } from "./routes.js";
 
 export interface SseStream {
   send(event: string, data: unknown): void;
@@ -48,6 +51,36 @@ export function openSseStream(
       if (!open) return;
       stop();
       res.end();
+    },
+  };
+}
+
+/** A route's event stream and what ends it: the work's signal aborts when the client hangs up first. */
+export interface RouteStream {
+  readonly stream: SseStream;
+  readonly controller: AbortController;
+  /** Stops listening for the hang-up and closes the stream. */
+  end(): void;
+}
+
+/**
+ * Takes over a route's response for server-sent events (Koa no longer answers it), with the request
+ * id echoed and any origin allowed, as chat's and HITL's streams need.
+ */
+export function openRouteStream(ctx: RouteContext, { heartbeatMs, requestId }: { heartbeatMs: number; requestId: string }): RouteStream {
+  const controller = new AbortController();
+  ctx.respond = false;
+  const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId, "Access-Control-Allow-Origin": "*" } });
+  const onClose = (): void => {
+    if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
+  };
+  ctx.res.once("close", onClose);
+  return {
+    stream,
+    controller,
+    end() {
+      ctx.res.off("close", onClose);
+      stream.close();
     },
   };
 }

@@ -11,7 +11,7 @@
  * - `GET /hitl/checkpoints` and `GET /hitl/checkpoints/<id>`: what the dashboard lists.
  */
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import { JsonReply, jsonRoute, openSseStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
+import { JsonReply, jsonRoute, openRouteStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
 import { requestIdOf, withRequestContext } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { requireCheckpoint, requireOwnCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
@@ -153,14 +153,8 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, agentName, bo
       throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${checkpoint.status}; only an approved checkpoint resumes`, {
         details: [{ pointer: "/checkpoint_id", message: `status is ${checkpoint.status}`, status: checkpoint.status }],
       });
-    const controller = new AbortController();
+    const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
     running.add(controller);
-    ctx.respond = false;
-    const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId, "Access-Control-Allow-Origin": "*" } });
-    const onClose = (): void => {
-      if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
-    };
-    ctx.res.once("close", onClose);
     try {
       const run = (): Promise<unknown> =>
         withRequestContext({ requestId }, () =>
@@ -175,9 +169,8 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, agentName, bo
       const failure = exposed(error);
       stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
     } finally {
-      ctx.res.off("close", onClose);
       running.delete(controller);
-      stream.close();
+      end();
     }
   });
 
