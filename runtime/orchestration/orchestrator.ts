@@ -215,7 +215,16 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
 
   let approvals: Approvals | undefined;
 
-  const recordRun = async (ran: Plan, result: ExecutionResult, outcomes: HookOutcome[], startedAt: string, mode: PlanMode, workflow: string | undefined) => {
+  /** The execution record of a run that finished, paused, or (with `failure`) stopped on an error. */
+  const recordRun = async (
+    ran: Plan,
+    result: Pick<ExecutionResult, "status" | "steps">,
+    outcomes: HookOutcome[],
+    startedAt: string,
+    mode: PlanMode,
+    workflow: string | undefined,
+    failure?: ExecutionRecord["error"],
+  ) => {
     if (store === undefined) return;
     const conversationId = currentScope()?.conversationId;
     await record({
@@ -227,6 +236,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
       plan: ran,
       steps: result.steps,
       hooks: outcomes,
+      ...(failure === undefined ? {} : { error: failure }),
       started_at: startedAt,
       finished_at: new Date().toISOString(),
     });
@@ -329,21 +339,12 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
       await recordRun(ran, result, outcomes, startedAt, mode, workflow);
       return { result, plan: ran, ...(outputs === undefined ? {} : { outputs }), ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes };
     } catch (thrown) {
-      if (store !== undefined && plan !== undefined) {
+      if (plan !== undefined) {
         const error = toManifoldError(thrown);
-        const conversationId = currentScope()?.conversationId;
-        await record({
-          plan_id: plan.plan_id,
-          ...(workflow === undefined ? {} : { workflow }),
-          ...(conversationId === undefined ? {} : { conversation_id: conversationId }),
-          mode,
-          status: signal?.aborted === true ? "interrupted" : "failed",
-          plan,
-          steps: result?.steps ?? [],
-          hooks: outcomes,
-          error: { code: error.code, message: error.expose ? error.message : "internal error" },
-          started_at: startedAt,
-          finished_at: new Date().toISOString(),
+        const status = signal?.aborted === true ? "interrupted" : "failed";
+        await recordRun(plan, { status, steps: result?.steps ?? [] }, outcomes, startedAt, mode, workflow, {
+          code: error.code,
+          message: error.expose ? error.message : "internal error",
         });
       }
       throw thrown;
