@@ -8,155 +8,34 @@ import { randomUUID } from "node:crypto";
 import { currentScope } from "../context/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { toManifoldError } from "../errors/index.js";
-import { llmUnavailable, type LlmProvider } from "../llm/index.js";
-import { createCaller, type Caller } from "../outbound/index.js";
+import { llmUnavailable } from "../llm/index.js";
+import { createCaller } from "../outbound/index.js";
 import { nodeHttpTransport } from "../outbound/index.js";
-import type { TokenSource } from "../outbound/index.js";
-import type { WorkflowSpec } from "../spec/index.js";
-import { createLogger, type Logger } from "../telemetry/index.js";
+import { createLogger } from "../telemetry/index.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
-import { customResponse, parseCustomBody, type CustomResponse } from "./custom.js";
-import { createExecutor, type ExecuteOptions, type ExecutionResult, type Executor, type Resolve, type StepResult } from "./executor.js";
-import { checkHooks, runHooks, type HookOutcome, type PipelineHook } from "./hooks.js";
-import { planWaiting, type ApprovalContext, type Approvals, type ResumeRun } from "./approval.js";
+import { customResponse, parseCustomBody } from "./custom.js";
+import { createExecutor, type ExecuteOptions, type ExecutionResult } from "./executor.js";
+import { checkHooks, runHooks, type HookOutcome } from "./hooks.js";
+import { planWaiting, type Approvals } from "./approval.js";
 import { planFromCustom, planFromWorkflow, type Plan, type PlanMode } from "./plan.js";
 import { createExecutionStore, executionDebugEnabled, type ExecutionRecord, type ExecutionStore } from "./records/index.js";
-import { createResolver, type ResolverOptions } from "./resolver.js";
-import type { BackoffOptions } from "./retry.js";
-import { checkReplacement, configureNatural, type LlmDebugOption, type NaturalSetup } from "./natural/configure.js";
-import type { Planned } from "./natural/planner.js";
+import { createResolver } from "./resolver.js";
+import { checkReplacement, configureNatural, type NaturalSetup } from "./natural/configure.js";
 import type { RecordCall } from "./natural/record.js";
-import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";
+import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition } from "./workflow.js";
 
-/**
- * Natural mode's seam: turns a request into a plan (parameters may use `{{…}}` templates). The
- * language-model planner (option `llm`) also says how many regenerations its plan needed.
- */
-export type Planner = (request: string, catalog: readonly CatalogComponent[], signal?: AbortSignal) => Promise<Plan | Planned>;
-
-export interface SynthesisInput {
-  readonly mode: PlanMode;
-  readonly workflow?: string;
-  readonly request: unknown;
-  readonly plan: Plan;
-  readonly result: ExecutionResult;
-  /** A workflow's resolved outputs. */
-  readonly outputs?: Readonly<Record<string, unknown>>;
-}
-
-export interface SynthesiserOptions {
-  readonly signal?: AbortSignal;
-  /** Given: stream the answer, each piece of text passed here as it arrives. */
-  readonly onChunk?: (text: string) => void;
-  /** Told about every model call (the request's LLM debug record). */
-  readonly record?: RecordCall;
-}
-
-/** Turns a run's results into prose (a language model); asked for with `ai_synthesis`. */
-export type Synthesiser = (input: SynthesisInput, options: SynthesiserOptions) => Promise<unknown>;
-
-/** `components`, `baseUrls` and `registry` build the default resolver (and the catalog YAML workflows are checked against). */
-export interface OrchestratorOptions extends Pick<ResolverOptions, "components" | "baseUrls" | "registry"> {
-  /** Replaces the default resolver (specs + base URLs + discovery). */
-  readonly resolve?: Resolve;
-  /** Replaces the caller built from token/headers. */
-  readonly caller?: Caller;
-  /** Bearer token of step calls. @defaultValue `MANIFOLD_OAUTH_TOKEN`, else none */
-  readonly token?: string | TokenSource;
-  /** Propagated headers sent on every step call. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Per-attempt timeout of a step without its own. @defaultValue 30000 */
-  readonly timeoutMs?: number;
-  /** Most steps running at once in one run. @defaultValue 10 */
-  readonly concurrency?: number;
-  /** @defaultValue exponential with full jitter, 100 ms base, 5 s cap */
-  readonly backoff?: BackoffOptions;
-  readonly hooks?: readonly PipelineHook[];
-  /** Where execution records go; `true` creates the default store, `false` none. @defaultValue on only when `MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true` */
-  readonly executionStore?: ExecutionStore | boolean;
-  /**
-   * The language model: natural mode's planner (plans checked against the live catalog, regenerated
-   * up to `maxValidationRounds` times) and the synthesiser, unless `planner` / `synthesiser` replace them.
-   */
-  readonly llm?: LlmProvider;
-  /** Regenerations of an invalid plan. @defaultValue `MANIFOLD_MAX_VALIDATION_ROUNDS`, else 2 */
-  readonly maxValidationRounds?: number;
-  /** Most bytes of step results in a synthesis prompt. @defaultValue 32 KiB */
-  readonly synthesisBudgetBytes?: number;
-  /** Where LLM debug records go; `true` creates the default store. @defaultValue on only when `MANIFOLD_LLM_DEBUG_ENABLED=true` */
-  readonly llmDebug?: LlmDebugOption;
-  /** The component whose calls these are (LLM debug records' `source_components`). @defaultValue "orchestrator" */
-  readonly componentName?: string;
-  readonly planner?: Planner;
-  readonly synthesiser?: Synthesiser;
-  /** @defaultValue a JSON logger for `orchestration` */
-  readonly log?: Logger;
-  /** @defaultValue process.env */
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-export interface RunOptions {
-  /** Aborting interrupts the run: running steps are aborted, the others skipped. */
-  readonly signal?: AbortSignal;
-  /** Ask the synthesiser for a synthesis (LLM_UNAVAILABLE when there is none). @defaultValue false */
-  readonly synthesise?: boolean;
-  /** Given: the synthesis streams, each piece of text passed here as it arrives. */
-  readonly onChunk?: (text: string) => void;
-  /** Told after each step finishes, in completion order (a task reports progress with it). */
-  readonly onStep?: (step: StepResult, done: number, total: number) => void;
-  /** Told about every language-model call of the run (planning, synthesis): chat adds up its tokens by phase. */
-  readonly onModelCall?: RecordCall;
-  /** Who asked, kept in a checkpoint if the run pauses for approval. @defaultValue non_streaming, no user context */
-  readonly approvalContext?: ApprovalContext;
-  /** Continues a run a human approved: its plan as it was, without planning (or its hooks) again. */
-  readonly resume?: ResumeRun;
-}
-
-/** Set when the run paused for human approval: what the request answers instead (a 202 body). */
-interface Paused {
-  readonly paused?: unknown;
-}
-
-export interface WorkflowRunResult extends ExecutionResult, Paused {
-  readonly workflow: string;
-  /** The workflow's outputs (for a defined workflow: each completed step's output by id); absent values left out. */
-  readonly outputs: Record<string, unknown>;
-  readonly synthesis?: unknown;
-  readonly hooks: readonly HookOutcome[];
-}
-
-export interface NaturalRunResult extends ExecutionResult, Paused {
-  readonly plan: Plan;
-  /** The request's id (its `X-Manifold-Request-ID`, else a new one). */
-  readonly request_id: string;
-  /** Plans the model had to regenerate before one checked. */
-  readonly regenerations: number;
-  readonly synthesis?: unknown;
-  readonly hooks: readonly HookOutcome[];
-}
-
-export interface Orchestrator {
-  readonly resolve: Resolve;
-  readonly executor: Executor;
-  readonly hasPlanner: boolean;
-  readonly hasSynthesiser: boolean;
-  /** Validates the inputs (INVALID_INPUT), runs the workflow; a failed run resolves with status `failed`. */
-  runWorkflow(spec: WorkflowSpec, inputs: unknown, options?: RunOptions & { readonly mode?: "workflow" | "yaml" }): Promise<WorkflowRunResult>;
-  /** Runs a programmatic workflow's checked steps with `{{…}}` templates. */
-  runDefined(definition: WorkflowDefinition, input: unknown, options?: RunOptions): Promise<WorkflowRunResult>;
-  /** Validates the body (INVALID_INPUT) and runs its steps in order; step failures are in the entries. */
-  runCustom(body: unknown, options?: RunOptions): Promise<CustomResponse & Paused>;
-  /** Needs a planner (INVALID_INPUT otherwise). */
-  runNatural(request: string, options?: RunOptions): Promise<NaturalRunResult>;
-  /** The catalog a planner sees: every known component, internal capabilities left out. */
-  catalog(): Promise<CatalogComponent[]>;
-  /** Replaces the outbound token (or source) for calls that start from now on; calls in flight keep theirs. Same as the caller's. */
-  setToken(token: string | TokenSource | undefined): void;
-  /** Human approval: its gate and plan approval apply to every run from now on, and paused runs go to it. */
-  useApprovals(approvals: Approvals): void;
-  /** Releases the execution store when the orchestrator created it. */
-  close(): Promise<void>;
-}
+export type {
+  NaturalRunResult,
+  Orchestrator,
+  OrchestratorOptions,
+  Planner,
+  RunOptions,
+  SynthesisInput,
+  Synthesiser,
+  SynthesiserOptions,
+  WorkflowRunResult,
+} from "./orchestrator-types.js";
+import type { Orchestrator, OrchestratorOptions, Paused, RunOptions, WorkflowRunResult } from "./orchestrator-types.js";
 
 interface PipelineRequest {
   readonly mode: PlanMode;
