@@ -1,6 +1,10 @@
 /**
  * The bench's agent, in a process of its own as in a deployment: registered on REDIS_URL as
- * `bench-agent`; each run it receives is one stdout line `<task_id> <epoch ms>`.
+ * `bench-agent`. It notes when each run arrived (epoch ms, by task id) and talks to the bench over
+ * the IPC channel only before and after a measured phase: `{expect: ids}` asks to be told
+ * `{received: true}` once all of them have arrived, `{times: ids}` is answered `{times: [ms | null]}`.
+ * Nothing is written per run, so the bench's own process (where the scheduler runs) spends nothing
+ * on bookkeeping while it is measured.
  */
 import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";
 
@@ -12,20 +16,28 @@ const spec: ComponentSpec = {
   capabilities: [],
   agent: { uses: [], orchestration: { custom: false, workflows: [], endpoints: [] }, tasks: [], scheduled: true },
 };
-let lines: string[] = [];
-// One write per event-loop turn, not per run: the bench measures the scheduler, not stdout.
-const flush = () => {
-  if (lines.length > 0) process.stdout.write(lines.join(""));
-  lines = [];
-};
-setInterval(flush, 5).unref();
+
+const send = (message: unknown): void => void process.send!(message);
+const received = new Map<string, number>();
+let waiting = new Set<string>();
+
+process.on("message", (message: { expect?: string[]; times?: string[] }) => {
+  if (message.expect !== undefined) {
+    waiting = new Set(message.expect.filter((id) => !received.has(id)));
+    if (waiting.size === 0) send({ received: true });
+  } else if (message.times !== undefined) {
+    send({ times: message.times.map((id) => received.get(id) ?? null) });
+  }
+});
+
 const running = await defineAgent<{}, {}>(spec, {}).serve({
   handlers: {},
   port: 0,
   log: () => undefined,
   scheduled: ({ task_id }) => {
-    lines.push(`${task_id} ${Date.now()}\n`);
+    received.set(task_id, Date.now());
+    if (waiting.delete(task_id) && waiting.size === 0) send({ received: true });
     return "ok";
   },
 });
-process.stdout.write(`listening ${running.url}\n`);
+send({ listening: running.url });

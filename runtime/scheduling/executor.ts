@@ -15,7 +15,7 @@ import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, createWorkerPool, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { createBackoff, createGate, sleep } from "../util/index.js";
+import { createBackoff, sleep } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
 import { readExecutorSettings, type ExecutorSettings } from "./settings.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_PATH, SCHEDULED_TASK_TYPE, type ScheduledRequest, type ScheduledTaskInput } from "./wire.js";
@@ -48,10 +48,72 @@ export interface ScheduledExecutor {
   replay(taskId: string): Promise<string | undefined>;
 }
 
-/** What a target agent's name resolves to. */
-type Target = { readonly kind: "agent"; readonly entry: RegistryEntry } | { readonly kind: "tool" } | { readonly kind: "unknown" };
+/** What a target agent's name resolves to: the URL of one replica's scheduled endpoint, or why there is none. */
+type Target = { readonly kind: "agent"; readonly url: string } | { readonly kind: "tool" } | { readonly kind: "unknown" };
+
+/** An agent's usable replicas (healthy ones first) and their endpoints, as last looked up. */
+interface Replicas {
+  readonly urls: readonly string[];
+  readonly at: number;
+}
+
+/**
+ * How long a lookup of an agent's replicas is reused: the catalog cache's own freshness, so a burst
+ * of dispatches to one agent costs one lookup a second, not one each. A failed dispatch forgets it.
+ */
+const REPLICAS_FRESH_MS = 1_000;
+/** Agents whose replicas (and metric labels) are remembered at most; past it the memo starts over. */
+const MAX_AGENTS_REMEMBERED = 10_000;
 
 const MODULE = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE };
+
+/** One target agent's metric labels, built once (spreading computed-key literals on every dispatch showed in profiles). */
+interface AgentLabels {
+  readonly received: Readonly<Record<string, string>>;
+  readonly success: Readonly<Record<string, string>>;
+  readonly error: Readonly<Record<string, string>>;
+  readonly deadLetter: Readonly<Record<string, string>>;
+}
+
+/** At most `limit` dispatches at once; the rest wait their turn in arrival order. */
+interface Slots {
+  /** Takes a place: at once (undefined) while one is free, else a promise of one. */
+  enter(): Promise<void> | undefined;
+  leave(): void;
+}
+
+/**
+ * The dispatch limit. Entering is synchronous while a place is free, so the common case costs no
+ * promise. A waiter is not watched for an abort: one whose task was aborted while it waited (a lost
+ * lease, the pool's shutdown) hands its place on as soon as it gets it, and the dispatches in flight
+ * end on the same aborts, so the line always moves.
+ */
+function createSlots(limit: number): Slots {
+  let free = limit;
+  const line: (() => void)[] = [];
+  return {
+    enter: () => {
+      if (free === 0) return new Promise((resolve) => line.push(resolve));
+      free -= 1;
+      return undefined;
+    },
+    leave: () => {
+      const next = line.shift();
+      if (next === undefined) free += 1;
+      else next();
+    },
+  };
+}
+
+function agentLabels(agent: string): AgentLabels {
+  const received = { ...MODULE, [ATTR.TARGET_AGENT]: agent };
+  return {
+    received,
+    success: { ...received, [ATTR.STATUS]: "success" },
+    error: { ...received, [ATTR.STATUS]: "error" },
+    deadLetter: { ...received, [ATTR.STATUS]: "dead_letter" },
+  };
+}
 
 function readInput(input: unknown): ScheduledTaskInput {
   const task = input as Partial<ScheduledTaskInput> | null;
@@ -81,9 +143,10 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   let pool: WorkerPool | undefined;
   let refresher: NodeJS.Timeout | undefined;
   const turn = new Map<string, number>();
-  // `workerCount` dispatches in flight; the pool leases as many again ahead of them, so a finished
-  // dispatch is followed at once by the next one instead of by a round trip to the queue.
-  const gate = createGate(settings.workerCount);
+  // `workerCount` dispatches in flight; the pool leases as many again ahead of them (waiting here
+  // for a place), so a finished dispatch is followed at once by the next one instead of by a round
+  // trip to the queue.
+  const slots = createSlots(settings.workerCount);
   // No jitter: these are one occurrence's retries, spaced base × 2^(n−1) as the settings say.
   const retryWait = createBackoff({ baseDelayMs: settings.retryBaseDelayMs, maxDelayMs: settings.retryMaxDelayMs, random: () => 1 });
 
@@ -100,6 +163,26 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     }
   };
 
+  const replicas = new Map<string, Replicas>();
+  const labels = new Map<string, AgentLabels>();
+  const labelsOf = (agent: string): AgentLabels => {
+    let found = labels.get(agent);
+    if (found === undefined) {
+      if (labels.size >= MAX_AGENTS_REMEMBERED) labels.clear();
+      labels.set(agent, (found = agentLabels(agent)));
+    }
+    return found;
+  };
+
+  /** Round-robin over the replicas looked up last, while that lookup is fresh; undefined when it is not. */
+  const known = (name: string): Target | undefined => {
+    const found = replicas.get(name);
+    if (found === undefined || Date.now() - found.at >= REPLICAS_FRESH_MS) return undefined;
+    const next = turn.get(name) ?? 0;
+    turn.set(name, next + 1);
+    return { kind: "agent", url: found.urls[next % found.urls.length]! };
+  };
+
   /** A healthy replica (round-robin), else any live one; a name registered only as a tool is `tool`. */
   const resolve = async (name: string): Promise<Target> => {
     let entries: RegistryEntry[];
@@ -111,12 +194,14 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
       throw error;
     }
     const agents = entries.filter((e) => e.type === "agent");
+    // Neither answer is remembered: an agent registering now is found by the next attempt.
     if (agents.length === 0) return entries.length > 0 ? { kind: "tool" } : { kind: "unknown" };
-    const usable = preferHealthy(agents);
-    const next = turn.get(name) ?? 0;
-    turn.set(name, next + 1);
-    if (turn.size > 10_000) turn.clear();
-    return { kind: "agent", entry: usable[next % usable.length]! };
+    if (replicas.size >= MAX_AGENTS_REMEMBERED) {
+      replicas.clear();
+      turn.clear();
+    }
+    replicas.set(name, { urls: preferHealthy(agents).map((entry) => `${baseUrlOf(entry)}${SCHEDULED_PATH}`), at: Date.now() });
+    return known(name)!;
   };
 
   const deadLetter = async (task: ScheduledTaskInput, context: TaskContext, reason: DeadLetterReason, attempts: number, lastError?: ManifoldError) => {
@@ -135,7 +220,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
       log.error("a dead letter could not be written; the task is failed instead", { operation: "executor_dispatch", task_id: context.taskId, error });
       throw new ManifoldError("UNAVAILABLE", `dead letter not written (${reason})`);
     }
-    metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: task.target_agent, [ATTR.STATUS]: "dead_letter" });
+    metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, labelsOf(task.target_agent).deadLetter);
     log.warn(`scheduled task dead-lettered: ${reason}`, {
       operation: "executor_dispatch",
       task_id: context.taskId,
@@ -155,7 +240,8 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
       throw error;
     }
     const agent = task.target_agent;
-    metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent });
+    const tags = labelsOf(agent);
+    metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, tags.received);
     log.debug("scheduled task received", { operation: "executor_consume", task_id: context.taskId, target_agent: agent, delivery: context.attempt });
     const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: context.taskId, instruction: task.instruction, input: task.input };
     let lastError: ManifoldError | undefined;
@@ -163,21 +249,24 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     let unknown = false;
     for (let attempt = 1; attempt <= settings.maxRetries + 1; attempt += 1) {
       if (attempt > 1) {
-        metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.ATTEMPT]: attempt - 1 });
+        metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...tags.received, [ATTR.ATTEMPT]: attempt - 1 });
         await sleep(retryWait(attempt - 1), context.signal);
         if (context.signal.aborted) throw context.signal.reason;
       }
-      const leave = await gate.enter(context.signal);
+      const place = slots.enter();
+      if (place !== undefined) await place;
       const started = performance.now();
       try {
-        const target = await resolve(agent);
+        // Aborted while it waited for its turn: the catch hands the task back to the pool.
+        if (context.signal.aborted) throw context.signal.reason;
+        const target = known(agent) ?? (await resolve(agent));
         // A tool cannot serve /api/v1/scheduled, and will not learn to: no retry.
         if (target.kind === "tool") return await deadLetter(task, context, "target_not_agent", attempts);
         unknown = target.kind === "unknown";
         if (target.kind === "unknown") throw new ManifoldError("NOT_FOUND", `no agent named ${agent} is registered`);
         attempts += 1;
         const answer = (await caller.call({
-          url: `${baseUrlOf(target.entry)}${SCHEDULED_PATH}`,
+          url: target.url,
           body,
           name: "scheduled",
           target: agent,
@@ -186,8 +275,8 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
         })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
         if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
         const ms = performance.now() - started;
-        metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "success" });
-        metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, ms, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "success" });
+        metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.success);
+        metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, ms, tags.success);
         log.debug("scheduled task dispatched", {
           operation: "executor_dispatch",
           task_id: context.taskId,
@@ -200,8 +289,10 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
         // Cancelled, timed out or shutting down: the pool decides (a shutdown hands the task back).
         if (context.signal.aborted) throw context.signal.reason;
         lastError = toManifoldError(error);
-        metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "error" });
-        metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, performance.now() - started, { ...MODULE, [ATTR.TARGET_AGENT]: agent, [ATTR.STATUS]: "error" });
+        // The replica may be gone: the next attempt looks the agent up again.
+        replicas.delete(agent);
+        metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.error);
+        metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, performance.now() - started, tags.error);
         log.warn(`scheduled dispatch failed (attempt ${attempt} of ${settings.maxRetries + 1}): ${lastError.message}`, {
           operation: "executor_dispatch",
           task_id: context.taskId,
@@ -209,7 +300,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
           code: lastError.code,
         });
       } finally {
-        leave();
+        slots.leave();
       }
     }
     return deadLetter(task, context, unknown ? "unknown_target_agent" : "max_retries_exhausted", attempts, lastError);

@@ -14,7 +14,7 @@
 import { toManifoldError } from "../errors/index.js";
 import type { TaskBackend } from "../tasks/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
-import type { AdvanceItem, DueSchedule, ScheduleRecord, ScheduleStore } from "./store/index.js";
+import { checkDueLimit, type AdvanceItem, type DueRecord, type ScheduleStore } from "./store/index.js";
 import { nextCronMs } from "./timing.js";
 import { SCHEDULED_TASK_TYPE, type ScheduledTaskInput } from "./wire.js";
 
@@ -24,7 +24,7 @@ export interface FiringOptions {
   readonly backend: TaskBackend;
   /** Longest sleep between passes. @defaultValue 5000 */
   readonly tickMs?: number;
-  /** Most schedules fired per batch (a full batch is followed by the next one at once). @defaultValue 500 */
+  /** Most schedules fired per batch, 1–1,000 (a full batch is followed by the next one at once). @defaultValue 500 */
   readonly batch?: number;
   /** Timeout of each executor task: the dispatch timeout times the attempts, plus the waits. */
   readonly taskTimeoutMs: number;
@@ -44,15 +44,21 @@ export interface Firing {
 }
 
 export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, taskTimeoutMs, log, now = Date.now }: FiringOptions): Firing {
+  checkDueLimit(batch);
   let running = false;
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let sleeping: (() => void) | undefined;
 
-  /** The occurrence as a task; false when another replica (or an earlier pass) already created it. */
-  const enqueue = async (record: ScheduleRecord, dueMs: number): Promise<boolean> => {
+  /**
+   * The occurrence as a task; false when another replica (or an earlier pass) already created it.
+   * The record was read with its due time, so its `next_run_at` is that time, already formatted.
+   */
+  const enqueue = async ({ record, dueMs }: DueRecord): Promise<boolean> => {
     const telemetry = getTelemetry();
-    const span = telemetry.startSpan("scheduler.fire", { attributes: { "manifold.schedule_id": record.schedule_id, "manifold.target": record.target_agent } });
+    const span = telemetry.enabled
+      ? telemetry.startSpan("scheduler.fire", { attributes: { "manifold.schedule_id": record.schedule_id, "manifold.target": record.target_agent } })
+      : undefined;
     try {
       // The tick's span is stamped on the task: the executor's span links to it.
       const ids = span === undefined ? undefined : span.run(() => telemetry.currentIds());
@@ -61,7 +67,7 @@ export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, t
         target_agent: record.target_agent,
         instruction: record.instruction,
         input: record.input,
-        due_at: new Date(dueMs).toISOString(),
+        due_at: record.next_run_at,
       };
       await backend.create({
         task_id: `${record.schedule_id}:${Math.floor(dueMs / 1000)}`,
@@ -81,40 +87,48 @@ export function createFiring({ schedules, backend, tickMs = 5000, batch = 500, t
   };
 
   /**
-   * One batch: read every due record at once, create their tasks (the task backend batches the
-   * creates), then advance them all in one compare-and-set call. Resolves with the tasks created
-   * and the schedules advanced (by this replica).
+   * One batch's tasks (the task backend sends the creates of one turn together); resolves with how
+   * many this replica created and the compare-and-set of each schedule it enqueued.
    */
-  const fireBatch = async (due: readonly DueSchedule[]): Promise<{ created: number; advanced: number }> => {
-    const dueMs = new Map(due.map((d) => [d.schedule_id, d.due_ms]));
-    // Cancelled, or moved by an update since the index was read: nothing to fire at that time.
-    const records = (await schedules.getMany(due.map((d) => d.schedule_id))).filter((r) => Date.parse(r.next_run_at) === dueMs.get(r.schedule_id));
-    const enqueued = await Promise.allSettled(records.map((record) => enqueue(record, dueMs.get(record.schedule_id)!)));
+  const enqueueBatch = async (due: readonly DueRecord[]): Promise<{ created: number; items: AdvanceItem[] }> => {
+    const enqueued = await Promise.allSettled(due.map(enqueue));
     const firedAt = new Date(now()).toISOString();
     const items: AdvanceItem[] = [];
     let created = 0;
     enqueued.forEach((result, i) => {
-      const record = records[i]!;
+      const { record, dueMs } = due[i]!;
       // Not enqueued (the store failed): left due, so the next pass tries it again.
       if (result.status === "rejected") return log.warn("a schedule could not be fired; it stays due and is tried again", { error: result.reason });
       if (result.value) created += 1;
-      const at = dueMs.get(record.schedule_id)!;
-      const nextMs = record.recurring ? nextCronMs(record.cron_expr!, record.timezone, Math.max(now(), at)) : null;
-      items.push({ schedule: record, dueMs: at, nextMs, firedAt });
+      const nextMs = record.recurring ? nextCronMs(record.cron_expr!, record.timezone, Math.max(now(), dueMs)) : null;
+      items.push({ schedule: record, dueMs, nextMs, firedAt });
     });
-    const advanced = (await schedules.advanceMany(items)).filter(Boolean).length;
-    return { created, advanced };
+    return { created, items };
   };
 
+  /**
+   * Batch after batch until fewer than a full batch is due: each is read with its records in one
+   * step, enqueued, and advanced in one compare-and-set call. The next read is sent right behind the
+   * advance instead of after its answer: the schedule store applies one caller's calls in order (one
+   * connection to Redis; the memory store at once), so it sees this batch advanced. Were it ever to
+   * see some of them still due, they would only be fired again as no-ops (their tasks exist, and the
+   * compare-and-set lets one advance through).
+   */
   const pass = async (): Promise<number> => {
     let created = 0;
+    let due = await schedules.dueRecords(now(), batch);
     for (;;) {
-      const due = await schedules.due(now(), batch);
-      const fired = await fireBatch(due);
-      created += fired.created;
+      const enqueued = await enqueueBatch(due);
+      created += enqueued.created;
+      const advancing = schedules.advanceMany(enqueued.items);
+      const next = due.length < batch ? undefined : schedules.dueRecords(now(), batch);
+      // Awaited below, or dropped if this batch fails: never an unhandled rejection.
+      next?.catch(() => undefined);
+      const advanced = (await advancing).filter(Boolean).length;
       // A full batch of which nothing moved (the task store refusing, say) would be read again at
       // once: leave it to the next tick instead of spinning.
-      if (due.length < batch || fired.advanced === 0) return created;
+      if (next === undefined || advanced === 0) return created;
+      due = await next;
     }
   };
 

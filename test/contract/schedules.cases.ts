@@ -28,6 +28,11 @@ const scheduleRecord = (dueMs: number, more: Partial<ScheduleRecord> = {}): Sche
 const cron = (dueMs: number, more: Partial<ScheduleRecord> = {}): ScheduleRecord =>
   cronRecord(dueMs, { input: { destination: "Kyoto", tags: [], nested: { empty: {} } }, ...more });
 
+/** What is due at `nowMs`, as `[schedule_id, due ms]` pairs. */
+async function due(schedules: ScheduleStore, nowMs: number): Promise<[string, number][]> {
+  return (await schedules.dueRecords(nowMs, 1000)).map(({ record, dueMs }) => [record.schedule_id, dueMs]);
+}
+
 async function rejectsWith(run: () => Promise<unknown>, code: string): Promise<void> {
   try {
     await run();
@@ -70,21 +75,38 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
     }
   });
 
-  test("due lists what is due at or before now, earliest first, ties by id, bounded by limit; nextDue is the earliest", async () => {
+  test("dueRecords lists what is due at or before now with its record: earliest first, ties by id, fire state included, bounded; nextDue is the earliest", async () => {
     const { schedules } = await create({});
     assert.is(await schedules.nextDue(), undefined);
-    const later = scheduleRecord(BASE + 5000);
+    const every = cron(BASE);
     const tied = [scheduleRecord(BASE + 1000), scheduleRecord(BASE + 1000)].sort((a, b) => (a.schedule_id < b.schedule_id ? -1 : 1));
-    const earliest = scheduleRecord(BASE);
-    for (const record of [later, ...tied, earliest]) await schedules.create(record);
+    const later = scheduleRecord(BASE + 5000);
+    for (const record of [later, ...tied, every]) await schedules.create(record);
     assert.is(await schedules.nextDue(), BASE);
-    assert.equal(await schedules.due(BASE + 1000, 10), [
-      { schedule_id: earliest.schedule_id, due_ms: BASE },
-      { schedule_id: tied[0]!.schedule_id, due_ms: BASE + 1000 },
-      { schedule_id: tied[1]!.schedule_id, due_ms: BASE + 1000 },
+    assert.ok(await schedules.advance(every, BASE, BASE + 500, "2030-06-01T00:00:00.010Z"));
+    assert.is(await schedules.nextDue(), BASE + 500);
+    const read = await schedules.dueRecords(BASE + 1000, 10);
+    assert.equal(await due(schedules, BASE + 1000), [
+      [every.schedule_id, BASE + 500],
+      [tied[0]!.schedule_id, BASE + 1000],
+      [tied[1]!.schedule_id, BASE + 1000],
     ]);
-    assert.is((await schedules.due(BASE + 10_000, 2)).length, 2);
-    assert.equal(await schedules.due(BASE - 1, 10), []);
+    assert.equal(
+      read.map((d) => d.record),
+      await Promise.all([every, ...tied].map((r) => schedules.get(r.schedule_id))),
+      "the records get returns: input with its empty array and object, next_run_at at the due time, the fire state",
+    );
+    assert.equal([read[0]!.record.fire_count, read[0]!.record.last_fired_at], [1, "2030-06-01T00:00:00.010Z"]);
+    assert.is((await schedules.dueRecords(BASE + 10_000, 2)).length, 2);
+    assert.equal(await schedules.dueRecords(BASE - 1, 10), []);
+    for (const bad of [0, 1001, 1.5]) {
+      try {
+        await schedules.dueRecords(BASE, bad);
+        assert.unreachable(String(bad));
+      } catch (error) {
+        assert.instance(error, RangeError);
+      }
+    }
   });
 
   test("list pages soonest first and filters by target agent", async () => {
@@ -120,7 +142,7 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
       ["changed", new Date(BASE + 300_000).toISOString(), 1, "2030-06-01T00:00:00.100Z"],
     );
     assert.ok(await schedules.update({ ...kept, cron_expr: "0 * * * *", next_run_at: new Date(BASE + 3_600_000).toISOString() }));
-    assert.equal(await schedules.due(BASE + 3_600_000, 10), [{ schedule_id: record.schedule_id, due_ms: BASE + 3_600_000 }]);
+    assert.equal(await due(schedules, BASE + 3_600_000), [[record.schedule_id, BASE + 3_600_000]]);
     assert.is((await schedules.get(record.schedule_id))!.fire_count, 1);
     assert.is(await schedules.update(scheduleRecord(BASE)), false, "an unknown id is not created by update");
   });
@@ -132,7 +154,7 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
     assert.is(await schedules.delete(record.schedule_id), true);
     assert.is(await schedules.delete(record.schedule_id), false);
     assert.is(await schedules.get(record.schedule_id), undefined);
-    assert.equal(await schedules.due(BASE, 10), []);
+    assert.equal(await due(schedules, BASE), []);
     assert.equal(await schedules.list({ target_agent: record.target_agent }), []);
     assert.is(await schedules.count(), 0);
   });
@@ -192,7 +214,50 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
       assert.ok(await backend.get(`${record.schedule_id}:${Math.floor(dueMs / 1000)}`), record.schedule_id);
     }
     assert.is(await schedules.count(), 50, "one-shots deleted, cron schedules advanced");
-    assert.equal(await schedules.due(now, 500), [], "nothing left due");
+    assert.equal(await due(schedules, now), [], "nothing left due");
+    await backend.close();
+  });
+
+  test("batch firing: one replica reads each due schedule once, each next batch read behind the last one's advance", async () => {
+    const { schedules, store } = await create({});
+    const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+    const now = Date.now();
+    const records = Array.from({ length: 250 }, () => scheduleRecord(now - 1000));
+    for (const record of records) await schedules.create(record);
+    let creates = 0;
+    const counted = {
+      ...backend,
+      create: (task: Parameters<typeof backend.create>[0]) => {
+        creates += 1;
+        return backend.create(task);
+      },
+    };
+    assert.is(await createFiring({ schedules, backend: counted, taskTimeoutMs: 60_000, log, batch: 50 }).pass(), 250);
+    assert.is(creates, 250, "no schedule was read (and enqueued) twice");
+    assert.is(await schedules.count(), 0);
+    await backend.close();
+  });
+
+  test("batch firing: four replicas in batches of 40 over 600 due schedules create exactly one task per occurrence", async () => {
+    const { schedules, store } = await create({});
+    const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+    const now = Date.now();
+    // Two due times, so batches straddle them; a fifth are cron schedules, advanced rather than deleted.
+    const records = Array.from({ length: 600 }, (_, i) =>
+      i % 5 === 0 ? cron(now - 2000, { cron_expr: "* * * * *" }) : scheduleRecord(now - (i % 2 === 0 ? 1000 : 3000)),
+    );
+    for (let i = 0; i < records.length; i += 100) await Promise.all(records.slice(i, i + 100).map((record) => schedules.create(record)));
+    const replicas = Array.from({ length: 4 }, () => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, batch: 40 }));
+    const created = await Promise.all(replicas.map((r) => r.pass()));
+    assert.is(
+      created.reduce((a, b) => a + b, 0),
+      600,
+      `per replica: ${created.join(", ")}`,
+    );
+    assert.is(await backend.depth(), 600);
+    assert.is(await schedules.count(), 120, "one-shots deleted, cron schedules advanced");
+    assert.equal(await due(schedules, now), [], "nothing left due");
+    for (const record of records.filter((r) => r.recurring)) assert.is((await schedules.get(record.schedule_id))!.fire_count, 1, record.schedule_id);
     await backend.close();
   });
 

@@ -101,8 +101,11 @@ test("the fire span is linked, not a parent; the agent continues the executor's 
   await receiver.until(() => spans.some((s) => s.name === "HTTP POST /api/v1/scheduled"), "the agent's server span");
   const fire = spans.find((s) => s.name === "scheduler.fire" && s.attributes["manifold.schedule_id"] === id)!;
   assert.ok(fire, "the scheduler's fire span");
-  const process_ = spans.find((s) => s.name === "task.process" && s.links.some((l) => l.spanId === fire.spanId))!;
-  assert.ok(process_, "task.process links to the fire span");
+  // task.process ends once the run's outcome is written, after the agent has answered: wait for it
+  // too (on a busy machine it is exported well after the agent's span).
+  const linked = () => spans.find((s) => s.name === "task.process" && s.links.some((l) => l.spanId === fire.spanId));
+  await receiver.until(() => linked() !== undefined, "task.process linked to the fire span");
+  const process_ = linked()!;
   assert.is.not(process_.traceId, fire.traceId, "a trace of its own, not a child");
   assert.is(process_.parentSpanId, undefined);
   const server = spans.find((s) => s.name === "HTTP POST /api/v1/scheduled" && s.traceId === process_.traceId);

@@ -6,12 +6,14 @@ export { createScheduleStore, type ScheduleStoreOptions } from "./create.js";
 export { createMemoryScheduleStore, type MemoryScheduleStoreOptions } from "./memory-store.js";
 export { createRedisScheduleStore, type RedisScheduleStoreOptions } from "./redis-store.js";
 export {
+  checkDueLimit,
   checkScheduleId,
   DEFAULT_MAX_SCHEDULES,
   isScheduleId,
+  MAX_DUE_BATCH,
   MAX_LIST_LIMIT,
   type AdvanceItem,
-  type DueSchedule,
+  type DueRecord,
   type ScheduleListOptions,
   type ScheduleRecord,
   type ScheduleRef,

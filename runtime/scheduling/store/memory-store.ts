@@ -1,6 +1,6 @@
 import { ManifoldError } from "../../errors/index.js";
 import { heapBytes } from "../../util/index.js";
-import { checkListOptions, checkScheduleId, DEFAULT_MAX_SCHEDULES, type DueSchedule, type ScheduleRecord, type ScheduleStore } from "./types.js";
+import { checkDueLimit, checkListOptions, checkScheduleId, DEFAULT_MAX_SCHEDULES, type DueRecord, type ScheduleRecord, type ScheduleStore } from "./types.js";
 
 export interface MemoryScheduleStoreOptions {
   /** Most schedules held; a create beyond it is UNAVAILABLE. @defaultValue 100,000 */
@@ -92,14 +92,6 @@ export function createMemoryScheduleStore({
       const held = records.get(checkScheduleId(id));
       return held === undefined ? undefined : view(held);
     },
-    getMany: async (ids) => {
-      const found: ScheduleRecord[] = [];
-      for (const id of ids) {
-        const held = records.get(checkScheduleId(id));
-        if (held !== undefined) found.push(view(held));
-      }
-      return found;
-    },
     list: async (options) => {
       const { limit, offset, target_agent } = checkListOptions(options);
       const found: ScheduleRecord[] = [];
@@ -134,11 +126,12 @@ export function createMemoryScheduleStore({
       bytes -= held.bytes;
       return true;
     },
-    due: async (nowMs, limit) => {
-      const found: DueSchedule[] = [];
+    dueRecords: async (nowMs, limit) => {
+      checkDueLimit(limit);
+      const found: DueRecord[] = [];
       for (const entry of index) {
         if (entry.dueMs > nowMs || found.length >= limit) break;
-        found.push({ schedule_id: entry.id, due_ms: entry.dueMs });
+        found.push({ record: view(records.get(entry.id)!), dueMs: entry.dueMs });
       }
       return found;
     },

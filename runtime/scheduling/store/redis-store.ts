@@ -1,11 +1,12 @@
 import { ManifoldError } from "../../errors/index.js";
 import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import {
+  checkDueLimit,
   checkListOptions,
   checkScheduleId,
   DEFAULT_MAX_SCHEDULES,
   type AdvanceItem,
-  type DueSchedule,
+  type DueRecord,
   type ScheduleRecord,
   type ScheduleRef,
   type ScheduleStore,
@@ -16,6 +17,7 @@ const CREATE = lua("create-3.lua");
 const UPDATE = lua("update-3.lua");
 const DELETE = lua("delete-5.lua");
 const ADVANCE = lua("advance.lua");
+const DUE_RECORDS = lua("due-records-4.lua");
 
 export interface RedisScheduleStoreOptions {
   /** Most schedules held; a create beyond it is UNAVAILABLE. @defaultValue 100,000 */
@@ -32,13 +34,14 @@ function definitionOf(record: ScheduleRecord): string {
   return JSON.stringify(definition);
 }
 
-function compose(text: string, dueMs: string, count: string | null, lastFired: string | null): ScheduleRecord {
+/** A record from its stored parts; an absent count or last fire time is null (or '' from a script). */
+function compose(text: string, dueMs: number, count: string | null, lastFired: string | null): ScheduleRecord {
   const definition = JSON.parse(text) as Definition;
   return {
     ...definition,
-    next_run_at: new Date(Number(dueMs)).toISOString(),
-    fire_count: count === null ? 0 : Number(count),
-    ...(lastFired === null ? {} : { last_fired_at: lastFired }),
+    next_run_at: new Date(dueMs).toISOString(),
+    fire_count: count === null || count === "" ? 0 : Number(count),
+    ...(lastFired === null || lastFired === "" ? {} : { last_fired_at: lastFired }),
   };
 }
 
@@ -47,7 +50,8 @@ function compose(text: string, dueMs: string, count: string | null, lastFired: s
  * `…:{schedules}:defs` (hash id → definition JSON), `…:fire-count` and `…:last-fired` (hashes: the
  * fire state, written only by `advance`, so an update cannot undo a firing), `…:due` (sorted set:
  * id by due ms, the firing loop's index) and `…:agent:<name>` (the same, per agent, for
- * `list_schedules`). Writes are Lua scripts; reads are MULTI transactions (HMGET and ZMSCORE: Redis 6.2 or later), so a record is never seen
+ * `list_schedules`). Writes are Lua scripts; reads are MULTI transactions (HMGET and ZMSCORE: Redis
+ * 6.2 or later), or a read-only script for the firing loop's `dueRecords`, so a record is never seen
  * half-advanced. Definitions are stored as given and never decoded by Lua, so an empty array in
  * `input` stays an array.
  */
@@ -67,8 +71,12 @@ export function createRedisScheduleStore(
     if (items.length === 0) return [];
     const keyList = [defs, fireCount, lastFired, due];
     const args: (string | number)[] = [];
+    // A batch is mostly one agent's (or a few agents') schedules: each index key is built once.
+    const agentKeys = new Map<string, string>();
     for (const { schedule, dueMs, nextMs, firedAt } of items) {
-      keyList.push(agentIndex(schedule.target_agent));
+      let agentKey = agentKeys.get(schedule.target_agent);
+      if (agentKey === undefined) agentKeys.set(schedule.target_agent, (agentKey = agentIndex(schedule.target_agent)));
+      keyList.push(agentKey);
       args.push(checkScheduleId(schedule.schedule_id), dueMs, nextMs ?? "", firedAt);
     }
     const results = (await runScript(client, ADVANCE, keyList, args)) as number[];
@@ -93,7 +101,7 @@ export function createRedisScheduleStore(
     ids.forEach((_, i) => {
       const text = texts[i];
       const score = scores[i];
-      if (text != null && score != null) found.push(compose(text, score, counts[i] ?? null, lasts[i] ?? null));
+      if (text != null && score != null) found.push(compose(text, Number(score), counts[i] ?? null, lasts[i] ?? null));
     });
     return found;
   };
@@ -112,7 +120,6 @@ export function createRedisScheduleStore(
       if (outcome === "FULL") throw new ManifoldError("UNAVAILABLE", `the scheduler holds its maximum of ${maxSchedules} schedules; cancel some first`);
     },
     get: async (id) => (await read([checkScheduleId(id)]))[0],
-    getMany: async (ids) => read(ids.map(checkScheduleId)),
     list: async (options) => {
       const { limit, offset, target_agent } = checkListOptions(options);
       const ids = await client.zrange(target_agent === undefined ? due : agentIndex(target_agent), String(offset), String(offset + limit - 1));
@@ -128,10 +135,13 @@ export function createRedisScheduleStore(
       if (record === undefined) return false;
       return (await runScript(client, DELETE, allKeys(record), [id])) === 1;
     },
-    due: async (nowMs, limit) => {
-      const flat = await client.zrangebyscore(due, "-inf", nowMs, "WITHSCORES", "LIMIT", 0, limit);
-      const found: DueSchedule[] = [];
-      for (let i = 0; i < flat.length; i += 2) found.push({ schedule_id: flat[i]!, due_ms: Number(flat[i + 1]) });
+    dueRecords: async (nowMs, limit) => {
+      const flat = (await runScript(client, DUE_RECORDS, [due, defs, fireCount, lastFired], [nowMs, checkDueLimit(limit)])) as string[];
+      const found: DueRecord[] = [];
+      for (let i = 0; i < flat.length; i += 5) {
+        const dueMs = Number(flat[i + 1]);
+        found.push({ record: compose(flat[i + 2]!, dueMs, flat[i + 3]!, flat[i + 4]!), dueMs });
+      }
       return found;
     },
     nextDue: async () => {

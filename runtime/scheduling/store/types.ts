@@ -50,10 +50,11 @@ export interface AdvanceItem {
   readonly firedAt: string;
 }
 
-export interface DueSchedule {
-  readonly schedule_id: string;
-  /** The due time (ms since the epoch) the index holds for it. */
-  readonly due_ms: number;
+/** A due schedule as the firing loop reads it: the record and its due time, from one read. */
+export interface DueRecord {
+  readonly record: ScheduleRecord;
+  /** The due time (ms since the epoch) the index holds for it: `advance`'s compare-and-set value. */
+  readonly dueMs: number;
 }
 
 export interface ScheduleStore {
@@ -61,8 +62,6 @@ export interface ScheduleStore {
   /** Stores a new schedule and indexes it at `next_run_at`. CONFLICT when the id exists; UNAVAILABLE when the store is full. */
   create(record: ScheduleRecord): Promise<void>;
   get(scheduleId: string): Promise<ScheduleRecord | undefined>;
-  /** Several at once (one round trip on Redis), in the order asked; missing ones are left out. */
-  getMany(scheduleIds: readonly string[]): Promise<ScheduleRecord[]>;
   /** By `next_run_at`, earliest first (ties by id). */
   list(options?: ScheduleListOptions): Promise<ScheduleRecord[]>;
   /**
@@ -73,8 +72,12 @@ export interface ScheduleStore {
   update(record: ScheduleRecord, options?: { readonly retime?: boolean }): Promise<boolean>;
   /** Removes the record and its index entry; false when there was none. */
   delete(scheduleId: string): Promise<boolean>;
-  /** Schedules due at or before `nowMs`, earliest first, at most `limit`. */
-  due(nowMs: number, limit: number): Promise<DueSchedule[]>;
+  /**
+   * The schedules due at or before `nowMs`, earliest first (ties by id), at most `limit` (1–1,000),
+   * each with its record, read in one atomic step (one round trip and one script on Redis): the
+   * firing loop's read, so a record and its due time cannot disagree.
+   */
+  dueRecords(nowMs: number, limit: number): Promise<DueRecord[]>;
   /** The earliest due time in the index, for the firing loop's wake-up; undefined when empty. */
   nextDue(): Promise<number | undefined>;
   /**
@@ -94,6 +97,8 @@ export interface ScheduleStore {
 /** Most schedules a store holds unless told otherwise. */
 export const DEFAULT_MAX_SCHEDULES = 100_000;
 export const MAX_LIST_LIMIT = 500;
+/** Most schedules one `dueRecords` call reads: bounds the script's time on the server and the batch in memory. */
+export const MAX_DUE_BATCH = 1_000;
 const SCHEDULE_ID = /^sch-[0-9a-f]{16}$/;
 
 /** A schedule id is `sch-` and 16 hex digits. */
@@ -105,6 +110,12 @@ export function isScheduleId(value: unknown): value is string {
 export function checkScheduleId(id: string): string {
   if (!isScheduleId(id)) throw new RangeError(`schedule ids are sch- and 16 hex digits, not ${JSON.stringify(String(id).slice(0, 40))}`);
   return id;
+}
+
+/** A `dueRecords` limit: an integer from 1 to MAX_DUE_BATCH. */
+export function checkDueLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_DUE_BATCH) throw new RangeError(`a due batch is an integer from 1 to ${MAX_DUE_BATCH}`);
+  return limit;
 }
 
 export function checkListOptions({
