@@ -34,7 +34,7 @@ export interface SwaggerUrl {
  */
 export const OPENAPI_METADATA_KEY = "openapi";
 
-function capabilityOf(wire: CapabilityWire): DashboardCapability {
+export function capabilityOf(wire: CapabilityWire): DashboardCapability {
   // Built field by field rather than by deleting output_summary: a future wire field is not shown until someone decides it may be.
   return {
     name: wire.name,

@@ -5,7 +5,7 @@
  */
 import type { Registry } from "../discovery/index.js";
 import { readCatalog } from "../orchestration/index.js";
-import type { DashboardCapability } from "./services.js";
+import { capabilityOf, type DashboardCapability } from "./services.js";
 
 export interface SkillCapability extends DashboardCapability {
   /** False for internal capabilities: the planner is not shown them. */
@@ -46,15 +46,7 @@ export async function readSkills(registry: Registry): Promise<AgentSkills[]> {
     capabilities: component.capabilities.map((wire): SkillCapability => {
       if (wire.internal) internal += 1;
       else visible += 1;
-      return {
-        name: wire.name,
-        description: wire.description,
-        endpoint: wire.endpoint,
-        type: wire.type,
-        internal: wire.internal,
-        ...(wire.input_summary === undefined ? {} : { input_summary: wire.input_summary }),
-        planner_visible: !wire.internal,
-      };
+      return { ...capabilityOf(wire), planner_visible: !wire.internal };
     }),
   }));
   return agents.map((agent) => ({
