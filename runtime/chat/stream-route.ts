@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { JsonReply, jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute } from "../component/index.js";
 import { requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
-import { isManifoldError, ManifoldError } from "../errors/index.js";
+import { clientSafe, isManifoldError, ManifoldError } from "../errors/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
 import { messageOf, sessionIdOf, userIdOf } from "./requests.js";
@@ -35,12 +35,6 @@ export interface StreamRouteOptions {
 
 function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>): ChatMessage {
   return { id: randomUUID(), role, content, timestamp: new Date().toISOString(), metadata };
-}
-
-/** A failure as the client may see it: a crash says nothing of its internals (500 INTERNAL, as for a capability handler). */
-function exposed(error: unknown): ManifoldError {
-  if (isManifoldError(error)) return error.expose ? error : new ManifoldError(error.code, "internal error");
-  return new ManifoldError("INTERNAL", "the chat handler failed");
 }
 
 function eventData(event: ChatEvent): Record<string, unknown> {
@@ -107,7 +101,7 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
       await sessions.append(session.id, reply);
       stream.send("done", { session_id: session.id, message: reply });
     } catch (error) {
-      const failure = exposed(error);
+      const failure = clientSafe(error, "the chat handler failed");
       if (!controller.signal.aborted)
         log?.warn(`chat turn failed: ${failure.message}`, { request_id: requestId, code: failure.code, ...(isManifoldError(error) ? {} : { error }) });
       stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
@@ -140,7 +134,7 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
           return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
         } catch (error) {
           if (!isManifoldError(error)) log?.warn("chat handler failed", { request_id: requestId, error });
-          throw exposed(error);
+          throw clientSafe(error, "the chat handler failed");
         } finally {
           signal.removeEventListener("abort", abort);
           running.delete(controller);

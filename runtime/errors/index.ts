@@ -1,6 +1,7 @@
 export { ERROR_CODES, isErrorCode, type ErrorCategory, type ErrorCode } from "./codes.js";
 export {
   ManifoldError,
+  clientSafe,
   isManifoldError,
   toManifoldError,
   type ErrorDetail,

@@ -104,3 +104,13 @@ export function toManifoldError(value: unknown): ManifoldError {
   if (value instanceof ManifoldError) return value;
   return new ManifoldError("INTERNAL", "internal error", { expose: false, cause: value });
 }
+
+/**
+ * A failure as a client may see it once a stream has started and the errors middleware can no
+ * longer answer: an exposed ManifoldError as is, an unexposed one by its code alone, anything else
+ * INTERNAL with `fallback` (never the thrown value's text).
+ */
+export function clientSafe(error: unknown, fallback: string): ManifoldError {
+  if (isManifoldError(error)) return error.expose ? error : new ManifoldError(error.code, "internal error");
+  return new ManifoldError("INTERNAL", fallback);
+}

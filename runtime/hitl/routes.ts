@@ -10,7 +10,7 @@
  *   (the answer) or `checkpoint` (a further one) only once the run has finished;
  * - `GET /hitl/checkpoints` and `GET /hitl/checkpoints/<id>`: what the dashboard lists.
  */
-import { isManifoldError, ManifoldError } from "../errors/index.js";
+import { clientSafe, ManifoldError } from "../errors/index.js";
 import { JsonReply, jsonRoute, openRouteStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
 import { requestIdOf, withRequestContext } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
@@ -81,12 +81,6 @@ function listQuery(ctx: RouteContext): { status?: CheckpointStatus; type?: Check
     ...(limit === undefined ? {} : { limit: Number(limit) }),
     ...(cursor === undefined ? {} : { cursor }),
   };
-}
-
-/** A failure as the client may see it: nothing of a crash's internals. */
-function exposed(error: unknown): ManifoldError {
-  if (isManifoldError(error)) return error.expose ? error : new ManifoldError(error.code, "internal error");
-  return new ManifoldError("INTERNAL", "the resumed run failed");
 }
 
 export interface HitlRouteOptions {
@@ -166,7 +160,7 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, agentName, bo
         stream.send("checkpoint", { ...next, ...next.checkpoint.user_context });
       } else stream.send("done", answer instanceof JsonReply ? answer.body : answer);
     } catch (error) {
-      const failure = exposed(error);
+      const failure = clientSafe(error, "the resumed run failed");
       stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
     } finally {
       running.delete(controller);
