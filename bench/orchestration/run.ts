@@ -9,7 +9,7 @@
  *
  *   npm run bench:orchestration        BENCH_RUNS=2000 (measured runs per shape and side), BENCH_WARMUP=300
  */
-import { createCaller, nodeHttpTransport } from "../../runtime/outbound/index.js";
+import { createCaller, keepAliveTransport } from "../../runtime/outbound/index.js";
 import { createExecutor, createResolver, type Plan, type PlanStep } from "../../runtime/orchestration/index.js";
 import { rawPost, startBenchTool } from "./harness.js";
 import { BENCH_TOOL } from "./spec.js";
@@ -23,7 +23,7 @@ const { url, child } = await startBenchTool();
 const executor = createExecutor({
   resolve: createResolver({ components: [BENCH_TOOL], baseUrls: { [BENCH_TOOL.name]: url }, registry: false }),
   // The orchestrator's own caller settings (createOrchestrator): the one outbound caller on node:http.
-  caller: createCaller({ env: {}, transport: nodeHttpTransport }),
+  caller: createCaller({ env: {}, transport: keepAliveTransport }),
 });
 
 const step = (i: number, dependsOn: readonly string[], parameters: Record<string, unknown>): PlanStep => ({

@@ -46,7 +46,7 @@ const env = { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: NAMESPACE };
  * scheduler's (or BullMQ's) while a phase is measured.
  */
 const agentProcess = fork(new URL("./agent.ts", import.meta.url).pathname, [], {
-  execArgv: process.execArgv,
+  execArgv: [...process.execArgv, ...(process.env["AGENT_PROF"] ? ["--cpu-prof", `--cpu-prof-dir=${process.env["AGENT_PROF"]}`] : [])],
   env: { ...process.env, ...env },
   stdio: ["ignore", "inherit", "inherit", "ipc"],
 });
@@ -236,6 +236,7 @@ for (const make of [manifold, bullmq].filter((side) => (process.env["BENCH_ONLY"
   const redisBefore = redisCpuSeconds();
   const agentBefore = agentCpuSeconds();
   const callsBefore = PROFILE === undefined ? undefined : redisCalls();
+  const netBefore = PROFILE === undefined ? undefined : server.cli("INFO", "stats");
   const profiler = PROFILE === undefined ? undefined : new Session();
   if (profiler !== undefined) {
     profiler.connect();
@@ -255,6 +256,11 @@ for (const make of [manifold, bullmq].filter((side) => (process.env["BENCH_ONLY"
     writeFileSync(`${PROFILE}/${side.name}-burst.cpuprofile`, JSON.stringify(profile));
     profiler.disconnect();
     const calls = [...redisCalls()].map(([name, n]) => [name, n - (callsBefore!.get(name) ?? 0)] as const).filter(([, n]) => n > 0);
+    const net = (info: string, name: string) => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(info)?.[1]);
+    const netAfter = server.cli("INFO", "stats");
+    console.log(
+      `${side.name} burst, bytes to Redis per run ${((net(netAfter, "total_net_input_bytes") - net(netBefore!, "total_net_input_bytes")) / BURST).toFixed(0)}, from Redis ${((net(netAfter, "total_net_output_bytes") - net(netBefore!, "total_net_output_bytes")) / BURST).toFixed(0)}`,
+    );
     console.log(`${side.name} burst, Redis commands: ${calls.map(([name, n]) => `${name} ${n}`).join(", ")}`);
     const times = (await receivedAt(burstIds)).map((ms) => ms - at);
     console.log(`${side.name} burst, received after (ms): ${[0, 10, 25, 50, 75, 90, 100].map((q) => `${q}%: ${percentile(times, q)}`).join(", ")}`);

@@ -8,9 +8,11 @@ import type { CapabilitySpec, ComponentSpec } from "../spec/index.js";
 import { createLogger, noteServiceName } from "../telemetry/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { AUTH_CHALLENGE, createAuthCheck } from "./auth.js";
-import { createCapabilityCall, type CapabilityCall } from "./capability.js";
+import { createCapabilityCall, createPostCall, type CapabilityCall } from "./capability.js";
 import { requestIdOf } from "../context/index.js";
+import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
+import type { ExtensionContext } from "./extension.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
@@ -80,6 +82,32 @@ export function createComponentApp<C extends CapabilityTypes>(
   const authCheck = createAuthCheck(auth);
   noteServiceName(spec.name);
 
+  /** A POST served on the fast path, and through Koa (the same call) when the fast path is off. */
+  const addCall = (path: string, call: CapabilityCall): void => {
+    add("POST", path, async (ctx) => {
+      const reply = await call.reply(ctx.req, ctx.res);
+      ctx.set(REQUEST_ID_HEADER, reply.requestId);
+      const extra = reply.headers ?? [];
+      for (let i = 0; i + 1 < extra.length; i += 2) ctx.set(extra[i]!, extra[i + 1]!);
+      sendJson(ctx, reply.status, reply.body);
+    });
+    calls.set(path, call);
+  };
+  const post: ExtensionContext["post"] = (path, work, { forward } = {}) => {
+    const invoke =
+      forward === undefined
+        ? work
+        : (input: Record<string, unknown>, context: CallContext) => {
+            context.forward(forward);
+            return work(input, context);
+          };
+    const where = `${spec.name} POST ${path}`;
+    addCall(
+      path,
+      createPostCall({ name: path, where, validate: undefined, invalid: "", invoke }, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck }),
+    );
+  };
+
   // Everything that does not depend on the request is serialised once, here.
   const healthBody = (status: ReportedHealth): string => JSON.stringify({ status, type: spec.kind, name: spec.name, id });
   const healthy = healthBody("healthy");
@@ -99,15 +127,7 @@ export function createComponentApp<C extends CapabilityTypes>(
 
   for (const [capability, handler] of healthOnly ? [] : resolved) {
     const validate = compileInputValidator(ajv, capability);
-    const call = createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck });
-    calls.set(capability.endpoint, call);
-    add("POST", capability.endpoint, async (ctx) => {
-      const reply = await call.reply(ctx.req, ctx.res);
-      ctx.set(REQUEST_ID_HEADER, reply.requestId);
-      const extra = reply.headers ?? [];
-      for (let i = 0; i + 1 < extra.length; i += 2) ctx.set(extra[i]!, extra[i + 1]!);
-      sendJson(ctx, reply.status, reply.body);
-    });
+    addCall(capability.endpoint, createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck }));
     const schema = capabilitySchema(capability, "input", schemaName(capability, "input"));
     const schemaBody = schema === undefined ? undefined : JSON.stringify(schema);
     add("GET", `/api/capabilities/${capability.name}/schema`, (ctx) => {
@@ -130,7 +150,7 @@ export function createComponentApp<C extends CapabilityTypes>(
             }
             await handler(ctx);
           });
-  if (!healthOnly) for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit });
+  if (!healthOnly) for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
 
   if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
     const additions = extensions.flatMap((extension) => extension.openapi ?? []);

@@ -8,11 +8,12 @@ import { AUTH_CHALLENGE, type AuthCheck } from "./auth.js";
 import { readBody } from "./body.js";
 import { CallContext } from "./call-context.js";
 import { errorResponse, type Log } from "./errors-middleware.js";
+import { JsonReply } from "./json-route.js";
 import { writeReply, type Reply, type ServerState } from "./reply.js";
 import type { Handler } from "./types.js";
 import type { InputValidator } from "./validate.js";
 
-/** One capability POST from the raw request. Neither function ever throws or rejects. */
+/** One JSON POST (a capability call, or an extension's fast route) from the raw request. Neither function ever throws or rejects. */
 export interface CapabilityCall {
   /** Runs the call and resolves to its reply, for a caller (Koa) that writes the response itself. */
   readonly reply: (req: IncomingMessage, res: ServerResponse) => Promise<Reply>;
@@ -31,6 +32,32 @@ export interface CapabilityCallOptions {
 
 type Done = (res: ServerResponse, reply: Reply) => void;
 
+/** What answers a POST once its body is read and valid: the output (a `jsonReply` sets the status), or a promise of it. */
+export type PostInvoke = (input: Record<string, unknown>, context: CallContext) => unknown;
+
+/** How a POST route is named and checked: `name` is the context's `capability`, `where` prefixes its log lines. */
+export interface PostRoute {
+  readonly name: string;
+  readonly where: string;
+  readonly validate: InputValidator | undefined;
+  readonly invalid: string;
+  readonly invoke: PostInvoke;
+}
+
+/** A capability's POST: its handler, after its input schema. */
+export function createCapabilityCall(
+  capability: CapabilitySpec,
+  handler: Handler<unknown, unknown>,
+  validate: InputValidator,
+  options: CapabilityCallOptions,
+): CapabilityCall {
+  const { name } = capability;
+  return createPostCall(
+    { name, where: `${options.component} ${name}`, validate, invalid: `input of ${name} does not match its schema`, invoke: handler },
+    options,
+  );
+}
+
 /**
  * The whole capability pipeline, independent of Koa so that the node:http fast path and the Koa
  * route run the very same code: authenticate → read body → validate → handler → serialise, every
@@ -39,41 +66,33 @@ type Done = (res: ServerResponse, reply: Reply) => void;
  * The handler runs in its request scope (the CallContext, through AsyncLocalStorage) so outbound
  * calls it makes carry its ids, token and headers; inside its server span only when telemetry is on.
  */
-export function createCapabilityCall(
-  capability: CapabilitySpec,
-  handler: Handler<unknown, unknown>,
-  validate: InputValidator,
-  { component, bodyLimit, log, state, auth }: CapabilityCallOptions,
-): CapabilityCall {
-  const { name } = capability;
-  const where = `${component} ${name}`;
-  const invalid = `input of ${name} does not match its schema`;
-
+export function createPostCall({ name, where, validate, invalid, invoke }: PostRoute, { bodyLimit, log, state, auth }: CapabilityCallOptions): CapabilityCall {
   const fail = (res: ServerResponse, requestId: string, error: unknown, done: Done, trace?: ServerTrace): void => {
     const { status, body } = errorResponse(error, log, `${where} [${requestId}]`);
     trace?.fail(toManifoldError(error).code);
     done(res, status === 401 ? { status, body, requestId, headers: AUTH_CHALLENGE } : { status, body, requestId });
   };
   const succeed = (res: ServerResponse, requestId: string, output: unknown, done: Done): void => {
+    const reply = output instanceof JsonReply ? output : undefined;
     let body: string;
     try {
       // `undefined` (a void handler) has no JSON form; `null` keeps the body valid JSON.
-      body = JSON.stringify(output) ?? "null";
+      body = JSON.stringify(reply === undefined ? output : reply.body) ?? "null";
     } catch (error) {
       return fail(res, requestId, error, done);
     }
-    done(res, { status: 200, body, requestId });
+    done(res, { status: reply?.status ?? 200, body, requestId });
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse, done: Done, requestId: string, trace: ServerTrace | undefined): void => {
     readBody(req, bodyLimit, (error, input) => {
       if (input === undefined) return fail(res, requestId, error, done, trace);
-      const details = validate(input);
+      const details = validate?.(input);
       if (details !== undefined) return fail(res, requestId, new ManifoldError("INVALID_INPUT", invalid, { details }), done, trace);
       const context = new CallContext(name, requestId, req, res, state, trace);
       let output: unknown;
       try {
-        output = trace === undefined ? runInScope(context, handler, input, context) : trace.run(() => runInScope(context, handler, input, context));
+        output = trace === undefined ? runInScope(context, invoke, input, context) : trace.run(() => runInScope(context, invoke, input, context));
       } catch (thrown) {
         return fail(res, requestId, thrown, done, trace);
       }

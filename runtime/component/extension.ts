@@ -2,6 +2,18 @@ import type { OpenApiAddition } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { Log } from "./errors-middleware.js";
 import type { AddRoute } from "./routes.js";
+import type { ForwardOptions, HandlerContext } from "./types.js";
+
+/** What a fast POST route's work gets beside the body; the signal is created on first use. */
+export type PostContext = Pick<HandlerContext, "signal" | "requestId" | "headers" | "originalRequestId" | "conversationId">;
+
+/** A fast POST route's work: its answer (a `jsonReply` sets the status), or a promise of it; a thrown ManifoldError is the envelope. */
+export type PostWork = (body: Record<string, unknown>, context: PostContext) => unknown;
+
+export interface PostOptions {
+  /** Copy the incoming token and these headers into the calls the work makes. @defaultValue nothing is forwarded */
+  readonly forward?: ForwardOptions;
+}
 
 /** What an extension sees of the component it extends. */
 export interface ExtensionContext {
@@ -9,6 +21,13 @@ export interface ExtensionContext {
   readonly log: Log;
   /** The component's request body limit in bytes, for routes that read a JSON body (`readJsonBody`). */
   readonly bodyLimit: number;
+  /**
+   * Adds a JSON POST route served as capability calls are, on the node:http fast path that skips
+   * Koa: the bearer check, the body read within `bodyLimit`, `work` in the request scope, its answer
+   * as JSON, every failure in the envelope; 404, 405 and CORS as for every route. For hot routes
+   * (`/api/v1/scheduled`), where Koa's per-request context is a measurable share. No path parameters.
+   */
+  post(path: string, work: PostWork, options?: PostOptions): void;
 }
 
 /** The running component, once it listens. */

@@ -6,7 +6,7 @@ import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
 import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { buildHeaders } from "./headers.js";
-import { fetchTransport, type Transport } from "./transport.js";
+import { keepAliveTransport, type Transport } from "./transport.js";
 import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
 
 export interface CallerOptions {
@@ -21,8 +21,8 @@ export interface CallerOptions {
   /** Where `MANIFOLD_OAUTH_TOKEN` is read. @defaultValue process.env */
   readonly env?: NodeJS.ProcessEnv | undefined;
   /**
-   * How requests go on the wire: `nodeHttpTransport` (keep-alive node:http, what the orchestrator
-   * uses for its steps) costs a fraction of fetch per call. @defaultValue fetch
+   * How requests go on the wire. `keepAliveTransport` (undici's keep-alive pools) costs a fraction of
+   * `fetchTransport` per call. @defaultValue keepAliveTransport
    */
   readonly transport?: Transport | undefined;
   /** The agent these calls come from: sent as `X-Manifold-Agent-Name` on every call. @defaultValue none */
@@ -79,7 +79,7 @@ function printable(url: URL): string {
  * is on, or `X-Manifold-Conversation-ID` when it is not. Tokens are read once per call.
  */
 export function createCaller(options: CallerOptions = {}): Caller {
-  const { timeoutMs = 30_000, headers: configured = {}, env = process.env, transport = fetchTransport } = options;
+  const { timeoutMs = 30_000, headers: configured = {}, env = process.env, transport = keepAliveTransport } = options;
   const log = options.log ?? createLogger({ component: "outbound" });
   const defaultTimeout = checkTimeout(timeoutMs);
   for (const [name, value] of Object.entries(configured)) registerSecret(checkHeader(name, value)); // fail at creation, not on the first call

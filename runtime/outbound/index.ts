@@ -4,7 +4,7 @@
  * trace context; and the request context (AsyncLocalStorage) that carries them through a handler.
  */
 export { createCaller, type Caller, type CallerOptions, type OutboundRequest } from "./caller.js";
-export { fetchTransport, nodeHttpTransport, type Transport, type TransportResponse } from "./transport.js";
+export { fetchTransport, keepAliveTransport, type Transport, type TransportResponse } from "./transport.js";
 // The request context they read lives in runtime/context; re-exported here, where callers look for it.
 export { currentScope, HEADER, OutboundContext, RESERVED_HEADERS, withRequestContext, type RequestContextInit, type RequestScope } from "../context/index.js";
 export { buildHeaders, type HeaderParts } from "./headers.js";

@@ -1,5 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { EventEmitter } from "node:events";
+import { Agent, Client, type Dispatcher, request } from "undici";
 import { ManifoldError } from "../errors/index.js";
 
 /** What a transport hands back to the caller: the status and the body as text. */
@@ -23,8 +23,15 @@ export type Transport = (
   what: string,
 ) => Promise<TransportResponse>;
 
-// Idle keep-alive sockets are unref'd by Node's agent, so they never keep a process alive.
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+/**
+ * Every caller's connections: undici keeps a pool of keep-alive connections per origin. Its request
+ * path costs about a third of node:http's per call on the client and makes the request one write on
+ * the wire (measured: 37 µs against 99 µs per POST, and the server spends 36 µs against 53 µs
+ * reading it), which matters where calls are the inner loop: the orchestrator's steps and the
+ * scheduled executor's dispatches. Its sockets are unref'd while idle, so they never keep a process
+ * alive, and it closes an idle one before the server's `Keep-Alive: timeout` hint says the server will.
+ */
+const dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveTimeoutThreshold: 1_000 });
 
 /**
  * One abort listener per caller signal, fanning out to the requests in flight on it: a fan-out of
@@ -52,60 +59,55 @@ function onAbort(signal: AbortSignal, run: () => void): () => void {
   return () => void waiting.delete(run);
 }
 
-function once(
+const unlistened = (): void => undefined;
+
+/** Why one exchange failed: the error, whether the deadline had passed, and whether any answer had begun. */
+class ExchangeFailure {
+  constructor(
+    readonly cause: unknown,
+    readonly timedOut: boolean,
+    readonly beforeAnswer: boolean,
+  ) {}
+}
+
+/** One exchange: the status and the whole body as text; failures are ExchangeFailures. */
+async function once(
   url: URL,
-  method: string,
+  method: "POST" | "GET",
   headers: Record<string, string>,
   body: string | undefined,
   signal: AbortSignal | undefined,
   limitMs: number,
-): { req: ClientRequest; done: Promise<TransportResponse>; timedOut: () => boolean } {
-  const https = url.protocol === "https:";
-  let timedOut = false;
-  let req!: ClientRequest;
-  const done = new Promise<TransportResponse>((resolve, reject) => {
-    const options = {
-      method,
-      headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) },
-      agent: https ? agents.https : agents.http,
-    };
-    const onResponse = (res: IncomingMessage): void => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (part: string) => (text += part));
-      res.on("end", () => {
-        cleanup();
-        const status = res.statusCode ?? 0;
-        resolve({ ok: status >= 200 && status < 300, status, text });
-      });
-      res.on("error", fail);
-      // A response cut short may end with `close` alone; the promise must settle either way.
-      res.on("close", () => {
-        if (!res.complete) fail(Object.assign(new Error("response ended early"), { code: "ECONNRESET" }));
-      });
-    };
-    req = https ? httpsRequest(url, options, onResponse) : httpRequest(url, options, onResponse);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      req.destroy();
-    }, limitMs);
-    let unlisten = (): void => undefined;
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      unlisten();
-    };
-    function fail(error: unknown): void {
-      cleanup();
-      reject(error);
+  via: Dispatcher,
+): Promise<TransportResponse> {
+  if (signal?.aborted === true) throw new ExchangeFailure(signal.reason, false, true);
+  // undici takes an EventEmitter as its abort signal: cheaper per call than an AbortController,
+  // and it carries both the deadline and the caller's signal.
+  const abort = new EventEmitter();
+  const state = { timedOut: false };
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    abort.emit("abort");
+  }, limitMs);
+  const unlisten = signal === undefined ? unlistened : onAbort(signal, () => void abort.emit("abort"));
+  try {
+    let response: Dispatcher.ResponseData;
+    try {
+      // undici's own header and body timeouts (300 s) are off: the deadline above is the one limit.
+      response = await request(url, { dispatcher: via, method, headers, body: body ?? null, signal: abort, headersTimeout: 0, bodyTimeout: 0 });
+    } catch (error) {
+      throw new ExchangeFailure(error, state.timedOut, true);
     }
-    req.on("error", fail);
-    if (signal !== undefined) {
-      if (signal.aborted) req.destroy();
-      else unlisten = onAbort(signal, () => void req.destroy());
+    try {
+      const status = response.statusCode;
+      return { ok: status >= 200 && status < 300, status, text: await response.body.text() };
+    } catch (error) {
+      throw new ExchangeFailure(error, state.timedOut, false);
     }
-    req.end(body);
-  });
-  return { req, done, timedOut: () => timedOut };
+  } finally {
+    clearTimeout(timer);
+    unlisten();
+  }
 }
 
 /** The system error code (`ECONNREFUSED`, …) of a failed request: on the error itself (node:http) or its cause (fetch). */
@@ -141,21 +143,39 @@ export const fetchTransport: Transport = async (url, method, headers, body, call
 };
 
 /**
- * A transport on node:http(s) with keep-alive agents. It does what fetch does for the caller at a
- * fraction of the cost per request (fetch allocates streams, a Request, a Response and Headers per
- * call), which matters where calls are the inner loop: the orchestrator's steps. A request that a
- * reused keep-alive socket resets before any answer is sent once more on a fresh socket, the case
- * Node documents for a server closing an idle connection at the moment it is reused.
+ * The keep-alive transport (undici): what the orchestrator's steps and the scheduled executor use. A
+ * request that a reused keep-alive connection closes before any answer is sent once more on a fresh
+ * one, the case Node documents for a server closing an idle connection at the moment it is reused;
+ * a connection that had answered nothing yet, or an answer cut short, is not retried.
  */
-export const nodeHttpTransport: Transport = async (url, method, headers, body, signal, limitMs, what) => {
-  for (let attempt = 1; ; attempt += 1) {
-    const { req, done, timedOut } = once(url, method, headers, body, signal, limitMs);
-    try {
-      return await done;
-    } catch (error) {
-      const aborted = signal?.aborted === true;
-      const stale = attempt === 1 && !aborted && !timedOut() && req.reusedSocket && (error as { code?: unknown }).code === "ECONNRESET";
-      if (!stale) throw transportError(error, what, limitMs, aborted, timedOut());
-    }
+export const keepAliveTransport: Transport = async (url, method, headers, body, signal, limitMs, what) => {
+  try {
+    return await once(url, method, headers, body, signal, limitMs, dispatcher);
+  } catch (failure) {
+    if (!isStale(failure as ExchangeFailure, signal)) throw toTransportError(failure as ExchangeFailure, signal, what, limitMs);
+  }
+  // Once more on a connection of its own: the pool's other idle connections to that server may have
+  // been closed the same way.
+  const fresh = new Client(url.origin);
+  try {
+    return await once(url, method, headers, body, signal, limitMs, fresh);
+  } catch (failure) {
+    throw toTransportError(failure as ExchangeFailure, signal, what, limitMs);
+  } finally {
+    void fresh.close().catch(() => undefined);
   }
 };
+
+/**
+ * The connection closed before any answer to this request, after it had carried earlier ones.
+ * undici's SocketError carries the connection's counters: bytes read before this request got any
+ * answer were earlier answers, so the connection was a reused one.
+ */
+function isStale({ cause, timedOut, beforeAnswer }: ExchangeFailure, signal: AbortSignal | undefined): boolean {
+  const closed = cause as { code?: unknown; socket?: { bytesRead?: number } };
+  return signal?.aborted !== true && !timedOut && beforeAnswer && closed.code === "UND_ERR_SOCKET" && (closed.socket?.bytesRead ?? 0) > 0;
+}
+
+function toTransportError({ cause, timedOut }: ExchangeFailure, signal: AbortSignal | undefined, what: string, limitMs: number): ManifoldError {
+  return transportError(cause, what, limitMs, signal?.aborted === true, timedOut);
+}

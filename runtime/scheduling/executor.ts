@@ -9,7 +9,7 @@
  * linked (not parented) to the scheduler's fire span stamped on the task; the POST carries that
  * trace, so the agent's handler continues it.
  */
-import { type Caller, createCaller, nodeHttpTransport } from "../outbound/index.js";
+import { type Caller, createCaller, keepAliveTransport } from "../outbound/index.js";
 import { baseUrlOf, createRegistry, preferHealthy, type Registry, type RegistryEntry } from "../discovery/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
@@ -137,7 +137,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
   const store = options.store ?? createStore({ env });
   const registry = options.registry ?? createRegistry({ store });
-  const caller = options.caller ?? createCaller({ env: env as NodeJS.ProcessEnv, transport: nodeHttpTransport, timeoutMs: settings.dispatchTimeoutMs, log });
+  const caller = options.caller ?? createCaller({ env: env as NodeJS.ProcessEnv, transport: keepAliveTransport, timeoutMs: settings.dispatchTimeoutMs, log });
   const deadLetters = createDeadLetters(store, maxDeadLetters === undefined ? {} : { maxEntries: maxDeadLetters });
   let backend: TaskBackend | undefined;
   let pool: WorkerPool | undefined;

@@ -4,7 +4,7 @@
  * instruction goes to natural mode, which needs a language model. 503 until the agent has started
  * (and again once it drains); a handler's failure is `ORCHESTRATOR_ERROR`, which the executor retries.
  */
-import { compileValidator, jsonRoute, type ComponentExtension } from "../component/index.js";
+import { compileValidator, type ComponentExtension, type PostContext } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
@@ -56,12 +56,14 @@ export function createScheduledExtension({ handler, orchestrator, log }: Schedul
     metrics.histogram(METRIC.EXECUTOR_TASKS_HANDLED_DURATION, performance.now() - started, labels);
   };
 
-  const run = async (request: ScheduledRequest, signal: AbortSignal, requestId: string): Promise<ScheduledResponse> => {
+  // The call's context is the handler's: its signal is only created if the handler asks for it.
+  const run = async (request: ScheduledRequest, context: PostContext): Promise<ScheduledResponse> => {
+    const { requestId } = context;
     if (handler === undefined) {
       if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
-      return { success: true, data: { response: await runInstruction(orchestrator, request, signal), request_id: requestId } };
+      return { success: true, data: { response: await runInstruction(orchestrator, request, context.signal), request_id: requestId } };
     }
-    const answer = await handler(request, { signal, requestId });
+    const answer = await handler(request, context);
     if (typeof answer === "string") return { success: true, data: { response: answer, request_id: requestId } };
     if (answer !== null && typeof answer === "object" && answer.filtered === true) {
       const reason = typeof answer.reason === "string" ? answer.reason.slice(0, 500) : undefined;
@@ -78,43 +80,37 @@ export function createScheduledExtension({ handler, orchestrator, log }: Schedul
     async stop() {
       ready = false;
     },
-    routes(add, { bodyLimit }) {
-      add(
-        "POST",
-        SCHEDULED_PATH,
-        jsonRoute(
-          async (body, { signal, requestId }): Promise<ScheduledResponse> => {
-            if (!ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
-            const details = validate(body);
-            if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
-            const request = body as unknown as ScheduledRequest;
-            const started = performance.now();
-            const fields = { operation: "scheduled_task_handler", task_id: request.task_id, schedule_id: request.schedule_id };
-            try {
-              const response = await run(request, signal, requestId);
-              const status = "status" in response ? "filtered" : "success";
-              record(status, started);
-              log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
-                ...fields,
-                status,
-                duration_ms: Math.round(performance.now() - started),
-              });
-              return response;
-            } catch (error) {
-              const failure = runFailure(error);
-              record("error", started);
-              log?.warn(`scheduled run failed: ${failure.message}`, {
-                ...fields,
-                status: "error",
-                code: failure.code,
-                ...(isManifoldError(error) ? {} : { error }),
-              });
-              throw failure;
-            }
-          },
-          { bodyLimit },
-        ),
-      );
+    routes(_add, { post }) {
+      // The executor's hot path: served like a capability call, without Koa.
+      post(SCHEDULED_PATH, async (body, context): Promise<ScheduledResponse> => {
+        if (!ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
+        const details = validate(body);
+        if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
+        const request = body as unknown as ScheduledRequest;
+        const started = performance.now();
+        const fields = { operation: "scheduled_task_handler", task_id: request.task_id, schedule_id: request.schedule_id };
+        try {
+          const response = await run(request, context);
+          const status = "status" in response ? "filtered" : "success";
+          record(status, started);
+          log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
+            ...fields,
+            status,
+            duration_ms: Math.round(performance.now() - started),
+          });
+          return response;
+        } catch (error) {
+          const failure = runFailure(error);
+          record("error", started);
+          log?.warn(`scheduled run failed: ${failure.message}`, {
+            ...fields,
+            status: "error",
+            code: failure.code,
+            ...(isManifoldError(error) ? {} : { error }),
+          });
+          throw failure;
+        }
+      });
     },
   };
 }

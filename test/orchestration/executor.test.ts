@@ -4,7 +4,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createCaller, nodeHttpTransport } from "../../runtime/outbound/index.js";
+import { createCaller, keepAliveTransport } from "../../runtime/outbound/index.js";
 import { createBackoff, createExecutor, createResolver, type ExecutorOptions, type Plan, type PlanStep } from "../../runtime/orchestration/index.js";
 import { rejection, sleep, startTools, withTimeout, type Tools } from "./support.js";
 
@@ -32,7 +32,7 @@ function plan(steps: PlanStep[]): Plan {
 function executor(tools: Tools, options: Partial<ExecutorOptions> = {}) {
   return createExecutor({
     resolve: createResolver({ components: tools.specs, baseUrls: tools.baseUrls, registry: false }),
-    caller: createCaller({ env: {}, transport: nodeHttpTransport }),
+    caller: createCaller({ env: {}, transport: keepAliveTransport }),
     ...options,
   });
 }
