@@ -5,6 +5,7 @@ import { createLogger, type Logger } from "../telemetry/index.js";
 import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
 import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
+import { isThenable, type AbortSource } from "../util/index.js";
 import { buildHeaders } from "./headers.js";
 import { keepAliveTransport, type Transport } from "./transport.js";
 import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
@@ -52,7 +53,8 @@ export interface OutboundRequest {
   readonly workflow?: { readonly id: string; readonly stepId: string } | undefined;
   /** @defaultValue the caller's timeoutMs */
   readonly timeoutMs?: number | undefined;
-  readonly signal?: AbortSignal | undefined;
+  /** Aborts the call (ABORTED): an AbortSignal, or the runtime's cheaper Abortable (a task run's). */
+  readonly signal?: AbortSource | undefined;
 }
 
 export interface Caller {
@@ -73,6 +75,15 @@ function printable(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
+/** A parsed endpoint and its printable form. */
+interface Endpoint {
+  readonly url: URL;
+  readonly printable: string;
+}
+
+/** Endpoints parsed per caller at most; past it the memo starts over. */
+const MAX_ENDPOINTS = 1_000;
+
 /**
  * The one outbound caller: every generated client and the orchestrator POST through it. Headers go
  * out in the documented precedence (see buildHeaders), with trace context and baggage when telemetry
@@ -86,12 +97,30 @@ export function createCaller(options: CallerOptions = {}): Caller {
   let source: TokenSource = resolveTokenSource(options.token, env);
   const agentName = options.agentName === undefined ? undefined : checkHeader(HEADER.AGENT_NAME, options.agentName);
 
+  // A caller sends to the same few endpoints again and again (an orchestrator's tools, an agent's
+  // scheduled route): each URL is parsed once. The transport never changes the URL it is given.
+  const endpoints = new Map<string, Endpoint>();
+  const endpointOf = (text: string): Endpoint => {
+    let found = endpoints.get(text);
+    if (found === undefined) {
+      const url = new URL(text);
+      if (endpoints.size >= MAX_ENDPOINTS) endpoints.clear();
+      endpoints.set(text, (found = { url, printable: printable(url) }));
+    }
+    return found;
+  };
+
   const call = async (request: OutboundRequest): Promise<unknown> => {
     const { signal: callerSignal, timeoutMs: callTimeout = defaultTimeout, method = "POST" } = request;
-    const url = new URL(request.url);
-    const what = `${request.name} (${method} ${printable(url)})`;
+    const { url, printable: where } = endpointOf(request.url);
+    const what = `${request.name} (${method} ${where})`;
     const scope = currentScope();
-    const token = request.token !== undefined ? checkToken(request.token, `${request.name} token`) : (scope?.forwarded?.token ?? (await source.token()));
+    let token = request.token !== undefined ? checkToken(request.token, `${request.name} token`) : scope?.forwarded?.token;
+    if (token === undefined && request.token === undefined) {
+      // A configured token is usually at hand: awaited only when the source returns a promise.
+      const configured = source.token();
+      token = isThenable(configured) ? await configured : configured;
+    }
     const requestId = request.requestId ?? scope?.requestId ?? randomUUID();
     const headers = buildHeaders({
       token,

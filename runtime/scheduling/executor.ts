@@ -13,7 +13,7 @@ import { type Caller, createCaller, keepAliveTransport } from "../outbound/index
 import { baseUrlOf, createRegistry, preferHealthy, type Registry, type RegistryEntry } from "../discovery/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
-import { createTaskBackend, createWorkerPool, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
+import { abortSourceOf, createTaskBackend, createWorkerPool, type TaskBackend, type TaskContext, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { createBackoff, sleep } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterReason, type DeadLetters } from "./dead-letters.js";
@@ -244,6 +244,8 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, tags.received);
     log.debug("scheduled task received", { operation: "executor_consume", task_id: context.taskId, target_agent: agent, delivery: context.attempt });
     const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: context.taskId, instruction: task.instruction, input: task.input };
+    // The run's abort without an AbortSignal per task (see Abortable); the signal only for a retry's wait.
+    const abort = abortSourceOf(context);
     let lastError: ManifoldError | undefined;
     let attempts = 0;
     let unknown = false;
@@ -251,14 +253,14 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
       if (attempt > 1) {
         metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...tags.received, [ATTR.ATTEMPT]: attempt - 1 });
         await sleep(retryWait(attempt - 1), context.signal);
-        if (context.signal.aborted) throw context.signal.reason;
+        if (abort.aborted) throw abort.reason;
       }
       const place = slots.enter();
       if (place !== undefined) await place;
       const started = performance.now();
       try {
         // Aborted while it waited for its turn: the catch hands the task back to the pool.
-        if (context.signal.aborted) throw context.signal.reason;
+        if (abort.aborted) throw abort.reason;
         const target = known(agent) ?? (await resolve(agent));
         // A tool cannot serve /api/v1/scheduled, and will not learn to: no retry.
         if (target.kind === "tool") return await deadLetter(task, context, "target_not_agent", attempts);
@@ -271,7 +273,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
           name: "scheduled",
           target: agent,
           timeoutMs: settings.dispatchTimeoutMs,
-          signal: context.signal,
+          signal: abort,
         })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
         if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
         const ms = performance.now() - started;
@@ -287,7 +289,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
         return { status: "success", attempts: attempt, response: answer.data?.response, request_id: answer.data?.request_id };
       } catch (error) {
         // Cancelled, timed out or shutting down: the pool decides (a shutdown hands the task back).
-        if (context.signal.aborted) throw context.signal.reason;
+        if (abort.aborted) throw abort.reason;
         lastError = toManifoldError(error);
         // The replica may be gone: the next attempt looks the agent up again.
         replicas.delete(agent);

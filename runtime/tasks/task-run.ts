@@ -1,6 +1,7 @@
 import { checkProgress, createProgressWriter, type TaskContext } from "./handler-context.js";
 import type { TaskTrace } from "./telemetry.js";
 import type { Lease, TaskProgress } from "./types.js";
+import type { Abortable, AbortSource } from "../util/index.js";
 
 /** Stores one progress value for a run; never throws (the pool logs and swallows failures). */
 export type ProgressSink = (run: TaskRun, progress: TaskProgress) => Promise<void>;
@@ -11,7 +12,7 @@ export type ProgressSink = (run: TaskRun, progress: TaskProgress) => Promise<voi
  * that never looks at its signal never pays for an AbortController (the hot path at tens of
  * thousands of tasks a second). Handlers see it typed as TaskContext, which has no lease token.
  */
-export class TaskRun implements TaskContext {
+export class TaskRun implements TaskContext, Abortable {
   readonly input: unknown;
   readonly taskId: string;
   readonly type: string;
@@ -29,6 +30,7 @@ export class TaskRun implements TaskContext {
   #reason: unknown;
   #aborted = false;
   #writer: ((progress: TaskProgress) => Promise<void>) | undefined;
+  #listeners: Set<() => void> | undefined;
 
   constructor(lease: Lease, trace: TaskTrace | undefined, sink: ProgressSink) {
     const { task } = lease;
@@ -51,12 +53,31 @@ export class TaskRun implements TaskContext {
     return this.#controller.signal;
   }
 
-  /** Aborts the handler's signal (now, or when it first asks for it); the first reason wins. */
+  /** Aborts the handler's signal (now, or when it first asks for it) and the Abortable's listeners; the first reason wins. */
   abort(reason: unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener();
+  }
+
+  /** Abortable: the run's abort without an AbortSignal, for runtime code that needs one per task (the scheduled executor). */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  onAbort(listener: () => void): () => void {
+    if (this.#aborted) return () => undefined;
+    const listeners = (this.#listeners ??= new Set());
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
   }
 
   /** An own arrow function, not a method: handlers destructure it (`async (input, { progress }) => …`). */
@@ -66,4 +87,9 @@ export class TaskRun implements TaskContext {
     this.#writer ??= createProgressWriter((value) => this.#sink(this, value));
     return this.#writer(checked);
   };
+}
+
+/** The cheapest abort source of a task's context: the run itself when the pool made it, else its signal. */
+export function abortSourceOf(context: TaskContext): AbortSource {
+  return context instanceof TaskRun ? context : context.signal;
 }

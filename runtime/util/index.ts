@@ -6,6 +6,7 @@ export { checkInteger, integerFromEnv, type IntegerRange } from "./check-integer
 export { heapBytes } from "./heap-bytes.js";
 export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";
+export type { Abortable, AbortSource } from "./abortable.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";
 export { createGate, type Gate } from "./gate.js";
 export { createBackoff, type Backoff, type BackoffOptions } from "./backoff.js";

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createCaller, keepAliveTransport } from "../../runtime/outbound/index.js";
+import { createCaller, fetchTransport, keepAliveTransport } from "../../runtime/outbound/index.js";
 import { rejection } from "./support.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, seenOnSocket: number) => void;
@@ -138,6 +138,47 @@ test("timeouts, aborts, envelopes and non-JSON answers map like fetch's", async 
   const refused = await rejection(caller.call({ url: s.url + "/x", body: {}, name: "gone" }));
   assert.is(refused.code, "NETWORK_ERROR");
   assert.match(refused.message, /ECONNREFUSED/);
+});
+
+test("an Abortable (a task run's abort) ends a call in flight as ABORTED, on both transports", async () => {
+  const s = await server(() => undefined); // never answers
+  try {
+    for (const transport of [keepAliveTransport, fetchTransport]) {
+      const listeners = new Set<() => void>();
+      const abortable = {
+        aborted: false,
+        reason: undefined as unknown,
+        onAbort(listener: () => void) {
+          listeners.add(listener);
+          return () => void listeners.delete(listener);
+        },
+      };
+      const call = createCaller({ env: {}, transport }).call({ url: `${s.url}/x`, body: {}, name: "x", signal: abortable });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      abortable.aborted = true;
+      abortable.reason = new Error("lease lost");
+      for (const listener of [...listeners]) listener();
+      assert.is((await rejection(call)).code, "ABORTED");
+      assert.is(listeners.size, 0, "the call unsubscribed once it ended");
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test("an answer written in pieces, after a 103 Early Hints, is read whole", async () => {
+  const s = await server((_req, res) => {
+    res.writeEarlyHints({ link: "</a.css>; rel=preload" });
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write('{"parts":');
+    setTimeout(() => res.end(`[${"1,".repeat(20_000)}1]}`), 20);
+  });
+  try {
+    const answer = (await caller.call({ url: `${s.url}/x`, body: {}, name: "x" })) as { parts: number[] };
+    assert.is(answer.parts.length, 20_001);
+  } finally {
+    await s.close();
+  }
 });
 
 test.run();
