@@ -9,6 +9,7 @@ import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
+import { isThenable } from "../util/index.js";
 import {
   SCHEDULED_EXECUTOR_QUEUE,
   SCHEDULED_PATH,
@@ -16,6 +17,7 @@ import {
   type ScheduledHandler,
   type ScheduledRequest,
   type ScheduledResponse,
+  type ScheduledSkip,
 } from "./wire.js";
 
 /** Without a handler, a run is the instruction in natural mode: planned, run and synthesised. */
@@ -56,20 +58,69 @@ export function createScheduledExtension({ handler, orchestrator, log }: Schedul
     metrics.histogram(METRIC.EXECUTOR_TASKS_HANDLED_DURATION, performance.now() - started, labels);
   };
 
-  // The call's context is the handler's: its signal is only created if the handler asks for it.
-  const run = async (request: ScheduledRequest, context: PostContext): Promise<ScheduledResponse> => {
+  const answerOf = (answer: unknown, requestId: string): ScheduledResponse => {
+    if (typeof answer === "string") return { success: true, data: { response: answer, request_id: requestId } };
+    if (answer !== null && typeof answer === "object" && (answer as ScheduledSkip).filtered === true) {
+      const { reason } = answer as ScheduledSkip;
+      const kept = typeof reason === "string" ? reason.slice(0, 500) : undefined;
+      return { success: true, status: "filtered", data: { response: "", request_id: requestId, ...(kept === undefined ? {} : { reason: kept }) } };
+    }
+    throw new TypeError("a scheduled handler must return a string or { filtered: true }");
+  };
+
+  /**
+   * The handler's answer, or a promise of it: a synchronous handler is answered without a promise,
+   * which is a measurable share of a run at the executor's rates. The call's context is the
+   * handler's, so its signal is only created if the handler asks for it.
+   */
+  const run = (request: ScheduledRequest, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> => {
     const { requestId } = context;
     if (handler === undefined) {
       if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
-      return { success: true, data: { response: await runInstruction(orchestrator, request, context.signal), request_id: requestId } };
+      return runInstruction(orchestrator, request, context.signal).then((response) => ({ success: true, data: { response, request_id: requestId } }));
     }
-    const answer = await handler(request, context);
-    if (typeof answer === "string") return { success: true, data: { response: answer, request_id: requestId } };
-    if (answer !== null && typeof answer === "object" && answer.filtered === true) {
-      const reason = typeof answer.reason === "string" ? answer.reason.slice(0, 500) : undefined;
-      return { success: true, status: "filtered", data: { response: "", request_id: requestId, ...(reason === undefined ? {} : { reason }) } };
+    const answer = handler(request, context);
+    return isThenable(answer) ? answer.then((settled) => answerOf(settled, requestId)) : answerOf(answer, requestId);
+  };
+
+  const handle = (body: Record<string, unknown>, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> => {
+    if (!ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
+    const details = validate(body);
+    if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
+    const request = body as unknown as ScheduledRequest;
+    const started = performance.now();
+    const done = (response: ScheduledResponse): ScheduledResponse => {
+      const status = "status" in response ? "filtered" : "success";
+      record(status, started);
+      log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
+        operation: "scheduled_task_handler",
+        task_id: request.task_id,
+        schedule_id: request.schedule_id,
+        status,
+        duration_ms: Math.round(performance.now() - started),
+      });
+      return response;
+    };
+    const failed = (error: unknown): never => {
+      const failure = runFailure(error);
+      record("error", started);
+      log?.warn(`scheduled run failed: ${failure.message}`, {
+        operation: "scheduled_task_handler",
+        task_id: request.task_id,
+        schedule_id: request.schedule_id,
+        status: "error",
+        code: failure.code,
+        ...(isManifoldError(error) ? {} : { error }),
+      });
+      throw failure;
+    };
+    let response: ScheduledResponse | Promise<ScheduledResponse>;
+    try {
+      response = run(request, context);
+    } catch (error) {
+      return failed(error);
     }
-    throw new TypeError("a scheduled handler must return a string or { filtered: true }");
+    return isThenable(response) ? response.then(done, failed) : done(response);
   };
 
   return {
@@ -82,35 +133,7 @@ export function createScheduledExtension({ handler, orchestrator, log }: Schedul
     },
     routes(_add, { post }) {
       // The executor's hot path: served like a capability call, without Koa.
-      post(SCHEDULED_PATH, async (body, context): Promise<ScheduledResponse> => {
-        if (!ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
-        const details = validate(body);
-        if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
-        const request = body as unknown as ScheduledRequest;
-        const started = performance.now();
-        const fields = { operation: "scheduled_task_handler", task_id: request.task_id, schedule_id: request.schedule_id };
-        try {
-          const response = await run(request, context);
-          const status = "status" in response ? "filtered" : "success";
-          record(status, started);
-          log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
-            ...fields,
-            status,
-            duration_ms: Math.round(performance.now() - started),
-          });
-          return response;
-        } catch (error) {
-          const failure = runFailure(error);
-          record("error", started);
-          log?.warn(`scheduled run failed: ${failure.message}`, {
-            ...fields,
-            status: "error",
-            code: failure.code,
-            ...(isManifoldError(error) ? {} : { error }),
-          });
-          throw failure;
-        }
-      });
+      post(SCHEDULED_PATH, handle);
     },
   };
 }

@@ -88,6 +88,34 @@ test("a run the handler skips is HTTP 200 with status: filtered and its reason",
   assert.equal(body, { success: true, status: "filtered", data: { response: "", request_id: "req-skip", reason: "quiet hours" } });
 });
 
+test("a synchronous handler is answered the same way: its string, its skip, its throw, and a return of the wrong type", async () => {
+  const sync = await ClockAgent.serve({
+    ...quiet,
+    scheduled: (request) => {
+      if (request.instruction === "crash") throw new Error("secret internals");
+      if (request.instruction === "skip") return { filtered: true, reason: "quiet hours" };
+      if (request.instruction === "number") return 42 as unknown as string;
+      return `now: ${request.instruction}`;
+    },
+  });
+  try {
+    const ran = await post(sync.url, REQUEST, { "X-Manifold-Request-ID": "req-sync" });
+    assert.equal([ran.status, ran.body], [200, { success: true, data: { response: "now: say the time", request_id: "req-sync" } }]);
+    const skipped = await post(sync.url, { ...REQUEST, instruction: "skip" }, { "X-Manifold-Request-ID": "req-skip" });
+    assert.equal(skipped.body, { success: true, status: "filtered", data: { response: "", request_id: "req-skip", reason: "quiet hours" } });
+    for (const instruction of ["crash", "number"]) {
+      const failed = await post(sync.url, { ...REQUEST, instruction });
+      assert.equal(
+        [failed.status, failed.body.error.code, failed.body.error.message],
+        [500, "ORCHESTRATOR_ERROR", "scheduled run failed (the scheduled handler failed)"],
+      );
+      assert.not.match(JSON.stringify(failed.body), /secret/);
+    }
+  } finally {
+    await sync.close();
+  }
+});
+
 test("503 UNAVAILABLE until the agent has started", async () => {
   let early: number | undefined;
   const gate = {
