@@ -17,7 +17,8 @@
  * concurrency (BENCH_WORKERS, default 20) over HTTP keep-alive to that agent.
  *
  *   npm run bench:scheduling     BENCH_LAG=1000 BENCH_BURST=10000 BENCH_WORKERS=20 (BENCH_ONLY=manifold|bullmq: one side)
- *                                BENCH_PROFILE=<folder>: each side's burst profiled there (CPU profile, Redis commands, arrival quantiles)
+ *                                BENCH_PROFILE=<folder>: each side's burst profiled there (CPU profile, Redis commands and bytes, arrival quantiles)
+ *                                AGENT_PROF=<folder>: the agent process's whole run profiled there (node --cpu-prof)
  */
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
