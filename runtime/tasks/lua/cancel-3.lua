@@ -15,7 +15,7 @@
   Output:
     { 'cancelled', record after } | { 'finished', record unchanged } | { 'not_found' }
 ]]
---- @include "includes/server-time"
+--- @include "../../store/lua/includes/server-time"
 --- @include "includes/finish-record"
 
 local record, stored = readRecord(KEYS[1])

@@ -16,7 +16,7 @@
     <status>|<deliveries>|<token>|<created>|<started>|<finished>\n<progress>\n<error>\n<result>\n<fixed>
   JSON never holds a raw newline, so the five lines are unambiguous. No TTL while queued or running.
 ]]
---- @include "includes/server-time"
+--- @include "../../store/lua/includes/server-time"
 --- @include "includes/task-record"
 --- @include "includes/wake"
 

@@ -26,7 +26,7 @@
   When the batch is full and the queue still holds ids, a wake-up is left for the next blocked dequeuer.
   Needs Redis 6.2+ (LPOP with a count).
 ]]
---- @include "includes/server-time"
+--- @include "../../store/lua/includes/server-time"
 --- @include "includes/finish-record"
 --- @include "includes/wake"
 

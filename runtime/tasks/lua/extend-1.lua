@@ -15,7 +15,7 @@
   lapsed). 'cancelled': the worker must abort its handler. A lease that lapsed but was not yet
   reclaimed is still this worker's, and is extended.
 ]]
---- @include "includes/server-time"
+--- @include "../../store/lua/includes/server-time"
 --- @include "includes/leased-batch"
 
 local now = serverTimeMs()

@@ -13,7 +13,7 @@
   Output:
     per quadruple 'ok' | 'lost' | 'cancelled' (a cancelled task is never overwritten)
 ]]
---- @include "includes/server-time"
+--- @include "../../store/lua/includes/server-time"
 --- @include "includes/leased-batch"
 --- @include "includes/finish-record"
 

@@ -20,7 +20,7 @@
   Output:
     'OK' | 'EXISTS'
 ]]
---- @include "includes/server-time"
+--- @include "../../../store/lua/includes/server-time"
 
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'EXISTS' end
 redis.call('HSET', KEYS[1], 'body', ARGV[2], 'status', 'pending', 'expires_ms', ARGV[3], 'default_action', ARGV[4], 'member', ARGV[5])

@@ -16,7 +16,7 @@
   Output:
     the number of checkpoints purged
 ]]
---- @include "includes/server-time"
+--- @include "../../../store/lua/includes/server-time"
 
 local ended = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', serverTimeMs(), 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(ended) do

@@ -20,7 +20,8 @@
   Output:
     { updated_at epoch ms, 'success' | 'error' }
 ]]
---- @include "includes/server-time"
+--- @include "../../../store/lua/includes/server-time"
+--- @include "includes/iso-time"
 
 local now = serverTimeMs()
 local text = redis.call('GET', KEYS[1])

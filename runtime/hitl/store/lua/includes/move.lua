@@ -11,7 +11,7 @@
     defines moveTo(key, id, from, to, fields, expiryKey, purgeKey, statusPrefix, retentionMs) → the
     record after the change (HGETALL's flat array); `fields` is a flat Lua list: field, value, …
 ]]
---- @include "server-time"
+--- @include "../../../../store/lua/includes/server-time"
 
 local function moveTo(key, id, from, to, fields, expiryKey, purgeKey, statusPrefix, retentionMs)
   local member = redis.call('HGET', key, 'member')

@@ -1,7 +1,7 @@
 --[[
-  Include: the Redis server's clock, for retention only (the TTL of a record and its purge entry
-  are measured on the one clock that expires keys). Decisions (expiry, resolution times) use the
-  caller's now, given in ARGV, so both adapters decide alike.
+  Include: the Redis server's clock, shared by every runtime folder's scripts. Times that several
+  processes must agree on (a task's lease expiry, a record's TTL, an index score) come from this one
+  clock, so processes whose clocks disagree still agree on them.
 
   Input:
     KEYS[1..n]   not read (an include sees the including script's KEYS and ARGV and reads neither)

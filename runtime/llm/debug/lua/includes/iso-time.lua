@@ -1,20 +1,14 @@
 --[[
-  Include: the Redis server's clock, as epoch milliseconds and as ISO 8601. Every created_at and
-  updated_at (and the index score) comes from this one clock, so agents whose clocks disagree still
-  order records the same way.
+  Include: epoch milliseconds as ISO 8601. Every created_at and updated_at (and the index score)
+  comes from the server's clock (serverTimeMs, the store's include), so agents whose clocks disagree
+  still order records the same way.
 
   Input:
     KEYS[1..n]   not read (an include sees the including script's KEYS and ARGV and reads neither)
 
   Output:
-    defines serverTimeMs() → epoch milliseconds (a number)
     defines isoTime(ms) → 'YYYY-MM-DDTHH:MM:SS.mmmZ' (Redis's Lua has no os.date)
 ]]
-local function serverTimeMs()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
-
 -- Days since the epoch to a civil date: Howard Hinnant's days_from_civil, inverted.
 local function isoTime(ms)
   local days = math.floor(ms / 86400000)
