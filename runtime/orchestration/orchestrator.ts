@@ -10,7 +10,6 @@ import { defaultRegistry } from "../discovery/index.js";
 import { toManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import { createCaller } from "../outbound/index.js";
-import { keepAliveTransport } from "../outbound/index.js";
 import { createLogger } from "../telemetry/index.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody } from "./custom.js";
@@ -73,10 +72,8 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   const resolve =
     options.resolve ??
     createResolver({ components, ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }), ...(registry === undefined ? {} : { registry }) });
-  // node:http keep-alive rather than fetch: a step's call is the executor's inner loop (see README, Benchmark).
-  const caller =
-    options.caller ??
-    createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, transport: keepAliveTransport, agentName: options.componentName });
+  // The caller's default transport (undici keep-alive), not fetch: a step's call is the executor's inner loop (see README, Benchmark).
+  const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, agentName: options.componentName });
   const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
   const { store, owned } = resolveStore(options.executionStore, env);
   const fullCatalog = (): Promise<CatalogComponent[]> => readCatalog(registry ?? defaultRegistry(), components);

@@ -116,7 +116,7 @@ export function createCaller(options: CallerOptions = {}): Caller {
     const what = `${request.name} (${method} ${where})`;
     const scope = currentScope();
     let token = request.token !== undefined ? checkToken(request.token, `${request.name} token`) : scope?.forwarded?.token;
-    if (token === undefined && request.token === undefined) {
+    if (token === undefined) {
       // A configured token is usually at hand: awaited only when the source returns a promise.
       const configured = source.token();
       token = isThenable(configured) ? await configured : configured;

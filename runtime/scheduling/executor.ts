@@ -9,7 +9,7 @@
  * linked (not parented) to the scheduler's fire span stamped on the task; the POST carries that
  * trace, so the agent's handler continues it.
  */
-import { type Caller, createCaller, keepAliveTransport } from "../outbound/index.js";
+import { type Caller, createCaller } from "../outbound/index.js";
 import { baseUrlOf, createRegistry, preferHealthy, type Registry, type RegistryEntry } from "../discovery/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createStore, type Store } from "../store/index.js";
@@ -31,7 +31,7 @@ export interface ScheduledExecutorOptions extends Partial<ExecutorSettings> {
   readonly leaseMs?: number;
   /** Most dead letters kept (the oldest are dropped). @defaultValue 10,000 */
   readonly maxDeadLetters?: number;
-  /** @defaultValue a caller with `MANIFOLD_OAUTH_TOKEN`, keep-alive node:http */
+  /** @defaultValue a caller with `MANIFOLD_OAUTH_TOKEN` (keep-alive undici, the caller's default) */
   readonly caller?: Caller;
   /** How often the known-agents gauge is refreshed. @defaultValue 30 s */
   readonly catalogRefreshMs?: number;
@@ -137,7 +137,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
   const store = options.store ?? createStore({ env });
   const registry = options.registry ?? createRegistry({ store });
-  const caller = options.caller ?? createCaller({ env: env as NodeJS.ProcessEnv, transport: keepAliveTransport, timeoutMs: settings.dispatchTimeoutMs, log });
+  const caller = options.caller ?? createCaller({ env: env as NodeJS.ProcessEnv, timeoutMs: settings.dispatchTimeoutMs, log });
   const deadLetters = createDeadLetters(store, maxDeadLetters === undefined ? {} : { maxEntries: maxDeadLetters });
   let backend: TaskBackend | undefined;
   let pool: WorkerPool | undefined;
