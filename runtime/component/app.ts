@@ -102,10 +102,7 @@ export function createComponentApp<C extends CapabilityTypes>(
             return work(input, context);
           };
     const where = `${spec.name} POST ${path}`;
-    addCall(
-      path,
-      createPostCall({ name: path, where, validate: undefined, invalid: "", invoke }, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck }),
-    );
+    addCall(path, createPostCall({ name: path, where, invoke }, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck }));
   };
 
   // Everything that does not depend on the request is serialised once, here.

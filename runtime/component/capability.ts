@@ -39,8 +39,8 @@ export type PostInvoke = (input: Record<string, unknown>, context: CallContext) 
 export interface PostRoute {
   readonly name: string;
   readonly where: string;
-  readonly validate: InputValidator | undefined;
-  readonly invalid: string;
+  /** The body's schema and the message of its 400; a route without one checks its body itself. */
+  readonly schema?: { readonly validate: InputValidator; readonly invalid: string };
   readonly invoke: PostInvoke;
 }
 
@@ -53,7 +53,7 @@ export function createCapabilityCall(
 ): CapabilityCall {
   const { name } = capability;
   return createPostCall(
-    { name, where: `${options.component} ${name}`, validate, invalid: `input of ${name} does not match its schema`, invoke: handler },
+    { name, where: `${options.component} ${name}`, schema: { validate, invalid: `input of ${name} does not match its schema` }, invoke: handler },
     options,
   );
 }
@@ -66,7 +66,7 @@ export function createCapabilityCall(
  * The handler runs in its request scope (the CallContext, through AsyncLocalStorage) so outbound
  * calls it makes carry its ids, token and headers; inside its server span only when telemetry is on.
  */
-export function createPostCall({ name, where, validate, invalid, invoke }: PostRoute, { bodyLimit, log, state, auth }: CapabilityCallOptions): CapabilityCall {
+export function createPostCall({ name, where, schema, invoke }: PostRoute, { bodyLimit, log, state, auth }: CapabilityCallOptions): CapabilityCall {
   const fail = (res: ServerResponse, requestId: string, error: unknown, done: Done, trace?: ServerTrace): void => {
     const { status, body } = errorResponse(error, log, `${where} [${requestId}]`);
     trace?.fail(toManifoldError(error).code);
@@ -87,8 +87,8 @@ export function createPostCall({ name, where, validate, invalid, invoke }: PostR
   const handle = (req: IncomingMessage, res: ServerResponse, done: Done, requestId: string, trace: ServerTrace | undefined): void => {
     readBody(req, bodyLimit, (error, input) => {
       if (input === undefined) return fail(res, requestId, error, done, trace);
-      const details = validate?.(input);
-      if (details !== undefined) return fail(res, requestId, new ManifoldError("INVALID_INPUT", invalid, { details }), done, trace);
+      const details = schema === undefined ? undefined : schema.validate(input);
+      if (details !== undefined) return fail(res, requestId, new ManifoldError("INVALID_INPUT", schema!.invalid, { details }), done, trace);
       const context = new CallContext(name, requestId, req, res, state, trace);
       let output: unknown;
       try {
