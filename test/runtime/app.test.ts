@@ -7,7 +7,7 @@ import { serveComponentWith } from "../../runtime/component/serve.js";
 import type { HandlerContext, RunningComponent } from "../../runtime/component/types.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
-import { rawRequest, withTimeout, type RawResponse } from "./support.js";
+import { comparable, rawRequest, withTimeout } from "./support.js";
 
 const spec: ComponentSpec = {
   kind: "agent",
@@ -72,12 +72,6 @@ test.before(async (context) => {
 test.after(async ({ fast, koa }) => {
   await Promise.all([fast?.close(), koa?.close()]);
 });
-
-/** What must be identical between the two paths: status, body and headers, minus the clock. */
-function comparable(response: RawResponse): unknown {
-  const { date: _date, ...headers } = response.headers;
-  return { status: response.status, headers, text: response.text };
-}
 
 const CASES: readonly [string, Record<string, string | number>, string | undefined][] = [
   ["valid", { "content-type": "application/json" }, '{"a":1,"b":2}'],

@@ -13,7 +13,7 @@ import type { RunningComponent } from "../../runtime/component/types.js";
 import { currentScope } from "../../runtime/context/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
-import { rawRequest, withTimeout, type RawResponse } from "./support.js";
+import { comparable, rawRequest, withTimeout } from "./support.js";
 
 const spec: ComponentSpec = { kind: "tool", name: "post-tool", description: "fast routes", version: "1.0.0", capabilities: [] };
 
@@ -62,11 +62,6 @@ test.before(async (context) => {
 test.after(async ({ fast, koa }) => {
   await Promise.all([fast?.close(), koa?.close()]);
 });
-
-function comparable(response: RawResponse): unknown {
-  const { date: _date, ...headers } = response.headers;
-  return { status: response.status, headers, text: response.text };
-}
 
 const JSON_TYPE = { "content-type": "application/json" };
 const CASES: readonly [string, Record<string, string>, string | undefined][] = [

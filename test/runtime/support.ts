@@ -19,6 +19,12 @@ export interface RawResponse {
   readonly reusedSocket: boolean;
 }
 
+/** What two paths serving one request must answer identically: status, body and headers, minus the clock. */
+export function comparable(response: RawResponse): unknown {
+  const { date: _date, ...headers } = response.headers;
+  return { status: response.status, headers, text: response.text };
+}
+
 export interface RawRequest {
   readonly method?: string;
   readonly headers?: Record<string, string | number>;
