@@ -9,7 +9,6 @@ import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
 import { serveDashboard, type RunningDashboard } from "../../runtime/dashboard/index.js";
 import { createRegistry, type Registry } from "../../runtime/discovery/index.js";
-import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { capability, eventually, get, registration } from "./support.js";
@@ -83,31 +82,14 @@ test("/api/services answers the spec's registration records, output summaries le
 });
 
 test("/swagger-urls.json lists the running services that serve OpenAPI, asked of the services themselves", async () => {
-  const spec = (name: string): ComponentSpec => ({ kind: "tool", name, description: `${name} for the API browser`, version: "1.0.0", capabilities: [] });
-  const withDocs = await serveComponent<{}>(spec("documented-service"), {
-    handlers: {},
-    port: 0,
-    enableOpenApi: true,
-    registry,
-    handleSignals: false,
-    log: quiet,
-  });
-  const replica = await serveComponent<{}>(spec("documented-service"), {
-    handlers: {},
-    port: 0,
-    enableOpenApi: true,
-    registry,
-    handleSignals: false,
-    log: quiet,
-  });
-  const without = await serveComponent<{}>(spec("private-service"), {
-    handlers: {},
-    port: 0,
-    enableOpenApi: false,
-    registry,
-    handleSignals: false,
-    log: quiet,
-  });
+  const serve = (name: string, enableOpenApi: boolean) =>
+    serveComponent<{}>(
+      { kind: "tool", name, description: `${name} for the API browser`, version: "1.0.0", capabilities: [] },
+      { handlers: {}, port: 0, enableOpenApi, registry, handleSignals: false, log: quiet },
+    );
+  const withDocs = await serve("documented-service", true);
+  const replica = await serve("documented-service", true);
+  const without = await serve("private-service", false);
   const declared = registration({ name: "declared-service", metadata: { version: "1.0.0", openapi: "true" } });
   await registry.register(declared);
   try {
