@@ -33,6 +33,21 @@ async function due(schedules: ScheduleStore, nowMs: number): Promise<[string, nu
   return (await schedules.dueRecords(nowMs, 1000)).map(({ record, dueMs }) => [record.schedule_id, dueMs]);
 }
 
+/** `count` replicas' firing loops take one pass at once; between them they create exactly `expected` tasks. */
+async function fireOnReplicas(
+  count: number,
+  options: Pick<Parameters<typeof createFiring>[0], "schedules" | "backend" | "batch">,
+  expected: number,
+): Promise<void> {
+  const replicas = Array.from({ length: count }, () => createFiring({ ...options, taskTimeoutMs: 60_000, log }));
+  const created = await Promise.all(replicas.map((r) => r.pass()));
+  assert.is(
+    created.reduce((a, b) => a + b, 0),
+    expected,
+    `per replica: ${created.join(", ")}`,
+  );
+}
+
 async function rejectsWith(run: () => Promise<unknown>, code: string): Promise<void> {
   try {
     await run();
@@ -201,13 +216,7 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
     const now = Date.now();
     const records = Array.from({ length: 200 }, (_, i) => (i % 4 === 0 ? cron(now - 2000, { cron_expr: "* * * * *" }) : scheduleRecord(now - 1000)));
     for (const record of records) await schedules.create(record);
-    const replicas = Array.from({ length: 4 }, () => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log }));
-    const created = await Promise.all(replicas.map((r) => r.pass()));
-    assert.is(
-      created.reduce((a, b) => a + b, 0),
-      200,
-      `per replica: ${created.join(", ")}`,
-    );
+    await fireOnReplicas(4, { schedules, backend }, 200);
     assert.is(await backend.depth(), 200);
     for (const record of records) {
       const dueMs = Date.parse(record.next_run_at);
@@ -247,13 +256,7 @@ export function scheduleStoreCases(name: string, create: ScheduleStoreFactory, t
       i % 5 === 0 ? cron(now - 2000, { cron_expr: "* * * * *" }) : scheduleRecord(now - (i % 2 === 0 ? 1000 : 3000)),
     );
     for (let i = 0; i < records.length; i += 100) await Promise.all(records.slice(i, i + 100).map((record) => schedules.create(record)));
-    const replicas = Array.from({ length: 4 }, () => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, batch: 40 }));
-    const created = await Promise.all(replicas.map((r) => r.pass()));
-    assert.is(
-      created.reduce((a, b) => a + b, 0),
-      600,
-      `per replica: ${created.join(", ")}`,
-    );
+    await fireOnReplicas(4, { schedules, backend, batch: 40 }, 600);
     assert.is(await backend.depth(), 600);
     assert.is(await schedules.count(), 120, "one-shots deleted, cron schedules advanced");
     assert.equal(await due(schedules, now), [], "nothing left due");
