@@ -87,11 +87,21 @@ const post = (body: unknown) =>
     req.end(text);
   });
 
+/** One numeric field of an INFO section's text (NaN when absent). */
+function infoField(info: string, name: string): number {
+  return Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? Number.NaN);
+}
+
+/** Bytes Redis has read from and written to clients so far (INFO stats). */
+function redisBytes(): { readonly in: number; readonly out: number } {
+  const info = server.cli("INFO", "stats");
+  return { in: infoField(info, "total_net_input_bytes"), out: infoField(info, "total_net_output_bytes") };
+}
+
 /** CPU seconds (user + sys) Redis has used so far (INFO cpu). */
 function redisCpuSeconds(): number {
   const info = server.cli("INFO", "cpu");
-  const read = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? Number.NaN);
-  return read("used_cpu_user") + read("used_cpu_sys");
+  return infoField(info, "used_cpu_user") + infoField(info, "used_cpu_sys");
 }
 
 /** Redis commands by name so far (INFO commandstats: script calls and the commands they run). */
@@ -237,7 +247,7 @@ for (const make of [manifold, bullmq].filter((side) => (process.env["BENCH_ONLY"
   const redisBefore = redisCpuSeconds();
   const agentBefore = agentCpuSeconds();
   const callsBefore = PROFILE === undefined ? undefined : redisCalls();
-  const netBefore = PROFILE === undefined ? undefined : server.cli("INFO", "stats");
+  const bytesBefore = PROFILE === undefined ? undefined : redisBytes();
   const profiler = PROFILE === undefined ? undefined : new Session();
   if (profiler !== undefined) {
     profiler.connect();
@@ -257,10 +267,9 @@ for (const make of [manifold, bullmq].filter((side) => (process.env["BENCH_ONLY"
     writeFileSync(`${PROFILE}/${side.name}-burst.cpuprofile`, JSON.stringify(profile));
     profiler.disconnect();
     const calls = [...redisCalls()].map(([name, n]) => [name, n - (callsBefore!.get(name) ?? 0)] as const).filter(([, n]) => n > 0);
-    const net = (info: string, name: string) => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(info)?.[1]);
-    const netAfter = server.cli("INFO", "stats");
+    const bytesAfter = redisBytes();
     console.log(
-      `${side.name} burst, bytes to Redis per run ${((net(netAfter, "total_net_input_bytes") - net(netBefore!, "total_net_input_bytes")) / BURST).toFixed(0)}, from Redis ${((net(netAfter, "total_net_output_bytes") - net(netBefore!, "total_net_output_bytes")) / BURST).toFixed(0)}`,
+      `${side.name} burst, bytes to Redis per run ${((bytesAfter.in - bytesBefore!.in) / BURST).toFixed(0)}, from Redis ${((bytesAfter.out - bytesBefore!.out) / BURST).toFixed(0)}`,
     );
     console.log(`${side.name} burst, Redis commands: ${calls.map(([name, n]) => `${name} ${n}`).join(", ")}`);
     const times = (await receivedAt(burstIds)).map((ms) => ms - at);
