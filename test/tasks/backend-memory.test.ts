@@ -10,29 +10,52 @@ import * as assert from "uvu/assert";
 import { createStore } from "../../runtime/store/index.js";
 import { createTaskBackend } from "../../runtime/tasks/backend.js";
 import { createMemoryTaskBackend } from "../../runtime/tasks/memory-backend.js";
+import { createManualClock } from "../support/clock.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-test("the `now` option is the clock of timestamps, leases and TTLs", async () => {
-  let clock = Date.UTC(2030, 0, 1);
-  const backend = createMemoryTaskBackend({ now: () => clock, ttlMs: 60_000 });
+test("the `clock` option is the clock of timestamps, leases and TTLs", async () => {
+  const clock = createManualClock(Date.UTC(2030, 0, 1));
+  const backend = createMemoryTaskBackend({ clock, ttlMs: 60_000 });
   const created = await backend.create({ task_id: "a", type: "research", input: {}, timeout_ms: 1_000 });
   assert.is(created.created_at, "2030-01-01T00:00:00.000Z");
-  clock += 500;
+  await clock.advance(500);
   const [lease] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
-  assert.equal([lease!.task.started_at, lease!.expiresAt], ["2030-01-01T00:00:00.500Z", clock + 10_000]);
-  clock += 9_999;
+  assert.equal([lease!.task.started_at, lease!.expiresAt], ["2030-01-01T00:00:00.500Z", clock.now() + 10_000]);
+  await clock.advance(9_999);
   assert.equal(await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 }), [], "the lease holds until its expiry");
-  clock += 2;
+  await clock.advance(2);
   const [again] = await backend.dequeue({ count: 1, leaseMs: 10_000, blockMs: 0 });
   assert.equal([again!.task.task_id, again!.task.deliveries], ["a", 2], "lapsed on the injected clock");
   assert.is(await backend.complete("a", again!.token, 1), "ok");
-  assert.is((await backend.get("a"))!.completed_at, new Date(clock).toISOString());
-  clock += 59_999;
+  assert.is((await backend.get("a"))!.completed_at, new Date(clock.now()).toISOString());
+  await clock.advance(59_999);
   assert.ok(await backend.get("a"), "kept until ttlMs has passed");
-  clock += 1;
+  await clock.advance(1);
   assert.is(await backend.get("a"), undefined, "gone at ttlMs");
+  await backend.close();
+});
+
+test("a blocked dequeue waits on the clock: woken by the earliest lapsing lease, else it ends at blockMs", async () => {
+  const clock = createManualClock();
+  const backend = createMemoryTaskBackend({ clock });
+  await backend.create({ task_id: "held", type: "x", input: {}, timeout_ms: 1_000 });
+  const [first] = await backend.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 });
+  let settled: string[] | undefined;
+  void backend.dequeue({ count: 1, leaseMs: 600_000, blockMs: 60_000 }).then((leases) => (settled = leases.map((l) => l.task.task_id)));
+  await clock.advance(999);
+  assert.is(settled, undefined, "the lease has not lapsed");
+  await clock.advance(2);
+  assert.equal(settled, ["held"], "redelivered once the lease lapsed, long before blockMs");
+  assert.is(await backend.complete("held", first!.token, 1), "lost");
+
+  let empty: unknown;
+  void backend.dequeue({ count: 1, leaseMs: 1_000, blockMs: 5_000 }).then((leases) => (empty = leases));
+  await clock.advance(4_999);
+  assert.is(empty, undefined, "still blocked before blockMs");
+  await clock.advance(1);
+  assert.equal(empty, [], "an empty block ends at blockMs");
   await backend.close();
 });
 
