@@ -6,12 +6,19 @@
  * before uvu's summary, or reports no test at all, counts as one failure, and in CI a skipped test
  * counts as a failure: nothing may be skipped there.
  *
+ * A failing suite says why before its output: the first failing test (or hook) with its message and
+ * where it failed, or, for a suite killed for hanging or gone before uvu's summary, how it ended and
+ * which test was running (each suite reports its progress on fd 3 through support/uvu-report.ts, which
+ * also makes uvu report an error in a hook instead of dropping it). Long output is cut to its end.
+ *
  * `TEST_ROOT` points the runner at another project (its own test runs it on fixture trees).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { staleBuildSource } from "../generator/stale-build.js";
@@ -51,6 +58,8 @@ interface Outcome {
   readonly skipped: number;
   readonly output: string;
   readonly ms: number;
+  /** Why it failed, in a line or two: the first failing test and its message, or how the process ended. */
+  readonly reason?: string;
 }
 
 const strip = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "");
@@ -73,46 +82,122 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-function runSuite(file: string): Promise<Outcome> {
-  const start = Date.now();
+/** Preloaded into every suite: uvu then reports a failing hook, and says which test is running (fd 3). */
+const UVU_REPORT = fileURLToPath(new URL("./support/uvu-report.ts", import.meta.url));
+
+/** How a suite's process ended, as the runner saw it. */
+interface Ended {
+  readonly output: string;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The test or hook running last, from the suite's progress channel; undefined between suites. */
+  readonly running: string | undefined;
+  readonly killed: boolean;
+}
+
+/** A progress line from uvu-report.ts: `{"running": "<suite> › <test>" | null}`. */
+function progressLine(line: string, before: string | undefined): string | undefined {
+  try {
+    return (JSON.parse(line) as { running: string | null }).running ?? undefined;
+  } catch {
+    return before;
+  }
+}
+
+function spawnSuite(file: string): Promise<Ended> {
   return new Promise((resolve) => {
     // Its own process group, so that a suite killed for hanging takes the servers it started
     // (redis-server, fixture processes) with it.
-    const child = spawn(process.execPath, [...TS_NODE_ARGS, file], {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, "--import", UVU_REPORT, file], {
       cwd: root,
-      env: { ...process.env, FORCE_COLOR: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, FORCE_COLOR: "0", MANIFOLD_TEST_PROGRESS_FD: "3" },
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
       detached: true,
     });
     groups.add(child.pid!);
     let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    let running: string | undefined;
+    let killed = false;
+    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    createInterface({ input: child.stdio[3] as Readable }).on("line", (line) => {
+      running = progressLine(line, running);
+    });
     const timer = setTimeout(() => {
-      output += `\n[test/run] ${file} killed after ${SUITE_TIMEOUT_MS / 1000} s\n`;
+      killed = true;
       killGroup(child.pid!);
     }, SUITE_TIMEOUT_MS);
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       clearTimeout(timer);
       groups.delete(child.pid!);
-      const text = strip(output);
-      const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(text)?.[1] ?? NaN);
-      const total = num("Total");
-      const passed = num("Passed");
-      const skipped = num("Skipped");
-      const ms = Date.now() - start;
-      if (Number.isNaN(total) || Number.isNaN(passed)) {
-        resolve({ file, passed: 0, failed: 1, skipped: 0, output: `${output}\n[test/run] ${file} exited ${code} without a uvu summary\n`, ms });
-        return;
-      }
-      if (total === 0) {
-        resolve({ file, passed: 0, failed: 1, skipped: 0, output: `${output}\n[test/run] ${file} reported no tests\n`, ms });
-        return;
-      }
-      const failed = total - passed - (Number.isNaN(skipped) ? 0 : skipped) + (code !== 0 && total === passed ? 1 : 0);
-      resolve({ file, passed, failed, skipped: Number.isNaN(skipped) ? 0 : skipped, output, ms });
+      resolve({ output, code, signal, running, killed });
     });
   });
+}
+
+async function runSuite(file: string): Promise<Outcome> {
+  const start = Date.now();
+  const ended = await spawnSuite(file);
+  const ms = Date.now() - start;
+  const { output } = ended;
+  const text = strip(output);
+  const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(text)?.[1] ?? NaN);
+  const total = num("Total");
+  const passed = num("Passed");
+  const skipped = Number.isNaN(num("Skipped")) ? 0 : num("Skipped");
+  if (ended.killed || Number.isNaN(total) || Number.isNaN(passed)) {
+    return { file, passed: 0, failed: 1, skipped: 0, output, ms, reason: earlyEnd(ended) };
+  }
+  if (total === 0) return { file, passed: 0, failed: 1, skipped: 0, output, ms, reason: `${file} reported no tests` };
+  const failed = total - passed - skipped + (ended.code !== 0 && total === passed ? 1 : 0);
+  if (failed === 0) return { file, passed, failed, skipped, output, ms };
+  return { file, passed, failed, skipped, output, ms, reason: firstFailure(text) ?? `all ${total} tests passed, but the suite ${exitOf(ended)}` };
+}
+
+function exitOf({ code, signal }: Ended): string {
+  return signal === null ? `exited with code ${code}` : `was ended by ${signal}`;
+}
+
+/** Why a suite gave no uvu summary: killed for hanging, or gone early (a crash, process.exit). */
+function earlyEnd(ended: Ended): string {
+  const how = ended.killed ? `killed after ${SUITE_TIMEOUT_MS / 1000} s (the suite timeout, TEST_SUITE_TIMEOUT_MS)` : `${exitOf(ended)} without uvu's summary`;
+  const what = ended.running === undefined ? "no test was running (it ended outside uvu's tests and hooks)" : `"${ended.running}" was running`;
+  return `${how}; ${what}`;
+}
+
+/**
+ * uvu's first failure block: `FAIL <suite> "<test>"`, then the message, then the stack. Returns the
+ * test, the message and the first stack line outside node_modules (where the assertion is).
+ */
+function firstFailure(text: string): string | undefined {
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => /^\s+FAIL\s+(?:.+\s+)?".*"$/.test(l));
+  if (at < 0) return undefined;
+  const title = lines[at]!.trim().replace(/^FAIL\s+/, "");
+  const message = lines[at + 1]?.trim() ?? "";
+  const where = lines
+    .slice(at + 2, at + 40)
+    .map((l) => l.trim())
+    .find((l) => l.startsWith("at ") && !l.includes("node_modules") && !l.includes("node:"));
+  return `first failure: ${title}: ${message}${where === undefined ? "" : `\n${where}`}`;
+}
+
+/** Lines of a failed suite's output shown in full; beyond that, the last ones (and uvu's failure blocks). */
+const SHOWN_LINES = 300;
+
+/** What the run prints for a failed suite: the reason first, then its output, bounded but never without uvu's failures. */
+function failureReport(outcome: Outcome): string {
+  const lines = strip(outcome.output).trimEnd().split("\n");
+  const parts = [`reason: ${outcome.reason ?? "see the output"}`];
+  if (lines.length <= SHOWN_LINES) parts.push("--- output ---", ...lines);
+  else {
+    const tailFrom = lines.length - SHOWN_LINES;
+    const failAt = lines.findIndex((l) => /^\s+FAIL\s/.test(l));
+    parts.push(`--- output: the last ${SHOWN_LINES} of ${lines.length} lines ---`);
+    if (failAt >= 0 && failAt < tailFrom) parts.push(...lines.slice(failAt, Math.min(tailFrom, failAt + SHOWN_LINES)), "[...]");
+    parts.push(...lines.slice(tailFrom));
+  }
+  return parts.join("\n").replace(/^/gm, "    ");
 }
 
 /** tsc with one of the project's tsconfigs; its output when it fails. */
@@ -166,7 +251,7 @@ async function worker(): Promise<void> {
     outcomes.push(outcome);
     const mark = outcome.failed > 0 ? "FAIL" : "ok  ";
     console.log(`${mark} ${file} (${outcome.passed} passed, ${outcome.failed} failed, ${(outcome.ms / 1000).toFixed(1)} s)`);
-    if (outcome.failed > 0) console.log(outcome.output.replace(/^/gm, "    "));
+    if (outcome.failed > 0) console.log(failureReport(outcome));
   }
 }
 await Promise.all(Array.from({ length: Math.max(1, CONCURRENCY) }, worker));
