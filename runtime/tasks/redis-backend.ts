@@ -16,7 +16,6 @@
  * A queue lives on one cluster node; queues of different agents spread over the cluster.
  */
 import { randomBytes } from "node:crypto";
-import { Cluster } from "ioredis";
 import { ManifoldError } from "../errors/index.js";
 import { createKeyBuilder, loadLuaScript, runScript, type RedisClient } from "../store/index.js";
 import {
@@ -33,8 +32,9 @@ import {
   redeliveryExceeded,
   resolveBackendOptions,
 } from "./backend-shared.js";
+import { createCreateBatcher, createRedisCaller, createWakeWaiter, type RedisCaller, type WakeWaiter } from "./redis-connection.js";
 import { decodeRecord } from "./redis-record.js";
-import type { Lease, LeasedWrite, TaskBackend, TaskBackendOptions, TaskOutcome, TaskRecord } from "./types.js";
+import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskOutcome, TaskRecord } from "./types.js";
 
 const script = (file: string) => loadLuaScript("tasks", new URL(`./lua/${file}`, import.meta.url));
 const CREATE = script("create-2.lua");
@@ -62,256 +62,222 @@ export interface RedisTaskBackendOptions extends TaskBackendOptions {
   readonly connectWaitMs?: number;
 }
 
-export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {
-  const { ownsClient = false, connectWaitMs = 5_000 } = options;
+/** One Redis backend: its keys, fixed script arguments and connections; the operations below are functions over it. */
+interface RedisBackend {
+  readonly client: RedisClient;
+  readonly prefix: string;
+  readonly queueKey: string;
+  readonly leasesKey: string;
+  readonly wakeKey: string;
+  readonly skipKey: string;
+  readonly ttlMs: number;
+  /** The dequeue script's arguments; count, lease and token prefix (1, 2, 6) are filled in per call. */
+  readonly dequeueArgs: readonly (string | number)[];
+  readonly cancelledJson: string;
+  /** Lease tokens: this backend's random id, a call counter, and the script's index within the call. */
+  readonly instance: string;
+  calls: number;
+  closed: boolean;
+  readonly redis: RedisCaller;
+  readonly wake: WakeWaiter;
+  readonly enqueueCreate: (id: string, fixed: string) => Promise<unknown>;
+}
+
+function openBackend(backend: RedisBackend): RedisBackend {
+  if (backend.closed) throw closedError();
+  return backend;
+}
+
+/** The leases in a dequeue script's reply: `[server time, earliest lapse, (id, token, record)…]`. */
+export function leasesOf(reply: readonly unknown[], leaseMs: number): Lease[] {
+  const expiresAt = Number(reply[0]) + leaseMs;
+  const out: Lease[] = [];
+  for (let i = 2; i + 2 < reply.length; i += 3) {
+    const id = String(reply[i]);
+    const task = decodeRecord(id, String(reply[i + 2]));
+    // A record that does not parse is left to lapse; its delivery budget ends it.
+    if (task !== undefined) out.push({ task, token: String(reply[i + 1]), expiresAt });
+  }
+  return out;
+}
+
+/** The finish script's arguments for outcomes: id, token, status and the JSON stored (a result JSON cannot carry fails the task). */
+export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly TaskOutcome[]): (string | number)[] {
+  const args: (string | number)[] = [prefix, ttlMs];
+  for (const outcome of outcomes) {
+    checkTaskId(outcome.taskId);
+    args.push(outcome.taskId, String(outcome.token));
+    if (outcome.status === "failed") {
+      args.push("failed", encodeError(outcome.error));
+      continue;
+    }
+    const encoded = encodeResult(outcome.result);
+    if ("error" in encoded) args.push("failed", encodeError(encoded.error));
+    else args.push("completed", encoded.json);
+  }
+  return args;
+}
+
+async function finishMany(backend: RedisBackend, outcomes: readonly TaskOutcome[]): Promise<LeasedWrite[]> {
+  const { client, redis, prefix, ttlMs, leasesKey } = openBackend(backend);
+  const chunk = async (part: readonly TaskOutcome[]): Promise<LeasedWrite[]> =>
+    (await redis.call(() => runScript(client, FINISH, [leasesKey], finishArgs(prefix, ttlMs, part)))) as LeasedWrite[];
+  if (outcomes.length <= CHUNK) return outcomes.length === 0 ? [] : chunk(outcomes);
+  const out: LeasedWrite[] = [];
+  for (let i = 0; i < outcomes.length; i += CHUNK) out.push(...(await chunk(outcomes.slice(i, i + CHUNK))));
+  return out;
+}
+
+async function createTask(backend: RedisBackend, task: NewTask): Promise<TaskRecord> {
+  openBackend(backend);
+  const fixed = encodeNewTask(task);
+  const created = await backend.enqueueCreate(task.task_id, fixed);
+  if (created === 0) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
+  // What was stored, without parsing it back: the input is the caller's own object, not the store's.
+  return {
+    task_id: task.task_id,
+    type: task.type,
+    status: "queued",
+    input: task.input,
+    timeout_ms: task.timeout_ms,
+    created_at: new Date(Number(created)).toISOString(),
+    deliveries: 0,
+    ...(task.trace === undefined ? {} : { trace: task.trace }),
+  };
+}
+
+/** One dequeue script call after another, sleeping on the wake list between them, until leases, the block's end or the signal. */
+async function dequeue(backend: RedisBackend, options: DequeueOptions): Promise<Lease[]> {
+  const { client, redis, queueKey, leasesKey, wakeKey, skipKey } = openBackend(backend);
+  checkDequeueOptions(options);
+  const { count, leaseMs, blockMs, signal } = options;
+  const deadline = performance.now() + blockMs;
+  for (;;) {
+    if (backend.closed) return [];
+    const args = [...backend.dequeueArgs];
+    args[1] = count;
+    args[2] = leaseMs;
+    args[6] = `${backend.instance}.${((backend.calls += 1)).toString(36)}.`;
+    const reply = (await redis.call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey], args))) as unknown[];
+    const leases = leasesOf(reply, leaseMs);
+    if (leases.length > 0 || signal?.aborted === true) return leases;
+    const remaining = deadline - performance.now();
+    if (remaining <= 0) return leases;
+    // Sleep until woken by a create or release, or until the earliest lease may have lapsed.
+    const lapse = Number(reply[1]);
+    const untilLapse = lapse < 0 ? Infinity : lapse - Number(reply[0]) + 5;
+    await backend.wake.wait(Math.min(remaining, untilLapse, MAX_BLOCK_MS), signal);
+  }
+}
+
+async function extend(
+  backend: RedisBackend,
+  leases: readonly { readonly taskId: string; readonly token: string }[],
+  leaseMs: number,
+): Promise<Map<string, LeasedWrite>> {
+  const { client, redis, prefix, leasesKey } = openBackend(backend);
+  checkLeaseMs(leaseMs);
+  const out = new Map<string, LeasedWrite>();
+  for (let i = 0; i < leases.length; i += CHUNK) {
+    const chunk = leases.slice(i, i + CHUNK);
+    const args: (string | number)[] = [prefix, leaseMs];
+    for (const { taskId, token } of chunk) {
+      checkTaskId(taskId);
+      args.push(taskId, String(token));
+    }
+    const reply = (await redis.call(() => runScript(client, EXTEND, [leasesKey], args))) as LeasedWrite[];
+    chunk.forEach(({ taskId }, j) => out.set(taskId, reply[j + 1]!));
+  }
+  return out;
+}
+
+async function cancel(backend: RedisBackend, taskId: string): Promise<Awaited<ReturnType<TaskBackend["cancel"]>>> {
+  const { client, redis, prefix, leasesKey, skipKey, ttlMs, cancelledJson } = openBackend(backend);
+  checkTaskId(taskId);
+  const [outcome, value] = (await redis.call(() => runScript(client, CANCEL, [prefix + taskId, leasesKey, skipKey], [taskId, ttlMs, cancelledJson]))) as [
+    string,
+    string?,
+  ];
+  if (outcome === "not_found" || value === undefined) return { outcome: "not_found" };
+  const task: TaskRecord | undefined = decodeRecord(taskId, value);
+  return { outcome: outcome as "cancelled" | "finished", ...(task === undefined ? {} : { task }) };
+}
+
+function backendOf(client: RedisClient, options: RedisTaskBackendOptions): RedisBackend {
+  const { connectWaitMs = 5_000 } = options;
   const { namespace, queue, ttlMs, maxDeliveries, delivery } = resolveBackendOptions(options);
   const keys = createKeyBuilder(namespace);
   const tag = `tasks:${queue}`;
   const prefix = `${keys.tagged(tag, "task")}:`;
   const queueKey = keys.tagged(tag, "queue");
-  const leasesKey = keys.tagged(tag, "leases");
   const wakeKey = keys.tagged(tag, "wake");
-  const skipKey = keys.tagged(tag, "skip");
-  const dequeueArgs = [
-    prefix,
-    "",
-    "",
-    maxDeliveries,
-    delivery === "at-most-once" ? "1" : "0",
-    ttlMs,
-    "",
-    encodeError(redeliveryExceeded(maxDeliveries)),
-    encodeError(LEASE_LAPSED_AT_MOST_ONCE),
-  ];
-  const cancelledJson = encodeError(CANCELLED_ERROR);
-  // Lease tokens: this backend's random id, a call counter, and the script's index within the call.
-  const instance = randomBytes(9).toString("base64url");
-  let calls = 0;
-  let closed = false;
-
-  const open = (): void => {
-    if (closed) throw closedError();
-  };
-
-  let everReady = client.status === "ready";
-  const onReady = (): void => void (everReady = true);
-  client.on("ready", onReady);
-
-  // One listener for however many calls wait for the first connection.
-  let firstReady: Promise<true> | undefined;
-  const whenReady = async (waitMs: number): Promise<boolean> => {
-    firstReady ??= new Promise((resolve) => client.once("ready", () => resolve(true)));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
-    const ready = await Promise.race([firstReady, timeout]);
-    clearTimeout(timer);
-    return ready;
-  };
-
-  /** Redis failures become UNAVAILABLE (retryable), with any secret removed from the text. */
-  const call = async <T>(run: () => Promise<T>): Promise<T> => {
-    if (client.status !== "ready" && (everReady || !(await whenReady(connectWaitMs)))) {
-      throw new ManifoldError("UNAVAILABLE", "task store unavailable: Redis is not connected");
-    }
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof ManifoldError) throw error;
-      // What failed, not where (the error text names host and port); the store logs the address once per outage.
-      throw new ManifoldError("UNAVAILABLE", "task store unavailable: a Redis command failed", { cause: error });
-    }
-  };
-
-  // Blocking connections, one per dequeue waiting at the same time, kept for reuse.
-  const idle: RedisClient[] = [];
-  const blockers = new Set<RedisClient>();
-
-  const waitForWake = async (ms: number, signal: AbortSignal | undefined): Promise<void> => {
-    if (signal?.aborted === true) return;
-    let conn = idle.pop();
-    if (conn === undefined) {
-      conn = client instanceof Cluster ? client.duplicate() : client.duplicate();
-      conn.on("error", () => undefined); // the shared connection's owner reports outages
-      blockers.add(conn);
-    }
-    const own = conn;
-    // BLPOP cannot be interrupted; dropping its connection is how an abort ends the wait at once.
-    const onAbort = (): void => {
-      blockers.delete(own);
-      own.disconnect();
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      await own.blpop(wakeKey, Math.max(ms, 10) / 1_000);
-    } catch {
-      // Aborted, closed, or Redis is down: the next dequeue script reports an outage.
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      if (blockers.has(own)) idle.push(own);
-    }
-  };
-
-  const leasesOf = (reply: unknown[], leaseMs: number): Lease[] => {
-    const expiresAt = Number(reply[0]) + leaseMs;
-    const out: Lease[] = [];
-    for (let i = 2; i + 2 < reply.length; i += 3) {
-      const id = String(reply[i]);
-      const task = decodeRecord(id, String(reply[i + 2]));
-      // A record that does not parse is left to lapse; its delivery budget ends it.
-      if (task !== undefined) out.push({ task, token: String(reply[i + 1]), expiresAt });
-    }
-    return out;
-  };
-
-  const finishChunk = async (chunk: readonly TaskOutcome[]): Promise<LeasedWrite[]> => {
-    const args: (string | number)[] = [prefix, ttlMs];
-    for (const outcome of chunk) {
-      checkTaskId(outcome.taskId);
-      args.push(outcome.taskId, String(outcome.token));
-      if (outcome.status === "failed") {
-        args.push("failed", encodeError(outcome.error));
-        continue;
-      }
-      const encoded = encodeResult(outcome.result);
-      if ("error" in encoded) args.push("failed", encodeError(encoded.error));
-      else args.push("completed", encoded.json);
-    }
-    return (await call(() => runScript(client, FINISH, [leasesKey], args))) as LeasedWrite[];
-  };
-
-  const finishMany = async (outcomes: readonly TaskOutcome[]): Promise<LeasedWrite[]> => {
-    open();
-    if (outcomes.length <= CHUNK) return outcomes.length === 0 ? [] : finishChunk(outcomes);
-    const out: LeasedWrite[] = [];
-    for (let i = 0; i < outcomes.length; i += CHUNK) out.push(...(await finishChunk(outcomes.slice(i, i + CHUNK))));
-    return out;
-  };
-
-  /**
-   * Creates made in one event-loop turn (the requests of one busy API process, say) go to Redis as
-   * one script call: one round trip and one script invocation for the lot instead of one each, which
-   * is most of what a create costs on both sides. A lone create waits one turn (setImmediate).
-   */
-  const creates: { readonly id: string; readonly fixed: string; readonly resolve: (created: unknown) => void; readonly reject: (error: unknown) => void }[] =
-    [];
-  const flushCreates = (): void => {
-    const batch = creates.splice(0, CHUNK);
-    if (creates.length > 0) setImmediate(flushCreates);
-    const args: string[] = [prefix];
-    for (const { id, fixed } of batch) args.push(id, fixed);
-    call(() => runScript(client, CREATE, [queueKey, wakeKey], args)).then(
-      (reply) => {
-        const [now, ...flags] = reply as number[];
-        batch.forEach(({ resolve }, i) => resolve(flags[i] === 1 ? now : 0));
-      },
-      (error: unknown) => {
-        for (const { reject } of batch) reject(error);
-      },
-    );
-  };
-  const enqueueCreate = (id: string, fixed: string): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      if (creates.length === 0) setImmediate(flushCreates);
-      creates.push({ id, fixed, resolve, reject });
-    });
-
+  const redis = createRedisCaller(client, connectWaitMs);
   return {
-    create: async (task) => {
-      open();
-      const fixed = encodeNewTask(task);
-      const created = await enqueueCreate(task.task_id, fixed);
-      if (created === 0) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
-      // What was stored, without parsing it back: the input is the caller's own object, not the store's.
-      return {
-        task_id: task.task_id,
-        type: task.type,
-        status: "queued",
-        input: task.input,
-        timeout_ms: task.timeout_ms,
-        created_at: new Date(Number(created)).toISOString(),
-        deliveries: 0,
-        ...(task.trace === undefined ? {} : { trace: task.trace }),
-      };
-    },
+    client,
+    prefix,
+    queueKey,
+    leasesKey: keys.tagged(tag, "leases"),
+    wakeKey,
+    skipKey: keys.tagged(tag, "skip"),
+    ttlMs,
+    dequeueArgs: [
+      prefix,
+      "",
+      "",
+      maxDeliveries,
+      delivery === "at-most-once" ? "1" : "0",
+      ttlMs,
+      "",
+      encodeError(redeliveryExceeded(maxDeliveries)),
+      encodeError(LEASE_LAPSED_AT_MOST_ONCE),
+    ],
+    cancelledJson: encodeError(CANCELLED_ERROR),
+    instance: randomBytes(9).toString("base64url"),
+    calls: 0,
+    closed: false,
+    redis,
+    wake: createWakeWaiter(client, wakeKey),
+    enqueueCreate: createCreateBatcher((args) => redis.call(() => runScript(client, CREATE, [queueKey, wakeKey], args)), prefix, CHUNK),
+  };
+}
+
+export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {
+  const { ownsClient = false } = options;
+  const backend = backendOf(client, options);
+  const { redis, prefix, queueKey, leasesKey, wakeKey, skipKey } = backend;
+  return {
+    create: (task) => createTask(backend, task),
     get: async (taskId) => {
-      open();
+      openBackend(backend);
       checkTaskId(taskId);
-      const value = await call(() => client.get(prefix + taskId));
+      const value = await redis.call(() => client.get(prefix + taskId));
       return value === null ? undefined : decodeRecord(taskId, value);
     },
-    dequeue: async (options) => {
-      open();
-      checkDequeueOptions(options);
-      const { count, leaseMs, blockMs, signal } = options;
-      const deadline = performance.now() + blockMs;
-      for (;;) {
-        if (closed) return [];
-        const args = [...dequeueArgs];
-        args[1] = count;
-        args[2] = leaseMs;
-        args[6] = `${instance}.${((calls += 1)).toString(36)}.`;
-        const reply = (await call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey], args))) as unknown[];
-        const leases = leasesOf(reply, leaseMs);
-        if (leases.length > 0 || signal?.aborted === true) return leases;
-        const remaining = deadline - performance.now();
-        if (remaining <= 0) return leases;
-        // Sleep until woken by a create or release, or until the earliest lease may have lapsed.
-        const lapse = Number(reply[1]);
-        const untilLapse = lapse < 0 ? Infinity : lapse - Number(reply[0]) + 5;
-        await waitForWake(Math.min(remaining, untilLapse, MAX_BLOCK_MS), signal);
-      }
-    },
-    extend: async (leases, leaseMs) => {
-      open();
-      checkLeaseMs(leaseMs);
-      const out = new Map<string, LeasedWrite>();
-      for (let i = 0; i < leases.length; i += CHUNK) {
-        const chunk = leases.slice(i, i + CHUNK);
-        const args: (string | number)[] = [prefix, leaseMs];
-        for (const { taskId, token } of chunk) {
-          checkTaskId(taskId);
-          args.push(taskId, String(token));
-        }
-        const reply = (await call(() => runScript(client, EXTEND, [leasesKey], args))) as LeasedWrite[];
-        chunk.forEach(({ taskId }, j) => out.set(taskId, reply[j + 1]!));
-      }
-      return out;
-    },
-    complete: async (taskId, token, result) => (await finishMany([{ status: "completed", taskId, token, result }]))[0]!,
-    fail: async (taskId, token, error) => (await finishMany([{ status: "failed", taskId, token, error }]))[0]!,
-    finishMany,
+    dequeue: (options) => dequeue(backend, options),
+    extend: (leases, leaseMs) => extend(backend, leases, leaseMs),
+    complete: async (taskId, token, result) => (await finishMany(backend, [{ status: "completed", taskId, token, result }]))[0]!,
+    fail: async (taskId, token, error) => (await finishMany(backend, [{ status: "failed", taskId, token, error }]))[0]!,
+    finishMany: (outcomes) => finishMany(backend, outcomes),
     progress: async (taskId, token, progress) => {
-      open();
+      openBackend(backend);
       checkTaskId(taskId);
-      return (await call(() => runScript(client, PROGRESS, [prefix + taskId], [String(token), encodeProgress(progress)]))) as LeasedWrite;
+      return (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId], [String(token), encodeProgress(progress)]))) as LeasedWrite;
     },
     release: async (taskId, token) => {
-      open();
+      openBackend(backend);
       checkTaskId(taskId);
-      return (await call(() => runScript(client, RELEASE, [prefix + taskId, leasesKey, queueKey, wakeKey], [taskId, String(token)]))) as LeasedWrite;
+      return (await redis.call(() => runScript(client, RELEASE, [prefix + taskId, leasesKey, queueKey, wakeKey], [taskId, String(token)]))) as LeasedWrite;
     },
-    cancel: async (taskId) => {
-      open();
-      checkTaskId(taskId);
-      const [outcome, value] = (await call(() => runScript(client, CANCEL, [prefix + taskId, leasesKey, skipKey], [taskId, ttlMs, cancelledJson]))) as [
-        string,
-        string?,
-      ];
-      if (outcome === "not_found" || value === undefined) return { outcome: "not_found" };
-      const task: TaskRecord | undefined = decodeRecord(taskId, value);
-      return { outcome: outcome as "cancelled" | "finished", ...(task === undefined ? {} : { task }) };
-    },
+    cancel: (taskId) => cancel(backend, taskId),
     depth: async () => {
-      open();
-      return Number(await call(() => runScript(client, DEPTH, [queueKey, skipKey], [])));
+      openBackend(backend);
+      return Number(await redis.call(() => runScript(client, DEPTH, [queueKey, skipKey], [])));
     },
     close: async () => {
-      if (closed) return;
-      closed = true;
-      client.off("ready", onReady);
-      for (const conn of blockers) conn.disconnect();
-      blockers.clear();
-      idle.length = 0;
+      if (backend.closed) return;
+      backend.closed = true;
+      redis.dispose();
+      backend.wake.close();
       if (ownsClient) {
         if (client.status === "ready") await client.quit().catch(() => client.disconnect());
         else client.disconnect();
