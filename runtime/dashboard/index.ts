@@ -26,6 +26,6 @@ export {
   type SwaggerUrl,
 } from "./services.js";
 export { actionsOf, type CheckpointActions, type CheckpointView } from "./hitl.js";
-export { EXECUTIONS_OFF, LLM_DEBUG_OFF } from "./routes.js";
+export { EXECUTIONS_OFF, LLM_DEBUG_OFF } from "./debug-routes.js";
 export type { AgentSkills, SkillCapability, SkillComponent } from "./skills.js";
 export type { ExecutionNode, ExecutionSummary, LlmRecordSummary } from "./debug.js";

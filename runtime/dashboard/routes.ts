@@ -3,22 +3,22 @@
  * spec's; the rest back the six views. Every list is bounded (a `limit` with a maximum, previews
  * instead of whole records), every error is the component's envelope.
  */
-import { jsonRoute, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
+import { sendJson, type AddRoute } from "../component/index.js";
 import type { Registry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
-import { CHECKPOINT_STATUSES, type CheckpointStatus, type CheckpointStore, type CheckpointType } from "../hitl/index.js";
+import type { CheckpointStore } from "../hitl/index.js";
 import type { LlmDebugStore } from "../llm/index.js";
 import type { ExecutionStore } from "../orchestration/index.js";
 import type { Caller } from "../outbound/index.js";
-import { executionSummary, llmSummary } from "./debug.js";
-import { CHECKPOINT_TYPES, checkpointView, parseCommand, proxyCommand } from "./hitl.js";
+import { addExecutionRoutes, addLlmDebugRoutes, EXECUTIONS_OFF, LLM_DEBUG_OFF } from "./debug-routes.js";
+import { addHitlRoutes } from "./hitl-routes.js";
 import { addMemoryRoutes } from "./memory-routes.js";
 import type { MemoryDomains } from "./memory.js";
 import type { RegistryView } from "./registry-view.js";
 import type { OpenApiProbe } from "./services.js";
 import { fetchOpenApiDocument } from "./openapi-document.js";
 import type { DashboardSettings } from "./settings.js";
-import { limitOf, oneOf, privateRoute, queryOf, sendValue, storeRoute } from "./http.js";
+import { oneOf, privateRoute, sendValue, storeRoute } from "./http.js";
 import { readSkills } from "./skills.js";
 
 /** What the API reads; `undefined` debug stores are switched off. */
@@ -43,28 +43,9 @@ export interface DashboardSources {
   readonly available: () => Promise<boolean>;
 }
 
-export const LLM_DEBUG_OFF = "LLM debug capture is off: set MANIFOLD_LLM_DEBUG_ENABLED=true (on the agents and on the dashboard)";
-export const EXECUTIONS_OFF = "Execution records are off: set MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true (on the agents and on the dashboard)";
-
-/** A command from another origin is refused: a page elsewhere must not approve a payment through the user's browser. */
-function refuseCrossOrigin(ctx: RouteContext): void {
-  const origin = ctx.get("Origin");
-  const site = ctx.get("Sec-Fetch-Site");
-  let sameOrigin = site === "" || site === "same-origin" || site === "none";
-  if (origin !== "" && origin !== "null") {
-    try {
-      sameOrigin &&= new URL(origin).host === ctx.host;
-    } catch {
-      sameOrigin = false;
-    }
-  } else if (origin === "null") sameOrigin = false;
-  if (!sameOrigin) throw new ManifoldError("UNAUTHORIZED", "checkpoint commands are accepted only from the dashboard's own pages");
-}
-
-export function addApiRoutes(add: AddRoute, sources: DashboardSources): void {
-  const { registry, view, checkpoints, settings } = sources;
-  const dataRoute = storeRoute(sources.available);
-
+/** The Settings view's answer: where the dashboard reads from and which debug stores are on. */
+function addConfigRoute(add: AddRoute, sources: DashboardSources): void {
+  const { settings } = sources;
   add(
     "GET",
     "/api/config",
@@ -83,7 +64,10 @@ export function addApiRoutes(add: AddRoute, sources: DashboardSources): void {
       }),
     ),
   );
+}
 
+/** The registry's routes (open like `/api/capabilities`): the service list, Swagger URLs, each service's OpenAPI document, skills. */
+function addRegistryRoutes(add: AddRoute, view: RegistryView, probe: OpenApiProbe): void {
   add("GET", "/api/services", async (ctx) => {
     const type = oneOf(ctx, "type", ["tool", "agent"] as const);
     const text = (await view.snapshot()).servicesJson(type);
@@ -93,133 +77,41 @@ export function addApiRoutes(add: AddRoute, sources: DashboardSources): void {
 
   add("GET", "/swagger-urls.json", async (ctx) => {
     const entries = (await view.snapshot()).entries.filter((e) => e.health === "healthy" || e.health === "degraded");
-    sendValue(ctx, await sources.probe.swaggerUrls(entries, (name) => `/api/openapi/${encodeURIComponent(name)}`));
+    sendValue(ctx, await probe.swaggerUrls(entries, (name) => `/api/openapi/${encodeURIComponent(name)}`));
   });
 
   add("GET", "/api/openapi/:name", async (ctx) => {
     const name = ctx.params["name"] ?? "";
-    const replicas = await sources.probe.servingReplicas(await view.asRegistry.byName(name, { health: ["healthy", "degraded"] }));
+    const replicas = await probe.servingReplicas(await view.asRegistry.byName(name, { health: ["healthy", "degraded"] }));
     if (replicas.length === 0) throw new ManifoldError("NOT_FOUND", `no running service ${JSON.stringify(name.slice(0, 80))} serves an OpenAPI document`);
     ctx.set("Cache-Control", "no-store");
     sendJson(ctx, 200, await fetchOpenApiDocument(replicas));
   });
+}
 
-  add(
-    "GET",
-    "/api/llm-debug",
-    dataRoute(async (ctx) => {
-      const status = oneOf(ctx, "status", ["success", "error"] as const);
-      const limit = limitOf(ctx, 50, 200);
-      if (sources.llmDebug === undefined) return sendValue(ctx, { enabled: false, message: LLM_DEBUG_OFF, records: [] });
-      const records = await sources.llmDebug.list({ limit, ...(status === undefined ? {} : { status }) });
-      sendValue(ctx, { enabled: true, records: records.map(llmSummary) });
-    }),
+export function addApiRoutes(add: AddRoute, sources: DashboardSources): void {
+  const dataRoute = storeRoute(sources.available);
+  addConfigRoute(add, sources);
+  addRegistryRoutes(add, sources.view, sources.probe);
+  addLlmDebugRoutes(add, sources.llmDebug, dataRoute);
+  addExecutionRoutes(add, sources.executions, sources.checkpoints, dataRoute);
+  addHitlRoutes(
+    add,
+    {
+      registry: sources.registry,
+      checkpoints: sources.checkpoints,
+      caller: sources.caller,
+      agentName: sources.settings.agentName,
+      bodyLimit: sources.bodyLimit,
+      resumeTimeoutMs: sources.resumeTimeoutMs,
+      now: sources.now,
+    },
+    dataRoute,
   );
-
-  add(
-    "GET",
-    "/api/llm-debug/:request_id",
-    dataRoute(async (ctx) => {
-      if (sources.llmDebug === undefined) throw new ManifoldError("NOT_FOUND", LLM_DEBUG_OFF);
-      const record = await sources.llmDebug.get(ctx.params["request_id"] ?? "").catch((error: unknown) => {
-        // A malformed id names no record: answered like an unknown one.
-        if (error instanceof ManifoldError && error.code === "INVALID_INPUT") return undefined;
-        throw error;
-      });
-      if (record === undefined) throw new ManifoldError("NOT_FOUND", "no LLM debug record with that request id");
-      sendValue(ctx, record);
-    }),
-  );
-
-  /** Checkpoints by plan id, newest first, so a paused run's graph shows its blocked step and conversation. */
-  const recentCheckpoints = async () => {
-    const byPlan = new Map<string, Awaited<ReturnType<CheckpointStore["get"]>>>();
-    for (const checkpoint of (await checkpoints.list({ limit: 100 })).checkpoints) {
-      if (!byPlan.has(checkpoint.plan.plan_id)) byPlan.set(checkpoint.plan.plan_id, checkpoint);
-    }
-    return byPlan;
-  };
-
-  add(
-    "GET",
-    "/api/executions",
-    dataRoute(async (ctx) => {
-      const status = oneOf(ctx, "status", ["success", "failed", "interrupted"] as const);
-      const limit = limitOf(ctx, 50, 200);
-      if (sources.executions === undefined) return sendValue(ctx, { enabled: false, message: EXECUTIONS_OFF, executions: [] });
-      // The store lists newest first without a status filter: read a wider window when filtering.
-      const [records, byPlan] = await Promise.all([
-        sources.executions.list({ limit: status === undefined ? limit : Math.min(1000, limit * 5) }),
-        recentCheckpoints(),
-      ]);
-      const chosen = (status === undefined ? records : records.filter((record) => record.status === status)).slice(0, limit);
-      sendValue(ctx, { enabled: true, executions: chosen.map((record) => executionSummary(record, byPlan.get(record.plan_id))) });
-    }),
-  );
-
-  add(
-    "GET",
-    "/api/executions/:plan_id",
-    dataRoute(async (ctx) => {
-      if (sources.executions === undefined) throw new ManifoldError("NOT_FOUND", EXECUTIONS_OFF);
-      const record = await sources.executions.get(ctx.params["plan_id"] ?? "");
-      if (record === undefined) throw new ManifoldError("NOT_FOUND", "no execution record with that plan id");
-      sendValue(ctx, record);
-    }),
-  );
-
-  add(
-    "GET",
-    "/api/hitl/checkpoints",
-    dataRoute(async (ctx) => {
-      const type = oneOf<CheckpointType>(ctx, "type", CHECKPOINT_TYPES);
-      const status = oneOf<CheckpointStatus | "all">(ctx, "status", [...CHECKPOINT_STATUSES, "all"]) ?? "pending";
-      const limit = limitOf(ctx, 50, 100);
-      const cursor = queryOf(ctx, "cursor");
-      // A dashboard scoped to one agent lists its checkpoints unless asked for every agent's (`agent=all`).
-      const asked = queryOf(ctx, "agent");
-      const agent = asked === "all" ? undefined : (asked ?? settings.agentName);
-      const page = await checkpoints.list({
-        ...(agent === undefined ? {} : { agent_name: agent }),
-        limit,
-        ...(status === "all" ? {} : { status }),
-        ...(type === undefined ? {} : { type }),
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      const now = sources.now();
-      sendValue(ctx, {
-        checkpoints: page.checkpoints.map((checkpoint) => checkpointView(checkpoint, settings.agentName, now)),
-        ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }),
-      });
-    }),
-  );
-
-  const command = jsonRoute(
-    async (body) =>
-      proxyCommand(parseCommand(body), {
-        checkpoints,
-        registry,
-        caller: sources.caller,
-        scope: settings.agentName,
-        resumeTimeoutMs: sources.resumeTimeoutMs,
-        now: sources.now,
-      }),
-    { bodyLimit: sources.bodyLimit },
-  );
-  add(
-    "POST",
-    "/api/hitl/command",
-    dataRoute(async (ctx) => {
-      refuseCrossOrigin(ctx);
-      await command(ctx);
-    }),
-  );
-
   add(
     "GET",
     "/api/skills",
-    privateRoute(async (ctx) => sendValue(ctx, { agents: await readSkills(view.asRegistry) })),
+    privateRoute(async (ctx) => sendValue(ctx, { agents: await readSkills(sources.view.asRegistry) })),
   );
-
   addMemoryRoutes(add, sources.memory, dataRoute);
 }

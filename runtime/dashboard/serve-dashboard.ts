@@ -5,17 +5,17 @@
  * It reads the stores the network writes, chosen from the same environment (REDIS_URL,
  * MANIFOLD_REDIS_*), and does not register itself: it is not something a planner may call.
  */
-import { serveComponent, type ComponentOptions, type RunningComponent } from "../component/index.js";
+import { serveComponent, type ComponentExtension, type ComponentOptions, type RunningComponent } from "../component/index.js";
 import { createRegistry, type Registry } from "../discovery/index.js";
 import { createCheckpointStore, type CheckpointStore } from "../hitl/index.js";
 import { createLlmDebugStore, type LlmDebugStore } from "../llm/index.js";
 import { createExecutionStore, type ExecutionStore } from "../orchestration/index.js";
-import { createCaller } from "../outbound/index.js";
+import { createCaller, type Caller } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";
-import { createMemoryDomains } from "./memory.js";
+import { createMemoryDomains, type MemoryDomains } from "./memory.js";
 import { addApiRoutes } from "./routes.js";
-import { createRegistryView, type RegistryViewOptions } from "./registry-view.js";
+import { createRegistryView, type RegistryView, type RegistryViewOptions } from "./registry-view.js";
 import { createOpenApiProbe, type OpenApiProbeOptions } from "./services.js";
 import { resolveDashboardSettings, type DashboardSettings } from "./settings.js";
 import { addStaticRoutes } from "./static.js";
@@ -71,43 +71,106 @@ function chooseStore<T>(option: T | boolean | undefined, enabled: boolean, creat
   return (option ?? enabled) ? { store: create(), owned: true } : { store: undefined, owned: false };
 }
 
+/** What the dashboard reads, opened from the options (or given), and how to close what this call opened. */
+interface DashboardSourcesOpened {
+  readonly registry: Registry;
+  readonly view: RegistryView;
+  readonly checkpoints: CheckpointStore;
+  readonly llmDebug: LlmDebugStore | undefined;
+  readonly executions: ExecutionStore | undefined;
+  readonly memory: MemoryDomains;
+  readonly caller: Caller;
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+function openSources(options: DashboardOptions, settings: DashboardSettings, env: Readonly<Record<string, string | undefined>>): DashboardSourcesOpened {
+  const { store: given, registry: givenRegistry, checkpoints: givenCheckpoints } = options;
+  const store = given ?? createStore({ env });
+  const registry = givenRegistry ?? createRegistry({ store });
+  const llm = chooseStore(options.llmDebug, settings.llmDebug, () => createLlmDebugStore({ store, env }));
+  const executions = chooseStore(options.executions, settings.executions, () => createExecutionStore({ store, env }));
+  const checkpoints = givenCheckpoints ?? createCheckpointStore({ store, env });
+  const memory = createMemoryDomains({ domains: settings.memoryDomains, env, store });
+  return {
+    registry,
+    view: createRegistryView(registry, options.registryView),
+    checkpoints,
+    llmDebug: llm.store,
+    executions: executions.store,
+    memory,
+    caller: createCaller({ env: env as NodeJS.ProcessEnv, timeoutMs: 10_000 }),
+    store,
+    close: async () => {
+      // What this call opened is closed; what was given stays open for its owner.
+      await memory.close();
+      if (llm.owned) await llm.store?.close();
+      if (executions.owned) await executions.store?.close();
+      if (givenCheckpoints === undefined) await checkpoints.close();
+      if (givenRegistry === undefined) await registry.close();
+      if (given === undefined) await store.close();
+    },
+  };
+}
+
+/** The extension that adds the API and the web app, loads the first registry snapshot and closes the sources. */
+function dashboardExtension(
+  opened: DashboardSourcesOpened,
+  settings: DashboardSettings,
+  { resumeTimeoutMs, openApiProbe }: { readonly resumeTimeoutMs: number; readonly openApiProbe: OpenApiProbeOptions | undefined },
+): ComponentExtension {
+  const { store, view } = opened;
+  return {
+    name: "dashboard",
+    routes(add, { bodyLimit }) {
+      addApiRoutes(add, {
+        registry: opened.registry,
+        view,
+        checkpoints: opened.checkpoints,
+        llmDebug: opened.llmDebug,
+        executions: opened.executions,
+        memory: opened.memory,
+        probe: createOpenApiProbe(openApiProbe),
+        caller: opened.caller,
+        settings,
+        store: { kind: store.kind, namespace: store.namespace },
+        bodyLimit,
+        resumeTimeoutMs,
+        now: Date.now,
+        // Bounded like the registry's connect wait: a request during an outage waits at most 1 s to learn it.
+        available: async () => store.kind === "memory" || store.client.status === "ready" || (await store.whenReady(1000)),
+      });
+      addStaticRoutes(add);
+    },
+    start: async () => {
+      // The first registry snapshot is loaded before serveDashboard resolves (at most 2 s: a
+      // registry that is down is reported by the views), so even the first request is answered
+      // from it instead of waiting for a read of every registration.
+      await Promise.race([view.snapshot().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    },
+    stop: () => opened.close(),
+  };
+}
+
 export async function serveDashboard(options: DashboardOptions = {}): Promise<RunningDashboard> {
   const {
-    store: given,
-    registry: givenRegistry,
-    llmDebug: llmOption,
-    executions: executionOption,
-    checkpoints: givenCheckpoints,
+    store: _store,
+    registry: _registry,
+    llmDebug: _llmDebug,
+    executions: _executions,
+    checkpoints: _checkpoints,
     agentName,
     memoryDomains,
     traceUiUrl,
     pollMs,
     resumeTimeoutMs = 60_000,
     openApiProbe,
-    registryView,
+    registryView: _registryView,
     env = process.env,
     ...component
   } = options;
   const settings = resolveDashboardSettings(env, { agentName, memoryDomains, traceUiUrl, pollMs });
-  const store = given ?? createStore({ env });
-  const registry = givenRegistry ?? createRegistry({ store });
-  const llm = chooseStore(llmOption, settings.llmDebug, () => createLlmDebugStore({ store, env }));
-  const executions = chooseStore(executionOption, settings.executions, () => createExecutionStore({ store, env }));
-  const checkpoints = givenCheckpoints ?? createCheckpointStore({ store, env });
-  const memory = createMemoryDomains({ domains: settings.memoryDomains, env, store });
-  const view = createRegistryView(registry, registryView);
-  const caller = createCaller({ env: env as NodeJS.ProcessEnv, timeoutMs: 10_000 });
-
-  const closeSources = async (): Promise<void> => {
-    // What this call opened is closed; what was given stays open for its owner.
-    await memory.close();
-    if (llm.owned) await llm.store?.close();
-    if (executions.owned) await executions.store?.close();
-    if (givenCheckpoints === undefined) await checkpoints.close();
-    if (givenRegistry === undefined) await registry.close();
-    if (given === undefined) await store.close();
-  };
-
+  const opened = openSources(options, settings, env);
   let running: RunningComponent;
   try {
     running = await serveComponent<{}>(DASHBOARD_SPEC, {
@@ -115,42 +178,11 @@ export async function serveDashboard(options: DashboardOptions = {}): Promise<Ru
       handlers: {},
       registry: false,
       enableOpenApi: false,
-      extensions: [
-        {
-          name: "dashboard",
-          routes(add, { bodyLimit }) {
-            addApiRoutes(add, {
-              registry,
-              view,
-              checkpoints,
-              llmDebug: llm.store,
-              executions: executions.store,
-              memory,
-              probe: createOpenApiProbe(openApiProbe),
-              caller,
-              settings,
-              store: { kind: store.kind, namespace: store.namespace },
-              bodyLimit,
-              resumeTimeoutMs,
-              now: Date.now,
-              // Bounded like the registry's connect wait: a request during an outage waits at most 1 s to learn it.
-              available: async () => store.kind === "memory" || store.client.status === "ready" || (await store.whenReady(1000)),
-            });
-            addStaticRoutes(add);
-          },
-          start: async () => {
-            // The first registry snapshot is loaded before serveDashboard resolves (at most 2 s: a
-            // registry that is down is reported by the views), so even the first request is answered
-            // from it instead of waiting for a read of every registration.
-            await Promise.race([view.snapshot().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-          },
-          stop: closeSources,
-        },
-      ],
+      extensions: [dashboardExtension(opened, settings, { resumeTimeoutMs, openApiProbe })],
     });
   } catch (error) {
     // The port was taken, say: nothing opened for the dashboard outlives the failed start.
-    await closeSources();
+    await opened.close();
     throw error;
   }
   return { ...running, close: () => running.close(), settings };

@@ -1,40 +1,27 @@
 /**
  * The one language-model provider of a process, on the `openai` package: it speaks to any
  * OpenAI-compatible endpoint (OpenAI, Azure-style base URLs, Ollama, vLLM, Groq, OpenRouter). The
- * client does the retries (408/409/429/5xx and connection errors, honouring `Retry-After`, capped
- * here so a server cannot park a request for an hour) and the timeout; this module maps its errors
- * to the runtime's codes, streams, counts tokens, and keeps the key out of everything it shows.
+ * client does the timeout; retries (408/409/429/5xx and connection errors, honouring `Retry-After`,
+ * capped so a server cannot park a request for an hour) wait on the provider's clock (retry.ts). This
+ * module maps the client's errors to the runtime's codes, streams, counts tokens, and keeps the key
+ * out of everything it shows.
  */
 import { inspect } from "node:util";
 import type OpenAI from "openai";
 import { registerSecret, redactSecrets } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
+import { systemClock, type Clock } from "../util/index.js";
 import type { LlmConfig } from "./config.js";
+import { withRetries, type OpenAIModule, type RetryOptions } from "./retry.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
 /** No tokens: what a call without a usage report counts, and the start of a sum. */
 export const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
-/** Fetch as the client sees it: a `Retry-After` beyond the cap is rewritten to the cap (the client has no such option). */
-const cappedRetryFetch =
-  (capMs: number): typeof fetch =>
-  async (input, init) => {
-    const response = await fetch(input, init);
-    if (response.status !== 429 && response.status < 500) return response;
-    const header = response.headers.get("retry-after");
-    if (header === null) return response;
-    const seconds = Number(header);
-    const waitMs = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-    if (!(waitMs > capMs)) return response;
-    const headers = new Headers(response.headers);
-    headers.set("retry-after-ms", String(capMs));
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-  };
-
 /**
- * The client sleeps between retries without watching the signal; the caller hanging up must not
- * wait for that sleep. The abandoned attempt then fails at once on its aborted signal.
+ * The caller hanging up must not wait for the attempt in flight (or a connection that never answers):
+ * the call rejects at once, and the abandoned attempt then fails on its aborted signal.
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return work;
@@ -63,8 +50,6 @@ function reason(error: InstanceType<typeof OpenAI.APIError>): string {
   return redactSecrets(said.replace(/\s+/g, " ").slice(0, 200));
 }
 
-type OpenAIModule = typeof import("openai");
-
 function toError({ default: OpenAI }: OpenAIModule, error: unknown, baseUrl: string, signal: AbortSignal | undefined): ManifoldError {
   if (error instanceof ManifoldError) return error;
   if (error instanceof OpenAI.APIUserAbortError || signal?.aborted === true) return new ManifoldError("ABORTED", "the language model call was aborted");
@@ -81,72 +66,113 @@ function toError({ default: OpenAI }: OpenAIModule, error: unknown, baseUrl: str
 const refusesJsonSchema = ({ default: OpenAI }: OpenAIModule, error: unknown): boolean =>
   error instanceof OpenAI.APIError && error.status === 400 && /response_format|json_schema/i.test(JSON.stringify(error.error ?? error.message));
 
-export function createLlmProvider(config: LlmConfig): LlmProvider {
-  const { baseUrl, model, timeoutMs, maxRetries, headers, query } = config;
-  registerSecret(config.apiKey);
-  // Loaded on the first call: an agent without a model (and gen, which reads the feature list) never pays for it.
+export interface LlmProviderOptions {
+  /** What retry waits are measured on. @defaultValue systemClock */
+  readonly clock?: Clock;
+}
+
+/** The client, built on the first call: an agent without a model (and gen, which reads the feature list) never loads `openai`. */
+function lazyClient(config: LlmConfig): () => Promise<{ module: OpenAIModule; client: OpenAI }> {
   let loaded: Promise<{ module: OpenAIModule; client: OpenAI }> | undefined;
-  const load = () =>
+  return () =>
     (loaded ??= import("openai").then((module) => ({
       module,
       client: new module.default({
         apiKey: config.apiKey,
-        baseURL: baseUrl,
-        timeout: timeoutMs,
-        maxRetries,
-        defaultHeaders: headers,
-        defaultQuery: query,
-        fetch: cappedRetryFetch(config.maxRetryWaitMs),
+        baseURL: config.baseUrl,
+        timeout: config.timeoutMs,
+        // Retried here, on the provider's clock (retry.ts).
+        maxRetries: 0,
+        defaultHeaders: config.headers,
+        defaultQuery: config.query,
         // The client's own logger would print request details; the runtime logs what it decides to.
         logLevel: "off",
       }),
     })));
+}
+
+/** The chat completion request's body; `format` says how a JSON answer is asked for. */
+function requestBody(model: string, { messages, json, temperature, maxTokens }: LlmRequest, format: "json_schema" | "json_object") {
+  return {
+    model,
+    messages: messages.map((m) => ({ role: m.role, content: m.content })),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+    ...(json === undefined
+      ? {}
+      : format === "json_schema"
+        ? { response_format: { type: "json_schema" as const, json_schema: { name: json.name, schema: { ...json.schema }, strict: false } } }
+        : { response_format: { type: "json_object" as const } }),
+  };
+}
+
+/** Reads a streamed answer, handing each piece of text to `onChunk` as it comes. */
+async function readStream(
+  stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+  model: string,
+  onChunk: (piece: string) => void,
+): Promise<Omit<LlmCompletion, "duration_ms">> {
+  let text = "";
+  let usage = NO_USAGE;
+  let finish: string | undefined;
+  let answeredBy = model;
+  for await (const chunk of stream) {
+    if (chunk.model) answeredBy = chunk.model;
+    if (chunk.usage) usage = usageOf(chunk.usage);
+    const choice = chunk.choices[0];
+    if (choice?.finish_reason) finish = choice.finish_reason;
+    const piece = choice?.delta?.content;
+    if (piece) {
+      text += piece;
+      onChunk(piece);
+    }
+  }
+  return { text, usage, model: answeredBy, finish_reason: finish, streamed: true };
+}
+
+interface CallSettings {
+  readonly module: OpenAIModule;
+  readonly client: OpenAI;
+  readonly model: string;
+  readonly retry: Omit<RetryOptions, "signal">;
+}
+
+/** One completion: the request retried until it is answered, then the answer read (a stream is not retried once it has begun). */
+async function call(
+  { module, client, model, retry }: CallSettings,
+  request: LlmRequest,
+  format: "json_schema" | "json_object",
+): Promise<Omit<LlmCompletion, "duration_ms">> {
+  const { signal, onChunk } = request;
+  const body = requestBody(model, request, format);
+  const options = signal === undefined ? {} : { signal };
+  const retrying = { ...retry, signal };
+  if (onChunk === undefined) {
+    const answer = await withRetries(module, () => client.chat.completions.create({ ...body, stream: false }, options), retrying);
+    const choice = answer.choices[0];
+    return {
+      text: choice?.message.content ?? "",
+      usage: usageOf(answer.usage),
+      model: answer.model || model,
+      finish_reason: choice?.finish_reason ?? undefined,
+      streamed: false,
+    };
+  }
+  const stream = await withRetries(
+    module,
+    () => client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options),
+    retrying,
+  );
+  return readStream(stream, model, onChunk);
+}
+
+export function createLlmProvider(config: LlmConfig, { clock = systemClock }: LlmProviderOptions = {}): LlmProvider {
+  const { baseUrl, model } = config;
+  registerSecret(config.apiKey);
+  const load = lazyClient(config);
+  const retry = { maxRetries: config.maxRetries, maxRetryWaitMs: config.maxRetryWaitMs, clock };
   let structured = config.structuredOutput;
   const shown = { model, baseUrl };
-
-  const call = async (client: OpenAI, request: LlmRequest, format: "json_schema" | "json_object"): Promise<Omit<LlmCompletion, "duration_ms">> => {
-    const { messages, json, temperature, maxTokens, signal, onChunk } = request;
-    const body = {
-      model,
-      messages: messages.map((m) => ({ role: m.role, content: m.content })),
-      ...(temperature === undefined ? {} : { temperature }),
-      ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-      ...(json === undefined
-        ? {}
-        : format === "json_schema"
-          ? { response_format: { type: "json_schema" as const, json_schema: { name: json.name, schema: { ...json.schema }, strict: false } } }
-          : { response_format: { type: "json_object" as const } }),
-    };
-    const options = signal === undefined ? {} : { signal };
-    if (onChunk === undefined) {
-      const answer = await client.chat.completions.create({ ...body, stream: false }, options);
-      const choice = answer.choices[0];
-      return {
-        text: choice?.message.content ?? "",
-        usage: usageOf(answer.usage),
-        model: answer.model || model,
-        finish_reason: choice?.finish_reason ?? undefined,
-        streamed: false,
-      };
-    }
-    const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options);
-    let text = "";
-    let usage = NO_USAGE;
-    let finish: string | undefined;
-    let answeredBy = model;
-    for await (const chunk of stream) {
-      if (chunk.model) answeredBy = chunk.model;
-      if (chunk.usage) usage = usageOf(chunk.usage);
-      const choice = chunk.choices[0];
-      if (choice?.finish_reason) finish = choice.finish_reason;
-      const piece = choice?.delta?.content;
-      if (piece) {
-        text += piece;
-        onChunk(piece);
-      }
-    }
-    return { text, usage, model: answeredBy, finish_reason: finish, streamed: true };
-  };
 
   const provider: LlmProvider & { [inspect.custom]: () => unknown } = {
     model,
@@ -156,15 +182,16 @@ export function createLlmProvider(config: LlmConfig): LlmProvider {
       const labels = { [ATTR.LLM_MODEL]: model, [ATTR.LLM_PHASE]: request.phase };
       const metrics = getTelemetry().metrics;
       const { module, client } = await load();
+      const settings: CallSettings = { module, client, model, retry };
       try {
         let answer: Omit<LlmCompletion, "duration_ms">;
         try {
-          answer = await untilAborted(call(client, request, structured), request.signal);
+          answer = await untilAborted(call(settings, request, structured), request.signal);
         } catch (error) {
           if (request.json === undefined || structured !== "json_schema" || !refusesJsonSchema(module, error)) throw error;
           // Remembered for the provider's life: the endpoint will not learn json_schema mid-run.
           structured = "json_object";
-          answer = await untilAborted(call(client, request, structured), request.signal);
+          answer = await untilAborted(call(settings, request, structured), request.signal);
         }
         const duration_ms = performance.now() - started;
         metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: "ok" });

@@ -10,7 +10,10 @@ import * as assert from "uvu/assert";
 import type { ManifoldError } from "../../runtime/errors/index.js";
 import { createLlmProvider, resolveLlmConfig, type LlmOptions, type LlmProvider } from "../../runtime/llm/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
+import type { Clock } from "../../runtime/util/index.js";
+import { createManualClock } from "../support/clock.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
+import { eventually, within } from "../support/wait.js";
 
 const KEY = "sk-test-PROVIDER-secret-9876";
 const MESSAGES = [
@@ -20,14 +23,17 @@ const MESSAGES = [
 
 interface Context {
   llm: ScriptedLlm;
-  provider: (options?: LlmOptions) => LlmProvider;
+  provider: (options?: LlmOptions, clock?: Clock) => LlmProvider;
 }
 const test = suite<Context>("llm provider", {} as Context);
 
 test.before.each(async (context) => {
   context.llm = await startScriptedLlm();
-  context.provider = (options = {}) =>
-    createLlmProvider(resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: KEY, model: "m1", maxRetries: 0, ...options }, env: {} })!);
+  context.provider = (options = {}, clock) =>
+    createLlmProvider(
+      resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: KEY, model: "m1", maxRetries: 0, ...options }, env: {} })!,
+      clock === undefined ? {} : { clock },
+    );
 });
 test.after.each(async ({ llm }) => {
   await llm.close();
@@ -91,11 +97,16 @@ test("a JSON request asks for json_schema; an endpoint that refuses it gets json
 });
 
 test("429 is retried after its Retry-After; 5xx is retried; exhausted retries are LLM_ERROR with the status", async ({ llm, provider }) => {
+  const clock = createManualClock();
   llm.reply({ status: 429, headers: { "retry-after": "1" } }, { text: "ok" });
-  const answer = await provider({ maxRetries: 2 }).complete({ phase: "synthesis", messages: MESSAGES });
+  const answering = provider({ maxRetries: 2 }, clock).complete({ phase: "synthesis", messages: MESSAGES });
+  await eventually("the retry's wait", () => clock.pending() === 1);
+  await clock.advance(999);
+  assert.is(llm.requests.length, 1, "not retried before the second Retry-After asked for has passed");
+  await clock.advance(1);
+  const answer = await within("the retried answer", answering);
   assert.is(answer.text, "ok");
-  const waited = llm.requests[1]!.at - llm.requests[0]!.at;
-  assert.ok(waited >= 900 && waited < 3_000, `waited ${waited} ms`);
+  assert.is(llm.requests.length, 2);
 
   llm.reply({ status: 503, headers: { "retry-after-ms": "10" } }, { text: "back" });
   assert.is((await provider({ maxRetries: 1 }).complete({ phase: "synthesis", messages: MESSAGES })).text, "back");
@@ -112,26 +123,35 @@ test("429 is retried after its Retry-After; 5xx is retried; exhausted retries ar
 });
 
 test("a Retry-After of an hour is capped, not obeyed; the caller can abort during the wait", async ({ llm, provider }) => {
+  const clock = createManualClock();
   llm.reply({ status: 429, headers: { "retry-after": "3600" } }, { text: "on time" });
-  assert.is((await provider({ maxRetries: 1, maxRetryWaitMs: 200 }).complete({ phase: "synthesis", messages: MESSAGES })).text, "on time");
-  const waited = llm.requests[1]!.at - llm.requests[0]!.at;
-  assert.ok(waited >= 150 && waited < 2_000, `waited ${waited} ms`);
+  const answering = provider({ maxRetries: 1, maxRetryWaitMs: 200 }, clock).complete({ phase: "synthesis", messages: MESSAGES });
+  await eventually("the retry's wait", () => clock.pending() === 1);
+  await clock.advance(199);
+  assert.is(llm.requests.length, 1, "not retried before the cap");
+  await clock.advance(1);
+  assert.is((await within("the retried answer", answering)).text, "on time", "retried at the cap, not after the hour asked for");
 
   llm.reply({ status: 429, headers: { "retry-after": "3" } });
-  const started = performance.now();
-  const error = await failure(provider({ maxRetries: 1 }).complete({ phase: "synthesis", messages: MESSAGES, signal: AbortSignal.timeout(200) }));
+  const controller = new AbortController();
+  const failing = failure(provider({ maxRetries: 1 }, clock).complete({ phase: "synthesis", messages: MESSAGES, signal: controller.signal }));
+  await eventually("the retry's wait", () => clock.pending() === 1);
+  controller.abort();
+  // The clock never moves: only the abort can end the 3 s wait the server asked for.
+  const error = await within("the aborted call", failing);
   assert.is(error.code, "ABORTED");
-  assert.ok(performance.now() - started < 2_000, "not the 3 s the server asked for");
+  assert.is(llm.requests.length, 3, "no retry after the abort");
 });
 
 test("abort through the signal is ABORTED at once and not retried; a timeout is TIMEOUT", async ({ llm, provider }) => {
   llm.reply({ hang: true });
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 100);
-  const started = performance.now();
-  const aborted = await failure(provider({ maxRetries: 2 }).complete({ phase: "synthesis", messages: MESSAGES, signal: controller.signal }));
+  const aborting = failure(provider({ maxRetries: 2 }).complete({ phase: "synthesis", messages: MESSAGES, signal: controller.signal }));
+  await eventually("the hanging request", () => llm.requests.length === 1);
+  controller.abort();
+  // The request hangs until the 60 s timeout: the abort is what ends it (ABORTED, not TIMEOUT).
+  const aborted = await within("the aborted call", aborting);
   assert.is(aborted.code, "ABORTED");
-  assert.ok(performance.now() - started < 2_000);
   assert.is(llm.requests.length, 1);
 
   llm.reply({ hang: true });

@@ -14,6 +14,8 @@ import {
   type ChatMessage,
   type ChatSession,
   type ChatSessionStore,
+  type ListPage,
+  type NewSession,
   type SessionSummary,
 } from "./types.js";
 import { heapBytes } from "../../util/index.js";
@@ -37,132 +39,146 @@ interface Entry {
   bytes: number;
 }
 
+/** Everything one store holds, which the functions below read and change. */
+interface Sessions {
+  /** In update order: the first entries are the least recently updated. */
+  readonly entries: Map<string, Entry>;
+  readonly byUser: Map<string, Set<string>>;
+  /** The sum of the entries' bytes. */
+  bytes: number;
+  /** The spec's active session counter: up on create, down on delete, not on expiry or eviction. */
+  counter: number;
+  readonly ttlMs: number;
+  readonly maxSessions: number;
+  readonly maxBytes: number;
+  readonly now: () => number;
+}
+
+function drop(state: Sessions, id: string, entry: Entry): void {
+  state.entries.delete(id);
+  state.bytes -= entry.bytes;
+  const own = state.byUser.get(entry.session.user_id);
+  own?.delete(id);
+  if (own?.size === 0) state.byUser.delete(entry.session.user_id);
+}
+
+/** The entry if it has not expired; an expired one is dropped, as Redis would have expired the key. */
+function live(state: Sessions, id: string): Entry | undefined {
+  const entry = state.entries.get(id);
+  if (entry === undefined) return undefined;
+  if (entry.expiresAt <= state.now()) {
+    drop(state, id, entry);
+    return undefined;
+  }
+  return entry;
+}
+
+/** Moves the entry to the end (most recently updated), refreshes its TTL and evicts from the front while over budget. */
+function saved(state: Sessions, id: string, entry: Entry): void {
+  const { entries } = state;
+  entries.delete(id);
+  entries.set(id, entry);
+  entry.expiresAt = state.now() + state.ttlMs;
+  for (const [oldest, old] of entries) {
+    if (entries.size <= state.maxSessions && state.bytes <= state.maxBytes) break;
+    if (oldest === id) break;
+    drop(state, oldest, old);
+  }
+}
+
+const view = (entry: Entry): ChatSession => ({ ...entry.session, messages: [...entry.messages] });
+
+function createSession(state: Sessions, { id, userId, metadata, now: at }: NewSession): ChatSession {
+  const time = new Date(at).toISOString();
+  const session = { id, user_id: userId, title: "", created_at: time, updated_at: time, metadata };
+  const entry: Entry = { session, preview: "", messages: [], expiresAt: 0, bytes: heapBytes(metadata) };
+  state.bytes += entry.bytes;
+  let own = state.byUser.get(userId);
+  if (own === undefined) state.byUser.set(userId, (own = new Set()));
+  own.add(id);
+  state.counter++;
+  saved(state, id, entry);
+  return view(entry);
+}
+
+/** Appends within the message cap, sets title and preview from the first user message. */
+function appendMessage(state: Sessions, id: string, message: ChatMessage): boolean {
+  const entry = live(state, id);
+  if (entry === undefined) return false;
+  entry.messages.push(message);
+  const added = heapBytes(message);
+  entry.bytes += added;
+  state.bytes += added;
+  while (entry.messages.length > MAX_MESSAGES) {
+    const removed = heapBytes(entry.messages.shift());
+    entry.bytes -= removed;
+    state.bytes -= removed;
+  }
+  const firstUser = message.role === "user";
+  entry.session = {
+    ...entry.session,
+    updated_at: message.timestamp,
+    ...(firstUser && entry.session.title === "" && { title: cut(message.content, TITLE_MAX) }),
+  };
+  if (firstUser && entry.preview === "") entry.preview = cut(message.content, PREVIEW_MAX);
+  saved(state, id, entry);
+  return true;
+}
+
+function listSessions(state: Sessions, userId: string, { offset, limit: asked }: ListPage): SessionSummary[] {
+  const limit = Math.min(asked, MAX_PAGE);
+  const own = [...(state.byUser.get(userId) ?? [])].flatMap((id) => {
+    const entry = live(state, id);
+    return entry === undefined ? [] : [entry];
+  });
+  own.sort((a, b) => (a.session.updated_at < b.session.updated_at ? 1 : a.session.updated_at > b.session.updated_at ? -1 : 0));
+  return own.slice(offset, offset + limit).map(
+    ({ session, preview, messages }): SessionSummary => ({
+      id: session.id,
+      title: session.title,
+      message_count: messages.length,
+      created_at: session.created_at,
+      updated_at: session.updated_at,
+      preview,
+    }),
+  );
+}
+
+function setTitle(state: Sessions, id: string, title: string, at: number): boolean {
+  const entry = live(state, id);
+  if (entry === undefined) return false;
+  entry.session = { ...entry.session, title, updated_at: new Date(at).toISOString() };
+  saved(state, id, entry);
+  return true;
+}
+
+function deleteSession(state: Sessions, id: string): boolean {
+  const entry = live(state, id);
+  if (entry === undefined) return false;
+  drop(state, id, entry);
+  state.counter--;
+  return true;
+}
+
 export function createMemorySessionStore({
   ttlMs = SESSION_TTL_MS,
   maxSessions = 10_000,
   maxBytes = 64 * 1024 * 1024,
   now = Date.now,
 }: MemorySessionStoreOptions = {}): ChatSessionStore {
-  const entries = new Map<string, Entry>();
-  const byUser = new Map<string, Set<string>>();
-  let bytes = 0;
-  let counter = 0;
-
-  const drop = (id: string, entry: Entry): void => {
-    entries.delete(id);
-    bytes -= entry.bytes;
-    const own = byUser.get(entry.session.user_id);
-    own?.delete(id);
-    if (own?.size === 0) byUser.delete(entry.session.user_id);
-  };
-
-  const live = (id: string): Entry | undefined => {
-    const entry = entries.get(id);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= now()) {
-      drop(id, entry);
-      return undefined;
-    }
-    return entry;
-  };
-
-  /** Moves the entry to the end (most recently updated) and evicts from the front while over budget. */
-  const saved = (id: string, entry: Entry): void => {
-    entries.delete(id);
-    entries.set(id, entry);
-    entry.expiresAt = now() + ttlMs;
-    for (const [oldest, old] of entries) {
-      if (entries.size <= maxSessions && bytes <= maxBytes) break;
-      if (oldest === id) break;
-      drop(oldest, old);
-    }
-  };
-
-  const view = (entry: Entry): ChatSession => ({ ...entry.session, messages: [...entry.messages] });
-
+  const state: Sessions = { entries: new Map(), byUser: new Map(), bytes: 0, counter: 0, ttlMs, maxSessions, maxBytes, now };
   return {
     kind: "memory",
-
-    async create({ id, userId, metadata, now: at }) {
-      const time = new Date(at).toISOString();
-      const session = { id, user_id: userId, title: "", created_at: time, updated_at: time, metadata };
-      const entry: Entry = { session, preview: "", messages: [], expiresAt: 0, bytes: heapBytes(metadata) };
-      bytes += entry.bytes;
-      let own = byUser.get(userId);
-      if (own === undefined) byUser.set(userId, (own = new Set()));
-      own.add(id);
-      counter++;
-      saved(id, entry);
-      return view(entry);
-    },
-
-    async get(id) {
-      const entry = live(id);
+    create: async (session) => createSession(state, session),
+    get: async (id) => {
+      const entry = live(state, id);
       return entry === undefined ? undefined : view(entry);
     },
-
-    async append(id, message) {
-      const entry = live(id);
-      if (entry === undefined) return false;
-      entry.messages.push(message);
-      const added = heapBytes(message);
-      entry.bytes += added;
-      bytes += added;
-      while (entry.messages.length > MAX_MESSAGES) {
-        const removed = heapBytes(entry.messages.shift());
-        entry.bytes -= removed;
-        bytes -= removed;
-      }
-      const firstUser = message.role === "user";
-      entry.session = {
-        ...entry.session,
-        updated_at: message.timestamp,
-        ...(firstUser && entry.session.title === "" && { title: cut(message.content, TITLE_MAX) }),
-      };
-      if (firstUser && entry.preview === "") entry.preview = cut(message.content, PREVIEW_MAX);
-      saved(id, entry);
-      return true;
-    },
-
-    async list(userId, { offset, limit: asked }) {
-      const limit = Math.min(asked, MAX_PAGE);
-      const own = [...(byUser.get(userId) ?? [])].flatMap((id) => {
-        const entry = live(id);
-        return entry === undefined ? [] : [entry];
-      });
-      own.sort((a, b) => (a.session.updated_at < b.session.updated_at ? 1 : a.session.updated_at > b.session.updated_at ? -1 : 0));
-      return own.slice(offset, offset + limit).map(
-        ({ session, preview, messages }): SessionSummary => ({
-          id: session.id,
-          title: session.title,
-          message_count: messages.length,
-          created_at: session.created_at,
-          updated_at: session.updated_at,
-          preview,
-        }),
-      );
-    },
-
-    async setTitle(id, title, at) {
-      const entry = live(id);
-      if (entry === undefined) return false;
-      entry.session = { ...entry.session, title, updated_at: new Date(at).toISOString() };
-      saved(id, entry);
-      return true;
-    },
-
-    async delete(id) {
-      const entry = live(id);
-      if (entry === undefined) return false;
-      drop(id, entry);
-      counter--;
-      return true;
-    },
-
-    async activeSessionCount() {
-      return counter;
-    },
-
+    append: async (id, message) => appendMessage(state, id, message),
+    list: async (userId, page) => listSessions(state, userId, page),
+    setTitle: async (id, title, at) => setTitle(state, id, title, at),
+    delete: async (id) => deleteSession(state, id),
+    activeSessionCount: async () => state.counter,
     async close() {},
   };
 }

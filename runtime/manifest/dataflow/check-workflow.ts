@@ -16,7 +16,7 @@
  *   manifest has its own diagnostics).
  */
 import { parseDuration } from "../../spec/index.js";
-import type { ComponentKind, WorkflowInputSpec, WorkflowOutputSpec, WorkflowStepSpec } from "../../spec/index.js";
+import type { ComponentKind, WorkflowInputSpec, WorkflowOutputSpec, WorkflowSpec, WorkflowStepSpec } from "../../spec/index.js";
 import { WORKFLOW_CHECK_CODES } from "./codes.js";
 import { dependenciesOf, findCycles, skippableSteps, type Edge } from "./graph.js";
 import { inferValue } from "./outputs.js";
@@ -44,12 +44,41 @@ function didYouMean(name: string, candidates: readonly string[]): string {
   return guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
 }
 
+/** The step graph: explicit `depends_on` edges plus those references add, and what is depended on. */
+interface StepGraph {
+  readonly graph: Map<string, Edge<Where>[]>;
+  /** Steps some `depends_on` lists. */
+  readonly dependedOn: ReadonlySet<string>;
+  /** Whether `depends_on` alone (directly or through other steps) orders `from` after `to`. */
+  readonly ordered: (from: string) => ReadonlySet<string>;
+}
+
+/** What the bindings and outputs reference. */
+interface Usage {
+  readonly referenced: ReadonlySet<string>;
+  readonly usedInputs: ReadonlySet<string>;
+}
+
 export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): CheckResult {
   const issues: WorkflowIssue[] = [];
   const report: Report = (code, path, message, extra = {}) => {
     issues.push({ code, severity: WORKFLOW_CHECK_CODES[code].severity, path, message, ...extra });
   };
+  const states = resolveSteps(doc, context, report, issues);
+  const scope: Scope = { inputs: doc.inputs, steps: new Map([...states].map(([name, state]) => [name, state.entry])) };
+  const stepNames = [...states.keys()];
+  const steps = explicitGraph(states, report);
+  const usage = noteReferences(doc, states, scope, steps, report);
+  reportCycles(stepNames, steps.graph, report);
+  reportUnused(doc, states, usage, steps.dependedOn, report);
 
+  const blocked = [...states.values()].some((s) => s.blocked);
+  if (blocked || issues.some((i) => i.severity === "error")) return { issues };
+  return { issues, spec: workflowSpec(doc, states, scope, steps.graph) };
+}
+
+/** Each step's component and capability, in order; a duplicate name is reported and the first declaration kept. */
+function resolveSteps(doc: WorkflowDocument, context: CheckContext, report: Report, issues: WorkflowIssue[]): Map<string, StepState> {
   // Duplicate names: the first declaration is the one references resolve to.
   const states = new Map<string, StepState>();
   doc.steps.forEach((step, index) => {
@@ -65,10 +94,12 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
     }
     states.set(step.name, resolveStep(step, index, context, report));
   });
-  const scope: Scope = { inputs: doc.inputs, steps: new Map([...states].map(([name, state]) => [name, state.entry])) };
-  const stepNames = [...states.keys()];
+  return states;
+}
 
-  // Explicit dependencies first, for every step: whether a reference is implied by them needs them all.
+/** The `depends_on` edges of every step, first: whether a reference is implied by them needs them all. */
+function explicitGraph(states: ReadonlyMap<string, StepState>, report: Report): StepGraph {
+  const stepNames = [...states.keys()];
   const graph = new Map<string, Edge<Where>[]>(stepNames.map((name) => [name, []]));
   const dependedOn = new Set<string>();
   for (const [name, { entry }] of states) {
@@ -89,8 +120,14 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
     if (closure === undefined) closures.set(name, (closure = dependenciesOf(name, explicit)));
     return closure;
   };
+  return { graph, dependedOn, ordered };
+}
 
-  // Bindings of every step; a reference to another step is a dependency too.
+/**
+ * Checks every step's bindings and the outputs, and notes what they reference: a reference to another
+ * step is a dependency too, added to the graph (with MF1411 when `depends_on` did not already order the two).
+ */
+function noteReferences(doc: WorkflowDocument, states: ReadonlyMap<string, StepState>, scope: Scope, { graph, ordered }: StepGraph, report: Report): Usage {
   const referenced = new Set<string>();
   const usedInputs = new Set<string>();
   const note = (found: readonly Found[], from: string | undefined): void => {
@@ -125,11 +162,13 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
     checkBindings(state, scope, report, found);
     note(found, name);
   }
-
   const outputFound: Found[] = [];
   for (const [key, value] of Object.entries(doc.outputs)) walkValue(value, undefined, ["outputs", key], scope, report, outputFound);
   note(outputFound, undefined);
+  return { referenced, usedInputs };
+}
 
+function reportCycles(stepNames: readonly string[], graph: ReadonlyMap<string, readonly Edge<Where>[]>, report: Report): void {
   for (const cycle of findCycles(stepNames, graph)) {
     // The graph points from a step to what it needs; the message reads in the direction data flows.
     const flow = [...cycle.steps].reverse();
@@ -140,7 +179,16 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
       cycle.where.offset === undefined ? {} : { offset: cycle.where.offset },
     );
   }
+}
 
+/** MF1412 for inputs nothing references, MF1413 for steps whose output nothing uses. */
+function reportUnused(
+  doc: WorkflowDocument,
+  states: ReadonlyMap<string, StepState>,
+  { referenced, usedInputs }: Usage,
+  dependedOn: ReadonlySet<string>,
+  report: Report,
+): void {
   for (const name of Object.keys(doc.inputs)) {
     if (!usedInputs.has(name))
       report("MF1412", ["inputs", name], `input \`${name}\` is declared but no step or output references \`\${inputs.${name}}\``, { at: "key" });
@@ -154,11 +202,16 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
       );
     }
   }
+}
 
-  const blocked = [...states.values()].some((s) => s.blocked);
-  if (blocked || issues.some((i) => i.severity === "error")) return { issues };
-
-  const skippable = skippableSteps(stepNames, graph, (name) => states.get(name)!.entry.doc.on_error === "continue");
+/** The spec of a workflow that checked without errors. */
+function workflowSpec(
+  doc: WorkflowDocument,
+  states: ReadonlyMap<string, StepState>,
+  scope: Scope,
+  graph: ReadonlyMap<string, readonly Edge<Where>[]>,
+): WorkflowSpec {
+  const skippable = skippableSteps([...states.keys()], graph, (name) => states.get(name)!.entry.doc.on_error === "continue");
   const inputs: WorkflowInputSpec[] = Object.entries(doc.inputs).map(([name, input]) => {
     // `required` right after `type`, as before shapes were accepted: embedded specs stay byte-identical.
     const { type, ...shape } = inputShape(input);
@@ -170,15 +223,12 @@ export function checkWorkflow(doc: WorkflowDocument, context: CheckContext): Che
     return { name, value, ...(inferred.type !== undefined && { type: inferred.type }), required: !inferred.optional };
   });
   return {
-    issues,
-    spec: {
-      name: doc.name,
-      version: doc.version,
-      ...(doc.description !== undefined && { description: doc.description }),
-      inputs,
-      steps,
-      outputs,
-    },
+    name: doc.name,
+    version: doc.version,
+    ...(doc.description !== undefined && { description: doc.description }),
+    inputs,
+    steps,
+    outputs,
   };
 }
 
