@@ -74,12 +74,11 @@ const SSE_DESCRIPTION =
 const userHeader = (required: boolean) => ({ name: "X-User-ID", in: "header", required, schema: { type: "string", pattern: "^[A-Za-z0-9_.@:+-]{1,128}$" } });
 const sessionPath = { name: "id", in: "path", required: true, schema: ID };
 
-export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
-  if (agent.chat !== true) return;
-  addErrorEnvelope(schemas);
-  Object.assign(schemas, SCHEMAS);
-  const ok = (description: string, schema: string) => ({ description, content: json(ref(schema)) });
-  paths["/chat/session"] = {
+const ok = (description: string, schema: string) => ({ description, content: json(ref(schema)) });
+
+/** The chat routes' operations, in the order the document lists them. */
+const CHAT_PATHS = {
+  "/chat/session": {
     post: {
       operationId: "createChatSession",
       summary: "Start a chat session",
@@ -88,8 +87,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       requestBody: { required: false, content: json({ type: "object", properties: { metadata: OBJECT } }) },
       responses: { "200": ok("The new session", "ChatSessionCreated"), "400": ERROR },
     },
-  };
-  paths["/chat/stream"] = {
+  },
+  "/chat/stream": {
     post: {
       operationId: "streamChat",
       summary: "Send a message; the answer streams back",
@@ -98,8 +97,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       requestBody: { required: true, content: json(ref("ChatStreamRequest")) },
       responses: { "200": { description: SSE_DESCRIPTION, content: { "text/event-stream": { schema: STRING } } }, "400": ERROR, "413": ERROR, "503": ERROR },
     },
-  };
-  paths["/chat/session/{id}"] = {
+  },
+  "/chat/session/{id}": {
     get: {
       operationId: "getChatSession",
       summary: "A session without its transcript",
@@ -107,8 +106,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       parameters: [sessionPath],
       responses: { "200": ok("The session", "ChatSessionInfo"), "404": ERROR },
     },
-  };
-  paths["/chat/session/{id}/history"] = {
+  },
+  "/chat/session/{id}/history": {
     get: {
       operationId: "getChatHistory",
       summary: "A session's messages, oldest first",
@@ -116,8 +115,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       parameters: [sessionPath],
       responses: { "200": ok("The messages", "ChatHistory"), "404": ERROR },
     },
-  };
-  paths["/chat/session/{id}/title"] = {
+  },
+  "/chat/session/{id}/title": {
     put: {
       operationId: "setChatTitle",
       summary: "Rename a session",
@@ -133,8 +132,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
         "404": ERROR,
       },
     },
-  };
-  paths["/chat/session/delete"] = {
+  },
+  "/chat/session/delete": {
     post: {
       operationId: "deleteChatSession",
       summary: "Delete a session",
@@ -145,8 +144,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
         "404": ERROR,
       },
     },
-  };
-  paths["/chat/sessions"] = {
+  },
+  "/chat/sessions": {
     get: {
       operationId: "listChatSessions",
       summary: "The user's sessions, most recently updated first",
@@ -158,8 +157,8 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       ],
       responses: { "200": ok("A page of sessions", "ChatSessionList"), "400": ERROR },
     },
-  };
-  paths["/query"] = {
+  },
+  "/query": {
     post: {
       operationId: "query",
       summary: "Ask the agent and wait for the whole answer (agent-to-agent)",
@@ -167,5 +166,13 @@ export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       requestBody: { required: true, content: json(ref("ChatQueryRequest")) },
       responses: { "200": ok("The answer", "ChatQueryResponse"), "400": ERROR, "413": ERROR, "503": ERROR },
     },
-  };
+  },
+};
+
+export function addChatPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
+  if (agent.chat !== true) return;
+  addErrorEnvelope(schemas);
+  Object.assign(schemas, SCHEMAS);
+  // A copy: whoever receives the document may change it, and the next one must not see that.
+  Object.assign(paths, structuredClone(CHAT_PATHS));
 }

@@ -19,36 +19,21 @@ function getRoute(work: (ctx: RouteContext) => Promise<unknown>) {
   };
 }
 
-export function addSessionRoutes(
-  add: AddRoute,
-  sessions: ChatSessionStore,
-  { bodyLimit, ttlMs = SESSION_TTL_MS }: { bodyLimit: number; ttlMs?: number },
-): void {
-  const find = async (id: unknown): Promise<ChatSession> => {
-    const text = typeof id === "string" ? id : "";
-    const session = isSessionId(text) ? await sessions.get(text) : undefined;
-    if (session === undefined) throw notFound(text);
-    return session;
-  };
+/** The session with that id, or 404 `NOT_FOUND`; a malformed id is not looked up. */
+async function findSession(sessions: ChatSessionStore, id: unknown): Promise<ChatSession> {
+  const text = typeof id === "string" ? id : "";
+  const session = isSessionId(text) ? await sessions.get(text) : undefined;
+  if (session === undefined) throw notFound(text);
+  return session;
+}
 
-  add(
-    "POST",
-    "/chat/session",
-    jsonRoute(
-      async (body, { ctx }) => {
-        const now = Date.now();
-        const session = await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: metadataOf(body), now });
-        return { session_id: session.id, created_at: session.created_at, expires_at: new Date(now + ttlMs).toISOString() };
-      },
-      { bodyLimit },
-    ),
-  );
-
+/** The reads: one session, its history, and a user's sessions. */
+function addSessionReads(add: AddRoute, sessions: ChatSessionStore): void {
   add(
     "GET",
     "/chat/session/:id",
     getRoute(async (ctx) => {
-      const session = await find(ctx.params["id"]);
+      const session = await findSession(sessions, ctx.params["id"]);
       return {
         session_id: session.id,
         created_at: session.created_at,
@@ -63,7 +48,7 @@ export function addSessionRoutes(
     "GET",
     "/chat/session/:id/history",
     getRoute(async (ctx) => {
-      const session = await find(ctx.params["id"]);
+      const session = await findSession(sessions, ctx.params["id"]);
       return { session_id: session.id, messages: session.messages, count: session.messages.length };
     }),
   );
@@ -78,7 +63,10 @@ export function addSessionRoutes(
       return { sessions: list, count: list.length, offset: page.offset, limit: page.limit };
     }),
   );
+}
 
+/** The changes to an existing session: retitle and delete. */
+function addSessionChanges(add: AddRoute, sessions: ChatSessionStore, bodyLimit: number): void {
   add(
     "PUT",
     "/chat/session/:id/title",
@@ -106,4 +94,25 @@ export function addSessionRoutes(
       { bodyLimit },
     ),
   );
+}
+
+export function addSessionRoutes(
+  add: AddRoute,
+  sessions: ChatSessionStore,
+  { bodyLimit, ttlMs = SESSION_TTL_MS }: { bodyLimit: number; ttlMs?: number },
+): void {
+  add(
+    "POST",
+    "/chat/session",
+    jsonRoute(
+      async (body, { ctx }) => {
+        const now = Date.now();
+        const session = await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: metadataOf(body), now });
+        return { session_id: session.id, created_at: session.created_at, expires_at: new Date(now + ttlMs).toISOString() };
+      },
+      { bodyLimit },
+    ),
+  );
+  addSessionReads(add, sessions);
+  addSessionChanges(add, sessions, bodyLimit);
 }

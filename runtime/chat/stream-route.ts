@@ -7,7 +7,16 @@
  * `retryable: false`. A client that disconnects aborts the run, and with it every tool call still to come.
  */
 import { randomUUID } from "node:crypto";
-import { JsonReply, jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute } from "../component/index.js";
+import {
+  JsonReply,
+  jsonRoute,
+  readJsonBody,
+  REQUEST_ID_HEADER,
+  routeRequestContext,
+  type AddRoute,
+  type RouteContext,
+  type RouteHandler,
+} from "../component/index.js";
 import { requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
 import { clientSafe, isManifoldError, ManifoldError } from "../errors/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
@@ -42,41 +51,41 @@ function eventData(event: ChatEvent): Record<string, unknown> {
   return data;
 }
 
-export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): void {
-  const { sessions, handler, orchestrator, runWorkflow, log, bodyLimit, heartbeatMs, forward, running, ready } = options;
+/**
+ * The turn, inside the request's scope (which the caller has entered), with the session id as the
+ * conversation id in baggage; aborted with `signal`.
+ */
+function answer(
+  { handler, orchestrator, runWorkflow }: StreamRouteOptions,
+  turn: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly signal: AbortSignal },
+  onEvent: (e: ChatEvent) => void,
+  requestMode: "streaming" | "non_streaming",
+): Promise<ChatAnswer> {
+  const { requestId, session, text, signal } = turn;
+  const history = boundedHistory(session?.messages ?? []);
+  const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
+  return withRequestContext(session === undefined ? {} : { conversationId: session.id }, () =>
+    runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent, requestMode }),
+  );
+}
 
-  /**
-   * The turn, inside the request's scope (which the caller has entered), with the session id as the
-   * conversation id in baggage; aborted with `signal`.
-   */
-  const answer = (
-    requestId: string,
-    session: ChatSession | undefined,
-    text: string,
-    signal: AbortSignal,
-    onEvent: (e: ChatEvent) => void,
-    requestMode: "streaming" | "non_streaming",
-  ): Promise<ChatAnswer> => {
-    const history = boundedHistory(session?.messages ?? []);
-    const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
-    return withRequestContext(session === undefined ? {} : { conversationId: session.id }, () =>
-      runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent, requestMode }),
-    );
-  };
+/** Refuses a turn while the agent starts or drains, or when nothing could answer it. */
+function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
+  if (!ready()) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for chat (starting or shutting down)");
+  checkAnswerable(handler, orchestrator);
+}
 
-  const guard = (): void => {
-    if (!ready()) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for chat (starting or shutting down)");
-    checkAnswerable(handler, orchestrator);
-  };
-
-  add("POST", "/chat/stream", async (ctx) => {
+/** `POST /chat/stream`: the turn over SSE, in the given session or a new one announced by the first event. */
+function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promise<void> {
+  const { sessions, log, bodyLimit, heartbeatMs, forward, running } = options;
+  return async (ctx) => {
     const trace = getTelemetry().serverTraceOf(ctx.req);
     const requestId = requestIdOf(ctx.req, trace?.requestId);
     ctx.set(REQUEST_ID_HEADER, requestId);
     const body = await readJsonBody(ctx.req, bodyLimit);
     const text = messageOf(body);
     const given = sessionIdOf(body);
-    guard();
+    guard(options);
     const found = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
     const session = found ?? (await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: {}, now: Date.now() }));
     // The user's message is kept even if the run then fails.
@@ -89,7 +98,7 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
       // Not a jsonRoute: the request's scope and its server span are entered here.
       const run = (): Promise<ChatAnswer> =>
         withRequestContext(routeRequestContext(ctx, requestId, trace, forward), () =>
-          answer(requestId, session, text, controller.signal, (event) => stream.send(event.type, eventData(event)), "streaming"),
+          answer(options, { requestId, session, text, signal: controller.signal }, (event) => stream.send(event.type, eventData(event)), "streaming"),
         );
       const done = await (trace === undefined ? run() : trace.run(run));
       if (done.paused instanceof JsonReply) {
@@ -109,38 +118,43 @@ export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): voi
       running.delete(controller);
       end();
     }
-  });
+  };
+}
 
-  add(
-    "POST",
-    "/query",
-    jsonRoute(
-      async (body, { requestId, signal }) => {
-        const text = messageOf(body);
-        const given = sessionIdOf(body);
-        guard();
-        // An unknown session: no replacement, empty history, the run goes ahead.
-        const session = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
-        const controller = new AbortController();
-        const abort = (): void => controller.abort(signal.reason);
-        signal.addEventListener("abort", abort, { once: true });
-        running.add(controller);
-        try {
-          if (session !== undefined) await sessions.append(session.id, message("user", text, {}));
-          // jsonRoute has entered the request's scope and span already.
-          const done = await answer(requestId, session, text, controller.signal, () => undefined, "non_streaming");
-          if (done.paused !== undefined) return done.paused;
-          if (session !== undefined) await sessions.append(session.id, message("assistant", done.content, done.metadata));
-          return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
-        } catch (error) {
-          if (!isManifoldError(error)) log?.warn("chat handler failed", { request_id: requestId, error });
-          throw clientSafe(error, "the chat handler failed");
-        } finally {
-          signal.removeEventListener("abort", abort);
-          running.delete(controller);
-        }
-      },
-      { bodyLimit },
-    ),
+/** `POST /query`: the turn answered as one JSON reply; an unknown session gets no replacement. */
+function queryRoute(options: StreamRouteOptions): RouteHandler {
+  const { sessions, log, bodyLimit, running } = options;
+  return jsonRoute(
+    async (body, { requestId, signal }) => {
+      const text = messageOf(body);
+      const given = sessionIdOf(body);
+      guard(options);
+      // An unknown session: no replacement, empty history, the run goes ahead.
+      const session = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
+      const controller = new AbortController();
+      const abort = (): void => controller.abort(signal.reason);
+      signal.addEventListener("abort", abort, { once: true });
+      running.add(controller);
+      try {
+        if (session !== undefined) await sessions.append(session.id, message("user", text, {}));
+        // jsonRoute has entered the request's scope and span already.
+        const done = await answer(options, { requestId, session, text, signal: controller.signal }, () => undefined, "non_streaming");
+        if (done.paused !== undefined) return done.paused;
+        if (session !== undefined) await sessions.append(session.id, message("assistant", done.content, done.metadata));
+        return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
+      } catch (error) {
+        if (!isManifoldError(error)) log?.warn("chat handler failed", { request_id: requestId, error });
+        throw clientSafe(error, "the chat handler failed");
+      } finally {
+        signal.removeEventListener("abort", abort);
+        running.delete(controller);
+      }
+    },
+    { bodyLimit },
   );
+}
+
+export function addStreamRoutes(add: AddRoute, options: StreamRouteOptions): void {
+  add("POST", "/chat/stream", streamRoute(options));
+  add("POST", "/query", queryRoute(options));
 }
