@@ -32,14 +32,15 @@ export class TaskRun implements TaskContext, Abortable {
   #writer: ((progress: TaskProgress) => Promise<void>) | undefined;
   #listeners: Set<() => void> | undefined;
 
-  constructor(lease: Lease, trace: TaskTrace | undefined, sink: ProgressSink) {
+  /** `startedAt`: now on the pool's clock (the deadline is counted from it). */
+  constructor(lease: Lease, trace: TaskTrace | undefined, sink: ProgressSink, startedAt: number = Date.now()) {
     const { task } = lease;
     this.input = task.input;
     this.taskId = task.task_id;
     this.type = task.type;
     this.attempt = task.deliveries;
     this.timeoutMs = task.timeout_ms;
-    this.deadline = Date.now() + task.timeout_ms;
+    this.deadline = startedAt + task.timeout_ms;
     this.trace = trace;
     this.leaseToken = lease.token;
     this.#sink = sink;
