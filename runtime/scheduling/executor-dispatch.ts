@@ -1,0 +1,212 @@
+/**
+ * The executor's one task handler: read the occurrence, resolve its agent, POST it to the agent's
+ * `/api/v1/scheduled` within the dispatch limit, retry a failure after the backoff (the lease is
+ * kept alive meanwhile), and dead-letter it after the last attempt, or at once for a target that is
+ * a tool.
+ */
+import type { Caller } from "../outbound/index.js";
+import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { abortSourceOf, sleepHeld, type TaskContext } from "../tasks/index.js";
+import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
+import type { Backoff, Clock } from "../util/index.js";
+import type { DeadLetter, DeadLetterReason, DeadLetters } from "./dead-letters.js";
+import { type AgentLabels, MODULE, type Targets } from "./executor-targets.js";
+import type { ExecutorSettings } from "./settings.js";
+import type { ScheduledRequest, ScheduledTaskInput } from "./wire.js";
+
+/** At most `limit` dispatches at once; the rest wait their turn in arrival order. */
+export interface Slots {
+  /** Takes a place: at once (undefined) while one is free, else a promise of one. */
+  enter(): Promise<void> | undefined;
+  leave(): void;
+}
+
+/**
+ * The dispatch limit. Entering is synchronous while a place is free, so the common case costs no
+ * promise. A waiter is not watched for an abort: one whose task was aborted while it waited (a lost
+ * lease, the pool's shutdown) hands its place on as soon as it gets it, and the dispatches in flight
+ * end on the same aborts, so the line always moves.
+ */
+export function createSlots(limit: number): Slots {
+  let free = limit;
+  const line: (() => void)[] = [];
+  return {
+    enter: () => {
+      if (free === 0) return new Promise((resolve) => line.push(resolve));
+      free -= 1;
+      return undefined;
+    },
+    leave: () => {
+      const next = line.shift();
+      if (next === undefined) free += 1;
+      else next();
+    },
+  };
+}
+
+export function readInput(input: unknown): ScheduledTaskInput {
+  const task = input as Partial<ScheduledTaskInput> | null;
+  if (
+    task === null ||
+    typeof task !== "object" ||
+    typeof task.schedule_id !== "string" ||
+    typeof task.target_agent !== "string" ||
+    typeof task.instruction !== "string" ||
+    typeof task.input !== "object" ||
+    task.input === null
+  ) {
+    throw new ManifoldError("INVALID_INPUT", "a scheduled-executor task needs schedule_id, target_agent, instruction and input");
+  }
+  return task as ScheduledTaskInput;
+}
+
+/** What the handler works with, built once by the executor. */
+export interface Dispatcher {
+  readonly settings: ExecutorSettings;
+  readonly caller: Caller;
+  readonly targets: Targets;
+  readonly slots: Slots;
+  readonly deadLetters: DeadLetters;
+  readonly retryWait: Backoff;
+  /** The clock of retry waits and dead letters' times. */
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+type Outcome = { readonly status: string } & Record<string, unknown>;
+
+const metrics = () => getTelemetry().metrics;
+
+export async function deadLetter(
+  d: Dispatcher,
+  task: ScheduledTaskInput,
+  context: TaskContext,
+  reason: DeadLetterReason,
+  attempts: number,
+  lastError?: ManifoldError,
+): Promise<Outcome> {
+  const at = new Date(d.clock.now()).toISOString();
+  const letter: DeadLetter = {
+    task: { task_id: context.taskId, type: context.type, input: task, created_at: at, deliveries: context.attempt },
+    reason,
+    failed_at: at,
+    attempts,
+    ...(lastError === undefined ? {} : { last_error: { code: lastError.code, message: lastError.message } }),
+  };
+  try {
+    await d.deadLetters.push(letter);
+    metrics().counter(METRIC.EXECUTOR_DLQ_WRITES, 1, { ...MODULE, [ATTR.STATUS]: "success" });
+  } catch (error) {
+    metrics().counter(METRIC.EXECUTOR_DLQ_WRITES, 1, { ...MODULE, [ATTR.STATUS]: "failure" });
+    d.log.error("a dead letter could not be written; the task is failed instead", { operation: "executor_dispatch", task_id: context.taskId, error });
+    throw new ManifoldError("UNAVAILABLE", `dead letter not written (${reason})`);
+  }
+  metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, d.targets.labelsOf(task.target_agent).deadLetter);
+  d.log.warn(`scheduled task dead-lettered: ${reason}`, {
+    operation: "executor_dispatch",
+    task_id: context.taskId,
+    target_agent: task.target_agent,
+    reason,
+    attempts,
+  });
+  return { status: "dead_letter", reason };
+}
+
+/** One POST to the agent's endpoint; its answer must be `{success: true, data}`. */
+async function post(
+  d: Dispatcher,
+  url: string,
+  body: ScheduledRequest,
+  agent: string,
+  context: TaskContext,
+  attempt: number,
+  started: number,
+  tags: AgentLabels,
+): Promise<Outcome> {
+  const answer = (await d.caller.call({
+    url,
+    body,
+    name: "scheduled",
+    target: agent,
+    timeoutMs: d.settings.dispatchTimeoutMs,
+    signal: abortSourceOf(context),
+  })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
+  if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
+  const ms = performance.now() - started;
+  metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.success);
+  metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, ms, tags.success);
+  d.log.debug("scheduled task dispatched", {
+    operation: "executor_dispatch",
+    task_id: context.taskId,
+    target_agent: agent,
+    attempt,
+    duration_ms: Math.round(ms),
+  });
+  return { status: "success", attempts: attempt, response: answer.data?.response, request_id: answer.data?.request_id };
+}
+
+function attemptFailed(d: Dispatcher, agent: string, tags: AgentLabels, context: TaskContext, attempt: number, started: number, error: ManifoldError): void {
+  // The replica may be gone: the next attempt looks the agent up again.
+  d.targets.forget(agent);
+  metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.error);
+  metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, performance.now() - started, tags.error);
+  d.log.warn(`scheduled dispatch failed (attempt ${attempt} of ${d.settings.maxRetries + 1}): ${error.message}`, {
+    operation: "executor_dispatch",
+    task_id: context.taskId,
+    target_agent: agent,
+    code: error.code,
+  });
+}
+
+function readTask(input: unknown): ScheduledTaskInput {
+  try {
+    return readInput(input);
+  } catch (error) {
+    metrics().counter(METRIC.EXECUTOR_CONSUME_ERRORS, 1, { ...MODULE, [ATTR.ERROR_TYPE]: "invalid_task" });
+    throw error;
+  }
+}
+
+/** The handler of a `scheduled` task: attempts until one is delivered, the task is aborted, or it is dead-lettered. */
+export async function dispatch(d: Dispatcher, input: unknown, context: TaskContext): Promise<Outcome> {
+  const task = readTask(input);
+  const agent = task.target_agent;
+  const tags = d.targets.labelsOf(agent);
+  metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, tags.received);
+  d.log.debug("scheduled task received", { operation: "executor_consume", task_id: context.taskId, target_agent: agent, delivery: context.attempt });
+  const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: context.taskId, instruction: task.instruction, input: task.input };
+  // The run's abort without an AbortSignal per task (see Abortable); the signal only for a retry's wait.
+  const abort = abortSourceOf(context);
+  let lastError: ManifoldError | undefined;
+  let attempts = 0;
+  let unknown = false;
+  for (let attempt = 1; attempt <= d.settings.maxRetries + 1; attempt += 1) {
+    if (attempt > 1) {
+      metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...tags.received, [ATTR.ATTEMPT]: attempt - 1 });
+      await sleepHeld(d.clock, d.retryWait(attempt - 1), context.signal);
+      if (abort.aborted) throw abort.reason;
+    }
+    const place = d.slots.enter();
+    if (place !== undefined) await place;
+    const started = performance.now();
+    try {
+      // Aborted while it waited for its turn: the catch hands the task back to the pool.
+      if (abort.aborted) throw abort.reason;
+      const target = d.targets.known(agent) ?? (await d.targets.resolve(agent));
+      // A tool cannot serve /api/v1/scheduled, and will not learn to: no retry.
+      if (target.kind === "tool") return await deadLetter(d, task, context, "target_not_agent", attempts);
+      unknown = target.kind === "unknown";
+      if (target.kind === "unknown") throw new ManifoldError("NOT_FOUND", `no agent named ${agent} is registered`);
+      attempts += 1;
+      return await post(d, target.url, body, agent, context, attempt, started, tags);
+    } catch (error) {
+      // Cancelled, timed out or shutting down: the pool decides (a shutdown hands the task back).
+      if (abort.aborted) throw abort.reason;
+      lastError = toManifoldError(error);
+      attemptFailed(d, agent, tags, context, attempt, started, lastError);
+    } finally {
+      d.slots.leave();
+    }
+  }
+  return deadLetter(d, task, context, unknown ? "unknown_target_agent" : "max_retries_exhausted", attempts, lastError);
+}
