@@ -7,8 +7,8 @@ import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
 import type { CapabilitySpec, ComponentSpec } from "../spec/index.js";
 import { createLogger, noteServiceName } from "../telemetry/index.js";
 import { getTelemetry } from "../telemetry/index.js";
-import { AUTH_CHALLENGE, createAuthCheck } from "./auth.js";
-import { createCapabilityCall, createPostCall, type CapabilityCall } from "./capability.js";
+import { AUTH_CHALLENGE, createAuthCheck, type AuthCheck } from "./auth.js";
+import { createCapabilityCall, createPostCall, type CapabilityCall, type CapabilityCallOptions } from "./capability.js";
 import { requestIdOf } from "../context/index.js";
 import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
@@ -16,7 +16,7 @@ import type { ExtensionContext } from "./extension.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
-import { createRouteTable, type AddRoute } from "./routes.js";
+import { createRouteTable, type AddRoute, type RouteTable } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { checkHandlerKeys, handlerAt } from "../util/index.js";
 import { compileInputValidator, createAjv } from "./validate.js";
@@ -66,34 +66,32 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-export function createComponentApp<C extends CapabilityTypes>(
-  spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false }: AppOptions<C>,
-  { fastPath = true }: AppInternals = {},
-): ComponentApp {
-  const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
-  const state: ServerState = { draining: false, signals: new Set() };
-  const limit = resolveBodyLimit(bodyLimit);
-  const resolved = resolveHandlers(spec, handlers);
-  const ajv = createAjv();
-  const table = createRouteTable();
-  const { add } = table;
-  const calls = new Map<string, CapabilityCall>();
-  const authCheck = createAuthCheck(auth);
-  noteServiceName(spec.name);
+/** The capability POSTs by path: each served on the fast path, and through Koa (the same call) when the fast path is off. */
+interface CallTable {
+  readonly calls: Map<string, CapabilityCall>;
+  add(path: string, call: CapabilityCall): void;
+}
 
-  /** A POST served on the fast path, and through Koa (the same call) when the fast path is off. */
-  const addCall = (path: string, call: CapabilityCall): void => {
-    add("POST", path, async (ctx) => {
-      const reply = await call.reply(ctx.req, ctx.res);
-      ctx.set(REQUEST_ID_HEADER, reply.requestId);
-      const extra = reply.headers ?? [];
-      for (let i = 0; i + 1 < extra.length; i += 2) ctx.set(extra[i]!, extra[i + 1]!);
-      sendJson(ctx, reply.status, reply.body);
-    });
-    calls.set(path, call);
+function createCallTable(add: AddRoute): CallTable {
+  const calls = new Map<string, CapabilityCall>();
+  return {
+    calls,
+    add(path, call) {
+      add("POST", path, async (ctx) => {
+        const reply = await call.reply(ctx.req, ctx.res);
+        ctx.set(REQUEST_ID_HEADER, reply.requestId);
+        const extra = reply.headers ?? [];
+        for (let i = 0; i + 1 < extra.length; i += 2) ctx.set(extra[i]!, extra[i + 1]!);
+        sendJson(ctx, reply.status, reply.body);
+      });
+      calls.set(path, call);
+    },
   };
-  const post: ExtensionContext["post"] = (path, work, { forward } = {}) => {
+}
+
+/** An extension's JSON POST (orchestration, tasks), served like a capability call; `forward` names headers its outbound calls pass on. */
+function postRoutes(spec: ComponentSpec, table: CallTable, options: CapabilityCallOptions): ExtensionContext["post"] {
+  return (path, work, { forward } = {}) => {
     const invoke =
       forward === undefined
         ? work
@@ -102,13 +100,14 @@ export function createComponentApp<C extends CapabilityTypes>(
             return work(input, context);
           };
     const where = `${spec.name} POST ${path}`;
-    addCall(path, createPostCall({ name: path, where, invoke }, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck }));
+    table.add(path, createPostCall({ name: path, where, invoke }, options));
   };
+}
 
-  // Everything that does not depend on the request is serialised once, here.
+/** `/health` and `/api/capabilities`, their bodies serialised once here (only a non-healthy status is serialised per request). */
+function addDescriptionRoutes(add: AddRoute, spec: ComponentSpec, id: string, health: (() => Promise<ReportedHealth>) | undefined, healthOnly: boolean): void {
   const healthBody = (status: ReportedHealth): string => JSON.stringify({ status, type: spec.kind, name: spec.name, id });
   const healthy = healthBody("healthy");
-  const capabilities = JSON.stringify(spec.capabilities.map(capabilityWire));
   // Degraded still serves (200); unhealthy answers 503 so a load balancer or probe takes it out.
   add(
     "GET",
@@ -120,11 +119,22 @@ export function createComponentApp<C extends CapabilityTypes>(
           sendJson(ctx, status === "unhealthy" ? 503 : 200, status === "healthy" ? healthy : healthBody(status));
         },
   );
-  if (!healthOnly) add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
+  if (healthOnly) return;
+  const capabilities = JSON.stringify(spec.capabilities.map(capabilityWire));
+  add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
+}
 
-  for (const [capability, handler] of healthOnly ? [] : resolved) {
+/** Each capability's POST (validated against its input schema) and `GET /api/capabilities/{name}/schema`. */
+function addCapabilityRoutes(
+  add: AddRoute,
+  table: CallTable,
+  resolved: ReadonlyMap<CapabilitySpec, Handler<unknown, unknown>>,
+  options: CapabilityCallOptions,
+): void {
+  const ajv = createAjv();
+  for (const [capability, handler] of resolved) {
     const validate = compileInputValidator(ajv, capability);
-    addCall(capability.endpoint, createCapabilityCall(capability, handler, validate, { component: spec.name, bodyLimit: limit, log, state, auth: authCheck }));
+    table.add(capability.endpoint, createCapabilityCall(capability, handler, validate, options));
     const schema = capabilitySchema(capability, "input", schemaName(capability, "input"));
     const schemaBody = schema === undefined ? undefined : JSON.stringify(schema);
     add("GET", `/api/capabilities/${capability.name}/schema`, (ctx) => {
@@ -132,38 +142,45 @@ export function createComponentApp<C extends CapabilityTypes>(
       sendJson(ctx, 200, schemaBody);
     });
   }
+}
 
-  // Extension routes (orchestration, tasks) act for the caller just as capability calls do, so the
-  // same bearer check guards them; /health and /api/capabilities stay open.
-  const guarded: AddRoute =
-    authCheck === undefined
-      ? add
-      : (method, path, handler) =>
-          add(method, path, async (ctx) => {
-            const refused = await new Promise<unknown>((resolve) => authCheck(ctx.req, resolve));
-            if (refused !== undefined) {
-              if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
-              throw refused;
-            }
-            await handler(ctx);
-          });
-  if (!healthOnly) for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
+/**
+ * Extension routes (orchestration, tasks) act for the caller just as capability calls do, so the
+ * same bearer check guards them; /health and /api/capabilities stay open.
+ */
+function guardedRoutes(add: AddRoute, authCheck: AuthCheck | undefined): AddRoute {
+  if (authCheck === undefined) return add;
+  return (method, path, handler) =>
+    add(method, path, async (ctx) => {
+      const refused = await new Promise<unknown>((resolve) => authCheck(ctx.req, resolve));
+      if (refused !== undefined) {
+        if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
+        throw refused;
+      }
+      await handler(ctx);
+    });
+}
 
-  if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
-    const additions = extensions.flatMap((extension) => extension.openapi ?? []);
-    // The live document states what this server checks, unlike the emitted file, which cannot know.
-    const security = auth === undefined ? "none" : auth.required === false ? "optional" : "required";
-    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions, security)));
-  }
-
+function createKoa(spec: ComponentSpec, log: Log, state: ServerState, table: RouteTable): Koa {
   const koa = new Koa();
   // Every error is answered by the errors middleware; this only sees failures while writing a response.
   koa.on("error", (error: unknown) => log(`${spec.name} response failed: ${String(error)}`));
   koa.use(createErrorsMiddleware(spec.name, log, state));
   koa.use(table.middleware());
+  return koa;
+}
 
+/** The node:http listener: 503 while draining, the server span, then a capability POST on the fast path or Koa for the rest. */
+function createListener(
+  spec: ComponentSpec,
+  state: ServerState,
+  table: RouteTable,
+  calls: ReadonlyMap<string, CapabilityCall>,
+  koa: Koa,
+  fastPath: boolean,
+): RequestListener {
   const koaListener = koa.callback();
-  const listener: RequestListener = (req, res) => {
+  return (req, res) => {
     if (state.draining) {
       const reply = new ManifoldError("UNAVAILABLE", "server shutting down").toEnvelope();
       writeReply(res, { status: 503, body: JSON.stringify(reply), requestId: requestIdOf(req) }, state);
@@ -181,6 +198,37 @@ export function createComponentApp<C extends CapabilityTypes>(
     }
     call.serve(req, res);
   };
+}
 
-  return { id, koa, listener, state };
+export function createComponentApp<C extends CapabilityTypes>(
+  spec: ComponentSpec,
+  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false }: AppOptions<C>,
+  { fastPath = true }: AppInternals = {},
+): ComponentApp {
+  const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
+  const state: ServerState = { draining: false, signals: new Set() };
+  const limit = resolveBodyLimit(bodyLimit);
+  const resolved = resolveHandlers(spec, handlers);
+  const table = createRouteTable();
+  const { add } = table;
+  const calls = createCallTable(add);
+  const callOptions: CapabilityCallOptions = { component: spec.name, bodyLimit: limit, log, state, auth: createAuthCheck(auth) };
+  noteServiceName(spec.name);
+
+  addDescriptionRoutes(add, spec, id, health, healthOnly);
+  if (!healthOnly) {
+    addCapabilityRoutes(add, calls, resolved, callOptions);
+    const post = postRoutes(spec, calls, callOptions);
+    const guarded = guardedRoutes(add, callOptions.auth);
+    for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
+  }
+  if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
+    const additions = extensions.flatMap((extension) => extension.openapi ?? []);
+    // The live document states what this server checks, unlike the emitted file, which cannot know.
+    const security = auth === undefined ? "none" : auth.required === false ? "optional" : "required";
+    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions, security)));
+  }
+
+  const koa = createKoa(spec, log, state, table);
+  return { id, koa, listener: createListener(spec, state, table, calls.calls, koa, fastPath), state };
 }

@@ -1,9 +1,9 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { advertisedAddress } from "../discovery/index.js";
 import { createHealthProbe } from "../discovery/index.js";
 import { resolveTiming } from "../discovery/index.js";
-import { startHeartbeat } from "../discovery/index.js";
+import { startHeartbeat, type ComponentRegistration, type Heartbeat } from "../discovery/index.js";
 import { defaultRegistry, ROLE_KEY, WORKER_ROLE } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/index.js";
@@ -13,6 +13,7 @@ import type { ComponentExtension } from "./extension.js";
 import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
 import { resolveHost, resolvePort } from "./options.js";
 import type { ServerState } from "./reply.js";
+import type { Log } from "./errors-middleware.js";
 import type { CapabilityTypes, ComponentOptions, RunningComponent } from "./types.js";
 
 const SIGNALS = ["SIGTERM", "SIGINT"] as const;
@@ -88,6 +89,84 @@ async function stopExtensions(extensions: readonly ComponentExtension[], deadlin
   for (const extension of [...extensions].reverse()) await extension.stop?.(deadlineMs);
 }
 
+/** The HTTP server with the request timeout applied to the whole request and its headers. */
+function createHttpServer(listener: RequestListener, requestTimeoutMs: number): Server {
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 100) throw new RangeError("requestTimeoutMs must be a whole number of ms, at least 100");
+  // Node checks request timeouts on this interval (30 s by default): a tenth of the limit keeps it close.
+  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeoutMs / 10))) }, listener);
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = Math.min(server.headersTimeout, requestTimeoutMs);
+  return server;
+}
+
+/** Starts the extensions in order; one that fails stops those started, and the server, before the error goes on. */
+async function startExtensions(
+  extensions: readonly ComponentExtension[],
+  server: Server,
+  running: { id: string; url: string },
+  drainTimeoutMs: number,
+): Promise<void> {
+  try {
+    for (const extension of extensions) await extension.start?.(running);
+  } catch (error) {
+    await stopExtensions(extensions, drainTimeoutMs);
+    server.close();
+    throw error;
+  }
+}
+
+/** This component's registration: what the heartbeat keeps in the registry. */
+function registrationOf<C extends CapabilityTypes>(
+  spec: ComponentSpec,
+  id: string,
+  address: AddressInfo,
+  options: ComponentOptions<C>,
+): Omit<ComponentRegistration, "health"> {
+  const { metadata, address: advertise } = options.registration ?? {};
+  return {
+    id,
+    name: spec.name,
+    type: spec.kind,
+    description: spec.description,
+    address: advertisedAddress(address, advertise),
+    port: address.port,
+    // A worker-mode process answers only /health: it is listed as a worker, never routed to.
+    metadata: { version: spec.version, ...metadata, ...(options.healthOnly === true ? { [ROLE_KEY]: WORKER_ROLE } : {}) },
+    capabilities: options.healthOnly === true ? [] : spec.capabilities.map(capabilityWire),
+  };
+}
+
+interface ShutdownParts {
+  readonly spec: ComponentSpec;
+  readonly log: Log;
+  readonly server: Server;
+  readonly state: ServerState;
+  readonly extensions: readonly ComponentExtension[];
+  readonly heartbeat: Heartbeat | undefined;
+  readonly drainTimeoutMs: number;
+}
+
+/** Shutdown, once however often it is asked for: out of the registry, drain, stop the extensions. */
+function createShutdown({ spec, log, server, state, extensions, heartbeat, drainTimeoutMs }: ShutdownParts): Shutdown {
+  let closing: Promise<void> | undefined;
+  const shutdown: Shutdown = (cause) => {
+    closing ??= (async () => {
+      releaseSignals(shutdown);
+      log(`${spec.name} shutting down${cause}`);
+      // Background work stops being taken at once; requests in flight still finish.
+      for (const extension of extensions) extension.draining?.();
+      // Out of the registry first, so callers stop picking it while it drains.
+      await heartbeat?.stop();
+      state.draining = true;
+      await drain(server, state, drainTimeoutMs);
+      await stopExtensions(extensions, drainTimeoutMs);
+      log(`${spec.name} stopped`);
+    })();
+    return closing;
+  };
+  return shutdown;
+}
+
 export function serveComponent<C extends CapabilityTypes>(spec: ComponentSpec, options: ComponentOptions<C>): Promise<RunningComponent> {
   return serveComponentWith(spec, options, {});
 }
@@ -115,64 +194,21 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   }
   const port = resolvePort(options.port, spec.port);
   const host = resolveHost(options.host);
-  const { metadata, address: advertise, ...timingOptions } = registration;
+  const { metadata: _metadata, address: _advertise, ...timingOptions } = registration;
   const timing = resolveTiming(timingOptions); // a bad TTL fails before the port is taken
   const health = createHealthProbe(healthCheck, { log: (message) => log(`${spec.name}: ${message}`) });
   const app = createComponentApp(spec, { ...options, log, health }, internals);
-  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 100) throw new RangeError("requestTimeoutMs must be a whole number of ms, at least 100");
-  // Node checks request timeouts on this interval (30 s by default): a tenth of the limit keeps it close.
-  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestTimeoutMs / 10))) }, app.listener);
-  server.requestTimeout = requestTimeoutMs;
-  server.headersTimeout = Math.min(server.headersTimeout, requestTimeoutMs);
+  const server = createHttpServer(app.listener, requestTimeoutMs);
   const address = await listen(server, port, host);
   const url = dialableUrl(address);
   log(`${spec.name} listening on ${url}`);
-  try {
-    for (const extension of extensions) await extension.start?.({ id: app.id, url });
-  } catch (error) {
-    await stopExtensions(extensions, drainTimeoutMs);
-    server.close();
-    throw error;
-  }
+  await startExtensions(extensions, server, { id: app.id, url }, drainTimeoutMs);
 
   // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
   // reached delays the start by at most its connect wait: the component serves anyway and the
   // heartbeat registers it when the registry returns.
-  const heartbeat =
-    registry === false
-      ? undefined
-      : startHeartbeat(
-          registry,
-          {
-            id: app.id,
-            name: spec.name,
-            type: spec.kind,
-            description: spec.description,
-            address: advertisedAddress(address, advertise),
-            port: address.port,
-            // A worker-mode process answers only /health: it is listed as a worker, never routed to.
-            metadata: { version: spec.version, ...metadata, ...(options.healthOnly === true ? { [ROLE_KEY]: WORKER_ROLE } : {}) },
-            capabilities: options.healthOnly === true ? [] : spec.capabilities.map(capabilityWire),
-          },
-          { ...timing, health, log },
-        );
-
-  let closing: Promise<void> | undefined;
-  const shutdown: Shutdown = (cause) => {
-    closing ??= (async () => {
-      releaseSignals(shutdown);
-      log(`${spec.name} shutting down${cause}`);
-      // Background work stops being taken at once; requests in flight still finish.
-      for (const extension of extensions) extension.draining?.();
-      // Out of the registry first, so callers stop picking it while it drains.
-      await heartbeat?.stop();
-      app.state.draining = true;
-      await drain(server, app.state, drainTimeoutMs);
-      await stopExtensions(extensions, drainTimeoutMs);
-      log(`${spec.name} stopped`);
-    })();
-    return closing;
-  };
+  const heartbeat = registry === false ? undefined : startHeartbeat(registry, registrationOf(spec, app.id, address, options), { ...timing, health, log });
+  const shutdown = createShutdown({ spec, log, server, state: app.state, extensions, heartbeat, drainTimeoutMs });
   if (handleSignals) handleSignalsFor(shutdown);
   await heartbeat?.ready;
 
