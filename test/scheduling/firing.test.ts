@@ -11,7 +11,10 @@ import { createFiring, createScheduleStore, SCHEDULED_EXECUTOR_QUEUE, type Sched
 import { createStore } from "../../runtime/store/index.js";
 import { createTaskBackend } from "../../runtime/tasks/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
+import type { Clock } from "../../runtime/util/index.js";
+import { createManualClock } from "../support/clock.js";
 import { cronRecord, scheduleRecord } from "../support/schedules.js";
+import { eventually } from "../support/wait.js";
 
 const log = createLogger({ component: "firing-test", env: {}, write: () => undefined });
 
@@ -19,7 +22,7 @@ function setup() {
   const store = createStore({ env: { MANIFOLD_REDIS_NAMESPACE: `f${randomBytes(4).toString("hex")}` } });
   const schedules = createScheduleStore({ store, env: {} });
   const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
-  const replica = (now?: () => number) => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, ...(now === undefined ? {} : { now }) });
+  const replica = (clock?: Clock) => createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, ...(clock === undefined ? {} : { clock }) });
   return { store, schedules, backend, replica };
 }
 
@@ -53,12 +56,12 @@ test("a cron schedule advances to its next time; one overdue by many occurrences
   const now = Date.parse("2030-01-01T12:00:30Z");
   const cron = cronRecord(now - 10 * 60_000 - 30_000, { cron_expr: "* * * * *", instruction: "brief" });
   await schedules.create(cron);
-  assert.is(await replica(() => now).pass(), 1);
+  assert.is(await replica(createManualClock(now)).pass(), 1);
   assert.is(await backend.depth(), 1, "one firing for ten missed minutes (catch-up policy: fire once)");
   const after = await schedules.get(cron.schedule_id);
   assert.is(after?.next_run_at, "2030-01-01T12:01:00.000Z");
   assert.is(after?.fire_count, 1);
-  assert.is(await replica(() => now).pass(), 0, "nothing more is due");
+  assert.is(await replica(createManualClock(now)).pass(), 0, "nothing more is due");
 });
 
 test("a cancelled schedule never fires; a replica that died after enqueueing leaves no duplicate", async () => {
@@ -79,16 +82,21 @@ test("a cancelled schedule never fires; a replica that died after enqueueing lea
 
 test("the loop wakes for the next due time, not the tick", async () => {
   const { schedules, backend } = setup();
-  const firing = createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, tickMs: 60_000 });
+  const clock = createManualClock();
+  const firing = createFiring({ schedules, backend, taskTimeoutMs: 60_000, log, tickMs: 60_000, clock });
   firing.start();
   try {
-    const record = schedule(Date.now() + 150);
+    await eventually("the loop asleep for a tick (nothing is due)", () => clock.pending() === 1);
+    const record = schedule(clock.now() + 150);
     await schedules.create(record);
     firing.wake();
-    const started = Date.now();
-    while ((await backend.depth()) === 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 10));
-    const lag = Date.now() - started;
-    assert.ok(lag >= 100 && lag < 600, `fired after ${lag} ms`);
+    assert.is(clock.pending(), 0, "the wake ended the sleep");
+    await eventually("the loop asleep again, until the due time", () => clock.pending() === 1);
+    await clock.advance(149);
+    assert.is(await backend.depth(), 0, "not due yet");
+    await clock.advance(1);
+    await eventually("the occurrence fired at its due time", async () => (await backend.depth()) === 1);
+    assert.ok(await backend.get(`${record.schedule_id}:${Math.floor(clock.now() / 1000)}`), "the occurrence of its due time");
   } finally {
     await firing.stop();
   }
