@@ -7,29 +7,22 @@
  * the agent answers a call that crosses the network through discovery, a worker-mode pod serves only
  * /health, and SIGTERM ends each process cleanly well inside its emitted grace period.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parse as parseYaml } from "yaml";
 import { PRE_STOP_SECONDS } from "../../generator/emit/deploy/model.js";
-import { freePort, startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { buildDockerfile, hostPath, type BuiltImage } from "../support/dockerfile-build.js";
+import { startProcess, stopAll, type Exit, type Started } from "../support/processes.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const COMPONENTS = ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent", "scheduler"];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let image: BuiltImage;
 let redis: RedisServer;
-const children: ChildProcess[] = [];
-
-interface Started {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly output: () => string;
-}
 
 /** The final stage's CMD of a component's Dockerfile (its build stage is checked to be the shared one). */
 async function dockerfile(name: string): Promise<string> {
@@ -54,46 +47,37 @@ async function graceSeconds(name: string): Promise<number> {
   return deployment.spec.template.spec.terminationGracePeriodSeconds;
 }
 
-async function start(name: string, extra: Record<string, string> = {}): Promise<Started> {
+/** A component's CMD from the image's WORKDIR, with the image's ENV and what its manifests set; ready once /health answers. */
+async function start(name: string, extra: Record<string, string> = {}): Promise<Started & { readonly url: string }> {
   const cmd = cmdOf(await dockerfile(name));
   assert.is(cmd[0], "node");
-  const port = await freePort();
-  const env = {
-    PATH: process.env["PATH"] ?? "",
-    ...image.env,
-    PORT: String(port),
-    REDIS_URL: redis.url,
-    MANIFOLD_REDIS_NAMESPACE: "deploy-image",
-    MANIFOLD_ADVERTISE_ADDRESS: "127.0.0.1",
-    MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID: `${name}-pod`,
-    ...extra,
-  };
-  const child = spawn(process.execPath, cmd.slice(1), { cwd: hostPath(image, image.workdir), env, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}:\n${output}`);
-    const ok = await fetch(`${url}/health`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return { child, url, output: () => output };
-    if (Date.now() > deadline) throw new Error(`${name} did not answer /health in 20 s:\n${output}`);
-    await sleep(100);
-  }
+  const started = await startProcess({
+    name,
+    command: [process.execPath, ...cmd.slice(1)],
+    cwd: hostPath(image, image.workdir),
+    cleanEnv: true,
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      ...image.env,
+      REDIS_URL: redis.url,
+      MANIFOLD_REDIS_NAMESPACE: "deploy-image",
+      MANIFOLD_ADVERTISE_ADDRESS: "127.0.0.1",
+      MANIFOLD_TELEMETRY_SERVICE_INSTANCE_ID: `${name}-pod`,
+      ...extra,
+    },
+    // PORT, as the ConfigMap sets it.
+    port: "free",
+    ready: { health: "/health" },
+  });
+  return { ...started, url: started.url! };
 }
 
-/** SIGTERM, as the kubelet sends after preStop; resolves with the exit code and how long it took. */
-function terminate(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
-  const begun = Date.now();
-  return new Promise((resolve) => {
-    child.once("exit", (code) => resolve({ code, ms: Date.now() - begun }));
-    child.kill("SIGTERM");
-  });
+/**
+ * As the kubelet stops a pod: SIGTERM (after preStop), then SIGKILL once the rest of the grace period
+ * has passed. The pod stopped inside its grace period when it exited 0 by itself, not killed.
+ */
+function terminate(running: Started, graceSeconds: number): Promise<Exit> {
+  return running.stop({ signal: "SIGTERM", limitMs: (graceSeconds - PRE_STOP_SECONDS) * 1000 });
 }
 
 test.before(async () => {
@@ -107,7 +91,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await stopAll({ signal: "SIGKILL" });
   await redis?.close();
   if (image !== undefined) await rm(join(image.root, ".."), { recursive: true, force: true });
 });
@@ -128,7 +112,7 @@ test("the image is the Dockerfile's: node 20 base, production dependencies only,
 });
 
 test("every component starts from its CMD, answers /health and passes its HEALTHCHECK; the agent's call crosses the network", async () => {
-  const started = new Map<string, Started>();
+  const started = new Map<string, Started & { readonly url: string }>();
   for (const name of COMPONENTS) started.set(name, await start(name));
   for (const [name, running] of started) {
     const body = (await (await fetch(`${running.url}/health`)).json()) as { name: string; status: string };
@@ -149,9 +133,8 @@ test("every component starts from its CMD, answers /health and passes its HEALTH
 
   for (const [name, running] of started) {
     const grace = await graceSeconds(name);
-    const { code, ms } = await terminate(running.child);
-    assert.is(code, 0, `${name} exit code\n${running.output()}`);
-    assert.ok(ms < (grace - PRE_STOP_SECONDS) * 1000, `${name} took ${ms} ms to stop; grace ${grace} s`);
+    const exit = await terminate(running, grace);
+    assert.equal(exit, { code: 0, signal: null }, `${name} exits 0 on SIGTERM before the kubelet's SIGKILL (grace ${grace} s)\n${running.tail()}`);
   }
 });
 
@@ -159,9 +142,8 @@ test("the worker Deployment's pod (MANIFOLD_MODE=worker) answers /health only an
   const worker = await start("travel-agent", { MANIFOLD_MODE: "worker" });
   assert.is((await fetch(`${worker.url}/api/capabilities`)).status, 404);
   const workerYaml = parseYaml(await readFile(join(root, "generated/travel-agent/deploy/worker.yaml"), "utf8")) as any;
-  const { code, ms } = await terminate(worker.child);
-  assert.is(code, 0, worker.output());
-  assert.ok(ms < (workerYaml.spec.template.spec.terminationGracePeriodSeconds - PRE_STOP_SECONDS) * 1000);
+  const exit = await terminate(worker, workerYaml.spec.template.spec.terminationGracePeriodSeconds);
+  assert.equal(exit, { code: 0, signal: null }, `the worker exits 0 on SIGTERM before the kubelet's SIGKILL\n${worker.tail()}`);
 });
 
 test.run();

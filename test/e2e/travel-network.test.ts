@@ -3,8 +3,6 @@
  * (on free ports), prints each URL and a sample curl, and every travel tool answers its typed client
  * with the offline data.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { CountryInfoService } from "../../generated/country-info-service/index.js";
@@ -13,52 +11,41 @@ import { GeocodingService } from "../../generated/geocoding-service/index.js";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { WeatherService } from "../../generated/weather-service/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import { TS_NODE_ARGS } from "../support/ts-node-args.js";
-import { withTimeout } from "../runtime/support.js";
+import { startProcess, stopAll, type Started } from "../support/processes.js";
+import { eventually } from "../support/wait.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const child = spawn(process.execPath, [...TS_NODE_ARGS, "manifests/travel/start.ts"], {
-  cwd: root,
-  // As on a fresh machine: no language model configured.
-  env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(MANIFOLD_LLM_|OPENAI_)/.test(k))), MANIFOLD_EPHEMERAL_PORTS: "true" },
-  stdio: ["ignore", "pipe", "pipe"],
+let network: Started;
+
+test.before(async () => {
+  network = await startProcess({
+    name: "npm start",
+    entry: "manifests/travel/start.ts",
+    // As on a fresh machine: no language model configured.
+    cleanEnv: true,
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(MANIFOLD_LLM_|OPENAI_)/.test(k))), MANIFOLD_EPHEMERAL_PORTS: "true" },
+    ready: { line: /Ctrl-C/ },
+  });
 });
-let stdout = "";
-const ready = withTimeout(
-  new Promise<string>((resolve) => {
-    child.stdout.setEncoding("utf8").on("data", (part: string) => {
-      stdout += part;
-      if (stdout.includes("Ctrl-C")) resolve(stdout);
-    });
-  }),
-  30_000,
-  "npm start output",
-);
-const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 function urlOf(name: string): string {
-  const match = new RegExp(`^  ${name} +(http://\\S+)$`, "m").exec(stdout);
-  assert.ok(match, `${name} URL printed:\n${stdout}`);
+  const match = new RegExp(`^  ${name} +(http://\\S+)$`, "m").exec(network.stdout());
+  assert.ok(match, `${name} URL printed:\n${network.stdout()}`);
   return match![1]!;
 }
 
-test.after(() => {
-  child.kill("SIGKILL");
-});
+test.after(() => stopAll({ signal: "SIGKILL" }));
 
 test("prints each tool's URL and a sample curl", async () => {
-  await ready;
   for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent"]) urlOf(name);
   assert.match(
-    stdout,
+    network.stdout(),
     /curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/api\/capabilities\/geocode_location -H 'Content-Type: application\/json' -d '\{"location":"Paris"\}'/,
   );
 });
 
 test("npm start serves the dashboard and prints its URL; it sees the network and the agent's runs", async () => {
-  await ready;
-  const match = /^Dashboard: (http:\/\/\S+)\/ /m.exec(stdout);
-  assert.ok(match, `dashboard URL printed:\n${stdout}`);
+  const match = /^Dashboard: (http:\/\/\S+)\/ /m.exec(network.stdout());
+  assert.ok(match, `dashboard URL printed:\n${network.stdout()}`);
   const dashboard = match![1]!;
   const services = (await (await fetch(`${dashboard}/api/services`)).json()) as { name: string }[];
   for (const name of ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent", "scheduler"])
@@ -72,20 +59,13 @@ test("npm start serves the dashboard and prints its URL; it sees the network and
 });
 
 test("the scheduler runs in npm start: a schedule made as the README shows fires at the travel agent, which prints its brief", async () => {
-  await ready;
-  assert.match(stdout, /-H 'X-Manifold-Agent-Name: travel-agent' -d '\{"delay":"10s",.*# runs in 10 s/);
-  assert.match(stdout, /"cron_expr":"\*\/1 \* \* \* \*"/);
+  assert.match(network.stdout(), /-H 'X-Manifold-Agent-Name: travel-agent' -d '\{"delay":"10s",.*# runs in 10 s/);
+  assert.match(network.stdout(), /"cron_expr":"\*\/1 \* \* \* \*"/);
   const { scheduler } = TravelAgent.clients({ baseUrls: { scheduler: urlOf("scheduler") } });
   const created = await scheduler.scheduleTask({ delay: "1s", instruction: "Morning brief", input: { destination: "Kyoto" } });
   assert.is(created.target_agent, "travel-agent");
-  await withTimeout(
-    (async () => {
-      while (!stdout.includes(`[scheduled ${created.schedule_id}] Morning brief: `)) await new Promise((resolve) => setTimeout(resolve, 50));
-    })(),
-    10_000,
-    "the scheduled run's brief",
-  );
-  assert.match(stdout, new RegExp(`\\[scheduled ${created.schedule_id}\\] Morning brief: \\w+, -?[\\d.]+ °C in Kyoto, JP`));
+  await eventually("the scheduled run's brief", () => network.stdout().includes(`[scheduled ${created.schedule_id}] Morning brief: `));
+  assert.match(network.stdout(), new RegExp(`\\[scheduled ${created.schedule_id}\\] Morning brief: \\w+, -?[\\d.]+ °C in Kyoto, JP`));
   const gone = await scheduler.getSchedule({ schedule_id: created.schedule_id }).then(
     () => undefined,
     (error: ManifoldError) => error.code,
@@ -94,7 +74,6 @@ test("the scheduler runs in npm start: a schedule made as the README shows fires
 });
 
 test("a trip's worth of calls through the typed clients", async () => {
-  await ready;
   const geo = GeocodingService.client({ baseUrl: urlOf("geocoding-service") });
   const weather = WeatherService.client({ baseUrl: urlOf("weather-service") });
   const currency = CurrencyService.client({ baseUrl: urlOf("currency-service") });
@@ -122,7 +101,6 @@ test("a trip's worth of calls through the typed clients", async () => {
 });
 
 test("the travel agent briefs a trip by calling four tools over HTTP", async () => {
-  await ready;
   const agent = TravelAgent.client({ baseUrl: urlOf("travel-agent") });
   const brief = await agent.tripBrief({ destination: "Kyoto", home_currency: "EUR", budget: 1000 });
   const weather = await WeatherService.client({ baseUrl: urlOf("weather-service") }).getCurrentWeather({ lat: 35.0116, lon: 135.7681 });
@@ -138,7 +116,6 @@ test("the travel agent briefs a trip by calling four tools over HTTP", async () 
 });
 
 test("a handler's deliberate NOT_FOUND reaches the client as a ManifoldError with that code", async () => {
-  await ready;
   const geo = GeocodingService.client({ baseUrl: urlOf("geocoding-service") });
   try {
     await geo.geocodeLocation({ location: "Atlantis" });
@@ -151,7 +128,6 @@ test("a handler's deliberate NOT_FOUND reaches the client as a ManifoldError wit
 });
 
 test("POST /orchestrate/travel-research returns the workflow's typed outputs; weather and rates run side by side", async () => {
-  await ready;
   const run = await TravelAgent.workflows({ baseUrl: urlOf("travel-agent") }).travelResearch({ destination: "Kyoto", home_currency: "EUR" });
   const weather = await WeatherService.client({ baseUrl: urlOf("weather-service") }).getCurrentWeather({ lat: 35.0116, lon: 135.7681, units: "metric" });
   const rates = await CurrencyService.client({ baseUrl: urlOf("currency-service") }).getExchangeRates({ base: "EUR" });
@@ -184,7 +160,6 @@ test("POST /orchestrate/travel-research returns the workflow's typed outputs; we
 });
 
 test("the four-wide city-compare workflow and a failing workflow's 502 WORKFLOW_FAILED", async () => {
-  await ready;
   const workflows = TravelAgent.workflows({ baseUrl: urlOf("travel-agent") });
   const run = await workflows.cityCompare({ first: "Paris", second: "Tokyo", third: "Cairo", fourth: "Sydney" });
   assert.equal(
@@ -203,7 +178,6 @@ test("the four-wide city-compare workflow and a failing workflow's 502 WORKFLOW_
 });
 
 test("custom mode runs the steps in order and reports a failed middle step in its place", async () => {
-  await ready;
   const response = await fetch(`${urlOf("travel-agent")}/orchestrate/custom`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -236,7 +210,6 @@ test("custom mode runs the steps in order and reports a failed middle step in it
 });
 
 test("tasks: a handler task reports progress and completes; a workflow task needs no handler code", async () => {
-  await ready;
   const tasks = TravelAgent.tasks({ baseUrl: urlOf("travel-agent") });
   const submitted = await tasks.packingList.submit({ destination: "Lisbon", days: 4 });
   assert.is(submitted.status, "queued");
@@ -263,7 +236,6 @@ test("tasks: a handler task reports progress and completes; a workflow task need
 });
 
 test("without a language model, natural mode answers 503 LLM_UNAVAILABLE naming the variables; the rest runs", async () => {
-  await ready;
   const response = await fetch(`${urlOf("travel-agent")}/orchestrate/natural`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -276,9 +248,7 @@ test("without a language model, natural mode answers 503 LLM_UNAVAILABLE naming 
 });
 
 test("SIGTERM stops the four tools and the agent and the process exits 0", async () => {
-  await ready;
-  child.kill("SIGTERM");
-  assert.is(await withTimeout(exited, 15_000, "exit after SIGTERM"), 0);
+  assert.equal(await network.stop({ signal: "SIGTERM" }), { code: 0, signal: null }, "it exits 0 by itself, not killed");
 });
 
 test.run();
