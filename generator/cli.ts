@@ -92,13 +92,8 @@ function suggestion(given: string, known: readonly string[]): string {
   return best === undefined ? "" : ` (did you mean ${best}?)`;
 }
 
-export type Format = "pretty" | "json" | "github";
-
-export interface CliIo {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-  readonly color: boolean;
-}
+export type { CliIo, Format } from "./cli-io.js";
+import type { CliIo, Format } from "./cli-io.js";
 
 class UsageError extends Error {}
 

@@ -1,9 +1,10 @@
 import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile, SYNTAX_ERROR } from "../runtime/manifest/index.js";
 import { stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import type { CliIo, Format } from "./cli.js";
+import type { CliIo, Format } from "./cli-io.js";
 import { emitProject } from "./emit/index.js";
 import { loadProject } from "./load-project.js";
+import { AGENT_FEATURES } from "../runtime/agent/features.js";
 import { findProjectRoot } from "./project-root.js";
 import { compareFolder, refuseToOwn, syncFolder } from "./output-folder.js";
 
@@ -46,7 +47,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   const root = findProjectRoot(options.manifestsDir);
   const manifestsDir = relative(root, resolve(options.manifestsDir)).split(sep).join("/") || ".";
   const loaded = await loadProject({ manifestsDir, cwd: root });
-  const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded)]) };
+  const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded, AGENT_FEATURES)]) };
   if (project.diagnostics.length > 0) {
     const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });
     // Machine formats go to stdout whole; pretty diagnostics are human messages.

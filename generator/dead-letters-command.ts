@@ -3,7 +3,7 @@
  * (`REDIS_URL` / `MANIFOLD_REDIS_*`, namespace `MANIFOLD_REDIS_NAMESPACE`), one JSON entry per line
  * on stdout; `--replay TASK_ID` takes one out and queues its occurrence again.
  */
-import type { CliIo } from "./cli.js";
+import type { CliIo } from "./cli-io.js";
 
 export async function runDeadLetters(replay: string | undefined, io: CliIo): Promise<number> {
   const { createStore } = await import("../runtime/store/index.js");

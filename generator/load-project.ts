@@ -17,6 +17,7 @@ import {
   type Project,
 } from "../runtime/manifest/index.js";
 import { findManifestFiles } from "./find-files.js";
+import { AGENT_FEATURES } from "../runtime/agent/features.js";
 
 export interface LoadOptions {
   /** The folder searched recursively for `*.yaml` and `*.yml`; relative to `cwd` or absolute. */
@@ -64,5 +65,5 @@ export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBy
     if (read.ok) sources.push({ file, text: read.text });
     else diagnostics.push(createDiagnostic(read.code, file, read.position, read.message));
   }
-  return assemble(sources, { crossFile: true, diagnostics });
+  return assemble(sources, { crossFile: true, features: AGENT_FEATURES, diagnostics });
 }

@@ -15,7 +15,7 @@ import { type FSWatcher, watch } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CliIo } from "./cli.js";
+import type { CliIo } from "./cli-io.js";
 import { isManifestName } from "./find-files.js";
 
 /** Quiet time after the last event before regenerating: one save, or a `git checkout`, is a burst of events. */

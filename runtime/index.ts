@@ -5,3 +5,6 @@ export * from "./discovery/index.js";
 export * from "./outbound/index.js";
 export * from "./store/index.js";
 export * from "./telemetry/index.js";
+// Serving a manifest reads the agent feature list, so it lives with the composition root; the root
+// barrel takes it from its own file (not the agent's index) to keep `agent-manifold/runtime` light.
+export { serveManifest } from "./agent/serve-manifest.js";

@@ -1,18 +1,20 @@
 /**
- * The feature list: every agent feature, in the order `serveAgent` builds them and their paths
- * appear in the OpenAPI document. Adding a feature is its folder plus one entry here (and its
- * option type in `AgentFeatureOptions` when it takes `serve()` options).
+ * The feature list: every agent feature, in the order `serveAgent` builds them, their keys appear in
+ * the manifest schema and the agent spec, and their paths in the OpenAPI document. Adding a feature
+ * is its folder plus one entry here (and its option type in `AgentFeatureOptions` when it takes
+ * `serve()` options). Gen and `serveManifest` pass this list to the manifest layer, which imports no feature.
  *
- * This module is importable on its own (gen and the manifest layer read it): it loads the feature
- * descriptors only, about 10 ms, where the agent's index loads the whole serving runtime.
+ * This module is importable on its own (gen reads it): it loads the feature descriptors only, where
+ * the agent's index loads the whole serving runtime.
  */
 import { chatFeature, type ChatServeOptions } from "../chat/feature.js";
+import type { AgentFeature } from "../feature/index.js";
 import { hitlFeature, type HitlServeOptions } from "../hitl/feature.js";
+import { featureRoutePrefixes } from "../manifest/index.js";
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
 import { scheduledFeature, type ScheduledServeOptions } from "../scheduling/feature.js";
-import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
 import type { AgentSpec, OpenApiAddition } from "../spec/index.js";
-import type { AgentFeature } from "./feature.js";
+import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
 
 // Each entry keeps its own option type; the list only needs the common shape.
 export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature];
@@ -25,12 +27,12 @@ export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOp
   HitlServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
-export const AGENT_ROUTE_PREFIXES: readonly string[] = [...new Set(AGENT_FEATURES.flatMap((feature) => feature.routePrefixes))].sort();
+export const AGENT_ROUTE_PREFIXES: readonly string[] = featureRoutePrefixes(AGENT_FEATURES);
 
 /** The agent features' paths and schemas, in feature-list order: what gen emits and `/openapi.json` serves. */
-export function agentOpenApi(agent: AgentSpec | undefined): OpenApiAddition[] {
+export function agentOpenApi(agent: AgentSpec | undefined, features: readonly AgentFeature<never>[] = AGENT_FEATURES): OpenApiAddition[] {
   if (agent === undefined) return [];
-  return AGENT_FEATURES.flatMap((feature) => {
+  return features.flatMap((feature) => {
     const { openapi } = feature;
     return openapi === undefined ? [] : [(parts) => openapi(agent, parts)];
   });

@@ -9,7 +9,7 @@ import { createOrchestrationExtension } from "../orchestration/index.js";
 import type { AgentSpec, ComponentSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
 import type { AgentTaskTypes } from "../tasks/feature.js";
-import type { FeatureServices } from "./feature.js";
+import type { FeatureServices } from "../feature/index.js";
 import { AGENT_FEATURES, agentOpenApi, type AgentFeatureOptions } from "./features.js";
 
 /** A generated agent's `serve()` options: the component's, flat, plus each feature's own. */

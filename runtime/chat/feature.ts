@@ -2,7 +2,8 @@
  * Chat as an agent feature: `chat: true` serves the session endpoints, `/chat/stream` (SSE) and
  * `/query`, answered by the agent's typed `chat` handler or, without one, by natural mode.
  */
-import type { AgentFeature } from "../agent/index.js";
+import type { AgentFeature } from "../feature/index.js";
+import { chatSchema, normaliseChat } from "./manifest.js";
 import { addChatPaths } from "./openapi.js";
 import type { ChatHandler, ChatWorkflowRunner } from "./wire.js";
 
@@ -14,7 +15,11 @@ export interface ChatServeOptions {
 
 export const chatFeature: AgentFeature<ChatServeOptions> = {
   key: "chat",
+  schema: chatSchema,
   routePrefixes: ["/chat", "/query"],
+  normalise: normaliseChat,
+  // `POST /query`'s operationId: a capability named `query` would take it too.
+  operations: (raw) => (raw.chat === true ? { query: "POST /query" } : {}),
   optionKeys: ["chat"],
   enabled: (agent) => agent.chat === true,
   openapi: addChatPaths,

@@ -2,7 +2,8 @@ import type { OpenApiAddition } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { Log } from "./errors-middleware.js";
 import type { AddRoute } from "./routes.js";
-import type { ForwardOptions, HandlerContext } from "./types.js";
+import type { ForwardOptions } from "../context/index.js";
+import type { HandlerContext } from "./handler-context.js";
 
 /** What a fast POST route's work gets beside the body; the signal is created on first use. */
 export type PostContext = Pick<HandlerContext, "signal" | "requestId" | "headers" | "originalRequestId" | "conversationId">;

@@ -4,13 +4,13 @@
  * orchestrator's approvals, the `/hitl` routes and the expiry processor. An expired checkpoint whose
  * default action approves is resumed by the processor; one that rejects ends its run.
  */
-import type { FeatureBuild, FeatureServices } from "../agent/index.js";
+import type { FeatureBuild, FeatureServices } from "../feature/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import { createCoordinator } from "./coordinator.js";
 import { createExpiryProcessor, type ExpiryProcessor } from "./expiry.js";
 import { resolveHitlPolicy } from "./policy.js";
 import { addHitlRoutes } from "./routes.js";
-import type { HitlServeOptions } from "./feature.js";
+import type { HitlServeOptions } from "./serve-options.js";
 import { createCheckpointStore } from "./store/index.js";
 
 export async function createHitlExtension({ hitl: options = {} }: HitlServeOptions, services: FeatureServices): Promise<FeatureBuild> {

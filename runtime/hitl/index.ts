@@ -5,4 +5,5 @@
  */
 export * from "./store/index.js";
 export { createExpiryProcessor, type ExpiryPassResult, type ExpiryProcessor, type ExpiryProcessorOptions } from "./expiry.js";
+export type { HitlSpec, RawHitl } from "./manifest.js";
 export { createStepGate, DEFAULT_HITL_EXPIRY_MS, resolveHitlPolicy, sensitiveMatches, type GateAnswer, type HitlPolicy } from "./policy.js";

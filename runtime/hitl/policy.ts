@@ -4,7 +4,7 @@
  * every orchestration mode (natural plans, predefined and YAML workflows, custom steps), because it is
  * asked by the executor's gate, which all of them share.
  */
-import { DEFAULT_HITL_EXPIRY_MS, type HitlSpec } from "../spec/index.js";
+import { DEFAULT_HITL_EXPIRY_MS, type HitlSpec } from "./manifest.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

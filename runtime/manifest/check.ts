@@ -9,9 +9,10 @@ import { isDiagnosticCode, type DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import type { RawComponent, RawWorkflow } from "./manifest-types.js";
-import { normaliseComponent } from "./normalise.js";
+import { normaliseCapabilities } from "./normalise.js";
+import type { ManifestFeature, RawAgent, WorkflowReference } from "./feature.js";
 import type { CheckedManifest, DeclaredNames } from "./link.js";
-import { keyPosition, offsetPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
+import { keyPosition, offsetPosition, valuePosition, type SourceFile } from "./source-file.js";
 
 /** One checker issue at its place in the file. */
 export function issueDiagnostic(source: SourceFile, issue: WorkflowIssue): Diagnostic {
@@ -31,8 +32,7 @@ export function contextFromManifests(components: Iterable<RawComponent>, broken:
   const views = new Map<string, ComponentView>();
   for (const raw of components) {
     if (views.has(raw.name)) continue;
-    const { kind, capabilities } = normaliseComponent(raw);
-    views.set(raw.name, { kind, capabilities });
+    views.set(raw.name, { kind: raw.kind, capabilities: normaliseCapabilities(raw) });
   }
   return {
     component: (name) => views.get(name),
@@ -54,7 +54,7 @@ type WorkflowEntry = CheckedManifest & { readonly manifest: RawWorkflow };
  * Checks every workflow, then every agent's workflows against its `uses`. `declared` holds names of
  * manifests that failed the schema: steps calling them are not checked further (no cascades).
  */
-export function checkProjectWorkflows(entries: readonly CheckedManifest[], declared: DeclaredNames): WorkflowCheckResult {
+export function checkProjectWorkflows(entries: readonly CheckedManifest[], declared: DeclaredNames, features: readonly ManifestFeature[]): WorkflowCheckResult {
   const components = entries.filter((e): e is ComponentEntry => e.manifest.kind === "tool" || e.manifest.kind === "agent");
   const workflows = entries.filter((e): e is WorkflowEntry => e.manifest.kind === "workflow");
   const context = contextFromManifests(
@@ -73,26 +73,26 @@ export function checkProjectWorkflows(entries: readonly CheckedManifest[], decla
     if (result.spec !== undefined) specs.set(entry.manifest.name, result.spec);
   }
   for (const entry of components) {
-    if (entry.manifest.kind === "agent") diagnostics.push(...checkAgentWorkflows(entry, byName, context));
+    if (entry.manifest.kind === "agent") diagnostics.push(...checkAgentWorkflows(entry, byName, context, features));
   }
   return { diagnostics, specs };
 }
 
-/** Where an agent names workflows: its served ones and those its tasks run. */
-function workflowReferences(agent: RawComponent): { readonly name: string; readonly path: Path; readonly served: boolean }[] {
-  return [
-    ...(agent.orchestration?.workflows ?? []).map((name, i) => ({ name, path: ["orchestration", "workflows", i] as Path, served: true })),
-    ...(agent.tasks ?? []).flatMap((task, i) =>
-      task.workflow === undefined ? [] : [{ name: task.workflow, path: ["tasks", i, "workflow"] as Path, served: false }],
-    ),
-  ];
+/** Where an agent names workflows: each feature's references (served ones, those its tasks run, …). */
+function workflowReferences(agent: RawComponent, features: readonly ManifestFeature[]): WorkflowReference[] {
+  return features.flatMap((feature) => feature.workflows?.(agent as RawAgent) ?? []);
 }
 
-function checkAgentWorkflows(entry: ComponentEntry, workflows: ReadonlyMap<string, WorkflowEntry>, context: CheckContext): Diagnostic[] {
+function checkAgentWorkflows(
+  entry: ComponentEntry,
+  workflows: ReadonlyMap<string, WorkflowEntry>,
+  context: CheckContext,
+  features: readonly ManifestFeature[],
+): Diagnostic[] {
   const agent = entry.manifest;
   const found: Diagnostic[] = [];
   const allowed = new Set(agent.uses ?? []);
-  for (const { name, path, served } of workflowReferences(agent)) {
+  for (const { name, path, served } of workflowReferences(agent, features)) {
     if (served && RESERVED_WORKFLOW_NAMES.includes(name)) {
       found.push(
         createDiagnostic(

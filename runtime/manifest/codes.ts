@@ -8,7 +8,8 @@
  * the checker (dataflow/codes.ts), which the YAML workflow engine runs too.
  */
 import { WORKFLOW_CHECK_CODES } from "./dataflow/codes.js";
-import type { Severity } from "./project.js";
+/** How bad a finding is: an error stops gen, a warning does not. */
+export type Severity = "error" | "warning";
 
 export interface DiagnosticCodeInfo {
   readonly severity: Severity;

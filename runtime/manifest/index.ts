@@ -22,7 +22,21 @@ export { assemble, loadManifestText, loadSources, SYNTAX_ERROR, type AssembleOpt
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";
 export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
 export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";
-export { MANIFEST_SCHEMA, type ManifestSchema } from "./meta-schema.js";
+export { assembleManifestSchema, FORMAT_SCHEMA, manifestValidator, type ManifestSchema } from "./meta-schema.js";
+export type {
+  FeatureCheckContext,
+  FeatureLinkContext,
+  FeatureSchema,
+  ManifestFeature,
+  ModuleName,
+  NormaliseContext,
+  PendingKey,
+  RawAgent,
+  WorkflowReference,
+} from "./feature.js";
+export type { RawAgentFeatures, RawComponent, RawFields } from "./manifest-types.js";
+export { normaliseFields, workflowOutputFields } from "./normalise.js";
+export { featureRoutePrefixes } from "./validate-semantic.js";
 export { notGenerated } from "./not-generated.js";
 export { BUILTIN_MANIFESTS, builtinFile, isBuiltinFile } from "./builtins.js";
 export type { RawDeployedComponent, RawDeployment } from "./manifest-types.js";

@@ -27,6 +27,8 @@ const SECRET_NAME = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE
 export interface DeployedComponent {
   readonly file: string;
   readonly manifest: RawComponent;
+  /** Runs background workers (an agent feature says so: tasks), so `workers` may split it into api and worker pods. */
+  readonly runsWorkers: boolean;
 }
 
 type Report = (code: DiagnosticCode, path: Path, message: string, at?: "key") => void;
@@ -57,8 +59,7 @@ export function checkDeployment(
       );
     }
     if (name.endsWith("-")) report("MF1318", ["components", name], `\`${name}\` ends with '-', which a Kubernetes name cannot; rename the component`, "key");
-    const hasTasks = component.manifest.kind === "agent" && (component.manifest.tasks ?? []).length > 0;
-    if (settings.workers !== undefined && !hasTasks) {
+    if (settings.workers !== undefined && !component.runsWorkers) {
       report("MF1318", ["components", name, "workers"], `\`workers\` splits an agent with tasks into api and worker pods; \`${name}\` has no tasks`);
     }
     for (const key of Object.keys(settings.env ?? {})) {

@@ -6,6 +6,7 @@ import type { DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { toPascalCase } from "../spec/index.js";
+import type { FeatureLinkContext, ManifestFeature, RawAgent } from "./feature.js";
 import type { RawComponent, RawDeployment, RawManifest } from "./manifest-types.js";
 import { keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { checkDeployment } from "./link-deployment.js";
@@ -28,7 +29,7 @@ export interface DeclaredNames {
 
 type Report = (entry: CheckedManifest, code: DiagnosticCode, path: Path, message: string) => void;
 
-export function checkProject(entries: readonly CheckedManifest[], declared: DeclaredNames): Diagnostic[] {
+export function checkProject(entries: readonly CheckedManifest[], declared: DeclaredNames, features: readonly ManifestFeature[]): Diagnostic[] {
   const found: Diagnostic[] = [];
   const report: Report = (entry, code, path, message) => found.push(createDiagnostic(code, entry.source.file, valuePosition(entry.source, path), message));
   const where = (entry: CheckedManifest): string => `${entry.source.file}:${valuePosition(entry.source, ["name"]).line}`;
@@ -70,10 +71,12 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
   }
 
   for (const entry of components.values()) {
-    if (entry.manifest.kind === "agent") checkAgentReferences(entry, entry.manifest, { components, workflows, declared, report });
+    if (entry.manifest.kind === "agent") checkAgentReferences(entry, entry.manifest as RawAgent, { components, workflows, declared, report, features });
   }
   for (const entry of deployments) {
-    const deployed = new Map([...components].map(([name, c]) => [name, { file: c.source.file, manifest: c.manifest }]));
+    const runsWorkers = (manifest: RawComponent): boolean =>
+      manifest.kind === "agent" && features.some((feature) => feature.runsWorkers?.(manifest as RawAgent) === true);
+    const deployed = new Map([...components].map(([name, c]) => [name, { file: c.source.file, manifest: c.manifest, runsWorkers: runsWorkers(c.manifest) }]));
     checkDeployment(entry.manifest, deployed, declared.components, (code, path, message, at) =>
       found.push(createDiagnostic(code, entry.source.file, at === "key" ? keyPosition(entry.source, path) : valuePosition(entry.source, path), message)),
     );
@@ -86,6 +89,7 @@ interface Context {
   readonly workflows: ReadonlyMap<string, CheckedManifest>;
   readonly declared: DeclaredNames;
   readonly report: Report;
+  readonly features: readonly ManifestFeature[];
 }
 
 function didYouMean(name: string, names: Iterable<string>): string {
@@ -93,7 +97,7 @@ function didYouMean(name: string, names: Iterable<string>): string {
   return guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
 }
 
-function checkAgentReferences(entry: CheckedManifest, agent: RawComponent, { components, workflows, declared, report }: Context): void {
+function checkAgentReferences(entry: CheckedManifest, agent: RawAgent, { components, workflows, declared, report, features }: Context): void {
   const uses = agent.uses ?? [];
   uses.forEach((name, i) => {
     if (components.has(name) || declared.components.has(name)) return;
@@ -103,43 +107,17 @@ function checkAgentReferences(entry: CheckedManifest, agent: RawComponent, { com
         : `\`uses\` names \`${name}\`, but no tool or agent manifest has that name${didYouMean(name, components.keys())}`;
     report(entry, "MF1310", ["uses", i], message);
   });
-
-  const knowsWorkflow = (name: string): boolean => workflows.has(name) || declared.workflows.has(name);
-  (agent.orchestration?.workflows ?? []).forEach((name, i) => {
-    if (!knowsWorkflow(name))
-      report(
-        entry,
-        "MF1312",
-        ["orchestration", "workflows", i],
-        `orchestration workflow \`${name}\` has no workflow manifest${didYouMean(name, workflows.keys())}`,
-      );
-  });
-  (agent.tasks ?? []).forEach((task, i) => {
-    if (task.workflow !== undefined && !knowsWorkflow(task.workflow)) {
-      report(
-        entry,
-        "MF1312",
-        ["tasks", i, "workflow"],
-        `task \`${task.type}\` runs workflow \`${task.workflow}\`, which has no workflow manifest${didYouMean(task.workflow, workflows.keys())}`,
-      );
-    }
-  });
-
-  // Only decidable when every used component loaded; otherwise a broken manifest would cause noise here.
+  // What is offered is only decidable when every used component loaded; otherwise a broken manifest would cause noise.
   const used = uses.flatMap((name) => {
     const component = components.get(name);
     return component === undefined ? [] : [component.manifest];
   });
-  if (used.length < uses.length) return;
-  const offered = new Set([agent, ...used].flatMap((c) => (c.capabilities ?? []).map((cap) => cap.name)));
-  (agent.hitl?.sensitive_capabilities ?? []).forEach((name, i) => {
-    if (!offered.has(name)) {
-      report(
-        entry,
-        "MF1311",
-        ["hitl", "sensitive_capabilities", i],
-        `sensitive capability \`${name}\` is offered neither by \`${agent.name}\` nor by a component it uses${didYouMean(name, offered)}`,
-      );
-    }
-  });
+  const context: FeatureLinkContext = {
+    report: (code, path, message) => report(entry, code, path, message),
+    knowsWorkflow: (name) => workflows.has(name) || declared.workflows.has(name),
+    didYouMean,
+    workflowNames: [...workflows.keys()],
+    offered: used.length < uses.length ? undefined : new Set([agent, ...used].flatMap((c) => (c.capabilities ?? []).map((cap) => cap.name))),
+  };
+  for (const feature of features) feature.link?.(agent, context);
 }

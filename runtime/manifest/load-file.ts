@@ -9,6 +9,7 @@ import { formatDiagnostics } from "./diagnostics/format.js";
 import { hasErrors, type Project } from "./project.js";
 import { loadManifestText } from "./load-sources.js";
 import { DEFAULT_MAX_FILE_BYTES, readManifestFile } from "./read-file.js";
+import type { ManifestFeature } from "./feature.js";
 
 /** `path` relative to `cwd` with `/` separators, as diagnostics show it. */
 export function displayFile(cwd: string, path: string): string {
@@ -16,6 +17,8 @@ export function displayFile(cwd: string, path: string): string {
 }
 
 export interface LoadComponentOptions {
+  /** The agent features whose manifest keys the format accepts. */
+  readonly features: readonly ManifestFeature[];
   /** @defaultValue `process.cwd()` */
   readonly cwd?: string;
   /** @defaultValue 1 MiB */
@@ -29,12 +32,12 @@ export interface LoadComponentOptions {
  */
 export async function loadComponentFile(
   path: string,
-  { cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES }: LoadComponentOptions = {},
+  { features, cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES }: LoadComponentOptions,
 ): Promise<ComponentSpec> {
   const file = displayFile(cwd, resolve(cwd, path));
   const read = await readManifestFile(resolve(cwd, path), maxFileBytes);
   const project: Project = read.ok
-    ? loadManifestText(file, read.text)
+    ? loadManifestText(file, read.text, features)
     : { manifests: [], diagnostics: [createDiagnostic(read.code, file, read.position, read.message)] };
   if (hasErrors(project)) {
     const options = project.sources === undefined ? { color: false } : { color: false, sources: project.sources };

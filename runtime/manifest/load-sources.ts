@@ -14,6 +14,7 @@ import { checkManifest } from "./validate-semantic.js";
 import { checkProjectWorkflows, type WorkflowCheckResult } from "./check.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import { builtinSources } from "./builtins.js";
+import type { ManifestFeature } from "./feature.js";
 
 export interface ManifestSource {
   /** Relative to the cwd, `/` separators; used as is in diagnostics. */
@@ -28,7 +29,7 @@ interface FileResult {
   readonly declared?: { readonly kind: ManifestKind; readonly name: string };
 }
 
-function loadFile({ file, text }: ManifestSource): FileResult {
+function loadFile({ file, text }: ManifestSource, features: readonly ManifestFeature[]): FileResult {
   const parsed = parseManifest(file, text);
   const value = parsed.value;
   if (value === undefined) return { diagnostics: parsed.diagnostics };
@@ -37,30 +38,30 @@ function loadFile({ file, text }: ManifestSource): FileResult {
   const kind = value["kind"];
   const name = value["name"];
   const declared = isManifestKind(kind) && typeof name === "string" ? { kind, name } : undefined;
-  const schemaProblems = checkSchema(parsed.source, value);
+  const schemaProblems = checkSchema(parsed.source, value, features);
   if (schemaProblems.length > 0) return { diagnostics: [...parsed.diagnostics, ...schemaProblems], ...(declared && { declared }) };
   // The meta-schema accepted it, which is exactly what RawManifest describes.
   const manifest = value as unknown as RawManifest;
   return {
-    diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest)],
+    diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest, features)],
     checked: { source: parsed.source, manifest },
     ...(declared && { declared }),
   };
 }
 
 /** A stack overflow on absurd input is a limit of this process, reported like the parser's own. */
-function loadFileSafely(source: ManifestSource): FileResult {
+function loadFileSafely(source: ManifestSource, features: readonly ManifestFeature[]): FileResult {
   try {
-    return loadFile(source);
+    return loadFile(source, features);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return { diagnostics: [createDiagnostic("MF1009", source.file, START, "the manifest nests too deeply to be checked")] };
   }
 }
 
-function checkWorkflowsSafely(checked: readonly CheckedManifest[], declared: DeclaredNames): WorkflowCheckResult {
+function checkWorkflowsSafely(checked: readonly CheckedManifest[], declared: DeclaredNames, features: readonly ManifestFeature[]): WorkflowCheckResult {
   try {
-    return checkProjectWorkflows(checked, declared);
+    return checkProjectWorkflows(checked, declared, features);
   } catch (error) {
     // Values nested deeper than the stack (the parser allows more than the checker's recursion).
     if (!(error instanceof RangeError)) throw error;
@@ -73,15 +74,21 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function toLoaded({ source, manifest }: CheckedManifest, workflows: ReadonlyMap<string, WorkflowSpec> | undefined): LoadedManifest {
+function toLoaded(
+  { source, manifest }: CheckedManifest,
+  features: readonly ManifestFeature[],
+  workflows: ReadonlyMap<string, WorkflowSpec> | undefined,
+): LoadedManifest {
   const document = manifest as unknown as Record<string, unknown>;
   if (manifest.kind === "workflow" || manifest.kind === "deployment") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
-  return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest, workflows), document };
+  return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest, features, workflows), document };
 }
 
 export interface AssembleOptions {
   /** Check references between manifests (`uses`, workflows, duplicate names). */
   readonly crossFile: boolean;
+  /** The agent features whose manifest keys the format accepts (gen and the runtime pass the shipped list). */
+  readonly features: readonly ManifestFeature[];
   /** Problems found before parsing (unreadable files, a missing folder). */
   readonly diagnostics?: readonly Diagnostic[];
 }
@@ -89,13 +96,13 @@ export interface AssembleOptions {
 /** The YAML syntax error code: a file with one is skipped by the checks across files. */
 export const SYNTAX_ERROR = "MF1006";
 
-export function assemble(sources: readonly ManifestSource[], { crossFile, diagnostics = [] }: AssembleOptions): Project {
+export function assemble(sources: readonly ManifestSource[], { crossFile, features, diagnostics = [] }: AssembleOptions): Project {
   // A BOM is not content; dropping it keeps columns on the first line as editors count them. A lone
   // CR (old Mac line endings) is a line break to YAML 1.2 and to editors, but not to the parser.
   const own = sources.map(({ file, text }) => ({ file, text: (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r(?!\n)/g, "\n") }));
-  const loaded = own.map((source) => ({ source, result: loadFileSafely(source) }));
+  const loaded = own.map((source) => ({ source, result: loadFileSafely(source, features) }));
   // The shipped manifests the project uses, found from what was just parsed (not parsed again).
-  if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source) });
+  if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source, features) });
   loaded.sort((a, b) => compareText(a.source.file, b.source.file));
   const ordered = loaded.map((l) => l.source);
   const results = loaded.map((l) => l.result);
@@ -113,20 +120,20 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, diagno
       if (declared?.kind === "workflow") workflows.add(declared.name);
       else if (declared !== undefined && declared.kind !== "deployment") components.add(declared.name);
     }
-    all.push(...checkProject(checked, { components, workflows }));
-    const dataFlow = checkWorkflowsSafely(checked, { components, workflows });
+    all.push(...checkProject(checked, { components, workflows }, features));
+    const dataFlow = checkWorkflowsSafely(checked, { components, workflows }, features);
     all.push(...dataFlow.diagnostics);
     workflowSpecs = dataFlow.specs;
   }
   const manifests = checked
-    .map((entry) => toLoaded(entry, workflowSpecs))
+    .map((entry) => toLoaded(entry, features, workflowSpecs))
     .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.file, b.file));
   return { manifests, diagnostics: sortDiagnostics(all), sources: new Map(ordered.map((s) => [s.file, s.text])) };
 }
 
 /** Every check, over manifests held in memory (tests, editors). */
-export function loadSources(sources: readonly ManifestSource[]): Project {
-  return assemble(sources, { crossFile: true });
+export function loadSources(sources: readonly ManifestSource[], features: readonly ManifestFeature[]): Project {
+  return assemble(sources, { crossFile: true, features });
 }
 
 /**
@@ -135,6 +142,6 @@ export function loadSources(sources: readonly ManifestSource[]): Project {
  * this way, so its `agent.orchestration.workflows` and `endpoints` are empty and its workflow tasks
  * carry no input or output fields.
  */
-export function loadManifestText(file: string, text: string): Project {
-  return assemble([{ file, text }], { crossFile: false });
+export function loadManifestText(file: string, text: string, features: readonly ManifestFeature[]): Project {
+  return assemble([{ file, text }], { crossFile: false, features });
 }

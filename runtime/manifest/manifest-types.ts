@@ -20,16 +20,14 @@ export interface RawCapability {
   readonly output?: RawFields;
 }
 
-export interface RawTask {
-  readonly type: string;
-  readonly workflow?: string;
-  readonly timeout?: string;
-  readonly description?: string;
-  readonly input?: RawFields;
-  readonly output?: RawFields;
-}
+/**
+ * The keys agent features add to an agent manifest. Each feature declares its own in its folder's
+ * `manifest.ts` (module augmentation), so this layer lists none of them and imports no feature.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each feature's module augmentation.
+export interface RawAgentFeatures {}
 
-export interface RawComponent {
+export interface RawComponent extends RawAgentFeatures {
   readonly kind: "tool" | "agent";
   readonly name: string;
   readonly description: string;
@@ -38,20 +36,6 @@ export interface RawComponent {
   readonly capabilities?: readonly RawCapability[];
   // Agents only (the schema rejects them on tools).
   readonly uses?: readonly string[];
-  readonly orchestration?: {
-    readonly natural?: { readonly model: string };
-    readonly custom?: boolean;
-    readonly workflows?: readonly string[];
-  };
-  readonly tasks?: readonly RawTask[];
-  readonly scheduled?: boolean;
-  readonly chat?: boolean;
-  readonly hitl?: {
-    readonly plan_approval?: boolean;
-    readonly sensitive_capabilities?: readonly string[];
-    readonly expiry?: string;
-    readonly default_action: "reject" | "approve";
-  };
 }
 
 /** Workflow documents are read by the runtime too (the YAML workflow engine), so their types live there. */

@@ -6,23 +6,18 @@
  * and a name the module imports would not compile (a component `client` is `Client`). Both are MF1321.
  */
 import type { DiagnosticCode } from "./codes.js";
+import type { ManifestFeature, ModuleName, RawAgent } from "./feature.js";
 import type { RawComponent } from "./manifest-types.js";
 import type { Path } from "./source-file.js";
 // The emitter's own naming functions, so this check and the generated module cannot disagree.
-import { schemaName, taskTypeStem, toPascalCase, workflowTypeStem } from "../spec/index.js";
+import { schemaName, toPascalCase, workflowTypeStem } from "../spec/index.js";
 
 /** What a generated module imports from the runtime; its own declarations may not take these names. */
 export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "defineAgent", "defineComponent"];
 
-interface Derived {
-  readonly name: string;
-  readonly path: Path;
-  /** For the message: `component \`client\``, `capability \`packing_task\``. */
-  readonly from: string;
-  readonly kind: "component" | "capability" | "task" | "workflow";
-}
+type Derived = ModuleName;
 
-function derivedNames(component: RawComponent): Derived[] {
+function derivedNames(component: RawComponent, features: readonly ManifestFeature[]): Derived[] {
   const handle = toPascalCase(component.name);
   const own = `component \`${component.name}\``;
   const suffixes = ["", "Capabilities", "Handlers", "Client", "Spec", ...(component.kind === "agent" ? ["Uses", "Workflows", "Tasks"] : [])];
@@ -36,16 +31,12 @@ function derivedNames(component: RawComponent): Derived[] {
         kind: "capability",
       });
   });
-  (component.tasks ?? []).forEach((task, i) => {
-    for (const side of ["TaskInput", "TaskResult"])
-      names.push({ name: `${taskTypeStem(task)}${side}`, path: ["tasks", i, "type"], from: `task type \`${task.type}\``, kind: "task" });
-  });
-  // Every workflow the agent serves or runs as a task gets its input and output types, once.
+  if (component.kind !== "agent") return names;
+  const agent = component as RawAgent;
+  for (const feature of features) names.push(...(feature.moduleNames?.(agent) ?? []));
+  // Every workflow a feature names (served, or run by a task) gets its input and output types, once.
   const workflows = new Map<string, Path>();
-  (component.orchestration?.workflows ?? []).forEach((name, i) => workflows.has(name) || workflows.set(name, ["orchestration", "workflows", i]));
-  (component.tasks ?? []).forEach(
-    (task, i) => task.workflow === undefined || workflows.has(task.workflow) || workflows.set(task.workflow, ["tasks", i, "workflow"]),
-  );
+  for (const feature of features) for (const { name, path } of feature.workflows?.(agent) ?? []) if (!workflows.has(name)) workflows.set(name, path);
   for (const [name, path] of workflows) {
     for (const side of ["WorkflowInput", "WorkflowOutput"])
       names.push({ name: `${workflowTypeStem({ name })}${side}`, path, from: `workflow \`${name}\``, kind: "workflow" });
@@ -55,15 +46,16 @@ function derivedNames(component: RawComponent): Derived[] {
 
 /** operationIds of framework operations a snake_case capability name could take (the others are camelCase). */
 const FRAMEWORK_OPERATIONS: Readonly<Record<string, string>> = { health: "GET /health" };
-const CHAT_OPERATIONS: Readonly<Record<string, string>> = { query: "POST /query" };
 
 export function checkModuleNames(
   component: RawComponent,
+  features: readonly ManifestFeature[],
   report: (code: DiagnosticCode, path: Path, message: string) => void,
   lineOf: (path: Path) => number,
 ): void {
   // A capability's operationId is its name: the OpenAPI document needs it unique.
-  const operations = { ...FRAMEWORK_OPERATIONS, ...(component.kind === "agent" && component.chat === true ? CHAT_OPERATIONS : {}) };
+  const agent = component.kind === "agent" ? (component as RawAgent) : undefined;
+  const operations = { ...FRAMEWORK_OPERATIONS, ...Object.assign({}, ...features.map((feature) => (agent && feature.operations?.(agent)) ?? {})) };
   (component.capabilities ?? []).forEach((capability, i) => {
     const taken = Object.hasOwn(operations, capability.name) ? operations[capability.name] : undefined;
     if (taken !== undefined) {
@@ -77,7 +69,7 @@ export function checkModuleNames(
   const seen = new Map<string, Derived>();
   // One report per pair of places (a capability and a workflow clash on Input and Output alike).
   const reported = new Set<string>();
-  for (const derived of derivedNames(component)) {
+  for (const derived of derivedNames(component, features)) {
     if (MODULE_IMPORTS.includes(derived.name)) {
       if (!reported.has(derived.from))
         report("MF1321", derived.path, `${derived.from} becomes \`${derived.name}\`, a name the generated module imports from the runtime; rename it`);

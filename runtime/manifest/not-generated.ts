@@ -2,10 +2,9 @@
  * The format accepts every part of an agent; this version does not serve all of them yet. Accepting
  * a key and then doing nothing with it is the silent ignoring the format forbids, so gen and validate
  * warn (MF1315) at each such key: the manifest stays valid, and its author knows exactly what is not
- * served yet. Which keys those are is read from the agent feature list (each feature's `pending`).
+ * served yet. Which keys those are is read from the agent feature list it is given (each feature's `pending`).
  */
-import type { PendingKey } from "../agent/feature.js";
-import { AGENT_FEATURES } from "../agent/features.js";
+import type { PendingKey } from "./feature.js";
 import { createDiagnostic, sortDiagnostics } from "./diagnostics/create.js";
 import { parseManifest } from "./parse.js";
 import type { Diagnostic, Project } from "./project.js";
@@ -22,11 +21,8 @@ function valueAt(document: Record<string, unknown>, path: readonly string[]): un
   return value;
 }
 
-/**
- * MF1315 at each pending key of each agent manifest of a project without errors. `features` is the
- * feature list to read the pending keys from (a test passes its own while every feature is served).
- */
-export function notGenerated(project: Project, features: readonly { readonly pending?: readonly PendingKey[] }[] = AGENT_FEATURES): Diagnostic[] {
+/** MF1315 at each pending key of each agent manifest of a project without errors, read from `features`. */
+export function notGenerated(project: Project, features: readonly { readonly pending?: readonly PendingKey[] }[]): Diagnostic[] {
   const pending = features.flatMap((feature) => feature.pending ?? []);
   const found: Diagnostic[] = [];
   for (const manifest of project.manifests) {

@@ -1,7 +1,7 @@
 import type { ComponentSpec } from "../spec/index.js";
-import type { DiagnosticCode } from "./codes.js";
+import type { DiagnosticCode, Severity } from "./codes.js";
 
-export type Severity = "error" | "warning";
+export type { Severity } from "./codes.js";
 
 /** One positioned finding. `file` is as given to the loader (relative to the cwd, `/` separators). */
 export interface Diagnostic {

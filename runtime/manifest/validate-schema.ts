@@ -8,13 +8,14 @@ import { isNode } from "yaml";
 import type { DiagnosticCode } from "./codes.js";
 import { createDiagnostic, type Position } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
+import type { ManifestFeature } from "./feature.js";
 import { manifestValidator } from "./meta-schema.js";
 import { displayPath, isFlowMapping, keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { closest } from "./dataflow/index.js";
 import { describeType, expectedType, isRecord, quote } from "./values.js";
 
-export function checkSchema(source: SourceFile, value: Record<string, unknown>): Diagnostic[] {
-  const validate = manifestValidator();
+export function checkSchema(source: SourceFile, value: Record<string, unknown>, features: readonly ManifestFeature[]): Diagnostic[] {
+  const validate = manifestValidator(features);
   if (validate(value)) return [];
   const errors = validate.errors ?? [];
   const withType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));

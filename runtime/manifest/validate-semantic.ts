@@ -2,14 +2,13 @@
  * Checks within one manifest that a schema cannot express: uniqueness by name, derived-name clashes,
  * endpoint collisions, and whether examples and enum values fit their fields.
  */
-import { AGENT_ROUTE_PREFIXES } from "../agent/features.js";
 import type { DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
-import { parseDuration } from "../spec/index.js";
 import { toCamelCase } from "../spec/index.js";
 import { FRAMEWORK_ROUTES } from "../spec/index.js";
 import { exampleProblem, fitsType } from "./examples.js";
+import type { ManifestFeature, RawAgent } from "./feature.js";
 import type { RawComponent, RawFields, RawManifest, RawValue, RawWorkflow } from "./manifest-types.js";
 import { defaultEndpoint, normaliseValue } from "./normalise.js";
 import { displayPath, valuePosition, type Path, type SourceFile } from "./source-file.js";
@@ -18,26 +17,38 @@ import { checkModuleNames } from "./module-names.js";
 
 type Report = (code: DiagnosticCode, path: Path, message: string) => void;
 
-export function checkManifest(source: SourceFile, manifest: RawManifest): Diagnostic[] {
+/** Every path prefix some agent feature of the list owns: a capability endpoint of an agent may not take one. */
+export function featureRoutePrefixes(features: readonly Pick<ManifestFeature, "routePrefixes">[]): string[] {
+  return [...new Set(features.flatMap((feature) => feature.routePrefixes))].sort();
+}
+
+export function checkManifest(source: SourceFile, manifest: RawManifest, features: readonly ManifestFeature[]): Diagnostic[] {
   const found: Diagnostic[] = [];
   const report: Report = (code, path, message) => found.push(createDiagnostic(code, source.file, valuePosition(source, path), message));
   const lineOf = (path: Path): number => valuePosition(source, path).line;
   if (manifest.kind === "workflow") checkWorkflow(manifest, report, lineOf);
-  else if (manifest.kind !== "deployment") checkComponent(manifest, report, lineOf);
+  else if (manifest.kind !== "deployment") {
+    checkComponent(manifest, features, report, lineOf);
+    if (manifest.kind === "agent") {
+      const context = { report, lineOf, checkFields: (fields: RawFields | undefined, path: Path) => checkFields(fields, path, report, lineOf) };
+      for (const feature of features) feature.check?.(manifest as RawAgent, context);
+    }
+  }
   return found;
 }
 
 type LineOf = (path: Path) => number;
 
-/** The framework route `endpoint` would shadow, or undefined; on agents, the prefixes of the feature list. */
-export function reservedRoute(endpoint: string, kind: RawComponent["kind"]): string | undefined {
+/** The framework route `endpoint` would shadow, or undefined; on agents, `agentPrefixes` (the feature list's). */
+export function reservedRoute(endpoint: string, kind: RawComponent["kind"], agentPrefixes: readonly string[]): string | undefined {
   if (FRAMEWORK_ROUTES.includes(endpoint)) return endpoint;
   if (/^\/api\/capabilities\/[^/]+\/schema(\/|$)/.test(endpoint)) return "/api/capabilities/{name}/schema";
-  if (kind === "agent") return AGENT_ROUTE_PREFIXES.find((prefix) => endpoint === prefix || endpoint.startsWith(`${prefix}/`));
+  if (kind === "agent") return agentPrefixes.find((prefix) => endpoint === prefix || endpoint.startsWith(`${prefix}/`));
   return undefined;
 }
 
-function checkComponent(component: RawComponent, report: Report, lineOf: LineOf): void {
+function checkComponent(component: RawComponent, features: readonly ManifestFeature[], report: Report, lineOf: LineOf): void {
+  const agentPrefixes = featureRoutePrefixes(features);
   const byName = new Map<string, Path>();
   const byKey = new Map<string, { readonly name: string; readonly path: Path }>();
   const byEndpoint = new Map<string, Path>();
@@ -63,7 +74,7 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
       const endpoint = capability.endpoint ?? defaultEndpoint(capability.name);
       // Without an explicit endpoint the name is what chose it, so the name is what to point at.
       const endpointPath: Path = capability.endpoint !== undefined ? [...path, "endpoint"] : namePath;
-      const reserved = reservedRoute(endpoint, component.kind);
+      const reserved = reservedRoute(endpoint, component.kind, agentPrefixes);
       const taken = byEndpoint.get(endpoint);
       if (reserved !== undefined) {
         report("MF1306", endpointPath, `endpoint ${endpoint} of \`${capability.name}\` collides with the framework route ${reserved}`);
@@ -77,36 +88,7 @@ function checkComponent(component: RawComponent, report: Report, lineOf: LineOf)
     checkFields(capability.output, [...path, "output"], report, lineOf);
   });
 
-  const byType = new Map<string, Path>();
-  const byTaskKey = new Map<string, { readonly type: string; readonly path: Path }>();
-  (component.tasks ?? []).forEach((task, i) => {
-    const path: Path = ["tasks", i];
-    const typePath: Path = [...path, "type"];
-    const first = byType.get(task.type);
-    const key = toCamelCase(task.type);
-    const clash = byTaskKey.get(key);
-    if (first !== undefined) {
-      report("MF1313", typePath, `task type \`${task.type}\` is declared twice (first on line ${lineOf(first)})`);
-    } else if (clash !== undefined) {
-      report(
-        "MF1316",
-        typePath,
-        `task types \`${clash.type}\` (line ${lineOf(clash.path)}) and \`${task.type}\` both become \`${key}\` in TypeScript; rename one`,
-      );
-    } else {
-      byType.set(task.type, typePath);
-      byTaskKey.set(key, { type: task.type, path: typePath });
-    }
-    if (task.timeout !== undefined && parseDuration(task.timeout) === undefined) {
-      report("MF1418", [...path, "timeout"], `timeout \`${task.timeout}\` of task \`${task.type}\` is not a duration that fits in milliseconds`);
-    }
-    checkFields(task.input, [...path, "input"], report, lineOf);
-    checkFields(task.output, [...path, "output"], report, lineOf);
-  });
-  checkModuleNames(component, report, lineOf);
-  const expiry = component.hitl?.expiry;
-  if (expiry !== undefined && parseDuration(expiry) === undefined)
-    report("MF1418", ["hitl", "expiry"], `expiry \`${expiry}\` is not a duration that fits in milliseconds`);
+  checkModuleNames(component, features, report, lineOf);
 }
 
 function checkWorkflow(workflow: RawWorkflow, report: Report, lineOf: LineOf): void {

@@ -1,12 +1,21 @@
 /**
  * Orchestration as an agent feature: `POST /orchestrate/<workflow>` for each served workflow,
  * `POST /orchestrate/custom` and `POST /orchestrate/natural`. Its orchestrator is a service every agent has (tasks and scheduled
- * runs call workflows through it), so `serveAgent` creates it and this feature serves its routes.
+ * runs call workflows through it), so `serveAgent` creates it, offers it to the other features as
+ * `services.orchestration`, and this feature serves its routes.
  */
-import type { AgentFeature } from "../agent/index.js";
+import type { AgentFeature } from "../feature/index.js";
 import type { LlmOptions, LlmProvider } from "../llm/index.js";
-import type { OrchestrationOptions } from "./extension.js";
+import type { OrchestrationExtension, OrchestrationOptions } from "./extension.js";
+import { linkOrchestration, normaliseOrchestration, orchestrationSchema, servedWorkflows } from "./manifest.js";
 import { addOrchestrationPaths } from "./openapi.js";
+
+declare module "../feature/index.js" {
+  interface FeatureServices {
+    /** The agent's orchestrator: runs its workflows by name, for tasks, scheduled runs and chat. */
+    readonly orchestration: OrchestrationExtension;
+  }
+}
 
 /** The orchestration feature's part of an agent's `serve()` options. */
 export interface OrchestrationServeOptions {
@@ -21,7 +30,11 @@ export interface OrchestrationServeOptions {
 
 export const orchestrationFeature: AgentFeature<OrchestrationServeOptions> = {
   key: "orchestration",
+  schema: orchestrationSchema,
   routePrefixes: ["/orchestrate"],
+  normalise: normaliseOrchestration,
+  link: linkOrchestration,
+  workflows: servedWorkflows,
   optionKeys: ["orchestration", "llm"],
   openapi: addOrchestrationPaths,
   build: async (_options, { orchestration }) => ({ extension: orchestration }),

@@ -2,7 +2,8 @@
  * Scheduled runs as an agent feature: `scheduled: true` serves `POST /api/v1/scheduled`, answered by
  * the agent's typed `scheduled` handler.
  */
-import type { AgentFeature } from "../agent/index.js";
+import type { AgentFeature } from "../feature/index.js";
+import { normaliseScheduled, scheduledSchema } from "./manifest.js";
 import { addScheduledPaths } from "./openapi.js";
 import type { ScheduledHandler } from "./wire.js";
 
@@ -14,7 +15,9 @@ export interface ScheduledServeOptions {
 
 export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
   key: "scheduled",
+  schema: scheduledSchema,
   routePrefixes: ["/api/v1"],
+  normalise: normaliseScheduled,
   optionKeys: ["scheduled"],
   enabled: (agent) => agent.scheduled === true,
   openapi: addScheduledPaths,

@@ -50,7 +50,8 @@ export async function serveScheduler(options: SchedulerOptions = {}): Promise<Ru
   const registry = component.registry ?? (given === undefined ? undefined : createRegistry({ store: given }));
   // The manifest loader (the compiler) is loaded only here, never by an agent's server.
   const { loadComponentFile } = await import("../manifest/index.js");
-  const spec = await loadComponentFile(join(packageRoot(), "runtime", "scheduling", "scheduler.yaml"));
+  // The scheduler is a tool: its manifest reads no agent feature.
+  const spec = await loadComponentFile(join(packageRoot(), "runtime", "scheduling", "scheduler.yaml"), { features: [] });
   const schedules = createScheduleStore({ store, env, ...(maxSchedules === undefined ? {} : { maxSchedules }) });
   const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
   const executor = executorOptions === false ? undefined : createScheduledExecutor({ ...executorOptions, store, env, ...(registry ? { registry } : {}) });

@@ -124,46 +124,18 @@ export interface TaskTypeSpec {
   readonly output?: FieldsSpec;
 }
 
-export interface AgentSpec {
+/**
+ * The parts agent features add to an agent's spec. Each feature declares its own in its folder's
+ * `manifest.ts` (module augmentation) beside its normaliser, so the spec is assembled from the
+ * features' fragments and this layer names none of them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each feature's module augmentation.
+export interface AgentFeatureSpecs {}
+
+export interface AgentSpec extends AgentFeatureSpecs {
   /** Component names the agent calls, sorted. */
   readonly uses: readonly string[];
-  readonly orchestration: {
-    /** POST /orchestrate/natural; comes with the language-model issue. */
-    readonly natural?: { readonly model: string };
-    /** POST /orchestrate/custom */
-    readonly custom: boolean;
-    /** POST /orchestrate/<name> for each, sorted by name; includes workflows only tasks use. */
-    readonly workflows: readonly WorkflowSpec[];
-    /** Names of the workflows served under /orchestrate (the manifest's `orchestration.workflows`). */
-    readonly endpoints: readonly string[];
-  };
-  readonly tasks: readonly TaskTypeSpec[];
-  /** POST /api/v1/scheduled; absent when off, so specs of agents without it stay as they were. */
-  readonly scheduled?: true;
-  /** /chat/* over SSE and /query; absent when off. */
-  readonly chat?: true;
-  /** Human approval checkpoints and the /hitl routes (the manifest's `hitl:` block); absent without one. */
-  readonly hitl?: HitlSpec;
 }
-
-/** An agent's `hitl:` block with its defaults filled in; `MANIFOLD_HITL_*` may still override it at run time. */
-export interface HitlSpec {
-  /** Every plan waits for approval before its first step. */
-  readonly planApproval: boolean;
-  /** Capability names or `component.capability` pairs whose calls wait for approval, as written. */
-  readonly sensitiveCapabilities: readonly string[];
-  /** How long a checkpoint waits before its default action applies. @defaultValue DEFAULT_HITL_EXPIRY_MS */
-  readonly expiryMs: number;
-  /** What an expired checkpoint does. */
-  readonly defaultAction: "approve" | "reject";
-}
-
-/**
- * How long a checkpoint waits when the manifest's `hitl:` gives no `expiry` (DESIGN §2's example).
- * The normaliser fills it in, and the manifest layer must not load the HITL runtime, so it lives here;
- * runtime/hitl's policy has the same number (test/hitl/policy.test.ts checks they agree).
- */
-export const DEFAULT_HITL_EXPIRY_MS = 5 * 60_000;
 
 /** Routes the framework owns on every component; a capability endpoint may not take one of them. */
 export const FRAMEWORK_ROUTES: readonly string[] = ["/health", "/api/capabilities", "/openapi.json"];

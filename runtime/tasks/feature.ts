@@ -3,7 +3,8 @@
  * workers (as `MANIFOLD_MODE` says). The extension is imported when an agent with tasks starts, so
  * reading the feature list (gen, the manifest layer) does not load the worker pool.
  */
-import type { AgentFeature } from "../agent/index.js";
+import type { AgentFeature } from "../feature/index.js";
+import { checkTasks, linkTasks, normaliseTasks, taskModuleNames, tasksSchema, taskWorkflows } from "./manifest.js";
 import type { TaskHandler } from "./handler-context.js";
 import type { TasksExtensionOptions } from "./extension.js";
 import { addTaskPaths } from "./openapi.js";
@@ -29,7 +30,14 @@ export type TasksServeOptions<T extends AgentTaskTypes> = TaskHandlersOption<T> 
 
 export const tasksFeature: AgentFeature<TasksServeOptions<AgentTaskTypes>> = {
   key: "tasks",
+  schema: tasksSchema,
   routePrefixes: ["/api/v1"],
+  normalise: normaliseTasks,
+  check: checkTasks,
+  link: linkTasks,
+  workflows: taskWorkflows,
+  moduleNames: taskModuleNames,
+  runsWorkers: (raw) => (raw.tasks ?? []).length > 0,
   optionKeys: ["tasks", "taskOptions"],
   enabled: (agent) => agent.tasks.length > 0,
   openapi: addTaskPaths,

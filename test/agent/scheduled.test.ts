@@ -12,7 +12,7 @@ import { serveComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { createScheduledExtension } from "../../runtime/scheduling/index.js";
 import { emitOpenApi } from "../../generator/emit/json-files.js";
-import { loadManifestText } from "../../runtime/manifest/index.js";
+import { loadManifestText } from "../support/manifests.js";
 import { startScriptedLlm } from "../support/scripted-llm.js";
 
 const SPEC: ComponentSpec = {

@@ -8,7 +8,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadProject } from "../../generator/load-project.js";
-import { loadManifestText, loadSources, loadWorkflowText, notGenerated, type DiagnosticCode, type Diagnostic } from "../../runtime/manifest/index.js";
+import { loadWorkflowText, type DiagnosticCode, type Diagnostic } from "../../runtime/manifest/index.js";
+import { loadManifestText, loadSources, notGenerated } from "../support/manifests.js";
 import { GEOCODING_TOOL, tempProject } from "./load-helpers.js";
 
 type Produce = () => readonly Diagnostic[] | Promise<readonly Diagnostic[]>;

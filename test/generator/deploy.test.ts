@@ -12,7 +12,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
 import { emitProject } from "../../generator/emit/index.js";
-import { loadSources } from "../../runtime/manifest/index.js";
+import { loadSources } from "../support/manifests.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_REGISTRATION_TTL_MS, DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS } from "../../runtime/spec/index.js";
 import { PRE_STOP_SECONDS } from "../../generator/emit/deploy/model.js";
 import { kubernetesProblems } from "../support/kubernetes.js";

@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { formatDiagnostics, summariseDiagnostics } from "../../runtime/manifest/diagnostics/format.js";
-import { loadManifestText } from "../../runtime/manifest/index.js";
+import { loadManifestText } from "../support/manifests.js";
 import type { Diagnostic } from "../../runtime/manifest/project.js";
 
 const error: Diagnostic = { file: "m/a.yaml", line: 2, column: 7, severity: "error", code: "MF1205", message: "`name` \"A\" is invalid: use a-z, 0-9, '-'" };

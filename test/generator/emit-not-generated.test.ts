@@ -1,8 +1,7 @@
 /** MF1315: parts of the format gen does not emit yet are named, at their key, as warnings. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { notGenerated } from "../../runtime/manifest/not-generated.js";
-import { loadSources } from "../../runtime/manifest/index.js";
+import { loadSources, notGenerated } from "../support/manifests.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
 test("MF1315: every agent key is served by its feature (workflows, custom, natural, tasks, scheduled, chat, hitl): nothing warns", () => {

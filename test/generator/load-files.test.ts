@@ -3,7 +3,7 @@ import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadComponentFile } from "../../runtime/manifest/index.js";
+import { loadComponentFile } from "../support/manifests.js";
 import { loadProject } from "../../generator/load-project.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL, single, tempProject, where } from "./load-helpers.js";
 

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadManifestText } from "../../runtime/manifest/index.js";
+import { loadManifestText } from "../support/manifests.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { WEATHER_TOOL } from "./load-helpers.js";
 

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadSources } from "../../runtime/manifest/index.js";
+import { loadSources } from "../support/manifests.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL, single, where } from "./load-helpers.js";
 
 const named = (name: string) => `kind: tool\nname: ${name}\ndescription: d\ncapabilities: [{ name: a, description: b }]\n`;

@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { isDiagnosticCode } from "../../runtime/manifest/codes.js";
-import { loadSources } from "../../runtime/manifest/index.js";
+import { loadSources } from "../support/manifests.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
 /** Deterministic, so a failure reproduces: mulberry32. */

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadManifestText } from "../../runtime/manifest/index.js";
+import { loadManifestText } from "../support/manifests.js";
 import { single, where } from "./load-helpers.js";
 
 const load = (text: string) => loadManifestText("m/x.yaml", text);

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadManifestText, loadSources } from "../../runtime/manifest/index.js";
+import { loadManifestText, loadSources } from "../support/manifests.js";
 import { GEOCODING_TOOL, TRAVEL_AGENT, TRAVEL_WORKFLOW, WEATHER_TOOL } from "./load-helpers.js";
 
 test("a valid tool loads with no diagnostics", () => {

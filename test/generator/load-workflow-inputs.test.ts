@@ -9,7 +9,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { emitComponentModule } from "../../generator/emit/component-module.js";
-import { loadSources, loadWorkflowText } from "../../runtime/manifest/index.js";
+import { loadWorkflowText } from "../../runtime/manifest/index.js";
+import { loadSources } from "../support/manifests.js";
 import type { Project } from "../../runtime/manifest/project.js";
 import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/types.js";
 

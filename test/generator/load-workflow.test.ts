@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { loadManifestText, loadSources } from "../../runtime/manifest/index.js";
+import { loadManifestText, loadSources } from "../support/manifests.js";
 import type { Project } from "../../runtime/manifest/project.js";
 import type { AgentSpec, WorkflowSpec } from "../../runtime/spec/types.js";
 

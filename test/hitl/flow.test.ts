@@ -10,7 +10,8 @@ import { serveAgent } from "../../runtime/agent/index.js";
 import type { RunningComponent } from "../../runtime/component/index.js";
 import { type CheckpointStore, createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
 import type { Plan } from "../../runtime/orchestration/index.js";
-import type { ComponentSpec, HitlSpec, WorkflowSpec } from "../../runtime/spec/index.js";
+import type { HitlSpec } from "../../runtime/hitl/index.js";
+import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
 import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
 

@@ -6,7 +6,7 @@ import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
-import type { OrchestratorOptions, Synthesiser } from "../orchestrator.js";
+import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
 import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";

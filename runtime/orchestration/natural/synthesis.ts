@@ -7,7 +7,7 @@ import { toManifoldError } from "../../errors/index.js";
 import { synthesisMessages, type LlmCompletion, type LlmProvider } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
 import { checkInteger } from "../../util/index.js";
-import type { SynthesisInput } from "../orchestrator.js";
+import type { SynthesisInput } from "../orchestrator-types.js";
 import type { RecordCall } from "./record.js";
 import { trimResults } from "./trim.js";
 

@@ -1,0 +1,5 @@
+/**
+ * The agent feature seam: what a feature folder's descriptor implements and what `serveAgent` gives
+ * it. It sits above the manifest layer and the component, below every feature and the agent.
+ */
+export type { AgentFeature, FeatureBuild, FeatureServices, ManifestFeature, PendingKey } from "./feature.js";

@@ -1,0 +1,100 @@
+/**
+ * The orchestration feature's part of the manifest format: the `orchestration:` block (natural mode,
+ * inline custom plans, served workflows), its schema fragment, its types and its normaliser. Every
+ * agent has an orchestrator (tasks and scheduled runs call workflows through it), so its spec part is
+ * always present; it lists every workflow some feature names, served or not.
+ */
+import type { FeatureLinkContext, ManifestFeature, NormaliseContext, RawAgent, WorkflowReference } from "../manifest/index.js";
+import type { WorkflowSpec } from "../spec/index.js";
+
+/** The `orchestration:` block as written. */
+export interface RawOrchestration {
+  readonly natural?: { readonly model: string };
+  readonly custom?: boolean;
+  readonly workflows?: readonly string[];
+}
+
+/** The agent's orchestration front ends with their defaults filled in. */
+export interface OrchestrationSpec {
+  /** POST /orchestrate/natural. */
+  readonly natural?: { readonly model: string };
+  /** POST /orchestrate/custom */
+  readonly custom: boolean;
+  /** Every workflow the agent runs (served, or run by another feature such as tasks), sorted by name. */
+  readonly workflows: readonly WorkflowSpec[];
+  /** Names of the workflows served under /orchestrate (the manifest's `orchestration.workflows`). */
+  readonly endpoints: readonly string[];
+}
+
+declare module "../manifest/index.js" {
+  interface RawAgentFeatures {
+    readonly orchestration?: RawOrchestration;
+  }
+}
+declare module "../spec/index.js" {
+  interface AgentFeatureSpecs {
+    readonly orchestration: OrchestrationSpec;
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export const orchestrationSchema: ManifestFeature["schema"] = {
+  property: { $ref: "#/definitions/orchestration" },
+  definitions: {
+    orchestration: {
+      title: "orchestration",
+      description: "The orchestration front ends the agent exposes.",
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        natural: {
+          title: "natural orchestration",
+          description: "POST /orchestrate/natural: a language model plans the calls (needs an AI provider at run time).",
+          type: "object",
+          additionalProperties: false,
+          required: ["model"],
+          properties: { model: { description: "The model name, e.g. gpt-4o-mini.", type: "string", minLength: 1 } },
+        },
+        custom: { description: "true: POST /orchestrate/custom runs an inline step list.", type: "boolean" },
+        workflows: {
+          description: "Workflows served at POST /orchestrate/<name>; each must have a manifest.",
+          type: "array",
+          uniqueItems: true,
+          items: { $ref: "#/definitions/componentName" },
+        },
+      },
+    },
+  },
+};
+
+/** A name without a spec is one with errors (gen stops) or one not resolvable on its own. */
+export function normaliseOrchestration(raw: RawAgent, { workflows, referenced }: NormaliseContext): { orchestration: OrchestrationSpec } {
+  const served = raw.orchestration?.workflows ?? [];
+  const known = (name: string): boolean => workflows.has(name);
+  const natural = raw.orchestration?.natural;
+  return {
+    orchestration: {
+      ...(natural !== undefined && { natural: { model: natural.model } }),
+      custom: raw.orchestration?.custom ?? false,
+      workflows: [...new Set([...served, ...referenced])]
+        .filter(known)
+        .sort(compareText)
+        .map((name) => workflows.get(name)!),
+      endpoints: served.filter(known).sort(compareText),
+    },
+  };
+}
+
+export function servedWorkflows(raw: RawAgent): WorkflowReference[] {
+  return (raw.orchestration?.workflows ?? []).map((name, i) => ({ name, path: ["orchestration", "workflows", i], served: true }));
+}
+
+export function linkOrchestration(raw: RawAgent, { report, knowsWorkflow, didYouMean, workflowNames }: FeatureLinkContext): void {
+  (raw.orchestration?.workflows ?? []).forEach((name, i) => {
+    if (!knowsWorkflow(name))
+      report("MF1312", ["orchestration", "workflows", i], `orchestration workflow \`${name}\` has no workflow manifest${didYouMean(name, workflowNames)}`);
+  });
+}
