@@ -46,94 +46,109 @@ export interface ScheduledExtensionOptions {
   readonly log?: Logger | undefined;
 }
 
+/** A handler's answer on the wire: a string is the run's response; `{filtered: true, reason?}` skips it (reason at most 500 characters). */
+export function answerOf(answer: unknown, requestId: string): ScheduledResponse {
+  if (typeof answer === "string") return { success: true, data: { response: answer, request_id: requestId } };
+  if (answer !== null && typeof answer === "object" && (answer as ScheduledSkip).filtered === true) {
+    const { reason } = answer as ScheduledSkip;
+    const kept = typeof reason === "string" ? reason.slice(0, 500) : undefined;
+    return { success: true, status: "filtered", data: { response: "", request_id: requestId, ...(kept === undefined ? {} : { reason: kept }) } };
+  }
+  throw new TypeError("a scheduled handler must return a string or { filtered: true }");
+}
+
+function recordHandled(status: "success" | "error" | "filtered", started: number): void {
+  const { metrics } = getTelemetry();
+  const labels = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE, [ATTR.STATUS]: status };
+  metrics.counter(METRIC.EXECUTOR_TASKS_HANDLED, 1, labels);
+  metrics.histogram(METRIC.EXECUTOR_TASKS_HANDLED_DURATION, performance.now() - started, labels);
+}
+
+/** The route's fixed parts and whether it is serving. */
+interface Route {
+  readonly handler: ScheduledHandler | undefined;
+  readonly orchestrator: Orchestrator | undefined;
+  readonly log: Logger | undefined;
+  readonly validate: ReturnType<typeof compileValidator>;
+  ready: boolean;
+}
+
+/**
+ * The handler's answer, or a promise of it: a synchronous handler is answered without a promise,
+ * which is a measurable share of a run at the executor's rates. The call's context is the
+ * handler's, so its signal is only created if the handler asks for it.
+ */
+function run({ handler, orchestrator }: Route, request: ScheduledRequest, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> {
+  const { requestId } = context;
+  if (handler === undefined) {
+    if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
+    return runInstruction(orchestrator, request, context.signal).then((response) => ({ success: true, data: { response, request_id: requestId } }));
+  }
+  const answer = handler(request, context);
+  return isThenable(answer) ? answer.then((settled) => answerOf(settled, requestId)) : answerOf(answer, requestId);
+}
+
+function handled(route: Route, request: ScheduledRequest, started: number, response: ScheduledResponse): ScheduledResponse {
+  const status = "status" in response ? "filtered" : "success";
+  recordHandled(status, started);
+  route.log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
+    operation: "scheduled_task_handler",
+    task_id: request.task_id,
+    schedule_id: request.schedule_id,
+    status,
+    duration_ms: Math.round(performance.now() - started),
+  });
+  return response;
+}
+
+function failed(route: Route, request: ScheduledRequest, started: number, error: unknown): never {
+  const failure = runFailure(error);
+  recordHandled("error", started);
+  route.log?.warn(`scheduled run failed: ${failure.message}`, {
+    operation: "scheduled_task_handler",
+    task_id: request.task_id,
+    schedule_id: request.schedule_id,
+    status: "error",
+    code: failure.code,
+    ...(isManifoldError(error) ? {} : { error }),
+  });
+  throw failure;
+}
+
+function handle(route: Route, body: Record<string, unknown>, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> {
+  if (!route.ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
+  const details = route.validate(body);
+  if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
+  const request = body as unknown as ScheduledRequest;
+  const started = performance.now();
+  let response: ScheduledResponse | Promise<ScheduledResponse>;
+  try {
+    response = run(route, request, context);
+  } catch (error) {
+    return failed(route, request, started, error);
+  }
+  return isThenable(response)
+    ? response.then(
+        (settled) => handled(route, request, started, settled),
+        (error: unknown) => failed(route, request, started, error),
+      )
+    : handled(route, request, started, response);
+}
+
 export function createScheduledExtension({ handler, orchestrator, log }: ScheduledExtensionOptions = {}): ComponentExtension {
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");
-  const validate = compileValidator(SCHEDULED_REQUEST_SCHEMA);
-  let ready = false;
-
-  const record = (status: "success" | "error" | "filtered", started: number) => {
-    const { metrics } = getTelemetry();
-    const labels = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE, [ATTR.STATUS]: status };
-    metrics.counter(METRIC.EXECUTOR_TASKS_HANDLED, 1, labels);
-    metrics.histogram(METRIC.EXECUTOR_TASKS_HANDLED_DURATION, performance.now() - started, labels);
-  };
-
-  const answerOf = (answer: unknown, requestId: string): ScheduledResponse => {
-    if (typeof answer === "string") return { success: true, data: { response: answer, request_id: requestId } };
-    if (answer !== null && typeof answer === "object" && (answer as ScheduledSkip).filtered === true) {
-      const { reason } = answer as ScheduledSkip;
-      const kept = typeof reason === "string" ? reason.slice(0, 500) : undefined;
-      return { success: true, status: "filtered", data: { response: "", request_id: requestId, ...(kept === undefined ? {} : { reason: kept }) } };
-    }
-    throw new TypeError("a scheduled handler must return a string or { filtered: true }");
-  };
-
-  /**
-   * The handler's answer, or a promise of it: a synchronous handler is answered without a promise,
-   * which is a measurable share of a run at the executor's rates. The call's context is the
-   * handler's, so its signal is only created if the handler asks for it.
-   */
-  const run = (request: ScheduledRequest, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> => {
-    const { requestId } = context;
-    if (handler === undefined) {
-      if (orchestrator?.hasPlanner !== true) throw llmUnavailable("a scheduled run without a scheduled handler (pass serve({ scheduled }))");
-      return runInstruction(orchestrator, request, context.signal).then((response) => ({ success: true, data: { response, request_id: requestId } }));
-    }
-    const answer = handler(request, context);
-    return isThenable(answer) ? answer.then((settled) => answerOf(settled, requestId)) : answerOf(answer, requestId);
-  };
-
-  const handle = (body: Record<string, unknown>, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> => {
-    if (!ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
-    const details = validate(body);
-    if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
-    const request = body as unknown as ScheduledRequest;
-    const started = performance.now();
-    const done = (response: ScheduledResponse): ScheduledResponse => {
-      const status = "status" in response ? "filtered" : "success";
-      record(status, started);
-      log?.debug(`scheduled run ${status === "filtered" ? "skipped by the application filter" : "done"}`, {
-        operation: "scheduled_task_handler",
-        task_id: request.task_id,
-        schedule_id: request.schedule_id,
-        status,
-        duration_ms: Math.round(performance.now() - started),
-      });
-      return response;
-    };
-    const failed = (error: unknown): never => {
-      const failure = runFailure(error);
-      record("error", started);
-      log?.warn(`scheduled run failed: ${failure.message}`, {
-        operation: "scheduled_task_handler",
-        task_id: request.task_id,
-        schedule_id: request.schedule_id,
-        status: "error",
-        code: failure.code,
-        ...(isManifoldError(error) ? {} : { error }),
-      });
-      throw failure;
-    };
-    let response: ScheduledResponse | Promise<ScheduledResponse>;
-    try {
-      response = run(request, context);
-    } catch (error) {
-      return failed(error);
-    }
-    return isThenable(response) ? response.then(done, failed) : done(response);
-  };
-
+  const route: Route = { handler, orchestrator, log, validate: compileValidator(SCHEDULED_REQUEST_SCHEMA), ready: false };
   return {
     name: "scheduled",
     start() {
-      ready = true;
+      route.ready = true;
     },
     async stop() {
-      ready = false;
+      route.ready = false;
     },
     routes(_add, { post }) {
       // The executor's hot path: served like a capability call, without Koa.
-      post(SCHEDULED_PATH, handle);
+      post(SCHEDULED_PATH, (body, context) => handle(route, body, context));
     },
   };
 }

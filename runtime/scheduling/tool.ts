@@ -70,97 +70,112 @@ function checkOwner(record: ScheduleRecord, ctx: Context): void {
   if (value !== undefined && value !== record.target_agent) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
 }
 
+/** What the capabilities work with. */
+interface Tool {
+  readonly schedules: ScheduleStore;
+  readonly changed: () => void;
+  readonly now: () => number;
+}
+
+async function scheduleTask({ schedules, changed, now }: Tool, input: Body, ctx: Context): Promise<ScheduleRecord> {
+  const target = callerAgent(ctx);
+  const at = now();
+  const timing = readTiming(input, at);
+  const { firstMs, recurring, ...fields } = timing;
+  const stamp = new Date(at).toISOString();
+  const record: ScheduleRecord = {
+    schedule_id: `sch-${randomBytes(8).toString("hex")}`,
+    target_agent: target,
+    instruction: instructionOf(input),
+    input: (input["input"] as Body | undefined) ?? {},
+    ...fields,
+    recurring,
+    next_run_at: new Date(firstMs).toISOString(),
+    fire_count: 0,
+    created_at: stamp,
+    updated_at: stamp,
+  };
+  checkSize(record);
+  await schedules.create(record);
+  changed();
+  return record;
+}
+
+/** `limit` and `offset` as the caller sent them: a bad one is INVALID_INPUT at its pointer (the store would throw a RangeError). */
+export function listPage(input: Body): { limit: number; offset: number } {
+  const limit = input["limit"] ?? 50;
+  const offset = input["offset"] ?? 0;
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIST_LIMIT)
+    throw new ManifoldError("INVALID_INPUT", `limit must be 1 to ${MAX_LIST_LIMIT}`, {
+      details: [{ pointer: "/limit", message: `must be an integer from 1 to ${MAX_LIST_LIMIT}` }],
+    });
+  if (!Number.isSafeInteger(offset) || (offset as number) < 0)
+    throw new ManifoldError("INVALID_INPUT", "offset must be 0 or more", { details: [{ pointer: "/offset", message: "must be a non-negative integer" }] });
+  return { limit: limit as number, offset: offset as number };
+}
+
+async function listSchedules({ schedules }: Tool, input: Body, ctx: Context): Promise<{ schedules: ScheduleRecord[] }> {
+  const agent = ctx.headers[HEADER.AGENT_NAME];
+  const page = listPage(input);
+  return { schedules: await schedules.list({ ...page, ...(typeof agent === "string" ? { target_agent: agent } : {}) }) };
+}
+
+/**
+ * The updated record: the changed fields over the current one, its fire state kept. New timing
+ * re-times it; a new zone alone re-times the current cron expression (and is refused for the other
+ * forms); `retime` says whether the due index moves.
+ */
+export function updatedRecord(current: ScheduleRecord, input: Body, at: number): { record: ScheduleRecord; retime: boolean } {
+  const retimed = ["delay", "run_at", "cron_expr"].some((key) => input[key] !== undefined);
+  const base: ScheduleRecord = {
+    schedule_id: current.schedule_id,
+    target_agent: current.target_agent,
+    instruction: input["instruction"] === undefined ? current.instruction : instructionOf(input, current.instruction),
+    input: (input["input"] as Body | undefined) ?? current.input,
+    recurring: current.recurring,
+    next_run_at: current.next_run_at,
+    fire_count: current.fire_count,
+    ...(current.last_fired_at === undefined ? {} : { last_fired_at: current.last_fired_at }),
+    created_at: current.created_at,
+    updated_at: new Date(at).toISOString(),
+  };
+  const { timezone: _zone, ...currentTiming } = timingOf(current);
+  const timing = retimed ? input : input["timezone"] !== undefined ? { ...currentTiming, timezone: input["timezone"] } : undefined;
+  if (timing === undefined) return { record: { ...base, ...timingOf(current) }, retime: false };
+  const { firstMs, recurring, ...fields } = readTiming(timing, at);
+  return { record: { ...base, ...fields, recurring, next_run_at: new Date(firstMs).toISOString() }, retime: true };
+}
+
+async function updateSchedule({ schedules, changed, now }: Tool, input: Body, ctx: Context): Promise<ScheduleRecord> {
+  const current = await found(schedules, scheduleIdOf(input));
+  checkOwner(current, ctx);
+  const { record, retime } = updatedRecord(current, input, now());
+  checkSize(record);
+  if (!(await schedules.update(record, { retime }))) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
+  changed();
+  return record;
+}
+
+async function cancelSchedule({ schedules }: Tool, input: Body, ctx: Context): Promise<{ schedule_id: string; cancelled: true }> {
+  const id = scheduleIdOf(input);
+  const current = await found(schedules, id);
+  checkOwner(current, ctx);
+  if (!(await schedules.delete(id))) throw new ManifoldError("NOT_FOUND", `no schedule ${id}`);
+  return { schedule_id: id, cancelled: true };
+}
+
 export function createSchedulerHandlers({ schedules, changed = () => undefined, now = Date.now }: SchedulerToolOptions): SchedulerHandlers {
+  const tool: Tool = { schedules, changed, now };
   return {
-    async scheduleTask(input, ctx) {
-      const target = callerAgent(ctx);
-      const at = now();
-      const timing = readTiming(input, at);
-      const { firstMs, recurring, ...fields } = timing;
-      const stamp = new Date(at).toISOString();
-      const record: ScheduleRecord = {
-        schedule_id: `sch-${randomBytes(8).toString("hex")}`,
-        target_agent: target,
-        instruction: instructionOf(input),
-        input: (input["input"] as Body | undefined) ?? {},
-        ...fields,
-        recurring,
-        next_run_at: new Date(firstMs).toISOString(),
-        fire_count: 0,
-        created_at: stamp,
-        updated_at: stamp,
-      };
-      checkSize(record);
-      await schedules.create(record);
-      changed();
-      return record;
-    },
-
-    async listSchedules(input, ctx) {
-      const agent = ctx.headers[HEADER.AGENT_NAME];
-      const limit = input["limit"] ?? 50;
-      const offset = input["offset"] ?? 0;
-      // The store checks these too, but as a programming error; a caller's bad value is INVALID_INPUT at its pointer.
-      if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIST_LIMIT)
-        throw new ManifoldError("INVALID_INPUT", `limit must be 1 to ${MAX_LIST_LIMIT}`, {
-          details: [{ pointer: "/limit", message: `must be an integer from 1 to ${MAX_LIST_LIMIT}` }],
-        });
-      if (!Number.isSafeInteger(offset) || (offset as number) < 0)
-        throw new ManifoldError("INVALID_INPUT", "offset must be 0 or more", { details: [{ pointer: "/offset", message: "must be a non-negative integer" }] });
-      const schedules_ = await schedules.list({
-        limit: limit as number,
-        offset: offset as number,
-        ...(typeof agent === "string" ? { target_agent: agent } : {}),
-      });
-      return { schedules: schedules_ };
-    },
-
+    scheduleTask: (input, ctx) => scheduleTask(tool, input, ctx),
+    listSchedules: (input, ctx) => listSchedules(tool, input, ctx),
     async getSchedule(input, ctx) {
       const record = await found(schedules, scheduleIdOf(input));
       checkOwner(record, ctx);
       return record;
     },
-
-    async updateSchedule(input, ctx) {
-      const current = await found(schedules, scheduleIdOf(input));
-      checkOwner(current, ctx);
-      const retimed = ["delay", "run_at", "cron_expr"].some((key) => input[key] !== undefined);
-      const at = now();
-      const base: ScheduleRecord = {
-        schedule_id: current.schedule_id,
-        target_agent: current.target_agent,
-        instruction: input["instruction"] === undefined ? current.instruction : instructionOf(input, current.instruction),
-        input: (input["input"] as Body | undefined) ?? current.input,
-        recurring: current.recurring,
-        next_run_at: current.next_run_at,
-        fire_count: current.fire_count,
-        ...(current.last_fired_at === undefined ? {} : { last_fired_at: current.last_fired_at }),
-        created_at: current.created_at,
-        updated_at: new Date(at).toISOString(),
-      };
-      // A new zone alone re-times the current cron expression (and is refused for the other forms).
-      const { timezone: _zone, ...currentTiming } = timingOf(current);
-      const timing = retimed ? input : input["timezone"] !== undefined ? { ...currentTiming, timezone: input["timezone"] } : undefined;
-      let record: ScheduleRecord;
-      if (timing !== undefined) {
-        const { firstMs, recurring, ...fields } = readTiming(timing, at);
-        record = { ...base, ...fields, recurring, next_run_at: new Date(firstMs).toISOString() };
-      } else {
-        record = { ...base, ...timingOf(current) };
-      }
-      checkSize(record);
-      if (!(await schedules.update(record, { retime: timing !== undefined }))) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
-      changed();
-      return record;
-    },
-
-    async cancelSchedule(input, ctx) {
-      const id = scheduleIdOf(input);
-      const current = await found(schedules, id);
-      checkOwner(current, ctx);
-      if (!(await schedules.delete(id))) throw new ManifoldError("NOT_FOUND", `no schedule ${id}`);
-      return { schedule_id: id, cancelled: true };
-    },
+    updateSchedule: (input, ctx) => updateSchedule(tool, input, ctx),
+    cancelSchedule: (input, ctx) => cancelSchedule(tool, input, ctx),
   };
 }
 
