@@ -1,4 +1,5 @@
-import { resolveTiming } from "./entry.js";
+import { systemClock, type Clock, type ClockTimer } from "../util/index.js";
+import { resolveTiming, type Timing } from "./entry.js";
 import type { ComponentRegistration, RegisterOptions, Registry, ReportedHealth } from "./types.js";
 
 export interface HeartbeatOptions extends RegisterOptions {
@@ -9,6 +10,8 @@ export interface HeartbeatOptions extends RegisterOptions {
   readonly log?: (message: string) => void;
   /** How long stop() waits for the unregistration. @defaultValue 2000 */
   readonly stopTimeoutMs?: number;
+  /** What the period, the retries and stop's limit are measured on. @defaultValue systemClock */
+  readonly clock?: Clock;
 }
 
 export interface Heartbeat {
@@ -24,6 +27,96 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** One heartbeat's settings and where it stands, which the functions below read and change. */
+interface Beating {
+  readonly registry: Registry;
+  readonly registration: Omit<ComponentRegistration, "health">;
+  readonly timing: Timing;
+  readonly jitter: number;
+  readonly health: () => Promise<ReportedHealth>;
+  readonly log: (message: string) => void;
+  readonly clock: Clock;
+  /** `name (id)`, for the log. */
+  readonly who: string;
+  timer: ClockTimer | undefined;
+  stopped: boolean;
+  inFlight: Promise<boolean> | undefined;
+  /** A reconnect came during a beat: beat once more when it ends. */
+  again: boolean;
+  /** Failed beats in a row. */
+  failures: number;
+}
+
+/** The wait before the next beat: the period, or while failing a backoff from 250 ms up to it; ± the jitter. */
+export function nextBeatDelay(heartbeatMs: number, failures: number, jitter: number, random: number): number {
+  const base = failures === 0 ? heartbeatMs : Math.min(heartbeatMs, 250 * 2 ** (failures - 1));
+  return base * (1 - jitter + random * 2 * jitter);
+}
+
+function schedule(state: Beating, ms: number): void {
+  state.clock.clearTimeout(state.timer);
+  if (state.stopped) return;
+  // The system clock's timer is unref'd: the server keeps the process alive, not its heartbeat.
+  state.timer = state.clock.setTimeout(() => void beat(state), ms);
+}
+
+/** One registration of the full record; an outage is logged when it starts and when it ends. */
+async function registerOnce(state: Beating): Promise<boolean> {
+  const { who, log } = state;
+  try {
+    await state.registry.register({ ...state.registration, health: await state.health() }, state.timing);
+    if (state.failures > 0) log(`${who} registered after ${state.failures} failed attempt${state.failures === 1 ? "" : "s"}`);
+    state.failures = 0;
+    return true;
+  } catch (error) {
+    if (state.failures === 0) log(`${who} not registered (${describe(error)}); serving anyway, retrying`);
+    state.failures += 1;
+    return false;
+  }
+}
+
+/** Registers now unless a beat is in flight (then that one is followed by another), and schedules the next. */
+function beat(state: Beating): Promise<boolean> {
+  if (state.stopped) return Promise.resolve(false);
+  if (state.inFlight !== undefined) {
+    state.again = true;
+    return state.inFlight;
+  }
+  state.clock.clearTimeout(state.timer);
+  const current = registerOnce(state).finally(() => {
+    state.inFlight = undefined;
+    if (state.again && !state.stopped) {
+      state.again = false;
+      void beat(state);
+    } else {
+      schedule(state, nextBeatDelay(state.timing.heartbeatMs, state.failures, state.jitter, Math.random()));
+    }
+  });
+  state.inFlight = current;
+  return current;
+}
+
+/** Stops beating, waits for a beat in flight, then unregisters within `stopTimeoutMs`. */
+async function stopBeating(state: Beating, stopTimeoutMs: number): Promise<void> {
+  const { clock, who, timing } = state;
+  if (state.stopped) return;
+  state.stopped = true;
+  clock.clearTimeout(state.timer);
+  // A beat that lands after the unregistration would bring the record back for a whole TTL.
+  await state.inFlight;
+  let limit: ClockTimer | undefined;
+  const unregistered = state.registry.unregister(state.registration.id).then(
+    () => undefined,
+    (error: unknown) => {
+      state.log(`${who} not unregistered (${describe(error)}); it expires within ${timing.ttlMs} ms`);
+    },
+  );
+  const timeout = new Promise<void>((resolve) => {
+    limit = clock.setTimeout(resolve, stopTimeoutMs);
+  });
+  await Promise.race([unregistered, timeout]).finally(() => clock.clearTimeout(limit));
+}
+
 /**
  * Keeps a registration alive. Each beat rewrites the full record (not just its TTL), so a Redis that
  * restarted empty is repopulated within one period, and the registry's reconnect signal triggers a
@@ -33,84 +126,37 @@ function describe(error: unknown): string {
 export function startHeartbeat(
   registry: Registry,
   registration: Omit<ComponentRegistration, "health">,
-  { jitter = 0.1, health = () => Promise.resolve("healthy"), log = () => undefined, stopTimeoutMs = 2_000, ...timingOptions }: HeartbeatOptions = {},
+  {
+    jitter = 0.1,
+    health = () => Promise.resolve("healthy"),
+    log = () => undefined,
+    stopTimeoutMs = 2_000,
+    clock = systemClock,
+    ...timingOptions
+  }: HeartbeatOptions = {},
 ): Heartbeat {
-  const timing = resolveTiming(timingOptions);
-  const who = `${registration.name} (${registration.id})`;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  let inFlight: Promise<boolean> | undefined;
-  let again = false;
-  let failures = 0;
-
-  const schedule = (ms: number): void => {
-    clearTimeout(timer);
-    if (stopped) return;
-    timer = setTimeout(() => void beat(), ms);
-    timer.unref(); // the server keeps the process alive, not its heartbeat
+  const state: Beating = {
+    registry,
+    registration,
+    timing: resolveTiming(timingOptions),
+    jitter,
+    health,
+    log,
+    clock,
+    who: `${registration.name} (${registration.id})`,
+    timer: undefined,
+    stopped: false,
+    inFlight: undefined,
+    again: false,
+    failures: 0,
   };
-  const nextDelay = (): number => {
-    const base = failures === 0 ? timing.heartbeatMs : Math.min(timing.heartbeatMs, 250 * 2 ** (failures - 1));
-    return base * (1 - jitter + Math.random() * 2 * jitter);
-  };
-
-  const once = async (): Promise<boolean> => {
-    try {
-      await registry.register({ ...registration, health: await health() }, timing);
-      if (failures > 0) log(`${who} registered after ${failures} failed attempt${failures === 1 ? "" : "s"}`);
-      failures = 0;
-      return true;
-    } catch (error) {
-      if (failures === 0) log(`${who} not registered (${describe(error)}); serving anyway, retrying`);
-      failures += 1;
-      return false;
-    }
-  };
-
-  const beat = (): Promise<boolean> => {
-    if (stopped) return Promise.resolve(false);
-    if (inFlight !== undefined) {
-      again = true; // a reconnect during a beat: beat once more when this one ends
-      return inFlight;
-    }
-    clearTimeout(timer);
-    const current = once().finally(() => {
-      inFlight = undefined;
-      if (again && !stopped) {
-        again = false;
-        void beat();
-      } else {
-        schedule(nextDelay());
-      }
-    });
-    inFlight = current;
-    return current;
-  };
-
-  const offReconnect = registry.onReconnect(() => void beat());
-  const ready = beat();
-
+  const offReconnect = registry.onReconnect(() => void beat(state));
   return {
-    ready,
-    beat,
+    ready: beat(state),
+    beat: () => beat(state),
     stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      offReconnect();
-      clearTimeout(timer);
-      // A beat that lands after the unregistration would bring the record back for a whole TTL.
-      await inFlight;
-      let limit: NodeJS.Timeout | undefined;
-      const unregistered = registry.unregister(registration.id).then(
-        () => undefined,
-        (error: unknown) => {
-          log(`${who} not unregistered (${describe(error)}); it expires within ${timing.ttlMs} ms`);
-        },
-      );
-      const timeout = new Promise<void>((resolve) => {
-        limit = setTimeout(resolve, stopTimeoutMs);
-      });
-      await Promise.race([unregistered, timeout]).finally(() => clearTimeout(limit));
+      if (!state.stopped) offReconnect();
+      await stopBeating(state, stopTimeoutMs);
     },
   };
 }

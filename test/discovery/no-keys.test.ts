@@ -10,7 +10,7 @@ import { createRedisRegistry, type Registry } from "../../runtime/discovery/inde
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { registration } from "../contract/registry.cases.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
-import { sleep } from "./support.js";
+import { sleep } from "../support/wait.js";
 
 let server: RedisServer;
 let store: RedisStore;

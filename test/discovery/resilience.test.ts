@@ -1,7 +1,9 @@
 /**
  * The registry on a real Redis that goes away: down at start, restarted empty mid-run, flushed,
  * briefly unreachable. Short TTLs (2 s) keep it fast; test/e2e/discovery.test.ts repeats the
- * restart with real processes at the real 30 s TTL.
+ * restart with real processes at the real 30 s TTL. How soon the records are back is a speed aim
+ * (bench/discovery/recovery.ts); the cadence that guarantees it (a beat every TTL/3, a beat at once
+ * on reconnect, a backoff capped at the period) is asserted on a manual clock in heartbeat.test.ts.
  */
 import { randomBytes } from "node:crypto";
 import { test } from "uvu";
@@ -12,7 +14,7 @@ import type { ManifoldError } from "../../runtime/errors/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
-import { eventually, sleep } from "./support.js";
+import { eventually, sleep, within } from "../support/wait.js";
 
 const TTL = 2_000;
 const spec: ComponentSpec = {
@@ -60,18 +62,16 @@ test("Redis down at start: the component serves anyway, says so once, and regist
   cleanup.push(() => server.close());
   const logs: string[] = [];
   const { registry } = open(server);
-  const started = Date.now();
-  const running = await serve(registry, logs);
-  assert.ok(Date.now() - started < 3_000, "start is not held up");
+  const running = await within("serve with Redis down", serve(registry, logs));
+  assert.is(logs.filter((l) => l.includes("not registered")).length, 1, "start went ahead once the first registration failed");
   const client = createClient<Caps>(spec, { baseUrl: running.url });
   assert.type((await client.ping({})).pong, "number");
   await sleep(800); // several failed beats
   assert.is(logs.filter((l) => l.includes("not registered")).length, 1, logs.join("\n"));
   await server.start();
-  const took = await eventually(async () => (await idsOf(registry).catch((): string[] => [])).includes(running.id), TTL, "registered after Redis started");
+  await eventually("registered after Redis started", async () => (await idsOf(registry).catch((): string[] => [])).includes(running.id));
   // The record is visible to lookups a moment before the heartbeat's write resolves and logs.
-  await eventually(() => /registered after \d+ failed attempts/.test(logs.join("\n")), 2_000, logs.join("\n"));
-  assert.ok(took < TTL, `registered ${took} ms after Redis started`);
+  await eventually("the line saying it is registered", () => /registered after \d+ failed attempts/.test(logs.join("\n")), { describe: () => logs.join("\n") });
 });
 
 test("Redis restarted mid-run with its data lost: every live component is back within one TTL", async () => {
@@ -84,8 +84,7 @@ test("Redis restarted mid-run with its data lost: every live component is back w
   await server.stop();
   await sleep(500);
   await server.start();
-  const took = await eventually(async () => JSON.stringify(await idsOf(registry).catch((): string[] => [])) === JSON.stringify(ids), TTL, "all three back");
-  assert.ok(took < TTL, `${took} ms`);
+  await eventually("all three back", async () => JSON.stringify(await idsOf(registry).catch((): string[] => [])) === JSON.stringify(ids));
 });
 
 test("data lost without any reconnection (FLUSHALL): the heartbeat alone re-registers within one TTL", async () => {
@@ -94,9 +93,7 @@ test("data lost without any reconnection (FLUSHALL): the heartbeat alone re-regi
   const { registry } = open(server);
   const running = await Promise.all([serve(registry), serve(registry)]);
   server.cli("FLUSHALL");
-  const flushedAt = Date.now();
-  await eventually(async () => (await idsOf(registry)).length === 2, TTL, "both back by heartbeat");
-  assert.ok(Date.now() - flushedAt < TTL);
+  await eventually("both back by heartbeat", async () => (await idsOf(registry)).length === 2);
   assert.equal(await idsOf(registry), running.map((r) => r.id).sort());
 });
 
@@ -147,7 +144,7 @@ test("calls through discovery keep succeeding while Redis restarts", async () =>
   await server.stop();
   await sleep(1_500);
   await server.start();
-  await eventually(async () => (await idsOf(caller).catch((): string[] => [])).includes(target.id), TTL, "re-registered");
+  await eventually("re-registered", async () => (await idsOf(caller).catch((): string[] => [])).includes(target.id));
   await sleep(500);
   calling = false;
   await loop;

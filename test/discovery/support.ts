@@ -1,18 +1,7 @@
-/** Helpers for the discovery suites: a registry stand-in that records and fails on demand, and polling. */
+/** Helpers for the discovery suites: a registry stand-in that records and fails on demand. */
 import { createMemoryRegistry, type ComponentRegistration, type Registry } from "../../runtime/discovery/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `check` holds; the bound makes a broken build fail instead of hang. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(20);
-  }
-  return Date.now() - started;
-}
+import { systemClock, type Clock } from "../../runtime/util/index.js";
 
 export interface ScriptedRegistry extends Registry {
   /** When true, every call rejects with UNAVAILABLE. */
@@ -22,8 +11,8 @@ export interface ScriptedRegistry extends Registry {
   reconnect(): void;
 }
 
-/** A memory registry whose availability a test switches, and which records every write. */
-export function createScriptedRegistry(): ScriptedRegistry {
+/** A memory registry whose availability a test switches, and which records every write (at `clock`'s time). */
+export function createScriptedRegistry(clock: Clock = systemClock): ScriptedRegistry {
   const inner = createMemoryRegistry();
   const listeners = new Set<() => void>();
   const guard =
@@ -37,7 +26,7 @@ export function createScriptedRegistry(): ScriptedRegistry {
     registrations: [],
     unregistered: [],
     register: guard(async (component, options) => {
-      scripted.registrations.push({ at: Date.now(), component });
+      scripted.registrations.push({ at: clock.now(), component });
       await inner.register(component, options);
     }),
     unregister: guard(async (id) => {
