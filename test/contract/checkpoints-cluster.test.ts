@@ -1,6 +1,6 @@
 import { createCheckpointStore } from "../../runtime/hitl/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisCluster } from "../harness/redis-server.js";
+import { startRedisCluster } from "../support/redis.js";
 import { checkpointStoreCases } from "./checkpoints.cases.js";
 import { freshRedisStores } from "./fresh-stores.js";
 

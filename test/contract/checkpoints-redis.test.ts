@@ -2,9 +2,10 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createCheckpointStore } from "../../runtime/hitl/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { checkpointStoreCases, stepCheckpoint } from "./checkpoints.cases.js";
 import { freshRedisStores } from "./fresh-stores.js";
+import { sleep } from "../support/wait.js";
 
 const server = await startRedisServer();
 const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
@@ -39,7 +40,7 @@ layout("every key shares the {checkpoints} hash tag; a decided record carries th
   assert.ok((await store.client.pttl(record)) <= 400);
   assert.equal(await store.client.zrange(`${prefix}:status:rejected`, "0", "-1"), [member]);
   assert.is(await store.client.exists(`${prefix}:status:pending`, `${prefix}:expiry`), 0);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   await checkpoints.expireDue(BASE, 10);
   assert.equal(await store.client.keys(`${prefix}:*`), [], "retention ended: record and index entries gone");
 });

@@ -17,6 +17,7 @@ import {
   type NewCheckpoint,
 } from "../../runtime/hitl/index.js";
 import type { Plan } from "../../runtime/orchestration/index.js";
+import { sleep } from "../support/wait.js";
 
 export interface CheckpointsUnderTest {
   readonly checkpoints: CheckpointStore;
@@ -448,7 +449,7 @@ export function checkpointStoreCases(name: string, create: CheckpointStoreFactor
     await checkpoints.claimResume(resumed.checkpoint_id, BASE);
     await checkpoints.command(approved.checkpoint_id, "approve", { now: BASE });
     assert.is((await checkpoints.list()).checkpoints.length, 4);
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    await sleep(450);
     for (const c of [rejected, resumed, approved]) assert.is(await checkpoints.get(c.checkpoint_id), undefined, c.checkpoint_id);
     await rejection(() => checkpoints.claimResume(approved.checkpoint_id, BASE), "NOT_FOUND");
     assert.is((await checkpoints.get(waiting.checkpoint_id))!.status, "pending");

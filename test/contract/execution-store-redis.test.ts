@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { createExecutionStore } from "../../runtime/orchestration/index.js";
 import type { RedisStore } from "../../runtime/store/index.js";
 import { freshRedisStores } from "./fresh-stores.js";
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { executionRecord, executionStoreCases } from "./execution-store.cases.js";
 
 const server = await startRedisServer();

@@ -6,10 +6,9 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { ExecutionRecord, ExecutionStore } from "../../runtime/orchestration/index.js";
+import { sleep } from "../support/wait.js";
 
 export type ExecutionStoreFactory = (options: { ttlMs?: number; maxRecords?: number }) => Promise<ExecutionStore>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let seq = 0;
 export function executionRecord(overrides: Partial<ExecutionRecord> = {}): ExecutionRecord {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createLlmDebugStore } from "../../runtime/llm/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisCluster } from "../harness/redis-server.js";
+import { startRedisCluster } from "../support/redis.js";
 import { llmDebugStoreCases } from "./llm-debug-store.cases.js";
 
 const cluster = await startRedisCluster();

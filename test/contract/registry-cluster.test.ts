@@ -1,4 +1,4 @@
-import { startRedisCluster } from "../harness/redis-server.js";
+import { startRedisCluster } from "../support/redis.js";
 import { redisRegistryFactory } from "./redis-under-test.js";
 import { registryCases } from "./registry.cases.js";
 

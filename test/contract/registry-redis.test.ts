@@ -1,4 +1,4 @@
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { redisRegistryFactory } from "./redis-under-test.js";
 import { registryCases } from "./registry.cases.js";
 

@@ -1,5 +1,5 @@
 import { createSessionStore } from "../../runtime/chat/index.js";
-import { startRedisCluster } from "../harness/redis-server.js";
+import { startRedisCluster } from "../support/redis.js";
 import { freshRedisStores } from "./fresh-stores.js";
 import { sessionStoreCases } from "./sessions.cases.js";
 

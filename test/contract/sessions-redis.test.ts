@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { createSessionStore } from "../../runtime/chat/index.js";
 import type { RedisStore } from "../../runtime/store/index.js";
 import { freshRedisStores } from "./fresh-stores.js";
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { sessionStoreCases } from "./sessions.cases.js";
 
 const server = await startRedisServer();

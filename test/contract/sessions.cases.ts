@@ -7,10 +7,10 @@ import { randomUUID } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { ChatMessage, ChatSessionStore } from "../../runtime/chat/index.js";
+import { sleep } from "../support/wait.js";
 
 export type SessionStoreFactory = (options: { readonly ttlMs?: number }) => Promise<ChatSessionStore>;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let clock = Date.parse("2030-01-01T00:00:00.000Z");
 /** Strictly increasing timestamps, so ordering by updated_at is decidable. */
 const tick = () => (clock += 1000);

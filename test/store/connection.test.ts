@@ -1,12 +1,10 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { Redis } from "ioredis";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
-import { withTimeout } from "../runtime/support.js";
-import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+import { startProcess, type Started } from "../support/processes.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
+import { eventually, sleep, within } from "../support/wait.js";
 
 const PASSWORD = "pw-Zq81-not-in-logs";
 let server: RedisServer;
@@ -60,7 +58,7 @@ test("a Redis that evicts keys under memory pressure is named at start, once; no
     const logs: string[] = [];
     const store = open({ REDIS_URL: evicting.url }, logs);
     assert.ok(await store.whenReady(2_000));
-    for (let i = 0; i < 50 && logs.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually("the eviction warning's two lines", () => logs.length >= 2, { describe: () => logs.join("\n") });
     assert.is(logs.filter((l) => l.includes("maxmemory-policy allkeys-lru")).length, 1, logs.join("\n"));
     assert.match(logs[1]!, /set maxmemory-policy noeviction/);
   } finally {
@@ -69,7 +67,7 @@ test("a Redis that evicts keys under memory pressure is named at start, once; no
   const quiet: string[] = [];
   const store = open({ REDIS_URL: server.url }, quiet);
   assert.ok(await store.whenReady(2_000));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   assert.is(quiet.length, 1, quiet.join("\n"));
 });
 
@@ -89,11 +87,15 @@ test("duplicate(): a connection of its own without the command timeout, for bloc
   const blocking = store.duplicate() as Redis;
   const [mainId, dupId] = await Promise.all([(store.client as Redis).client("ID"), blocking.client("ID")]);
   assert.is.not(mainId, dupId);
-  const started = Date.now();
+  // The shared connection keeps answering while the duplicate blocks: a BLPOP with no time limit, seen
+  // blocked by Redis, then a PING (queued behind it, it would hit the 300 ms command timeout and throw).
+  const key = `manifold:v1:conn:release-${process.pid}`;
+  const held = blocking.blpop(key, 0);
+  await eventually("the duplicate's BLPOP blocked in Redis", async () => /^blocked_clients:[1-9]/m.test(await store.client.info("clients")));
+  assert.is(await store.client.ping(), "PONG", "not queued behind the BLPOP");
+  await store.client.rpush(key, "go");
+  assert.equal(await within("the BLPOP released by the push", held), [key, "go"]);
   const popped = blocking.blpop("manifold:v1:conn:nothing", 0.8);
-  // The shared connection keeps answering while the duplicate blocks.
-  assert.is(await store.client.ping(), "PONG");
-  assert.ok(Date.now() - started < 300, "not queued behind the BLPOP");
   assert.is(await popped, null, "a 0.8 s BLPOP outlives the 300 ms command timeout on a duplicate");
   try {
     await store.client.blpop("manifold:v1:conn:nothing", 0.8);
@@ -110,7 +112,7 @@ test("Redis restarted: the store reconnects by itself, logs the outage once and 
   let readies = 0;
   store.onReady(() => (readies += 1));
   await server.stop();
-  await new Promise((resolve) => setTimeout(resolve, 1_000)); // several reconnection attempts at 200 ms
+  await sleep(1_000); // several reconnection attempts at 200 ms
   await server.start();
   assert.ok(await store.whenReady(5_000), "reconnected");
   assert.is(await store.client.ping(), "PONG");
@@ -119,37 +121,25 @@ test("Redis restarted: the store reconnects by itself, logs the outage once and 
   assert.is(readies, 1);
 });
 
-/** Resolves once the fixture exits, or `graceMs` after it pinged if it is still running then. */
-function runFixture(env: Record<string, string>, graceMs: number): Promise<{ exited: boolean; stdout: string }> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("fixtures/open-store.ts", import.meta.url))], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let stdout = "";
-  let timer: NodeJS.Timeout | undefined;
-  return new Promise((resolve) => {
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-      timer ??= setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve({ exited: false, stdout });
-      }, graceMs);
-    });
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve({ exited: true, stdout });
-    });
+/** test/store/fixtures/open-store.ts, started and past its one command. */
+function openStoreFixture(unref: boolean): Promise<Started> {
+  return startProcess({
+    name: `open-store UNREF=${unref}`,
+    entry: "test/store/fixtures/open-store.ts",
+    env: { REDIS_URL: server.url, UNREF: String(unref) },
+    ready: { line: /^pinged$/ },
   });
 }
 
 test("unref: an open connection does not keep the process alive (it does without)", async () => {
-  const [unref, ref] = await withTimeout(
-    Promise.all([runFixture({ REDIS_URL: server.url, UNREF: "true" }, 3_000), runFixture({ REDIS_URL: server.url, UNREF: "false" }, 1_500)]),
-    20_000,
-    "fixtures",
-  );
-  assert.equal(unref, { exited: true, stdout: "pinged\n" });
-  assert.equal(ref, { exited: false, stdout: "pinged\n" });
+  const [unref, ref] = await Promise.all([openStoreFixture(true), openStoreFixture(false)]);
+  assert.equal(await within("the unref'd fixture to exit by itself", unref.exited), { code: 0, signal: null });
+  assert.is(unref.stdout(), "pinged\n");
+  // Still running well after its one command: the connection holds the process open.
+  await sleep(1_500);
+  assert.is(ref.exit(), undefined, "the ref'd connection keeps the process alive");
+  assert.is(ref.stdout(), "pinged\n");
+  await ref.kill();
 });
 
 test.run();

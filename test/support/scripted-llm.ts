@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { sleep } from "./wait.js";
 
 export interface ScriptedAnswer {
   readonly text: string;
@@ -137,7 +138,7 @@ export async function startScriptedLlm(script?: ScriptFunction): Promise<Scripte
       return;
     }
     if ("status" in entry) return json(res, entry.status, entry.body ?? { error: { message: `scripted ${entry.status}` } }, entry.headers);
-    if (entry.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, entry.delayMs));
+    if (entry.delayMs !== undefined) await sleep(entry.delayMs);
     answer(res, body, entry, `chatcmpl-${index + 1}`);
   });
   server.on("connection", (socket) => {
