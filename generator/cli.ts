@@ -130,6 +130,38 @@ function usageMessage(error: unknown): string {
   return `unknown option ${unknown[1]}${suggestion(flag, OPTIONS)}`;
 }
 
+/** The message for an option given with a command it does not go with, or undefined. */
+function misplacedOption(command: string, args: ReturnType<typeof parse>): string | undefined {
+  if (command === "validate" && args.check) return "--check goes with gen, not validate";
+  if (args.deploy && command !== "gen") return "--deploy goes with gen";
+  if (args.watch && command !== "gen") return "--watch goes with gen";
+  // --check writes nothing and answers once, for CI; there is nothing for a watch to keep up to date.
+  if (args.watch && args.check) return "--watch and --check do not go together";
+  if (args.replay !== undefined && command !== "dead-letters") return "--replay goes with dead-letters";
+  return undefined;
+}
+
+/** The commands that run a service or act on a store: loaded on use, a bad setting a message with no stack. */
+async function runService(command: "scheduler" | "dashboard" | "dead-letters", replay: string | undefined, io: CliIo): Promise<number> {
+  try {
+    if (command === "dead-letters") return await (await import("./dead-letters-command.js")).runDeadLetters(replay, io);
+    if (command === "dashboard") {
+      const { serveDashboard } = await import("../runtime/dashboard/index.js");
+      const running = await serveDashboard();
+      io.out(`dashboard listening on ${running.url}\n`);
+      return 0;
+    }
+    const { serveScheduler } = await import("../runtime/scheduling/index.js");
+    const running = await serveScheduler();
+    io.out(`scheduler listening on ${running.url}\n`);
+    return 0;
+  } catch (error) {
+    // A bad setting (a RangeError naming the variable) or an unreachable store: a message, no stack.
+    io.err(`manifold: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof RangeError ? 2 : 1;
+  }
+}
+
 /** Runs one CLI invocation and returns its exit code; never throws for bad input. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let args: ReturnType<typeof parse>;
@@ -160,46 +192,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err(`manifold: unexpected argument ${JSON.stringify(rest[0])}\nRun manifold --help for usage.\n`);
     return 2;
   }
-  if (command === "validate" && args.check) {
-    io.err("manifold: --check goes with gen, not validate\n");
+  const misplaced = misplacedOption(command, args);
+  if (misplaced !== undefined) {
+    io.err(`manifold: ${misplaced}\n`);
     return 2;
   }
-  if (args.deploy && command !== "gen") {
-    io.err("manifold: --deploy goes with gen\n");
-    return 2;
-  }
-  if (args.watch && command !== "gen") {
-    io.err("manifold: --watch goes with gen\n");
-    return 2;
-  }
-  // --check writes nothing and answers once, for CI; there is nothing for a watch to keep up to date.
-  if (args.watch && args.check) {
-    io.err("manifold: --watch and --check do not go together\n");
-    return 2;
-  }
-  if (args.replay !== undefined && command !== "dead-letters") {
-    io.err("manifold: --replay goes with dead-letters\n");
-    return 2;
-  }
-  if (command === "scheduler" || command === "dashboard" || command === "dead-letters") {
-    try {
-      if (command === "dead-letters") return await (await import("./dead-letters-command.js")).runDeadLetters(args.replay, io);
-      if (command === "dashboard") {
-        const { serveDashboard } = await import("../runtime/dashboard/index.js");
-        const running = await serveDashboard();
-        io.out(`dashboard listening on ${running.url}\n`);
-        return 0;
-      }
-      const { serveScheduler } = await import("../runtime/scheduling/index.js");
-      const running = await serveScheduler();
-      io.out(`scheduler listening on ${running.url}\n`);
-      return 0;
-    } catch (error) {
-      // A bad setting (a RangeError naming the variable) or an unreachable store: a message, no stack.
-      io.err(`manifold: ${error instanceof Error ? error.message : String(error)}\n`);
-      return error instanceof RangeError ? 2 : 1;
-    }
-  }
+  if (command === "scheduler" || command === "dashboard" || command === "dead-letters") return runService(command, args.replay, io);
   if (command !== "gen" && command !== "validate") {
     io.err(`manifold: unknown command ${JSON.stringify(command)}${suggestion(command, COMMANDS)}\nRun manifold --help for usage.\n`);
     return 2;

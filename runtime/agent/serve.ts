@@ -8,8 +8,8 @@ import { createLlmProvider, resolveLlmConfig, type LlmProvider } from "../llm/in
 import { createOrchestrationExtension } from "../orchestration/index.js";
 import type { AgentSpec, ComponentSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
-import type { AgentTaskTypes } from "../tasks/feature.js";
-import type { FeatureServices } from "../feature/index.js";
+import type { AgentTaskTypes } from "../tasks/index.js";
+import type { AgentFeature, FeatureServices } from "../feature/index.js";
 import { AGENT_FEATURES, agentOpenApi, type AgentFeatureOptions } from "./features.js";
 
 /** A generated agent's `serve()` options: the component's, flat, plus each feature's own. */
@@ -24,16 +24,20 @@ function agentLlm(option: AgentServeOptions<never, never>["llm"], agent: AgentSp
   return config === undefined ? undefined : createLlmProvider(config);
 }
 
-const FEATURE_OPTION_KEYS: ReadonlySet<string> = new Set(AGENT_FEATURES.flatMap((feature) => feature.optionKeys ?? []));
-
+/**
+ * Serves an agent: its component plus each enabled feature of `features` (the shipped list unless a
+ * test or an embedding passes its own, the same list its spec was loaded with).
+ */
 export async function serveAgent<C extends CapabilityTypes, T extends AgentTaskTypes>(
   spec: ComponentSpec,
   usedSpecs: readonly ComponentSpec[],
   serveOptions: AgentServeOptions<C, T>,
+  features: readonly AgentFeature<never>[] = AGENT_FEATURES,
 ): Promise<RunningComponent> {
+  const featureKeys: ReadonlySet<string> = new Set(features.flatMap((feature) => feature.optionKeys ?? []));
   // What is left once the features' keys are out is exactly ComponentOptions<C>; TypeScript cannot
   // see that through a generic intersection, hence the one cast.
-  const options = Object.fromEntries(Object.entries(serveOptions).filter(([key]) => !FEATURE_OPTION_KEYS.has(key))) as unknown as ComponentOptions<C>;
+  const options = Object.fromEntries(Object.entries(serveOptions).filter(([key]) => !featureKeys.has(key))) as unknown as ComponentOptions<C>;
   const extensions = options.extensions ?? [];
   const agent = spec.agent;
   if (agent === undefined) return serveComponent<C>(spec, { ...options, extensions });
@@ -58,9 +62,9 @@ export async function serveAgent<C extends CapabilityTypes, T extends AgentTaskT
     log,
     env: process.env,
   };
-  const added: ComponentExtension[] = [{ name: "openapi", openapi: agentOpenApi(agent) }];
+  const added: ComponentExtension[] = [{ name: "openapi", openapi: agentOpenApi(agent, features) }];
   let healthOnly = false;
-  for (const feature of AGENT_FEATURES) {
+  for (const feature of features) {
     if (feature.build === undefined || feature.enabled?.(agent) === false) continue;
     const built = await feature.build(serveOptions as never, services);
     added.push(built.extension);
