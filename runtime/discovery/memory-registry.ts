@@ -11,7 +11,7 @@ import {
   toStoredRecord,
   type StoredRecord,
 } from "./entry.js";
-import type { Registry, RegistryEntry } from "./types.js";
+import type { ComponentRegistration, RegisterOptions, Registry, RegistryEntry } from "./types.js";
 
 interface Slot {
   /** Stored serialised, as in Redis: a caller mutating what it passed or got back changes nothing here. */
@@ -38,97 +38,121 @@ export interface MemoryRegistryOptions {
   readonly now?: () => number;
 }
 
+/** One registry over a state: the state may be shared by several (one per namespace), the sweep clock is this one's. */
+interface Registered {
+  readonly state: MemoryRegistryState;
+  readonly now: () => number;
+  lastSweep: number;
+}
+
+/** The slot if its record has not expired; an expired one is deleted. */
+function live({ records }: MemoryRegistryState, id: string, at: number): Slot | undefined {
+  const slot = records.get(id);
+  if (slot === undefined || slot.expiresAt > at) return slot;
+  records.delete(id);
+  return undefined;
+}
+
+function removeFromIndexes({ indexes }: MemoryRegistryState, id: string, names: readonly string[]): void {
+  for (const name of names) {
+    const members = indexes.get(name);
+    members?.delete(id);
+    if (members?.size === 0) indexes.delete(name);
+  }
+}
+
+/** Members of every index (AND); a member without a live record is dropped from the index. */
+function lookup({ state, now }: Registered, names: readonly string[]): RegistryEntry[] {
+  const at = now();
+  const [first, ...rest] = names.map((name) => state.indexes.get(name) ?? new Set<string>());
+  const out: RegistryEntry[] = [];
+  for (const id of [...first!]) {
+    if (!rest.every((members) => members.has(id))) continue;
+    const slot = live(state, id, at);
+    if (slot === undefined) {
+      removeFromIndexes(state, id, names);
+      continue;
+    }
+    out.push(toEntry(JSON.parse(slot.json) as StoredRecord, slot.lastSeen, at));
+  }
+  return out;
+}
+
+/** Drops expired records and their index entries; amortised to at most once a second, so a long-running process with churn does not accumulate. */
+function sweep(registered: Registered, at: number): void {
+  if (at - registered.lastSweep < 1_000) return;
+  registered.lastSweep = at;
+  const { state } = registered;
+  for (const [id, slot] of state.records)
+    if (slot.expiresAt <= at) {
+      state.records.delete(id);
+      removeFromIndexes(state, id, ["all", ...slot.indexes]);
+    }
+}
+
+function register(registered: Registered, component: ComponentRegistration, options: RegisterOptions | undefined): void {
+  const { state } = registered;
+  checkRegistration(component);
+  const timing = resolveTiming(options);
+  const at = registered.now();
+  sweep(registered, at);
+  const record = toStoredRecord(component, timing);
+  const names = indexesOf(component);
+  const previous = live(state, component.id, at);
+  if (previous !== undefined)
+    removeFromIndexes(
+      state,
+      component.id,
+      previous.indexes.filter((name) => !names.includes(name)),
+    );
+  state.records.set(component.id, { json: JSON.stringify(record), lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names });
+  for (const name of ["all", ...names]) {
+    let members = state.indexes.get(name);
+    if (members === undefined) state.indexes.set(name, (members = new Set()));
+    members.add(component.id);
+  }
+}
+
+/** True when a live record was removed; an expired one is removed too, but says false. */
+function unregister({ state, now }: Registered, id: string): boolean {
+  checkName(id, "id");
+  const slot = state.records.get(id);
+  if (slot === undefined) return false;
+  state.records.delete(id);
+  removeFromIndexes(state, id, ["all", ...slot.indexes]);
+  return slot.expiresAt > now();
+}
+
+function getEntry({ state, now }: Registered, id: string): RegistryEntry | undefined {
+  checkName(id, "id");
+  const at = now();
+  const slot = live(state, id, at);
+  return slot === undefined ? undefined : toEntry(JSON.parse(slot.json) as StoredRecord, slot.lastSeen, at);
+}
+
 /**
  * The embedded adapter. It mirrors the Redis one on purpose (index sets, expiry checked on read,
  * stale index members dropped when met) so the contract suite holds both to the same behaviour, and
  * it runs no timers: an expired record costs nothing until a read or a write meets it.
  */
 export function createMemoryRegistry({ state = createMemoryRegistryState(), now = Date.now }: MemoryRegistryOptions = {}): Registry {
-  const { records, indexes } = state;
-
-  const live = (id: string, at: number): Slot | undefined => {
-    const slot = records.get(id);
-    if (slot === undefined || slot.expiresAt > at) return slot;
-    records.delete(id);
-    return undefined;
-  };
-
-  const removeFromIndexes = (id: string, names: readonly string[]): void => {
-    for (const name of names) {
-      const members = indexes.get(name);
-      members?.delete(id);
-      if (members?.size === 0) indexes.delete(name);
-    }
-  };
-
-  /** Members of every index (AND); a member without a live record is dropped from the index. */
-  const lookup = (names: readonly string[]): RegistryEntry[] => {
-    const at = now();
-    const [first, ...rest] = names.map((name) => indexes.get(name) ?? new Set<string>());
-    const out: RegistryEntry[] = [];
-    for (const id of [...first!]) {
-      if (!rest.every((members) => members.has(id))) continue;
-      const slot = live(id, at);
-      if (slot === undefined) {
-        removeFromIndexes(id, names);
-        continue;
-      }
-      out.push(toEntry(JSON.parse(slot.json) as StoredRecord, slot.lastSeen, at));
-    }
-    return out;
-  };
-
-  let lastSweep = 0;
-  const sweep = (at: number): void => {
-    // Amortised: at most once a second, so a long-running process with churn does not accumulate.
-    if (at - lastSweep < 1_000) return;
-    lastSweep = at;
-    for (const [id, slot] of records)
-      if (slot.expiresAt <= at) {
-        records.delete(id);
-        removeFromIndexes(id, ["all", ...slot.indexes]);
-      }
-  };
-
+  const registered: Registered = { state, now, lastSweep: 0 };
   return {
-    register: async (component, options) => {
-      checkRegistration(component);
-      const timing = resolveTiming(options);
-      const at = now();
-      sweep(at);
-      const record = toStoredRecord(component, timing);
-      const names = indexesOf(component);
-      const previous = live(component.id, at);
-      if (previous !== undefined)
-        removeFromIndexes(
-          component.id,
-          previous.indexes.filter((name) => !names.includes(name)),
-        );
-      records.set(component.id, { json: JSON.stringify(record), lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names });
-      for (const name of ["all", ...names]) {
-        let members = indexes.get(name);
-        if (members === undefined) indexes.set(name, (members = new Set()));
-        members.add(component.id);
-      }
-    },
-    unregister: async (id) => {
-      checkName(id, "id");
-      const slot = records.get(id);
-      if (slot === undefined) return false;
-      records.delete(id);
-      removeFromIndexes(id, ["all", ...slot.indexes]);
-      return slot.expiresAt > now();
-    },
-    get: async (id) => {
-      checkName(id, "id");
-      const at = now();
-      const slot = live(id, at);
-      return slot === undefined ? undefined : toEntry(JSON.parse(slot.json) as StoredRecord, slot.lastSeen, at);
-    },
-    byName: async (name, options = {}) => select(lookup([`name:${checkName(name, "name")}`]), options, LOOKUP_DEFAULT),
-    byType: async (type, options = {}) => select(lookup([`type:${checkName(type, "type")}`]), options, LOOKUP_DEFAULT),
-    byCapability: async (capabilities, options = {}) => select(lookup(capabilityList(capabilities).map((c) => `capability:${c}`)), options, LOOKUP_DEFAULT),
-    listAll: async (options = {}) => select(lookup(["all"]), options, LIST_DEFAULT),
+    register: async (component, options) => register(registered, component, options),
+    unregister: async (id) => unregister(registered, id),
+    get: async (id) => getEntry(registered, id),
+    byName: async (name, options = {}) => select(lookup(registered, [`name:${checkName(name, "name")}`]), options, LOOKUP_DEFAULT),
+    byType: async (type, options = {}) => select(lookup(registered, [`type:${checkName(type, "type")}`]), options, LOOKUP_DEFAULT),
+    byCapability: async (capabilities, options = {}) =>
+      select(
+        lookup(
+          registered,
+          capabilityList(capabilities).map((c) => `capability:${c}`),
+        ),
+        options,
+        LOOKUP_DEFAULT,
+      ),
+    listAll: async (options = {}) => select(lookup(registered, ["all"]), options, LIST_DEFAULT),
     onReconnect: () => () => undefined,
     close: async () => undefined,
   };

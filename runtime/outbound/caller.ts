@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { createLogger, type Logger } from "../telemetry/index.js";
+import { createLogger, type ClientTrace, type Logger, type Telemetry } from "../telemetry/index.js";
 import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
-import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret } from "../context/index.js";
+import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret, type RequestScope } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { isThenable, type AbortSource } from "../util/index.js";
 import { buildHeaders } from "./headers.js";
-import { keepAliveTransport, type Transport } from "./transport.js";
+import { keepAliveTransport, type Transport, type TransportResponse } from "./transport.js";
 import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
 
 export interface CallerOptions {
@@ -85,22 +85,12 @@ interface Endpoint {
 const MAX_ENDPOINTS = 1_000;
 
 /**
- * The one outbound caller: every generated client and the orchestrator POST through it. Headers go
- * out in the documented precedence (see buildHeaders), with trace context and baggage when telemetry
- * is on, or `X-Manifold-Conversation-ID` when it is not. Tokens are read once per call.
+ * Parses each URL once: a caller sends to the same few endpoints again and again (an orchestrator's
+ * tools, an agent's scheduled route). The transport never changes the URL it is given.
  */
-export function createCaller(options: CallerOptions = {}): Caller {
-  const { timeoutMs = 30_000, headers: configured = {}, env = process.env, transport = keepAliveTransport } = options;
-  const log = options.log ?? createLogger({ component: "outbound" });
-  const defaultTimeout = checkTimeout(timeoutMs);
-  for (const [name, value] of Object.entries(configured)) registerSecret(checkHeader(name, value)); // fail at creation, not on the first call
-  let source: TokenSource = resolveTokenSource(options.token, env);
-  const agentName = options.agentName === undefined ? undefined : checkHeader(HEADER.AGENT_NAME, options.agentName);
-
-  // A caller sends to the same few endpoints again and again (an orchestrator's tools, an agent's
-  // scheduled route): each URL is parsed once. The transport never changes the URL it is given.
+function createEndpointMemo(): (text: string) => Endpoint {
   const endpoints = new Map<string, Endpoint>();
-  const endpointOf = (text: string): Endpoint => {
+  return (text) => {
     let found = endpoints.get(text);
     if (found === undefined) {
       const url = new URL(text);
@@ -109,76 +99,125 @@ export function createCaller(options: CallerOptions = {}): Caller {
     }
     return found;
   };
+}
 
-  const call = async (request: OutboundRequest): Promise<unknown> => {
-    const { signal: callerSignal, timeoutMs: callTimeout = defaultTimeout, method = "POST" } = request;
-    const { url, printable: where } = endpointOf(request.url);
-    const what = `${request.name} (${method} ${where})`;
-    const scope = currentScope();
-    let token = request.token !== undefined ? checkToken(request.token, `${request.name} token`) : scope?.forwarded?.token;
-    if (token === undefined) {
-      // A configured token is usually at hand: awaited only when the source returns a promise.
-      const configured = source.token();
-      token = isThenable(configured) ? await configured : configured;
-    }
-    const requestId = request.requestId ?? scope?.requestId ?? randomUUID();
-    const headers = buildHeaders({
-      token,
-      propagated: [configured, scope?.forwarded?.headers(), request.headers],
-      requestId,
-      stepId: request.stepId ?? randomUUID(),
-      workflow: request.workflow,
-      agentName,
-    });
-    const telemetry = getTelemetry();
-    if (method === "GET") delete headers[HEADER.CONTENT_TYPE];
-    const trace = telemetry.enabled ? telemetry.startClient({ method, url, target: request.target, capability: request.name }) : undefined;
-    if (trace !== undefined) {
-      trace.inject(headers, { requestId, originalRequestId: scope?.originalRequestId ?? requestId, conversationId: scope?.conversationId });
-    } else if (scope?.conversationId !== undefined) {
-      headers[CONVERSATION_HEADER] = scope.conversationId;
-    }
-    const body = method === "GET" ? undefined : JSON.stringify(request.body ?? {});
-    const started = telemetry.enabled ? performance.now() : 0;
-    let status: number | undefined;
-    let failure: ManifoldError | undefined;
-    try {
-      const response = await transport(url, method, headers, body, callerSignal, checkTimeout(callTimeout), what);
-      status = response.status;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(response.text);
-      } catch {
-        throw new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} with a body that is not JSON`);
-      }
-      if (response.ok) return parsed;
-      if (status === 401 || status === 403) log.warn(`${what}: component returned status ${status}`, { status });
-      throw ManifoldError.fromEnvelope(status, parsed) ?? new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} without an error envelope`);
-    } catch (error) {
-      failure = error instanceof ManifoldError ? error : new ManifoldError("INTERNAL", `${what} failed`, { cause: error, expose: false });
-      throw failure;
-    } finally {
-      if (telemetry.enabled) {
-        trace?.end(status, failure?.code);
-        const labels = {
-          [ATTR.TARGET]: request.target,
-          [ATTR.CAPABILITY]: request.name,
-          [ATTR.HTTP_STATUS]: status,
-          [ATTR.OUTCOME]: failure === undefined ? "success" : "error",
-          [ATTR.ERROR_CODE]: failure?.code,
-        };
-        telemetry.metrics.counter(METRIC.CLIENT_REQUESTS, 1, labels);
-        telemetry.metrics.histogram(METRIC.CLIENT_DURATION, performance.now() - started, labels);
-      }
-    }
+/** One caller's settings; `source` changes with setToken. */
+interface CallerState {
+  source: TokenSource;
+  readonly configured: Readonly<Record<string, string>>;
+  readonly agentName: string | undefined;
+  readonly defaultTimeout: number;
+  readonly transport: Transport;
+  readonly log: Logger;
+  readonly endpointOf: (text: string) => Endpoint;
+}
+
+/**
+ * The call's token: the request's, else the one forwarded in the request context, else the configured
+ * source's. A promise only when the source returns one, so the usual call does not wait a tick for it.
+ */
+function tokenOf(state: CallerState, request: OutboundRequest, scope: RequestScope | undefined): string | undefined | Promise<string | undefined> {
+  const token = request.token !== undefined ? checkToken(request.token, `${request.name} token`) : scope?.forwarded?.token;
+  return token !== undefined ? token : state.source.token();
+}
+
+/** The reply's JSON: the body of a 2xx, else the error its envelope names. */
+export function parseReply(response: TransportResponse, what: string, log: Logger): unknown {
+  const { status } = response;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(response.text);
+  } catch {
+    throw new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} with a body that is not JSON`);
+  }
+  if (response.ok) return parsed;
+  if (status === 401 || status === 403) log.warn(`${what}: component returned status ${status}`, { status });
+  throw ManifoldError.fromEnvelope(status, parsed) ?? new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} without an error envelope`);
+}
+
+/** Ends the client span and records the call's count and duration (telemetry on only). */
+function recordCall(
+  telemetry: Telemetry,
+  trace: ClientTrace | undefined,
+  request: OutboundRequest,
+  { status, failure, started }: { status: number | undefined; failure: ManifoldError | undefined; started: number },
+): void {
+  trace?.end(status, failure?.code);
+  const labels = {
+    [ATTR.TARGET]: request.target,
+    [ATTR.CAPABILITY]: request.name,
+    [ATTR.HTTP_STATUS]: status,
+    [ATTR.OUTCOME]: failure === undefined ? "success" : "error",
+    [ATTR.ERROR_CODE]: failure?.code,
   };
+  telemetry.metrics.counter(METRIC.CLIENT_REQUESTS, 1, labels);
+  telemetry.metrics.histogram(METRIC.CLIENT_DURATION, performance.now() - started, labels);
+}
 
+async function call(state: CallerState, request: OutboundRequest): Promise<unknown> {
+  const { signal: callerSignal, timeoutMs: callTimeout = state.defaultTimeout, method = "POST" } = request;
+  const { url, printable: where } = state.endpointOf(request.url);
+  const what = `${request.name} (${method} ${where})`;
+  const scope = currentScope();
+  const given = tokenOf(state, request, scope);
+  const token = isThenable(given) ? await given : given;
+  const requestId = request.requestId ?? scope?.requestId ?? randomUUID();
+  const headers = buildHeaders({
+    token,
+    propagated: [state.configured, scope?.forwarded?.headers(), request.headers],
+    requestId,
+    stepId: request.stepId ?? randomUUID(),
+    workflow: request.workflow,
+    agentName: state.agentName,
+  });
+  const telemetry = getTelemetry();
+  if (method === "GET") delete headers[HEADER.CONTENT_TYPE];
+  const trace = telemetry.enabled ? telemetry.startClient({ method, url, target: request.target, capability: request.name }) : undefined;
+  if (trace !== undefined) {
+    trace.inject(headers, { requestId, originalRequestId: scope?.originalRequestId ?? requestId, conversationId: scope?.conversationId });
+  } else if (scope?.conversationId !== undefined) {
+    headers[CONVERSATION_HEADER] = scope.conversationId;
+  }
+  const body = method === "GET" ? undefined : JSON.stringify(request.body ?? {});
+  const started = telemetry.enabled ? performance.now() : 0;
+  let status: number | undefined;
+  let failure: ManifoldError | undefined;
+  try {
+    const response = await state.transport(url, method, headers, body, callerSignal, checkTimeout(callTimeout), what);
+    status = response.status;
+    return parseReply(response, what, state.log);
+  } catch (error) {
+    failure = error instanceof ManifoldError ? error : new ManifoldError("INTERNAL", `${what} failed`, { cause: error, expose: false });
+    throw failure;
+  } finally {
+    if (telemetry.enabled) recordCall(telemetry, trace, request, { status, failure, started });
+  }
+}
+
+/**
+ * The one outbound caller: every generated client and the orchestrator POST through it. Headers go
+ * out in the documented precedence (see buildHeaders), with trace context and baggage when telemetry
+ * is on, or `X-Manifold-Conversation-ID` when it is not. Tokens are read once per call.
+ */
+export function createCaller(options: CallerOptions = {}): Caller {
+  const { timeoutMs = 30_000, headers: configured = {}, env = process.env, transport = keepAliveTransport } = options;
+  const defaultTimeout = checkTimeout(timeoutMs);
+  for (const [name, value] of Object.entries(configured)) registerSecret(checkHeader(name, value)); // fail at creation, not on the first call
+  const state: CallerState = {
+    source: resolveTokenSource(options.token, env),
+    configured,
+    agentName: options.agentName === undefined ? undefined : checkHeader(HEADER.AGENT_NAME, options.agentName),
+    defaultTimeout,
+    transport,
+    log: options.log ?? createLogger({ component: "outbound" }),
+    endpointOf: createEndpointMemo(),
+  };
   const caller: Caller = {
-    call,
+    call: (request) => call(state, request),
     setToken(token) {
-      source = isTokenSource(token) ? token : createTokenHolder(token);
+      state.source = isTokenSource(token) ? token : createTokenHolder(token);
     },
-    toJSON: () => ({ timeoutMs: defaultTimeout, token: source, headers: redactValues(Object.entries(configured)) }),
+    toJSON: () => ({ timeoutMs: defaultTimeout, token: state.source, headers: redactValues(Object.entries(configured)) }),
   };
   Object.defineProperty(caller, inspect.custom, { value: () => caller.toJSON() });
   return caller;

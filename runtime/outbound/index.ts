@@ -9,5 +9,5 @@ export { fetchTransport, keepAliveTransport, type Transport, type TransportRespo
 export { currentScope, HEADER, OutboundContext, RESERVED_HEADERS, withRequestContext, type RequestContextInit, type RequestScope } from "../context/index.js";
 export { buildHeaders, type HeaderParts } from "./headers.js";
 export { createTokenHolder, type TokenHolder, type TokenSource } from "./token.js";
-export { createClientCredentialsSource, type ClientCredentialsOptions, type ClientCredentialsSource, type Timers } from "./client-credentials.js";
+export { createClientCredentialsSource, type ClientCredentialsOptions, type ClientCredentialsSource } from "./client-credentials.js";
 export { checkTimeout } from "./caller.js";

@@ -22,4 +22,4 @@ export {
 export { PROFILES, resolveAppEnv, type AppEnv, type TelemetryProfile } from "./profiles.js";
 export { REDACTED, redactSecrets, registerSecret } from "../context/index.js";
 export { noteServiceName } from "./logger.js";
-export type { ServerTrace } from "./telemetry.js";
+export type { ClientTrace, ServerTrace } from "./telemetry.js";

@@ -1,12 +1,15 @@
 /**
- * The client_credentials source against a real token endpoint on loopback; time is a fake timer
- * queue, so the refresh and retry waits are asserted exactly and fired on demand.
+ * The client_credentials source against a real token endpoint on loopback; time is a fake clock
+ * whose timers are queued, so the refresh and retry waits are asserted exactly and fired on demand.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import { createCaller, createClientCredentialsSource, type Timers } from "../../runtime/outbound/index.js";
+import { refreshWaitMs } from "../../runtime/outbound/client-credentials.js";
+import { createCaller, createClientCredentialsSource } from "../../runtime/outbound/index.js";
 import type { Logger } from "../../runtime/telemetry/index.js";
+import type { Clock, ClockTimer } from "../../runtime/util/index.js";
+import { eventually } from "../support/wait.js";
 import { startRecorder } from "./support.js";
 
 interface FakeTimer {
@@ -15,22 +18,27 @@ interface FakeTimer {
   cleared: boolean;
 }
 
-function createFakeTimers(): Timers & { pending(): FakeTimer[]; fireNext(): Promise<void> } {
+/** A clock whose timers wait in a queue: the test reads their delays and fires them one at a time. */
+function createFakeTimers(): Clock & { pending(): FakeTimer[]; fireNext(): Promise<void> } {
   const timers: FakeTimer[] = [];
   return {
+    now: () => 0,
     setTimeout: (callback, ms) => {
       const timer: FakeTimer = { ms, fire: callback, cleared: false };
       timers.push(timer);
-      return timer;
+      return timer as unknown as ClockTimer;
     },
-    clearTimeout: (handle) => void ((handle as FakeTimer).cleared = true),
+    clearTimeout: (handle) => {
+      if (handle !== undefined) (handle as unknown as FakeTimer).cleared = true;
+    },
     pending: () => timers.filter((t) => !t.cleared),
     async fireNext() {
       const next = timers.find((t) => !t.cleared);
       if (next === undefined) throw new Error("no timer pending");
       next.cleared = true;
       next.fire();
-      await new Promise((resolve) => setTimeout(resolve, 50)); // let the token request complete
+      // Every finished token request, answered or failed, schedules the next wait.
+      await eventually("the token request to finish", () => timers.some((t) => !t.cleared));
     },
   };
 }
@@ -62,7 +70,7 @@ test("posts the grant as a form, uses access_token, and refreshes at 80 % of exp
       clientId: "my-client",
       clientSecret: "very-secret",
       scope: "tools.read tools.write",
-      timers,
+      clock: timers,
       log: quiet,
     });
     const caller = createCaller({ token: source, env: {} });
@@ -112,7 +120,13 @@ test("a failed request retries after 30 s; until then calls fail UNAVAILABLE wit
   const warnings: string[] = [];
   const log = Object.assign(() => undefined, { ...quiet, warn: (m: string) => void warnings.push(m) }) as Logger;
   try {
-    const source = createClientCredentialsSource({ tokenUrl: `${endpoint.url}/token?tenant=x`, clientId: "c", clientSecret: "very-secret", timers, log });
+    const source = createClientCredentialsSource({
+      tokenUrl: `${endpoint.url}/token?tenant=x`,
+      clientId: "c",
+      clientSecret: "very-secret",
+      clock: timers,
+      log,
+    });
     const error = await source.token().then(
       () => undefined,
       (e: unknown) => e,
@@ -147,7 +161,7 @@ test("a computed wait that is not positive (expires_in 0, negative or missing) r
     const endpoint = await startTokenEndpoint([{ status: 200, body: { access_token: "t-token", expires_in: expires } }]);
     const timers = createFakeTimers();
     try {
-      const source = createClientCredentialsSource({ tokenUrl: endpoint.url, clientId: "c", clientSecret: "s3cret", timers, log: quiet });
+      const source = createClientCredentialsSource({ tokenUrl: endpoint.url, clientId: "c", clientSecret: "s3cret", clock: timers, log: quiet });
       assert.is(await source.token(), "t-token", `expires_in ${String(expires)}`);
       assert.equal(
         timers.pending().map((t) => t.ms),
@@ -166,7 +180,7 @@ test("an access_token with a Bearer prefix, or none at all, is refused", async (
     const endpoint = await startTokenEndpoint([{ status: 200, body }]);
     const timers = createFakeTimers();
     try {
-      const source = createClientCredentialsSource({ tokenUrl: endpoint.url, clientId: "c", clientSecret: "s3cret", timers, log: quiet });
+      const source = createClientCredentialsSource({ tokenUrl: endpoint.url, clientId: "c", clientSecret: "s3cret", clock: timers, log: quiet });
       const error = await source.token().then(
         () => undefined,
         (e: unknown) => e,
@@ -182,6 +196,12 @@ test("an access_token with a Bearer prefix, or none at all, is refused", async (
       await endpoint.close();
     }
   }
+});
+
+test("the refresh wait: 80 % of expires_in in ms, else the retry wait", () => {
+  assert.is(refreshWaitMs(100, 30_000), 80_000);
+  assert.is(refreshWaitMs(3600, 30_000), 2_880_000);
+  for (const expires of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) assert.is(refreshWaitMs(expires, 30_000), 30_000, String(expires));
 });
 
 test.run();
