@@ -3,6 +3,8 @@ import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js"
 import { checkTimeout } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { TaskTypes } from "./extension.js";
+import { holdOpen } from "./held-timer.js";
+import { type Clock, systemClock } from "../util/index.js";
 import { statusUrl, TASKS_PATH, type TaskSubmitted, type TaskView } from "./view.js";
 
 /** Per call, like a capability call's options. */
@@ -32,6 +34,8 @@ export interface WaitOptions {
   readonly maxIntervalMs?: number;
   /** Gives up with TIMEOUT after this long. @defaultValue no limit */
   readonly timeoutMs?: number;
+  /** The clock of the pauses and the time limit. @defaultValue systemClock */
+  readonly clock?: Clock;
 }
 
 /** One task type's methods on an agent's task client. */
@@ -59,17 +63,19 @@ function positive(value: number, name: string): number {
   return value;
 }
 
-/** Resolves after `ms`, or rejects ABORTED as soon as `signal` fires. */
-function pause(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+/** Resolves after `ms` on `clock`, or rejects ABORTED as soon as `signal` fires. The caller is waiting: the timer holds the process open. */
+function pause(clock: Clock, ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const aborted = (): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       reject(new ManifoldError("ABORTED", `waiting for ${what} was aborted by the caller`));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", aborted);
-      resolve();
-    }, ms);
+    const timer = holdOpen(
+      clock.setTimeout(() => {
+        signal?.removeEventListener("abort", aborted);
+        resolve();
+      }, ms),
+    );
     if (signal?.aborted === true) return aborted();
     signal?.addEventListener("abort", aborted, { once: true });
   });
@@ -107,17 +113,17 @@ export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, optio
       },
       get,
       cancel: async (taskId, options = {}) => (await send("POST", `${statusUrl(taskId)}/cancel`, `task ${type} cancel`, {}, options)) as TaskView,
-      wait: async (taskId, { signal, intervalMs = 100, maxIntervalMs = 2_000, timeoutMs: budget } = {}) => {
+      wait: async (taskId, { signal, intervalMs = 100, maxIntervalMs = 2_000, timeoutMs: budget, clock = systemClock } = {}) => {
         let delay = positive(intervalMs, "intervalMs");
         const longest = Math.max(delay, positive(maxIntervalMs, "maxIntervalMs"));
-        const deadline = budget === undefined ? Number.POSITIVE_INFINITY : Date.now() + positive(budget, "timeoutMs");
+        const deadline = budget === undefined ? Number.POSITIVE_INFINITY : clock.now() + positive(budget, "timeoutMs");
         const what = `task ${taskId}`;
         let failure: ManifoldError | undefined;
         for (;;) {
           if (signal?.aborted === true) throw new ManifoldError("ABORTED", `waiting for ${what} was aborted by the caller`);
           let view: TaskView | undefined;
           try {
-            const left = deadline - Date.now();
+            const left = deadline - clock.now();
             view = await get(taskId, { ...(signal === undefined ? {} : { signal }), timeoutMs: Math.max(1, Math.min(defaultTimeout, left)) });
             failure = undefined;
           } catch (error) {
@@ -127,11 +133,11 @@ export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, optio
           }
           if (view?.status === "completed") return view.result;
           if (view?.status === "failed" || view?.status === "cancelled") throw taskFailure(view);
-          const left = deadline - Date.now();
+          const left = deadline - clock.now();
           // Out of time: the last poll's own failure says more than a bare TIMEOUT.
           if (left <= 0)
             throw failure !== undefined && failure.code !== "TIMEOUT" ? failure : new ManifoldError("TIMEOUT", `${what} did not finish within ${budget} ms`);
-          await pause(Math.min(delay, left), signal, what);
+          await pause(clock, Math.min(delay, left), signal, what);
           delay = Math.min(delay * 2, longest);
         }
       },

@@ -9,7 +9,8 @@ import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { json } from "../runtime/support.js";
-import { post, serveAgent, silentLogger, submit, until, view } from "./support.js";
+import { eventually } from "../support/wait.js";
+import { post, serveAgent, silentLogger, submit, view } from "./support.js";
 
 interface Context {
   server?: RedisServer;
@@ -44,11 +45,10 @@ test.after(async ({ running, backend, store, server }) => {
 test("submit, run and read back through Redis", async ({ running }) => {
   const base = running!.url;
   const id = await submit(base, { type: "summarise", input: { text: "one two three" } });
-  const done = await until(
-    () => view(base, id),
-    (v) => v.status === "completed",
-    "completed",
-  );
+  const done = await eventually("completed", async () => {
+    const v = await view(base, id);
+    return v.status === "completed" ? v : undefined;
+  });
   assert.equal(done.result, { words: 3 });
 });
 
@@ -63,21 +63,17 @@ test("while Redis is down the API answers 503 UNAVAILABLE (retryable, nothing in
   assert.not.match(error.message, /at \w+ \(|node_modules/, "no stack");
   assert.not.match(refused.text, /127\.0\.0\.1|redis:\/\/|ECONNREFUSED/, "what failed, not where");
   await server!.start();
-  const id = await until(
-    async () => await post(`${base}/api/v1/tasks`, { type: "work", input: {} }),
-    (r) => r.status === 202,
-    "submits accepted again",
-    10_000,
-  );
+  const id = await eventually("submits accepted again", async () => {
+    const r = await post(`${base}/api/v1/tasks`, { type: "work", input: {} });
+    return r.status === 202 ? r : undefined;
+  });
   const taskId = (json(id) as { task_id: string }).task_id;
   assert.is(
     (
-      await until(
-        () => view(base, taskId),
-        (v) => v.status === "completed",
-        "the workers recovered too",
-        10_000,
-      )
+      await eventually("the workers recovered too", async () => {
+        const v = await view(base, taskId);
+        return v.status === "completed" ? v : undefined;
+      })
     ).result,
     "worked",
   );

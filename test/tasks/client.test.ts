@@ -9,11 +9,13 @@ import { isManifoldError, ManifoldError } from "../../runtime/errors/index.js";
 import { createMemoryTaskBackend, createTaskClient, type TaskBackend, type TaskClient } from "../../runtime/tasks/index.js";
 import { callerHeaders, startRecorder } from "../outbound/support.js";
 import { startServer } from "../runtime/support.js";
-import { agentSpec, serveAgent, silentLogger, sleep, until } from "./support.js";
+import { createManualClock } from "../support/clock.js";
+import { eventually, sleep, within } from "../support/wait.js";
+import { agentSpec, serveAgent, silentLogger } from "./support.js";
 
 type Types = {
   echo: { input: { text: string; times?: number }; output: { text: string } };
-  work: { input: { ms?: number; fail?: "error" | "panic" }; output: string };
+  work: { input: { ms?: number; fail?: "error" | "panic"; held?: boolean }; output: string };
   slowJob: { input: Record<string, never>; output: string };
   summarise: { input: { text: string; words?: number }; output: { summary: string } };
 };
@@ -25,6 +27,10 @@ interface Context {
 }
 const test = suite<Context>("typed task client", { backend: createMemoryTaskBackend() });
 
+/** `work` with `held: true` runs until the test lets it finish. */
+let release: () => void = () => undefined;
+let released = new Promise<void>((resolve) => (release = resolve));
+
 test.before(async (context) => {
   context.running = await serveAgent({
     backend: context.backend,
@@ -35,6 +41,10 @@ test.before(async (context) => {
       work: async (input: Types["work"]["input"], ctx) => {
         if (input.fail === "error") throw new ManifoldError("CONFLICT", "the hotel is full");
         if (input.fail === "panic") throw new TypeError("undefined is not a function");
+        if (input.held === true) {
+          await released;
+          return "worked";
+        }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, input.ms ?? 0);
           ctx.signal.addEventListener("abort", () => {
@@ -103,11 +113,10 @@ test("wait rejects with the task's own error code: HANDLER_ERROR, HANDLER_PANIC,
   assert.is(timedOut.code, "TASK_TIMEOUT");
 
   const { task_id: id } = await client!.work.submit({ ms: 10_000 });
-  await until(
-    () => client!.work.get(id),
-    (v) => v.status === "running",
-    "running",
-  );
+  await eventually("running", async () => {
+    const v = await client!.work.get(id);
+    return v.status === "running" ? v : undefined;
+  });
   const waiting = rejection(client!.work.wait(id));
   const cancelled = await client!.work.cancel(id);
   assert.is(cancelled.status, "cancelled");
@@ -117,33 +126,55 @@ test("wait rejects with the task's own error code: HANDLER_ERROR, HANDLER_PANIC,
   assert.is(again.status, 409);
 });
 
-test("wait polls with growing pauses from intervalMs up to maxIntervalMs", async ({ running }) => {
+test("wait polls with pauses doubling from intervalMs up to maxIntervalMs", async ({ running, backend }) => {
+  // The pauses are on a clock moved by hand, and only while the wait is pausing (one pending timer),
+  // so the gaps between polls are the pauses themselves.
+  const clock = createManualClock();
   const polls: number[] = [];
-  // The base URL source is asked once per request: a count of the client's calls, with their times.
+  // The base URL source is asked once per request: the client's calls, with their times.
   const counted = createTaskClient<Types>(agentSpec, {
     baseUrl: () => {
-      polls.push(Date.now());
+      polls.push(clock.now());
       return running!.url;
     },
   });
-  const { task_id: id } = await counted.work.submit({ ms: 1_500 });
+  const { task_id: id } = await counted.work.submit({ held: true });
   polls.length = 0;
-  assert.is(await counted.work.wait(id, { intervalMs: 50, maxIntervalMs: 400 }), "worked");
+  let result: unknown;
+  const waiting = counted.work.wait(id, { intervalMs: 50, maxIntervalMs: 400, clock }).then((value) => (result = value));
+  const pausing = () => eventually("the wait pausing between polls", () => clock.pending() === 1);
+  while (polls.length < 7) {
+    await pausing();
+    await clock.advance(50);
+  }
+  release();
+  await eventually("the task completed", async () => (await backend.get(id))?.status === "completed");
+  while (result === undefined) {
+    await eventually("the wait pausing, or done", () => clock.pending() === 1 || result !== undefined);
+    if (result === undefined) await clock.advance(50);
+  }
+  await waiting;
+  assert.is(result, "worked");
   const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
-  // 50, 100, 200, 400, 400 … : about 7 polls in 1.5 s, where a fixed 50 ms would make about 30.
-  assert.ok(polls.length >= 5 && polls.length <= 10, `${polls.length} polls: ${gaps.join(", ")}`);
-  assert.ok(gaps[0]! < 150, `first pause ${gaps[0]} ms`);
-  assert.ok(gaps.at(-2)! >= 350 && gaps.at(-2)! < 700, `pauses grow to the cap: ${gaps.join(", ")}`);
+  assert.equal(
+    gaps,
+    gaps.map((_, i) => Math.min(50 * 2 ** i, 400)),
+    "50, 100, 200, 400, 400 …",
+  );
+  released = new Promise<void>((resolve) => (release = resolve));
 });
 
 test("wait honours its signal (ABORTED, the task keeps running) and its time limit (TIMEOUT)", async ({ client }) => {
   const { task_id: id } = await client!.work.submit({ ms: 10_000 });
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 200);
-  const started = Date.now();
-  const aborted = await rejection(client!.work.wait(id, { signal: controller.signal, intervalMs: 1_000 }));
+  // A pause that never ends on its own (the clock stands still): only the abort can end the wait.
+  const clock = createManualClock();
+  const waiting = rejection(client!.work.wait(id, { signal: controller.signal, intervalMs: 1_000, clock }));
+  await eventually("the wait pausing between polls", () => clock.pending() === 1);
+  controller.abort();
+  const aborted = await within("the abort to end the wait", waiting);
   assert.is(aborted.code, "ABORTED");
-  assert.ok(Date.now() - started < 600, `stopped ${Date.now() - started} ms after the start`);
+  assert.is(clock.pending(), 0, "its pause is cleared");
   assert.is((await client!.work.get(id)).status === "running" || (await client!.work.get(id)).status === "queued", true, "waiting stopped, not the task");
   const limited = await rejection(client!.work.wait(id, { timeoutMs: 300 }));
   assert.is(limited.code, "TIMEOUT");

@@ -8,7 +8,8 @@ import type { RunningComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { createMemoryTaskBackend, createTasksExtension, resolveMode, type RunWorkflowOptions, type TaskBackend } from "../../runtime/tasks/index.js";
 import { json, rawRequest } from "../runtime/support.js";
-import { agentSpec, post, serveAgent, silentLogger, sleep, submit, until, view } from "./support.js";
+import { eventually, sleep } from "../support/wait.js";
+import { agentSpec, post, serveAgent, silentLogger, submit, view } from "./support.js";
 
 interface Context {
   servers: RunningComponent[];
@@ -42,11 +43,10 @@ async function serve(context: Context, options: Parameters<typeof serveAgent>[0]
 }
 
 const finished = (base: string, id: string) =>
-  until(
-    () => view(base, id),
-    (v) => v.status !== "queued" && v.status !== "running",
-    `task ${id} finished`,
-  );
+  eventually(`task ${id} finished`, async () => {
+    const v = await view(base, id);
+    return v.status !== "queued" && v.status !== "running" ? v : undefined;
+  });
 
 test("resolveMode: empty or unset is embedded; api and worker; anything else is a startup error naming the variable", () => {
   assert.is(resolveMode({}), "embedded");
@@ -133,11 +133,10 @@ test("a workflow task type runs its workflow through runWorkflow with no handler
   };
   const base = await serve(context, { handlers, runWorkflow, backend: backendFor(context) });
   const id = await submit(base, { type: "summarise", input: { text: "the quick brown fox", words: 2 } });
-  const running = await until(
-    () => view(base, id),
-    (v) => v.progress !== undefined,
-    "progress visible",
-  );
+  const running = await eventually("progress visible", async () => {
+    const v = await view(base, id);
+    return v.progress !== undefined ? v : undefined;
+  });
   assert.is(running.status, "running");
   assert.equal(running.progress, { current_step: 1, total_steps: 2, step_name: "summarise", percentage: 50 });
   release();
@@ -171,11 +170,10 @@ test("close stops the workers gracefully: a running task finishes within the shu
     },
   });
   const id = await submit(running.url, { type: "work", input: {} });
-  await until(
-    async () => (await backend.get(id))?.status,
-    (s) => s === "running",
-    "running",
-  );
+  await eventually("running", async () => {
+    const s = (await backend.get(id))?.status;
+    return s === "running" ? s : undefined;
+  });
   await running.close();
   assert.ok(finishedRun);
   assert.is((await backend.get(id))?.result, "done before exit");

@@ -1,4 +1,4 @@
-/** Shared by the task suites: an agent spec with task types, serving it, and bounded polling. */
+/** Shared by the task suites: an agent spec with task types and serving it (waiting is test/support/wait.ts). */
 import { serveComponent, type RunningComponent } from "../../runtime/component/index.js";
 import type { ComponentSpec, TaskTypeSpec } from "../../runtime/spec/types.js";
 import { createTasksExtension, type TasksExtensionOptions, type TaskView } from "../../runtime/tasks/index.js";
@@ -86,16 +86,3 @@ export async function view(base: string, taskId: string): Promise<TaskView> {
   if (response.status !== 200) throw new Error(`GET answered ${response.status}: ${response.text}`);
   return json(response) as TaskView;
 }
-
-/** Polls until `test` holds, at most `ms`; every wait in the task suites goes through here. */
-export async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, what: string, ms = 5_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what} (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -11,7 +11,8 @@ import { createMemoryTaskBackend, createWorkerPool, type TaskBackend } from "../
 import { getTelemetry, initTelemetry, isIdLabel, looksLikeId, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { json } from "../runtime/support.js";
 import { startOtlpReceiver } from "../telemetry/otlp-receiver.js";
-import { post, serveAgent, silentLogger, until, view } from "./support.js";
+import { eventually } from "../support/wait.js";
+import { post, serveAgent, silentLogger, view } from "./support.js";
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -64,11 +65,10 @@ test("task.process: a root span linked to the submitting request's span, with st
 }) => {
   const response = await post(`${running!.url}/api/v1/tasks`, { type: "work", input: {} }, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
   const id = (json(response) as { task_id: string }).task_id;
-  await until(
-    () => view(running!.url, id),
-    (v) => v.status === "completed",
-    "completed",
-  );
+  await eventually("completed", async () => {
+    const v = await view(running!.url, id);
+    return v.status === "completed" ? v : undefined;
+  });
   await receiver!.until(() => receiver!.spans.some((s) => s.name === "task.process" && s.attributes["manifold.task.id"] === id), "task.process span");
   const submit = receiver!.spans.find((s) => s.traceId === CALLER_TRACE && s.name === "HTTP POST /api/v1/tasks")!;
   assert.ok(submit, "the submit request's server span, in the caller's trace");
@@ -88,11 +88,10 @@ test("task.process: a root span linked to the submitting request's span, with st
 test("a failed task's span ends with task.failed and the error code", async ({ receiver, running }) => {
   const response = await post(`${running!.url}/api/v1/tasks`, { type: "work", input: { fail: true } });
   const id = (json(response) as { task_id: string }).task_id;
-  await until(
-    () => view(running!.url, id),
-    (v) => v.status === "failed",
-    "failed",
-  );
+  await eventually("failed", async () => {
+    const v = await view(running!.url, id);
+    return v.status === "failed" ? v : undefined;
+  });
   await receiver!.until(() => receiver!.spans.some((s) => s.name === "task.process" && s.attributes["manifold.task.id"] === id), "span");
   const processed = receiver!.spans.find((s) => s.name === "task.process" && s.attributes["manifold.task.id"] === id)!;
   assert.equal(

@@ -8,7 +8,10 @@ import * as assert from "uvu/assert";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { createWorkerPool, type TaskBackend, type TaskContext, type TaskHandler, type TaskRecord, type WorkerPool } from "../../runtime/tasks/index.js";
 import { createMemoryTaskBackend } from "../../runtime/tasks/memory-backend.js";
-import { silentLogger, sleep, until } from "./support.js";
+import type { Clock } from "../../runtime/util/index.js";
+import { createManualClock } from "../support/clock.js";
+import { eventually, sleep, within } from "../support/wait.js";
+import { silentLogger } from "./support.js";
 
 interface Context {
   backend: TaskBackend;
@@ -27,7 +30,11 @@ test.after.each(async ({ backend, pools }) => {
   await backend.close();
 });
 
-function startPool(context: Context, handlers: Record<string, TaskHandler>, options: { workerCount?: number; leaseMs?: number } = {}): WorkerPool {
+function startPool(
+  context: Context,
+  handlers: Record<string, TaskHandler>,
+  options: { workerCount?: number; leaseMs?: number; tickMs?: number; clock?: Clock } = {},
+): WorkerPool {
   const pool = createWorkerPool({
     backend: context.backend,
     handlers,
@@ -36,6 +43,8 @@ function startPool(context: Context, handlers: Record<string, TaskHandler>, opti
     idleWaitMs: 200,
     log: silentLogger(context.lines),
     env: {},
+    ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   context.pools.push(pool);
   return pool;
@@ -47,13 +56,11 @@ async function create(backend: TaskBackend, type: string, input: unknown = {}, t
   return taskId;
 }
 
-function settled(backend: TaskBackend, taskId: string, ms = 5_000): Promise<TaskRecord> {
-  return until(
-    async () => (await backend.get(taskId))!,
-    (t) => t.status !== "queued" && t.status !== "running",
-    `task ${taskId} finished`,
-    ms,
-  );
+function settled(backend: TaskBackend, taskId: string): Promise<TaskRecord> {
+  return eventually(`task ${taskId} finished`, async () => {
+    const t = (await backend.get(taskId))!;
+    return t.status !== "queued" && t.status !== "running" ? t : undefined;
+  });
 }
 
 /** A promise and its resolver, to hold a handler until the test lets it go. */
@@ -62,6 +69,9 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
   const promise = new Promise<T>((resolve) => (open = resolve));
   return { promise, open };
 }
+
+/** A promise that never settles: a handler that ignores its signal. */
+const forever = (): Promise<never> => new Promise(() => undefined);
 
 /** Resolves with the signal's reason once it aborts. */
 const aborted = (signal: AbortSignal): Promise<unknown> =>
@@ -140,26 +150,30 @@ test("a thrown Error fails HANDLER_ERROR with its message; a TypeError, a Refere
 });
 
 test("a handler past its timeout: the task fails TASK_TIMEOUT, its signal aborts, and its slot serves the next task", async (context) => {
+  // Time is the pool's clock, moved by hand: the timeout is checked on the tick (every 100 ms here).
+  const clock = createManualClock();
   let reason: unknown;
-  const started = Date.now();
-  startPool(
+  const pool = startPool(
     context,
     {
       stuck: async (_input, ctx) => {
         reason = await aborted(ctx.signal);
-        await sleep(10_000); // ignores the signal: the slot is given back anyway
+        await forever(); // ignores the signal: the slot is given back anyway
       },
       quick: () => "ok",
     },
-    { workerCount: 1 },
+    { workerCount: 1, tickMs: 100, clock },
   );
   const id = await create(context.backend, "stuck", {}, 300);
+  await eventually("the stuck task running", () => pool.active === 1);
+  await clock.advance(299);
+  assert.is((await context.backend.get(id))?.status, "running", "not timed out before its timeout");
+  assert.is(reason, undefined);
+  await clock.advance(1);
   const done = await settled(context.backend, id);
   assert.is(done.status, "failed");
   assert.is(done.error?.code, "TASK_TIMEOUT");
   assert.match(done.error?.message ?? "", /timeout of 300 ms/);
-  const elapsed = Date.now() - started;
-  assert.ok(elapsed >= 300 && elapsed < 1_500, `timed out after ${elapsed} ms`);
   assert.instance(reason, ManifoldError);
   assert.is((reason as ManifoldError).code, "TASK_TIMEOUT");
   assert.is((await settled(context.backend, await create(context.backend, "quick"))).status, "completed");
@@ -177,11 +191,10 @@ test("cancel while queued: the task never runs", async (context) => {
     { workerCount: 1 },
   );
   const blocker = await create(context.backend, "block");
-  await until(
-    async () => (await context.backend.get(blocker))!.status,
-    (s) => s === "running",
-    "blocker running",
-  );
+  await eventually("blocker running", async () => {
+    const s = (await context.backend.get(blocker))!.status;
+    return s === "running" ? s : undefined;
+  });
   const victim = await create(context.backend, "record", { name: "victim" });
   const after = await create(context.backend, "record", { name: "after" });
   assert.is((await context.backend.cancel(victim)).outcome, "cancelled");
@@ -191,31 +204,27 @@ test("cancel while queued: the task never runs", async (context) => {
   assert.is((await context.backend.get(victim))?.status, "cancelled");
 });
 
-test("cancel while running: the handler's signal aborts within a second and the task stays cancelled (TASK_CANCELLED)", async (context) => {
-  let abortedAt = 0;
+test("cancel while running: the handler's signal aborts on the next tick (at most 500 ms apart) and the task stays cancelled (TASK_CANCELLED)", async (context) => {
+  const clock = createManualClock();
   let reason: unknown;
-  startPool(context, {
-    long: async (_input, { signal }) => {
-      reason = await aborted(signal);
-      abortedAt = Date.now();
-      return "finished anyway"; // too late: must not overwrite the cancel
+  const pool = startPool(
+    context,
+    {
+      long: async (_input, { signal }) => {
+        reason = await aborted(signal);
+        return "finished anyway"; // too late: must not overwrite the cancel
+      },
     },
-  });
+    { clock },
+  );
+  assert.ok(pool.settings.tickMs <= 500, `tick ${pool.settings.tickMs} ms`);
   const id = await create(context.backend, "long");
-  await until(
-    async () => (await context.backend.get(id))!.status,
-    (s) => s === "running",
-    "running",
-  );
-  const cancelledAt = Date.now();
+  await eventually("running", async () => (await context.backend.get(id))!.status === "running");
   assert.is((await context.backend.cancel(id)).outcome, "cancelled");
-  await until(
-    async () => abortedAt,
-    (t) => t > 0,
-    "handler saw the abort",
-    2_000,
-  );
-  assert.ok(abortedAt - cancelledAt < 1_000, `abort took ${abortedAt - cancelledAt} ms`);
+  await clock.advance(pool.settings.tickMs - 1);
+  assert.is(reason, undefined, "the pool learns of a cancel on its tick");
+  await clock.advance(1);
+  await eventually("the handler saw the abort", () => reason !== undefined);
   assert.is((reason as ManifoldError).code, "TASK_CANCELLED");
   await sleep(100);
   const record = await context.backend.get(id);
@@ -227,26 +236,31 @@ test("cancel while running: the handler's signal aborts within a second and the 
 test("a handler that first looks at its signal after the cancel finds it already aborted", async (context) => {
   const hold = gate();
   let seen: { aborted: boolean; code: unknown } | undefined;
-  startPool(context, {
-    late: async (_input, ctx) => {
-      await hold.promise;
-      seen = { aborted: ctx.signal.aborted, code: (ctx.signal.reason as ManifoldError).code };
+  const clock = createManualClock();
+  const pool = startPool(
+    context,
+    {
+      late: async (_input, ctx) => {
+        await hold.promise;
+        seen = { aborted: ctx.signal.aborted, code: (ctx.signal.reason as ManifoldError).code };
+      },
     },
-  });
+    { clock },
+  );
   const id = await create(context.backend, "late");
-  await until(
-    async () => (await context.backend.get(id))!.status,
-    (s) => s === "running",
-    "running",
-  );
+  await eventually("running", async () => {
+    const s = (await context.backend.get(id))!.status;
+    return s === "running" ? s : undefined;
+  });
   await context.backend.cancel(id);
-  await sleep(800); // more than a tick: the pool has learnt of the cancel
+  await clock.advance(pool.settings.tickMs);
+  // The pool has learnt of the cancel: the run is abandoned and its slot freed.
+  await eventually("the pool to abandon the cancelled run", () => pool.active === 0);
   hold.open();
-  await until(
-    async () => seen,
-    (s) => s !== undefined,
-    "handler looked",
-  );
+  await eventually("handler looked", async () => {
+    const s = seen;
+    return s !== undefined ? s : undefined;
+  });
   assert.equal(seen, { aborted: true, code: "TASK_CANCELLED" });
 });
 
@@ -269,11 +283,10 @@ test("progress is stored (latest value wins) and malformed progress is a TypeErr
     },
   });
   const id = await create(context.backend, "steps");
-  const running = await until(
-    async () => (await context.backend.get(id))!,
-    (t) => t.progress?.current_step === 2,
-    "progress stored",
-  );
+  const running = await eventually("progress stored", async () => {
+    const t = (await context.backend.get(id))!;
+    return t.progress?.current_step === 2 ? t : undefined;
+  });
   assert.equal(running.progress, { current_step: 2, total_steps: 3, step_name: "think", percentage: 66.5, message: "halfway" });
   assert.equal(problems, [
     "TypeError: progress.percentage must be a number from 0 to 100",
@@ -344,11 +357,13 @@ test("a task type this worker has no handler for fails UNKNOWN_TASK_TYPE", async
 
 test("graceful stop: finished within the grace period → completed; still running → aborted and released; another pool finishes them", async (context) => {
   const reasons: unknown[] = [];
+  const clock = createManualClock();
+  const quickGate = gate();
   const first = startPool(
     context,
     {
       quick: async () => {
-        await sleep(100);
+        await quickGate.promise;
         return "first pool";
       },
       stubborn: async (_input, ctx) => {
@@ -356,19 +371,24 @@ test("graceful stop: finished within the grace period → completed; still runni
         return "never stored";
       },
     },
-    { workerCount: 4 },
+    { workerCount: 4, clock },
   );
   const quick = await create(context.backend, "quick");
   const stubborn = [await create(context.backend, "stubborn"), await create(context.backend, "stubborn")];
-  await until(
-    async () => first.active,
-    (n) => n === 3,
-    "three running",
-  );
-  const stopping = Date.now();
-  await first.stop(400);
-  const took = Date.now() - stopping;
-  assert.ok(took >= 350 && took < 2_000, `stop took ${took} ms`);
+  await eventually("three running", async () => {
+    const n = first.active;
+    return n === 3 ? n : undefined;
+  });
+  let stopped = false;
+  const stopping = first.stop(400).then(() => void (stopped = true));
+  quickGate.open(); // finishes within the grace period
+  await eventually("the quick task written", async () => (await context.backend.get(quick))?.status === "completed");
+  // The tick and the grace period's timer: stop is waiting on the clock for the stubborn two.
+  await eventually("stop waiting for the grace period", () => clock.pending() === 2);
+  await clock.advance(399);
+  assert.is(stopped, false, "running handlers get the whole grace period");
+  await clock.advance(1);
+  await within("stop, once the grace period is over", stopping);
   assert.is((await context.backend.get(quick))?.result, "first pool");
   assert.equal(
     reasons.map((r) => (r as ManifoldError).code),
@@ -386,11 +406,12 @@ test("graceful stop: finished within the grace period → completed; still runni
   assert.is((await settled(context.backend, late)).result, "second pool");
 });
 
-test("stop with nothing running returns promptly and is idempotent", async (context) => {
-  const pool = startPool(context, { any: () => 1 });
-  const started = Date.now();
-  await Promise.all([pool.stop(), pool.stop()]);
-  assert.ok(Date.now() - started < 1_000);
+test("stop with nothing running returns without waiting on any timer, and is idempotent", async (context) => {
+  const clock = createManualClock();
+  const pool = startPool(context, { any: () => 1 }, { clock });
+  const stopping = pool.stop();
+  assert.is(pool.stop(), stopping, "one stop, however often it is asked for");
+  await within("stop with nothing running, the clock standing still", stopping);
 });
 
 test("bad settings fail at creation with the variable's name", async (context) => {
