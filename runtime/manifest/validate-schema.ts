@@ -67,61 +67,96 @@ function toDiagnostic(source: SourceFile, root: Record<string, unknown>, error: 
   return createDiagnostic(mapped.code, source.file, mapped.position, mapped.message);
 }
 
+/** What every keyword's mapping reads: the error, where it points in the document, and how to name that place. */
+interface Failed {
+  readonly source: SourceFile;
+  readonly error: ErrorObject;
+  readonly path: Path;
+  /** The path as the message shows it, in backticks. */
+  readonly at: string;
+  /** The schema's own `errorMessage` for this place, if it has one. */
+  readonly custom: string | undefined;
+  readonly params: Record<string, unknown>;
+  readonly data: unknown;
+}
+
+/** A property name that breaks its pattern (`propertyNames`): point at the key itself. */
+function badKeyName({ source, error, path, at, params }: Failed, key: string): Mapped {
+  const rule = annotation(error, "patternErrorMessage") ?? `it must match ${String(params["pattern"])}`;
+  return { code: "MF1205", position: keyPosition(source, [...path, key]), message: `key \`${key}\` in ${at} is invalid: ${rule}` };
+}
+
+function unknownKey({ source, error, path, at, params }: Failed): Mapped {
+  const key = String(params["additionalProperty"]);
+  const properties: unknown = error.parentSchema?.["properties"];
+  const allowed = isRecord(properties) ? Object.keys(properties) : [];
+  const guess = closest(key, allowed);
+  const where = path.length === 0 ? "" : ` at ${at}`;
+  const hint = guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
+  // `{ description: Days, 1 to 7 }` reads as a key `1 to 7`: the usual cause of a key with spaces.
+  const comma = /\s/.test(key) && isFlowMapping(source, path) ? "; a comma inside `{ … }` ends a value, so quote text that contains one" : "";
+  return {
+    code: "MF1201",
+    position: keyPosition(source, [...path, key]),
+    message: `unknown key \`${key}\` in ${title(error)}${where}${hint}; allowed keys: ${allowed.join(", ")}${comma}`,
+  };
+}
+
+function missingKey({ source, error, path, at, custom, params }: Failed): Mapped {
+  const where = path.length === 0 ? "" : ` at ${at}`;
+  const message = custom ?? `${title(error)}${where} is missing required key \`${String(params["missingProperty"])}\``;
+  return { code: "MF1202", position: valuePosition(source, path), message };
+}
+
+function wrongType({ source, path, at, params, data }: Failed): Mapped {
+  const literal = sourceText(source, path);
+  const quoteHint =
+    params["type"] === "string" && (typeof data === "number" || typeof data === "boolean") && literal !== undefined
+      ? `; quote it to keep it text: "${literal}"`
+      : "";
+  return {
+    code: "MF1203",
+    position: valuePosition(source, path),
+    message: `${at} must be ${expectedType(params["type"])}, got ${describeType(data)}${quoteHint}`,
+  };
+}
+
+function notAllowedValue({ source, path, at, params, data }: Failed): Mapped {
+  const allowed = Array.isArray(params["allowedValues"]) ? params["allowedValues"].map(String) : [];
+  const guess = typeof data === "string" ? closest(data, allowed) : undefined;
+  const hint = guess === undefined ? "" : ` (did you mean ${quote(guess)}?)`;
+  return { code: "MF1204", position: valuePosition(source, path), message: `${at} must be one of ${allowed.join(", ")}; got ${quote(data)}${hint}` };
+}
+
+function tooSmall({ source, error, path, at, params }: Failed): Mapped {
+  const limit = Number(params["limit"]);
+  const unit = error.keyword === "minItems" ? "item" : error.keyword === "minLength" ? "character" : "key";
+  const message = limit === 1 ? `${at} must not be empty` : `${at} must have at least ${limit} ${unit}s`;
+  return { code: "MF1207", position: valuePosition(source, path), message };
+}
+
 function mapError(source: SourceFile, root: Record<string, unknown>, error: ErrorObject): Mapped {
   const path = pointerToPath(root, error.instancePath);
-  const at = `\`${displayPath(path)}\``;
-  const custom = annotation(error, "errorMessage");
-  const params: Record<string, unknown> = error.params;
-  const data = error.data;
-
-  // A property name that breaks its pattern (`propertyNames`): point at the key itself.
-  if (error.propertyName !== undefined) {
-    const rule = annotation(error, "patternErrorMessage") ?? `it must match ${String(params["pattern"])}`;
-    return {
-      code: "MF1205",
-      position: keyPosition(source, [...path, error.propertyName]),
-      message: `key \`${error.propertyName}\` in ${at} is invalid: ${rule}`,
-    };
-  }
+  const failed: Failed = {
+    source,
+    error,
+    path,
+    at: `\`${displayPath(path)}\``,
+    custom: annotation(error, "errorMessage"),
+    params: error.params,
+    data: error.data,
+  };
+  const { at, custom, params, data } = failed;
+  if (error.propertyName !== undefined) return badKeyName(failed, error.propertyName);
   switch (error.keyword) {
-    case "additionalProperties": {
-      const key = String(params["additionalProperty"]);
-      const properties: unknown = error.parentSchema?.["properties"];
-      const allowed = isRecord(properties) ? Object.keys(properties) : [];
-      const guess = closest(key, allowed);
-      const where = path.length === 0 ? "" : ` at ${at}`;
-      const hint = guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
-      // `{ description: Days, 1 to 7 }` reads as a key `1 to 7`: the usual cause of a key with spaces.
-      const comma = /\s/.test(key) && isFlowMapping(source, path) ? "; a comma inside `{ … }` ends a value, so quote text that contains one" : "";
-      return {
-        code: "MF1201",
-        position: keyPosition(source, [...path, key]),
-        message: `unknown key \`${key}\` in ${title(error)}${where}${hint}; allowed keys: ${allowed.join(", ")}${comma}`,
-      };
-    }
-    case "required": {
-      const where = path.length === 0 ? "" : ` at ${at}`;
-      const message = custom ?? `${title(error)}${where} is missing required key \`${String(params["missingProperty"])}\``;
-      return { code: "MF1202", position: valuePosition(source, path), message };
-    }
-    case "type": {
-      const literal = sourceText(source, path);
-      const quoteHint =
-        params["type"] === "string" && (typeof data === "number" || typeof data === "boolean") && literal !== undefined
-          ? `; quote it to keep it text: "${literal}"`
-          : "";
-      return {
-        code: "MF1203",
-        position: valuePosition(source, path),
-        message: `${at} must be ${expectedType(params["type"])}, got ${describeType(data)}${quoteHint}`,
-      };
-    }
-    case "enum": {
-      const allowed = Array.isArray(params["allowedValues"]) ? params["allowedValues"].map(String) : [];
-      const guess = typeof data === "string" ? closest(data, allowed) : undefined;
-      const hint = guess === undefined ? "" : ` (did you mean ${quote(guess)}?)`;
-      return { code: "MF1204", position: valuePosition(source, path), message: `${at} must be one of ${allowed.join(", ")}; got ${quote(data)}${hint}` };
-    }
+    case "additionalProperties":
+      return unknownKey(failed);
+    case "required":
+      return missingKey(failed);
+    case "type":
+      return wrongType(failed);
+    case "enum":
+      return notAllowedValue(failed);
     case "pattern": {
       const rule = annotation(error, "patternErrorMessage") ?? `it must match ${String(params["pattern"])}`;
       return { code: "MF1205", position: valuePosition(source, path), message: `${at} ${quote(data)} is invalid: ${rule}` };
@@ -135,12 +170,8 @@ function mapError(source: SourceFile, root: Record<string, unknown>, error: Erro
     }
     case "minItems":
     case "minLength":
-    case "minProperties": {
-      const limit = Number(params["limit"]);
-      const unit = error.keyword === "minItems" ? "item" : error.keyword === "minLength" ? "character" : "key";
-      const message = limit === 1 ? `${at} must not be empty` : `${at} must have at least ${limit} ${unit}s`;
-      return { code: "MF1207", position: valuePosition(source, path), message };
-    }
+    case "minProperties":
+      return tooSmall(failed);
     case "uniqueItems": {
       const index = Number(params["i"]);
       const item = Array.isArray(data) ? data[index] : undefined;

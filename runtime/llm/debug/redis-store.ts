@@ -9,6 +9,8 @@ import {
   DEFAULT_MAX_TEXT_BYTES,
   MAX_SOURCE_COMPONENTS,
   prepareEntry,
+  type LlmDebugEntry,
+  type LlmDebugListOptions,
   type LlmDebugRecord,
   type LlmDebugStore,
   type LlmInteraction,
@@ -60,6 +62,88 @@ export function parseStoredRecord(text: string): LlmDebugRecord {
   };
 }
 
+/** One store's connection, key names and limits, which the functions below work with. */
+interface DebugKeys {
+  readonly client: RedisStore["client"];
+  /** Every record, by updated_at. */
+  readonly index: string;
+  /** Records with a failed call. */
+  readonly errorIndex: string;
+  /** The main index points at records of either kind, so it lives as long as the longer TTL. */
+  readonly indexTtlMs: number;
+  readonly ttlMs: number;
+  readonly errorTtlMs: number;
+  readonly maxRecords: number;
+  readonly maxInteractions: number;
+  readonly maxTextBytes: number;
+  readonly keyOf: (requestId: string) => string;
+}
+
+async function readRecord({ client, keyOf }: DebugKeys, requestId: string): Promise<LlmDebugRecord | undefined> {
+  const text = await client.get(keyOf(requestId));
+  return text === null ? undefined : parseStoredRecord(text);
+}
+
+/** One index key, one pipeline: add (GT: a late reply never moves an id back), trim by age and by count. */
+async function touchIndex({ client, maxRecords }: DebugKeys, key: string, updated: number, requestId: string, ttl: number): Promise<void> {
+  const replies = await client
+    .pipeline()
+    .zadd(key, "GT", updated, requestId)
+    .zremrangebyscore(key, "-inf", `(${updated - ttl}`)
+    .zremrangebyrank(key, 0, -(maxRecords + 1))
+    .pexpire(key, ttl)
+    .exec();
+  const failed = replies?.find(([error]) => error !== null)?.[0];
+  if (failed) throw failed;
+}
+
+async function recordEntry(debug: DebugKeys, entry: LlmDebugEntry): Promise<void> {
+  const { requestId, originalRequestId, sourceComponent, interaction } = prepareEntry(entry, debug.maxTextBytes);
+  const [updated, status] = (await runScript(
+    debug.client,
+    APPEND,
+    [debug.keyOf(requestId)],
+    [
+      requestId,
+      originalRequestId,
+      sourceComponent,
+      JSON.stringify(interaction),
+      interaction.success ? "0" : "1",
+      debug.ttlMs,
+      debug.errorTtlMs,
+      debug.maxInteractions,
+      MAX_SOURCE_COMPONENTS,
+    ],
+  )) as [number, string];
+  await Promise.all([
+    touchIndex(debug, debug.index, updated, requestId, debug.indexTtlMs),
+    status === "error" ? touchIndex(debug, debug.errorIndex, updated, requestId, debug.errorTtlMs) : undefined,
+  ]);
+}
+
+/**
+ * Pages of ids, newest first, until `limit` live records match: an index may still hold ids whose
+ * records expired (a success record outlived by the error TTL) or do not match the status.
+ */
+async function listRecords(debug: DebugKeys, options: LlmDebugListOptions | undefined): Promise<LlmDebugRecord[]> {
+  const { limit, status } = checkListOptions(options);
+  const from = status === "error" ? debug.errorIndex : debug.index;
+  const found: LlmDebugRecord[] = [];
+  const seen = new Set<string>();
+  for (let start = 0; found.length < limit; start += limit) {
+    const ids = await debug.client.zrevrange(from, start, start + limit - 1);
+    const records = await Promise.all(ids.map((id) => readRecord(debug, id)));
+    for (const record of records) {
+      if (record === undefined || seen.has(record.request_id) || found.length >= limit) continue;
+      if (status !== undefined && record.status !== status) continue;
+      seen.add(record.request_id);
+      found.push(record);
+    }
+    if (ids.length < limit) break;
+  }
+  return found;
+}
+
 /**
  * Each record is one string key, `manifold:v1:<namespace>:llm-debug:<request_id>`, appended to by one
  * Lua script (append-1.lua) and expiring `ttlMs` (or, once a call failed, `errorTtlMs`) after its last
@@ -83,73 +167,23 @@ export function createRedisLlmDebugStore(
 ): LlmDebugStore {
   checkLimits({ ttlMs, errorTtlMs, maxRecords, maxInteractions, maxTextBytes });
   const { client, keys } = store;
-  const index = keys.key("llm-debug-index");
-  const errorIndex = keys.key("llm-debug-index", "error");
-  // The main index points at records of either kind, so it lives as long as the longer TTL.
-  const indexTtlMs = Math.max(ttlMs, errorTtlMs);
-  const keyOf = (requestId: string): string => keys.key("llm-debug", requestIdKeyPart(requestId));
-
-  const read = async (requestId: string): Promise<LlmDebugRecord | undefined> => {
-    const text = await client.get(keyOf(requestId));
-    return text === null ? undefined : parseStoredRecord(text);
+  const debug: DebugKeys = {
+    client,
+    index: keys.key("llm-debug-index"),
+    errorIndex: keys.key("llm-debug-index", "error"),
+    indexTtlMs: Math.max(ttlMs, errorTtlMs),
+    ttlMs,
+    errorTtlMs,
+    maxRecords,
+    maxInteractions,
+    maxTextBytes,
+    keyOf: (requestId) => keys.key("llm-debug", requestIdKeyPart(requestId)),
   };
-
-  /** One index key, one pipeline: add (GT: a late reply never moves an id back), trim by age and by count. */
-  const touch = async (key: string, updated: number, requestId: string, ttl: number): Promise<void> => {
-    const replies = await client
-      .pipeline()
-      .zadd(key, "GT", updated, requestId)
-      .zremrangebyscore(key, "-inf", `(${updated - ttl}`)
-      .zremrangebyrank(key, 0, -(maxRecords + 1))
-      .pexpire(key, ttl)
-      .exec();
-    const failed = replies?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
-  };
-
   return {
     kind: "redis",
-    record: async (entry) => {
-      const { requestId, originalRequestId, sourceComponent, interaction } = prepareEntry(entry, maxTextBytes);
-      const [updated, status] = (await runScript(
-        client,
-        APPEND,
-        [keyOf(requestId)],
-        [
-          requestId,
-          originalRequestId,
-          sourceComponent,
-          JSON.stringify(interaction),
-          interaction.success ? "0" : "1",
-          ttlMs,
-          errorTtlMs,
-          maxInteractions,
-          MAX_SOURCE_COMPONENTS,
-        ],
-      )) as [number, string];
-      await Promise.all([touch(index, updated, requestId, indexTtlMs), status === "error" ? touch(errorIndex, updated, requestId, errorTtlMs) : undefined]);
-    },
-    get: async (requestId) => read(checkRequestId(requestId)),
-    list: async (options) => {
-      const { limit, status } = checkListOptions(options);
-      const from = status === "error" ? errorIndex : index;
-      const found: LlmDebugRecord[] = [];
-      const seen = new Set<string>();
-      // Pages of ids, newest first, until `limit` live records match: an index may still hold ids
-      // whose records expired (a success record outlived by the error TTL) or do not match the status.
-      for (let start = 0; found.length < limit; start += limit) {
-        const ids = await client.zrevrange(from, start, start + limit - 1);
-        const records = await Promise.all(ids.map(read));
-        for (const record of records) {
-          if (record === undefined || seen.has(record.request_id) || found.length >= limit) continue;
-          if (status !== undefined && record.status !== status) continue;
-          seen.add(record.request_id);
-          found.push(record);
-        }
-        if (ids.length < limit) break;
-      }
-      return found;
-    },
+    record: (entry) => recordEntry(debug, entry),
+    get: async (requestId) => readRecord(debug, checkRequestId(requestId)),
+    list: (options) => listRecords(debug, options),
     close: async () => {
       if (ownsStore) await store.close();
     },
