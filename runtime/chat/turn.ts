@@ -128,7 +128,7 @@ async function runNatural(
       if (completion !== undefined) usage.set(type, addUsage(usage.get(type) ?? NO_USAGE, completion.usage));
     },
     // The session is the conversation: a resume continues it (the spec's checkpoint user context).
-    approvalContext: {
+    requestContext: {
       request_mode: requestMode,
       user_context: input.session_id === undefined ? {} : { conversation_id: input.session_id, session_id: input.session_id },
     },

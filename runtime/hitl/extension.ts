@@ -1,7 +1,7 @@
 /**
  * The HITL feature's running part: the policy in force (the manifest's `hitl:` block and the
  * environment), the checkpoint store (Redis when configured, else this process's memory), the
- * orchestrator's approvals, the `/hitl` routes and the expiry processor. An expired checkpoint whose
+ * orchestrator's interceptors (interceptors.ts), the `/hitl` routes and the expiry processor. An expired checkpoint whose
  * default action approves is resumed by the processor; one that rejects ends its run.
  */
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
@@ -21,7 +21,7 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
   const clock = options.clock ?? Date.now;
   let address: string | undefined;
   const coordinator = createCoordinator({ policy, store, agentName: spec.name, agentUrl: () => address, orchestration, clock });
-  if (policy.enabled) orchestration.orchestrator.useApprovals(coordinator.approvals);
+  if (policy.enabled) orchestration.orchestrator.use(...coordinator.interceptors);
   const running = new Set<AbortController>();
   const heartbeatMs = durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", 15_000);
   let expiry: ExpiryProcessor | undefined;

@@ -1,12 +1,13 @@
 /**
- * The executor's public types: what a step calls (Target, Resolve), what a run takes (options, gates,
- * parameters) and what it answers (step and run results, interrupts). The executor itself is executor.ts.
+ * The executor's public types: what a step calls (Target, Resolve), what a run takes (options,
+ * interceptors) and what it answers (step and run results, interrupts). The executor itself is executor.ts.
  */
-import type { ErrorCode, ManifoldError } from "../errors/index.js";
+import type { ErrorCode } from "../errors/index.js";
 import type { Caller } from "../outbound/index.js";
 import type { Logger } from "../telemetry/index.js";
 import type { ExpressionSyntax } from "./expressions.js";
-import type { Plan, PlanMode, PlanStep } from "./plan.js";
+import type { InterceptorState, StepInterceptor } from "./interceptors.js";
+import type { Plan, PlanMode } from "./plan.js";
 import type { BackoffOptions } from "./retry.js";
 
 /** Where a capability is served: its absolute URL. */
@@ -50,18 +51,18 @@ export interface StepResult {
   readonly started_at?: string;
 }
 
-/** Why a gate paused a run before a step (human approval): its reason and the policy entries it matched. */
-export interface StepInterrupt {
-  readonly reason: string;
-  readonly sensitive_matches: readonly string[];
-}
-
-/** Where a run paused: the step not dispatched (or failed), with its resolved (not templated) parameters. */
-export interface RunInterrupt extends StepInterrupt {
+/** Where a run paused (an interceptor's `pause`): the step not dispatched, or the one that ended, with its resolved parameters. */
+export interface RunInterrupt {
   readonly step_id: string;
   readonly index: number;
   readonly parameters: unknown;
-  /** Set when the step ran and failed in a way a human can correct (an `error` checkpoint). */
+  /** The pause's reason. */
+  readonly reason: string;
+  /** The interceptor that paused the run. */
+  readonly interceptor: string;
+  /** What that interceptor added (HITL: the policy entries a sensitive step matched). */
+  readonly data?: unknown;
+  /** Set when the step ran and failed, and an `afterStep` paused the run on it. */
   readonly error?: StepError;
 }
 
@@ -71,7 +72,7 @@ export interface ExecutionResult {
   /** In plan order. */
   readonly steps: readonly StepResult[];
   readonly duration_ms: number;
-  /** Set when a gate paused the run (status `interrupted`); absent when it was aborted. */
+  /** Set when an interceptor paused the run (status `interrupted`); absent when it was aborted. */
   readonly interrupt?: RunInterrupt;
 }
 
@@ -86,6 +87,8 @@ export interface ExecutorOptions {
   readonly backoff?: BackoffOptions;
   /** @defaultValue a JSON logger for `orchestration` */
   readonly log?: Logger;
+  /** Asked around every step of every run, in order, before the run's own. @defaultValue none */
+  readonly interceptors?: readonly StepInterceptor[];
 }
 
 export interface ExecuteOptions {
@@ -106,21 +109,12 @@ export interface ExecuteOptions {
   readonly mode?: PlanMode;
   /** Told after each step that ran finishes (completed or failed), with how many have finished so far. */
   readonly onStep?: (step: StepResult, finished: number, total: number) => void;
-  /**
-   * Asked before each step is dispatched, with its resolved parameters; an answer pauses the run there
-   * (human approval): steps already running finish, nothing else starts, and the result is
-   * `interrupted` with `interrupt` set. A resumed run passes a gate that lets the approved step through.
-   */
-  readonly gate?: (step: PlanStep, parameters: unknown) => StepInterrupt | undefined;
   /** Completed results of an earlier, paused run of this plan: those steps are not run again. */
   readonly completed?: readonly StepResult[];
-  /**
-   * Asked when a step fails for good; an answer pauses the run there instead (a human may correct the
-   * parameters): steps already running finish, nothing else starts, `interrupt.error` says why.
-   */
-  readonly onFailure?: (step: PlanStep, parameters: unknown, error: ManifoldError) => StepInterrupt | undefined;
-  /** Parameters that replace a step's own (a human's correction), by step id. */
-  readonly parameters?: ReadonlyMap<string, unknown>;
+  /** Asked around each step of this run, after the executor's own. */
+  readonly interceptors?: readonly StepInterceptor[];
+  /** Handed to the interceptors (a resumed run's state, by feature). @defaultValue {} */
+  readonly state?: InterceptorState;
 }
 
 export interface Executor {

@@ -16,9 +16,9 @@ import { AI_SYNTHESIS_FIELD, isDnsLabel } from "../spec/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
 import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
-import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type RunOptions } from "./orchestrator.js";
+import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type ResumeRun, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
-import type { PausedRun, ResumeRun } from "./approval.js";
+import type { RunRequest } from "./pipeline-interceptors.js";
 import { checkWorkflowInputs } from "./workflow.js";
 import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
 
@@ -54,10 +54,10 @@ export interface OrchestrationExtension extends ComponentExtension {
    */
   runWorkflow(name: string, inputs: unknown, options?: RunWorkflowByNameOptions): Promise<Record<string, unknown>>;
   /**
-   * Continues a run a human approved and answers as its route would have: the result body, a new
-   * paused answer (a further checkpoint), or a thrown ManifoldError.
+   * Continues a paused run (HITL: one a human approved) and answers as its route would have: the
+   * result body, a new paused answer (a further checkpoint), or a thrown ManifoldError.
    */
-  resume(paused: Pick<PausedRun, "mode" | "workflow" | "request" | "synthesise">, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
+  resume(paused: RunRequest, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
   /**
    * Told when a resumed run finishes with an answer (not a further checkpoint), with the checkpoint's
    * user context: chat appends the answer to the conversation the run started in.
@@ -66,7 +66,7 @@ export interface OrchestrationExtension extends ComponentExtension {
 }
 
 export type ResumedListener = (resumed: {
-  readonly mode: PausedRun["mode"];
+  readonly mode: RunRequest["mode"];
   readonly userContext: { readonly conversation_id?: string; readonly session_id?: string };
   readonly answer: unknown;
 }) => void | Promise<void>;
@@ -150,10 +150,7 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
   const resumedListeners: ResumedListener[] = [];
 
   /** A paused run continued through the front end that made it: a further pause, or the route's answer. */
-  const continueRun = async (
-    { mode, workflow: name, request, synthesise }: Pick<PausedRun, "mode" | "workflow" | "request" | "synthesise">,
-    given: RunOptions,
-  ) => {
+  const continueRun = async ({ mode, workflow: name, request, synthesise }: RunRequest, given: RunOptions) => {
     // The resumed run answers as the paused request asked (its `ai_synthesis`, or natural mode's default).
     const run: RunOptions = { ...given, synthesise: synthesise && orchestrator.hasSynthesiser };
     if (mode === "custom") {
@@ -244,7 +241,7 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
     async resume(paused, resume, options = {}) {
       const { paused: again, answer } = await continueRun(paused, { ...options, resume });
       if (again !== undefined) return again;
-      const userContext = options.approvalContext?.user_context ?? {};
+      const userContext = options.requestContext?.user_context ?? {};
       for (const listener of resumedListeners) {
         try {
           await listener({ mode: paused.mode, userContext, answer });

@@ -1,7 +1,7 @@
 /**
  * Orchestration: one plan model and one DAG executor behind four front ends (predefined workflows,
  * custom step lists, YAML workflows loaded at run time, and a seam for natural-language planning),
- * with pipeline hooks and execution records. See README.md beside this file.
+ * with pipeline hooks, interceptors and execution records. See README.md beside this file.
  */
 export {
   checkPlan,
@@ -25,7 +25,6 @@ export {
   type Resolve,
   type RunInterrupt,
   type RunStatus,
-  type StepInterrupt,
   type StepError,
   type StepResult,
   type StepStatus,
@@ -43,6 +42,7 @@ export {
   type Orchestrator,
   type OrchestratorOptions,
   type Planner,
+  type ResumeRun,
   type RunOptions,
   type SynthesisInput,
   type Synthesiser,
@@ -63,7 +63,36 @@ export {
   type MemoryExecutionStoreOptions,
   type RedisExecutionStoreOptions,
 } from "./records/index.js";
-export { planWaiting, type ApprovalContext, type Approvals, type PausedRun, type RequestMode, type ResumeRun, type StepGate } from "./approval.js";
+export {
+  ACCEPT,
+  CONTINUE,
+  afterStep,
+  beforeStep,
+  checkInterceptors,
+  type AfterStepDecision,
+  type Awaitable,
+  type BeforeStepDecision,
+  type InterceptorState,
+  type StepContext,
+  type StepFail,
+  type StepInterceptor,
+  type StepOutcomeContext,
+  type StepPause,
+} from "./interceptors.js";
+export {
+  afterExecution,
+  afterPlan,
+  type AfterExecutionDecision,
+  type AfterPlanDecision,
+  type ExecutionContext,
+  type Interceptor,
+  type PipelineFail,
+  type PipelinePause,
+  type PlanContext,
+  type RequestContext,
+  type RunRequest,
+} from "./pipeline-interceptors.js";
+export { waitingResult } from "./pipeline.js";
 export { defineWorkflow, runWorkflow, type DefinedWorkflow, type WorkflowRunOptions } from "./front-ends.js";
 export {
   createWorkflowEngine,

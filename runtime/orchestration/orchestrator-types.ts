@@ -2,20 +2,20 @@
  * The orchestrator's public types: its options, what a run takes and answers, and the two seams a
  * language model fills (the planner and the synthesiser). The orchestrator itself is orchestrator.ts.
  */
-import type { LlmProvider } from "../llm/index.js";
+import type { LlmDebugStore, LlmProvider } from "../llm/index.js";
 import type { Caller, TokenSource } from "../outbound/index.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
-import type { ApprovalContext, Approvals, ResumeRun } from "./approval.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { CustomResponse } from "./custom.js";
 import type { ExecutionResult, Executor, Resolve, StepResult } from "./executor.js";
 import type { HookOutcome, PipelineHook } from "./hooks.js";
+import type { InterceptorState } from "./interceptors.js";
+import type { Interceptor, RequestContext } from "./pipeline-interceptors.js";
 import type { Plan, PlanMode } from "./plan.js";
 import type { ExecutionStore } from "./records/index.js";
 import type { ResolverOptions } from "./resolver.js";
 import type { BackoffOptions } from "./retry.js";
-import type { LlmDebugOption } from "./natural/configure.js";
 import type { Planned } from "./natural/planner.js";
 import type { RecordCall } from "./natural/record.js";
 import type { WorkflowDefinition } from "./workflow.js";
@@ -47,6 +47,9 @@ export interface SynthesiserOptions {
 /** Turns a run's results into prose (a language model); asked for with `ai_synthesis`. */
 export type Synthesiser = (input: SynthesisInput, options: SynthesiserOptions) => Promise<unknown>;
 
+/** Where LLM debug records go: a store, or `true` for the default one. */
+export type LlmDebugOption = LlmDebugStore | boolean;
+
 /** `components`, `baseUrls` and `registry` build the default resolver (and the catalog YAML workflows are checked against). */
 export interface OrchestratorOptions extends Pick<ResolverOptions, "components" | "baseUrls" | "registry"> {
   /** Replaces the default resolver (specs + base URLs + discovery). */
@@ -64,6 +67,8 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
   /** @defaultValue exponential with full jitter, 100 ms base, 5 s cap */
   readonly backoff?: BackoffOptions;
   readonly hooks?: readonly PipelineHook[];
+  /** Asked around every run's plan, steps and execution, in order (README, Interceptors); `use` adds more. @defaultValue none */
+  readonly interceptors?: readonly Interceptor[];
   /** Where execution records go; `true` creates the default store, `false` none. @defaultValue on only when `MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true` */
   readonly executionStore?: ExecutionStore | boolean;
   /**
@@ -98,13 +103,22 @@ export interface RunOptions {
   readonly onStep?: (step: StepResult, done: number, total: number) => void;
   /** Told about every language-model call of the run (planning, synthesis): chat adds up its tokens by phase. */
   readonly onModelCall?: RecordCall;
-  /** Who asked, kept in a checkpoint if the run pauses for approval. @defaultValue non_streaming, no user context */
-  readonly approvalContext?: ApprovalContext;
-  /** Continues a run a human approved: its plan as it was, without planning (or its hooks) again. */
+  /** Who asked and how the request is answered, for the interceptors (a checkpoint keeps it). @defaultValue non_streaming, no user context */
+  readonly requestContext?: RequestContext;
+  /** Continues a paused run: its plan as it was, without planning (its hooks, its after-plan interceptors) again. */
   readonly resume?: ResumeRun;
 }
 
-/** Set when the run paused for human approval: what the request answers instead (a 202 body). */
+/** A paused run coming back: its plan as it was, and what it had done. */
+export interface ResumeRun {
+  readonly plan: Plan;
+  /** Completed steps of the paused run: they are not run again. */
+  readonly completed: readonly StepResult[];
+  /** What the interceptors that paused it kept, handed back to every interceptor of the resumed run. */
+  readonly state?: InterceptorState;
+}
+
+/** Set when an interceptor paused the run: what the request answers instead (HITL: a 202 body). */
 export interface Paused {
   readonly paused?: unknown;
 }
@@ -144,8 +158,8 @@ export interface Orchestrator {
   catalog(): Promise<CatalogComponent[]>;
   /** Replaces the outbound token (or source) for calls that start from now on; calls in flight keep theirs. Same as the caller's. */
   setToken(token: string | TokenSource | undefined): void;
-  /** Human approval: its gate and plan approval apply to every run from now on, and paused runs go to it. */
-  useApprovals(approvals: Approvals): void;
+  /** Adds interceptors after those given so far; they apply to every run that starts from now on. */
+  use(...interceptors: readonly Interceptor[]): void;
   /** Releases the execution store when the orchestrator created it. */
   close(): Promise<void>;
 }

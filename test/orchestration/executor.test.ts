@@ -5,7 +5,16 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createCaller, keepAliveTransport } from "../../runtime/outbound/index.js";
-import { createBackoff, createExecutor, createResolver, type ExecutorOptions, type Plan, type PlanStep } from "../../runtime/orchestration/index.js";
+import {
+  createBackoff,
+  createExecutor,
+  createResolver,
+  type ExecutorOptions,
+  type Plan,
+  type PlanStep,
+  type StepInterceptor,
+} from "../../runtime/orchestration/index.js";
+import { within } from "../support/wait.js";
 import { rejection, sleep, startTools, withTimeout, type Tools } from "./support.js";
 
 const test = suite<{ tools: Tools }>("executor", { tools: undefined as unknown as Tools });
@@ -245,23 +254,41 @@ test("step calls carry the workflow and step ids; expressions read inputs and ea
   assert.is(call.headers["x-step-id"], "show");
 });
 
-test("a gate pauses the run before a sensitive step: running steps finish, it is not called, its resolved parameters are kept", async ({ tools }) => {
-  // sum → pay (sensitive) → after; slow runs beside them and must finish, not be aborted.
+/** A before-step interceptor that pauses the run at the steps it names, unless they are approved in the run's state. */
+function gateOn(sensitive: readonly string[]): StepInterceptor {
+  return {
+    name: "test.gate",
+    beforeStep: ({ step, state }) => {
+      const approved = (state["test"] as string[] | undefined) ?? [];
+      if (!sensitive.includes(step.step_id) || approved.includes(step.step_id)) return undefined;
+      return {
+        action: "pause",
+        reason: "sensitive capability echo",
+        waiting: `waiting for approval of step ${step.step_id}`,
+        data: { sensitive_matches: ["echo"] },
+      };
+    },
+  };
+}
+
+test("a before-step pause stops the run before the step: running steps finish, it is not called, its resolved parameters are kept", async ({ tools }) => {
+  // sum → pay (paused) → after; slow runs beside them and must finish, not be aborted.
   const paused = plan([
     step("sum", "add", { a: "${inputs.a}", b: 2 }),
     step("slow", "sleep", { ms: 150, tag: "slow" }),
     step("pay", "echo", { amount: "${steps.sum.output.sum}", tag: "pay" }, { depends_on: ["sum"] }),
     step("after", "echo", { tag: "after" }, { depends_on: ["pay"] }),
   ]);
-  const gate = (s: PlanStep) => (s.step_id === "pay" ? { reason: "sensitive capability echo", sensitive_matches: ["echo"] } : undefined);
-  const first = await withTimeout(executor(tools).execute(paused, { inputs: { a: 40 }, gate }), 5_000, "paused run");
+  const interceptors = [gateOn(["pay"])];
+  const first = await within("paused run", executor(tools).execute(paused, { inputs: { a: 40 }, interceptors }));
   assert.is(first.status, "interrupted");
   assert.equal(first.interrupt, {
     step_id: "pay",
     index: 2,
     parameters: { amount: 42, tag: "pay" },
     reason: "sensitive capability echo",
-    sensitive_matches: ["echo"],
+    interceptor: "test.gate",
+    data: { sensitive_matches: ["echo"] },
   });
   assert.equal(
     first.steps.map((s) => [s.step_id, s.status]),
@@ -272,18 +299,17 @@ test("a gate pauses the run before a sensitive step: running steps finish, it is
       ["after", "skipped"],
     ],
   );
-  assert.is(first.steps[2]!.reason, "waiting for approval of step pay");
+  assert.is(first.steps[2]!.reason, "waiting for approval of step pay", "the pause's `waiting` is the skipped steps' reason");
   assert.not.ok(
     tools.calls.some((c) => c.input["tag"] === "pay" || c.input["tag"] === "after"),
-    "neither the sensitive step nor its dependent was called",
+    "neither the paused step nor its dependent was called",
   );
 
   // Resumed: the completed steps are not run again; the approved step and the rest are.
   tools.calls.length = 0;
-  const resumed = await withTimeout(
-    executor(tools).execute(paused, { inputs: { a: 40 }, completed: first.steps, gate: (s) => (s.step_id === "pay" ? undefined : gate(s)) }),
-    5_000,
+  const resumed = await within(
     "resumed run",
+    executor(tools).execute(paused, { inputs: { a: 40 }, completed: first.steps, interceptors, state: { test: ["pay"] } }),
   );
   assert.is(resumed.status, "completed");
   assert.is(resumed.interrupt, undefined);
@@ -296,15 +322,15 @@ test("a gate pauses the run before a sensitive step: running steps finish, it is
   assert.equal(resumed.steps[0], first.steps[0], "the earlier result is kept as it was");
 });
 
-test("a gate that pauses again on resume (two sensitive steps) needs a second approval", async ({ tools }) => {
+test("a pause again on resume (two paused steps) needs a second continuation", async ({ tools }) => {
   const chain = plan([step("one", "echo", { tag: "one" }), step("two", "echo", { tag: "two" }, { depends_on: ["one"] })]);
-  const sensitive = (approved: string[]) => (s: PlanStep) => (approved.includes(s.step_id) ? undefined : { reason: "sensitive", sensitive_matches: ["echo"] });
-  const first = await executor(tools).execute(chain, { gate: sensitive([]) });
+  const interceptors = [gateOn(["one", "two"])];
+  const first = await executor(tools).execute(chain, { interceptors });
   assert.is(first.interrupt?.step_id, "one");
-  const second = await executor(tools).execute(chain, { gate: sensitive(["one"]), completed: first.steps });
+  const second = await executor(tools).execute(chain, { interceptors, state: { test: ["one"] }, completed: first.steps });
   assert.is(second.status, "interrupted");
   assert.is(second.interrupt?.step_id, "two");
-  const third = await executor(tools).execute(chain, { gate: sensitive(["one", "two"]), completed: second.steps });
+  const third = await executor(tools).execute(chain, { interceptors, state: { test: ["one", "two"] }, completed: second.steps });
   assert.is(third.status, "completed");
   assert.equal(
     tools.calls.map((c) => c.input["tag"]),

@@ -13,7 +13,7 @@ import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.j
 import { createCallRecorder, type RecordCall } from "./record.js";
 import { createLlmSynthesiser } from "./synthesis.js";
 
-export type LlmDebugOption = LlmDebugStore | boolean;
+export type { LlmDebugOption } from "../orchestrator-types.js";
 
 export interface NaturalPlanOptions {
   /** The catalog the planner sees (internal capabilities left out). */

@@ -1,0 +1,131 @@
+/**
+ * Human approval as orchestration interceptors (the orchestrator and executor know nothing of it):
+ *
+ * 1. `hitl.corrections` (before a step): a resumed run's corrected parameters replace the step's own;
+ * 2. `hitl.step_gate` (before a step): a sensitive step pauses the run, unless a human approved it;
+ * 3. `hitl.error_checkpoint` (after a step): a step whose input the tool refused pauses the run for a
+ *    human's correction instead of failing it;
+ * 4. `hitl.plan_approval` (after the plan): every plan waits for approval before its first step;
+ * 5. `hitl.checkpoint` (after execution): a run one of these paused becomes a checkpoint, and the
+ *    request answers 202.
+ *
+ * Registered in this order by the HITL feature. A resumed run carries `state.hitl` (`HitlState`).
+ */
+import type { ExecutionContext, Interceptor, InterceptorState, PlanContext, StepContext, StepOutcomeContext } from "../orchestration/index.js";
+import type { CheckpointMaker } from "./checkpoint.js";
+import { createStepGate, type HitlPolicy } from "./policy.js";
+
+/** The key of HITL's part of a resumed run's interceptor state. */
+export const HITL_STATE = "hitl";
+
+/** What a resume hands back to HITL's interceptors. */
+export interface HitlState {
+  /** Steps a human approved (the blocked one, and any approved before it). */
+  readonly approved: readonly string[];
+  /** Parameters a human corrected, by step id: they replace the step's own. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
+}
+
+const NO_STATE: HitlState = { approved: [] };
+
+export function hitlState(state: InterceptorState): HitlState {
+  const value = state[HITL_STATE] as HitlState | undefined;
+  return value ?? NO_STATE;
+}
+
+/** A resumed run's corrected parameters, on the step's first pass only (a recovery retry keeps its own). */
+export function createCorrectionsInterceptor(): Interceptor {
+  return {
+    name: "hitl.corrections",
+    beforeStep({ step, round, state }: StepContext) {
+      const { parameters } = hitlState(state);
+      if (round > 0 || parameters === undefined || !Object.hasOwn(parameters, step.step_id)) return undefined;
+      return { action: "replace", parameters: parameters[step.step_id] };
+    },
+  };
+}
+
+/** A sensitive step pauses the run before it is dispatched; one a human approved goes through. */
+export function createStepGateInterceptor(policy: HitlPolicy): Interceptor {
+  const gate = createStepGate(policy);
+  return {
+    name: "hitl.step_gate",
+    beforeStep({ step, state }: StepContext) {
+      if (gate === undefined || hitlState(state).approved.includes(step.step_id)) return undefined;
+      const answer = gate(step);
+      if (answer === undefined) return undefined;
+      return {
+        action: "pause",
+        reason: answer.reason,
+        waiting: `waiting for approval of step ${step.step_id}`,
+        data: { sensitive_matches: answer.sensitive_matches },
+      };
+    },
+  };
+}
+
+/**
+ * A step whose input the tool refused (400 INVALID_INPUT) is one a human can correct: the run waits
+ * for corrected parameters (an approve with `parameters`) or a reject, rather than failing.
+ */
+export function createErrorCheckpointInterceptor(policy: HitlPolicy): Interceptor {
+  return {
+    name: "hitl.error_checkpoint",
+    afterStep({ step, error }: StepOutcomeContext) {
+      if (!policy.enabled || error?.code !== "INVALID_INPUT") return undefined;
+      return {
+        action: "pause",
+        reason: `${step.agent_name}.${step.metadata.capability} refused its input: ${error.expose ? error.message : "invalid input"}`,
+        waiting: `waiting for a human to correct step ${step.step_id}`,
+      };
+    },
+  };
+}
+
+/** Every plan waits for approval before its first step (a resumed run's plan was approved: it is not asked again). */
+export function createPlanApprovalInterceptor(policy: HitlPolicy, checkpoint: CheckpointMaker): Interceptor {
+  return {
+    name: "hitl.plan_approval",
+    async afterPlan(run: PlanContext) {
+      if (!policy.enabled || !policy.planApproval) return undefined;
+      const answer = await checkpoint({ type: "plan", run, steps: [], reason: "the plan waits for approval", sensitive_matches: [] });
+      return { action: "pause", answer, waiting: "waiting for approval of the plan" };
+    },
+  };
+}
+
+const sensitiveMatchesOf = (data: unknown): readonly string[] => {
+  const matches = (data as { sensitive_matches?: unknown } | undefined)?.sensitive_matches;
+  return Array.isArray(matches) ? (matches as string[]) : [];
+};
+
+/** A run that HITL's step interceptors paused is stored as a checkpoint; the request answers 202. */
+export function createCheckpointInterceptor(checkpoint: CheckpointMaker): Interceptor {
+  return {
+    name: "hitl.checkpoint",
+    async afterExecution(run: ExecutionContext) {
+      const { interrupt, steps } = run.result;
+      if (interrupt === undefined || !interrupt.interceptor.startsWith("hitl.")) return undefined;
+      const answer = await checkpoint({
+        type: interrupt.error === undefined ? "step" : "error",
+        run,
+        interrupt,
+        steps,
+        reason: interrupt.reason,
+        sensitive_matches: sensitiveMatchesOf(interrupt.data),
+      });
+      return { action: "pause", answer };
+    },
+  };
+}
+
+/** HITL's interceptors, in the order they are registered. */
+export function createHitlInterceptors(policy: HitlPolicy, checkpoint: CheckpointMaker): Interceptor[] {
+  return [
+    createCorrectionsInterceptor(),
+    createStepGateInterceptor(policy),
+    createErrorCheckpointInterceptor(policy),
+    createPlanApprovalInterceptor(policy, checkpoint),
+    createCheckpointInterceptor(checkpoint),
+  ];
+}

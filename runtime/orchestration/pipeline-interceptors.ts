@@ -1,0 +1,95 @@
+/**
+ * The orchestrator's side of the interceptor seam (interceptors.ts has the executor's): hooks around
+ * a request's pipeline, after its plan is made and after its execution. One `Interceptor` object
+ * carries any of the four hooks; the orchestrator passes the step hooks on to the executor.
+ */
+import type { ManifoldError } from "../errors/index.js";
+import type { ExecutionResult } from "./executor-types.js";
+import { ACCEPT, CONTINUE, type Answered, type Awaitable, type InterceptorState, type StepInterceptor } from "./interceptors.js";
+import type { Plan, PlanMode } from "./plan.js";
+
+/** What a front end asked for: enough to run it again the same way. */
+export interface RunRequest {
+  readonly mode: PlanMode;
+  readonly workflow?: string;
+  /** The inputs (workflows), the body (custom) or the request text (natural), as the front end took it. */
+  readonly request: unknown;
+  /** Whether the request asked for a synthesis (`ai_synthesis`). */
+  readonly synthesise: boolean;
+}
+
+/** Who asked and how the request is answered (a pause made during a stream is for its client only). */
+export interface RequestContext {
+  readonly request_mode: "streaming" | "non_streaming";
+  readonly user_context?: { readonly conversation_id?: string; readonly session_id?: string };
+}
+
+/** A plan about to run, after planning and the `after_planning` hooks; not asked again for a resumed run. */
+export interface PlanContext extends RunRequest {
+  readonly plan: Plan;
+  readonly context: RequestContext;
+  readonly state: InterceptorState;
+}
+
+/** The run stops, and the request answers `answer` instead (HITL: its 202 body). */
+export interface PipelinePause {
+  readonly action: "pause";
+  readonly answer: unknown;
+  /** After planning: the reason every step is skipped with. @defaultValue `paused before the first step` */
+  readonly waiting?: string;
+}
+
+export interface PipelineFail {
+  readonly action: "fail";
+  /** The request fails with it (recorded, then thrown to the front end). */
+  readonly error: ManifoldError;
+}
+
+export type AfterPlanDecision =
+  | { readonly action: "continue" }
+  /** A replacement plan, checked like an `after_planning` hook's; the next interceptors see it. */
+  | { readonly action: "replace"; readonly plan: Plan }
+  | PipelinePause
+  | PipelineFail;
+
+/** A run whose execution ended: completed, failed, or paused at a step (`result.interrupt`). */
+export interface ExecutionContext extends PlanContext {
+  readonly result: ExecutionResult;
+}
+
+export type AfterExecutionDecision = { readonly action: "accept" } | PipelinePause | PipelineFail;
+
+/** Everything that wraps a step or a run: a feature registers one object with the hooks it needs. */
+export interface Interceptor extends StepInterceptor {
+  afterPlan?(context: PlanContext): Awaitable<AfterPlanDecision | undefined>;
+  /** Before the `after_execution` hooks; a pause skips them and the synthesis. */
+  afterExecution?(context: ExecutionContext): Awaitable<AfterExecutionDecision | undefined>;
+}
+
+/** The after-plan chain: a `replace` is checked, then handed to the next interceptor. */
+export async function afterPlan(
+  interceptors: readonly Interceptor[],
+  context: PlanContext,
+  check: (plan: Plan) => Promise<Plan>,
+): Promise<Answered<AfterPlanDecision> & { readonly context: PlanContext }> {
+  let current = context;
+  for (const interceptor of interceptors) {
+    const answer = await interceptor.afterPlan?.(current);
+    if (answer === undefined || answer.action === "continue") continue;
+    if (answer.action === "replace") {
+      current = { ...current, plan: await check(answer.plan) };
+      continue;
+    }
+    return { decision: answer, by: interceptor.name, context: current };
+  }
+  return { decision: CONTINUE, context: current };
+}
+
+/** The after-execution chain: the first answer other than `accept` ends it. */
+export async function afterExecution(interceptors: readonly Interceptor[], context: ExecutionContext): Promise<Answered<AfterExecutionDecision>> {
+  for (const interceptor of interceptors) {
+    const answer = await interceptor.afterExecution?.(context);
+    if (answer !== undefined && answer.action !== "accept") return { decision: answer, by: interceptor.name };
+  }
+  return { decision: ACCEPT };
+}

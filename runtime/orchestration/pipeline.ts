@@ -1,0 +1,246 @@
+/**
+ * The pipeline every request goes through, whatever its front end, as named stages over the
+ * orchestrator's `OrchestratorCore`: plan (before_planning hooks → plan → after_planning hooks →
+ * after-plan interceptors) → execute (the executor, with the step interceptors) → after-execution
+ * interceptors → finish (after_execution hooks → synthesis → after_synthesis hooks) → execution record.
+ * A pause from an interceptor ends the request there with the interceptor's answer.
+ */
+import { currentScope } from "../context/index.js";
+import { toManifoldError } from "../errors/index.js";
+import { llmUnavailable } from "../llm/index.js";
+import type { Logger } from "../telemetry/index.js";
+import type { CatalogComponent } from "./catalog.js";
+import type { ExecuteOptions, ExecutionResult, Executor } from "./executor.js";
+import { runHooks, type HookContext, type HookOutcome, type PipelineHook } from "./hooks.js";
+import { afterExecution, afterPlan, type Interceptor, type PlanContext } from "./pipeline-interceptors.js";
+import { checkPlan, type Plan, type PlanMode } from "./plan.js";
+import type { ExecutionRecord, ExecutionStore } from "./records/index.js";
+import type { NaturalSetup } from "./natural/configure.js";
+import type { RecordCall } from "./natural/record.js";
+import type { Paused, RunOptions } from "./orchestrator-types.js";
+
+/** What the pipeline needs of its orchestrator. */
+export interface OrchestratorCore {
+  readonly hooks: readonly PipelineHook[];
+  /** In order; `use` appends. */
+  readonly interceptors: Interceptor[];
+  readonly executor: Executor;
+  readonly store: ExecutionStore | undefined;
+  readonly natural: NaturalSetup;
+  /** The catalog with internal capabilities. */
+  readonly fullCatalog: () => Promise<CatalogComponent[]>;
+  readonly log: Logger;
+}
+
+export interface PipelineRequest {
+  readonly mode: PlanMode;
+  readonly workflow?: string;
+  readonly request: unknown;
+  readonly plan: () => Plan | Promise<Plan>;
+  readonly execute: ExecuteOptions;
+  /** Checks a replacement plan (a hook's, an interceptor's) beyond its shape (natural mode: against the catalog). */
+  readonly checkReplacement?: (plan: Plan) => Promise<Plan>;
+  readonly record?: RecordCall;
+  readonly outputs?: (plan: Plan, result: ExecutionResult) => Record<string, unknown>;
+  readonly options: RunOptions;
+}
+
+export interface PipelineResult extends Paused {
+  readonly result: ExecutionResult;
+  readonly plan: Plan;
+  readonly outputs?: Record<string, unknown>;
+  readonly synthesis?: unknown;
+  readonly hooks: readonly HookOutcome[];
+}
+
+/** One request on its way through the stages. */
+interface Passage {
+  readonly core: OrchestratorCore;
+  readonly request: PipelineRequest;
+  readonly startedAt: string;
+  readonly outcomes: HookOutcome[];
+  /** What every hook context starts with. */
+  readonly base: Pick<HookContext, "mode" | "workflow" | "request" | "signal">;
+  /** The plan once there is one (a failure from then on is recorded with it), and the run's result. */
+  plan: Plan | undefined;
+  result: ExecutionResult | undefined;
+}
+
+const statusOf = { completed: "success", failed: "failed", interrupted: "interrupted" } as const;
+
+export async function runPipeline(core: OrchestratorCore, request: PipelineRequest): Promise<PipelineResult> {
+  const { mode, workflow, options } = request;
+  const { signal } = options;
+  const passage: Passage = {
+    core,
+    request,
+    startedAt: new Date().toISOString(),
+    outcomes: [],
+    base: { mode, ...(workflow === undefined ? {} : { workflow }), request: request.request, ...(signal === undefined ? {} : { signal }) },
+    plan: options.resume?.plan,
+    result: undefined,
+  };
+  try {
+    if (options.synthesise === true && core.natural.synthesiser === undefined) throw llmUnavailable("ai_synthesis");
+    const planned = options.resume === undefined ? await planStage(passage) : { context: planContext(request, options.resume.plan) };
+    const plan = planned.context.plan;
+    passage.plan = plan;
+    if (planned.paused !== undefined) return await pausedBeforeRun(passage, plan, planned.paused);
+    const result = await executeStage(passage, plan);
+    passage.result = result;
+    const after = await afterExecution(core.interceptors, { ...planned.context, result });
+    if (after.decision.action === "fail") throw after.decision.error;
+    if (after.decision.action === "pause") {
+      await recordRun(passage, plan, result);
+      return { result, plan, hooks: passage.outcomes, paused: after.decision.answer };
+    }
+    return await finishStage(passage, plan, result);
+  } catch (thrown) {
+    if (passage.plan !== undefined) {
+      const error = toManifoldError(thrown);
+      const status = signal?.aborted === true ? "interrupted" : "failed";
+      const failure = { code: error.code, message: error.expose ? error.message : "internal error" };
+      await recordRun(passage, passage.plan, { status, steps: passage.result?.steps ?? [] }, failure);
+    }
+    throw thrown;
+  }
+}
+
+/** What the pipeline interceptors are told about a run. */
+function planContext(request: PipelineRequest, plan: Plan): PlanContext {
+  const { mode, workflow, options } = request;
+  return {
+    mode,
+    ...(workflow === undefined ? {} : { workflow }),
+    request: request.request,
+    synthesise: options.synthesise === true,
+    plan,
+    context: options.requestContext ?? { request_mode: "non_streaming" },
+    state: options.resume?.state ?? {},
+  };
+}
+
+interface Planned {
+  readonly context: PlanContext;
+  readonly paused?: { readonly answer: unknown; readonly waiting?: string };
+}
+
+/** Hooks around planning, the planner, then the after-plan interceptors (after the hooks: a required hook that rejects stops the run first). */
+async function planStage(passage: Passage): Promise<Planned> {
+  const { core, request, base, outcomes } = passage;
+  const { hooks, log } = core;
+  const check = async (replaced: Plan): Promise<Plan> => (request.checkReplacement === undefined ? replaced : await request.checkReplacement(replaced));
+  if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
+  let plan = await request.plan();
+  passage.plan = plan;
+  if (hooks.length > 0) {
+    const replaced = await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log);
+    if (replaced !== undefined) plan = await check(replaced);
+    passage.plan = plan;
+  }
+  const answered = await afterPlan(core.interceptors, planContext(request, plan), (replaced) => check(checkPlan(replaced, "an interceptor's plan")));
+  const { decision, context } = answered;
+  if (decision.action === "fail") throw decision.error;
+  if (decision.action === "pause") return { context, paused: decision };
+  return { context };
+}
+
+/** A run paused before its first step: nothing ran, every step is waiting. */
+export function waitingResult(plan: Plan, reason: string): ExecutionResult {
+  return {
+    plan_id: plan.plan_id,
+    status: "interrupted",
+    steps: plan.steps.map((step) => ({
+      step_id: step.step_id,
+      component: step.agent_name,
+      capability: step.metadata.capability,
+      status: "skipped",
+      reason,
+      attempts: 0,
+      duration_ms: 0,
+    })),
+    duration_ms: 0,
+  };
+}
+
+async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable<Planned["paused"]>): Promise<PipelineResult> {
+  const result = waitingResult(plan, paused.waiting ?? "paused before the first step");
+  await recordRun(passage, plan, result);
+  return { result, plan, hooks: passage.outcomes, paused: paused.answer };
+}
+
+function executeStage({ core, request }: Passage, plan: Plan): Promise<ExecutionResult> {
+  const { mode, workflow, options } = request;
+  const { signal, onStep, resume } = options;
+  return core.executor.execute(plan, {
+    ...request.execute,
+    mode,
+    ...(signal === undefined ? {} : { signal }),
+    ...(workflow === undefined ? {} : { workflow }),
+    ...(onStep === undefined ? {} : { onStep }),
+    ...(core.interceptors.length === 0 ? {} : { interceptors: core.interceptors }),
+    ...(resume && { completed: resume.completed }),
+    ...(resume?.state && { state: resume.state }),
+  });
+}
+
+/** Outputs, after_execution hooks, the synthesis when asked for, after_synthesis hooks, the record. */
+async function finishStage(passage: Passage, plan: Plan, result: ExecutionResult): Promise<PipelineResult> {
+  const { core, request, base, outcomes } = passage;
+  const { hooks, log } = core;
+  const outputs = request.outputs?.(plan, result);
+  const withResult = { ...base, plan, result, ...(outputs === undefined ? {} : { outputs }) };
+  if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_execution" }, outcomes, log);
+  let synthesis: unknown;
+  const { synthesiser } = core.natural;
+  const { options } = request;
+  if (options.synthesise === true && synthesiser !== undefined) {
+    const { signal, onChunk } = options;
+    synthesis = await synthesiser(
+      {
+        mode: request.mode,
+        ...(request.workflow === undefined ? {} : { workflow: request.workflow }),
+        request: request.request,
+        plan,
+        result,
+        ...(outputs === undefined ? {} : { outputs }),
+      },
+      { ...(signal === undefined ? {} : { signal }), ...(onChunk === undefined ? {} : { onChunk }), ...(request.record && { record: request.record }) },
+    );
+    if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_synthesis", synthesis }, outcomes, log);
+  }
+  await recordRun(passage, plan, result);
+  return { result, plan, ...(outputs === undefined ? {} : { outputs }), ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes };
+}
+
+/** The execution record of a run that finished, paused, or (with `failure`) stopped on an error. Never fails the request. */
+async function recordRun(
+  { core, request, startedAt, outcomes }: Passage,
+  plan: Plan,
+  result: Pick<ExecutionResult, "status" | "steps">,
+  failure?: ExecutionRecord["error"],
+): Promise<void> {
+  const { store, log } = core;
+  if (store === undefined) return;
+  const conversationId = currentScope()?.conversationId;
+  const { mode, workflow } = request;
+  const entry: ExecutionRecord = {
+    plan_id: plan.plan_id,
+    ...(workflow === undefined ? {} : { workflow }),
+    ...(conversationId === undefined ? {} : { conversation_id: conversationId }),
+    mode,
+    status: statusOf[result.status],
+    plan,
+    steps: result.steps,
+    hooks: outcomes,
+    ...(failure === undefined ? {} : { error: failure }),
+    started_at: startedAt,
+    finished_at: new Date().toISOString(),
+  };
+  try {
+    await store.save(entry);
+  } catch (error) {
+    // Debug records never fail the request they describe.
+    log.warn(`execution record ${entry.plan_id} could not be saved`, { error });
+  }
+}
