@@ -24,6 +24,11 @@
  * - `waitForLine(match)` / `waitForOutput(pattern)` wait for later output; `stdout()`, `stderr()` and
  *   `lines()` return it; `stop()` sends SIGTERM, then SIGKILL if it has not exited within the limit.
  * - A process still running when the suite's process exits is killed (SIGKILL).
+ *
+ * Switching from test/e2e/helpers.ts: `startFixture(file, env)` is `startProcess({ name: file, entry:
+ * `test/e2e/fixtures/${file}`, env: { PORT: "0", HOST: "127.0.0.1", ...env }, ready: { line:
+ * /"event":"listening","url":"([^"]+)"/ } })`; its `events()` are `lines()` parsed as JSON, `waitForLog`
+ * is `waitForOutput(pattern, "stderr")`, and `killAll()` is `stopAll({ signal: "SIGKILL" })`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
