@@ -15,6 +15,7 @@ import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { scheduleRecord } from "../support/schedules.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+import { eventually, sleep } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
 const NAMESPACE = `sched${randomBytes(3).toString("hex")}`;
@@ -24,16 +25,6 @@ let schedules: ScheduleStore;
 let replicas: Fixture[] = [];
 let agent: Fixture;
 let env: Record<string, string>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(50);
-  }
-}
 
 const record = (target: string, dueMs: number) => scheduleRecord(dueMs, { target_agent: target, instruction: "tick", input: {} });
 
@@ -68,7 +59,7 @@ test("three replicas, 1,000 schedules due within the same seconds: each runs exa
   await Promise.all(batch.map((r) => schedules.create(r)));
   const ids = new Set(batch.map((r) => r.schedule_id));
   const mine = () => runsOf(agent).filter((run) => ids.has(run.schedule_id));
-  await until(() => mine().length >= 1000, 30_000, "1,000 runs at the agent");
+  await eventually("1,000 runs at the agent", () => mine().length >= 1000);
   await sleep(1_500); // a duplicate would arrive by now
   const runs = mine();
   assert.is(runs.length, 1000, "no duplicates");
@@ -87,7 +78,7 @@ test("a cancelled schedule never runs", async () => {
   await Promise.all([...kept, ...cancelled].map((r) => schedules.create(r)));
   await Promise.all(cancelled.map((r) => schedules.delete(r.schedule_id)));
   const keptIds = new Set(kept.map((r) => r.schedule_id));
-  await until(() => runsOf(agent).filter((r) => keptIds.has(r.schedule_id)).length === 10, 10_000, "the kept ones");
+  await eventually("the kept ones", () => runsOf(agent).filter((r) => keptIds.has(r.schedule_id)).length === 10);
   await sleep(1_000);
   const cancelledIds = new Set(cancelled.map((r) => r.schedule_id));
   assert.is(runsOf(agent).filter((r) => cancelledIds.has(r.schedule_id)).length, 0);
@@ -103,7 +94,7 @@ test("every replica killed across due times: one restarted fires each missed occ
   const ids = new Set(missed.map((r) => r.schedule_id));
   assert.is(runsOf(agent).filter((r) => ids.has(r.schedule_id)).length, 0);
   replicas = [await startReplica()];
-  await until(() => runsOf(agent).filter((r) => ids.has(r.schedule_id)).length >= 50, 15_000, "the missed runs");
+  await eventually("the missed runs", () => runsOf(agent).filter((r) => ids.has(r.schedule_id)).length >= 50);
   await sleep(1_000);
   assert.is(runsOf(agent).filter((r) => ids.has(r.schedule_id)).length, 50);
 });
@@ -117,7 +108,7 @@ test("a failing agent is retried with growing delays, then dead-lettered; unknow
   await schedules.create(failed);
   await schedules.create(record("nobody-agent", Date.now() + 300));
   await schedules.create(record("plain-tool", Date.now() + 300));
-  await until(async () => (await store.client.llen(dead)) >= before + 3, 20_000, "three dead letters");
+  await eventually("three dead letters", async () => (await store.client.llen(dead)) >= before + 3);
   const letters = (await store.client.lrange(dead, before, -1)).map(
     (text) => JSON.parse(text) as { task: { task_id: string; input: { target_agent: string } }; reason: string; failed_at: string },
   );
@@ -147,14 +138,10 @@ test("manifold dead-letters lists the entries; --replay queues one again and the
   const isLate = (line: string) =>
     line !== "" && (JSON.parse(line) as { task: { input: { schedule_id: string } } }).task.input.schedule_id === late.schedule_id;
   let listed = await cli();
-  await until(
-    async () => {
-      listed = await cli();
-      return listed.stdout.split("\n").some(isLate);
-    },
-    20_000,
-    "the late agent's dead letter",
-  );
+  await eventually("the late agent's dead letter", async () => {
+    listed = await cli();
+    return listed.stdout.split("\n").some(isLate);
+  });
   assert.is(listed.code, 0, listed.stderr);
   assert.match(listed.stderr, /\d+ dead letters?/);
   const letter = JSON.parse(listed.stdout.split("\n").find(isLate)!) as { task: { task_id: string }; reason: string };
@@ -164,7 +151,7 @@ test("manifold dead-letters lists the entries; --replay queues one again and the
   assert.is(replayed.code, 0, replayed.stderr);
   const { task_id } = JSON.parse(replayed.stdout) as { task_id: string };
   assert.match(task_id, new RegExp(`^${letter.task.task_id}:replay-\\d+$`));
-  await until(() => runsOf(agentNow).some((r) => r.task_id === task_id), 10_000, "the replayed run");
+  await eventually("the replayed run", () => runsOf(agentNow).some((r) => r.task_id === task_id));
   const again = await cli("--replay", letter.task.task_id);
   assert.is(again.code, 1, "a letter is replayed once");
   assert.match(again.stderr, /no dead letter/);

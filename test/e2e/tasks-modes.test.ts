@@ -9,12 +9,12 @@ import { createClient } from "../../runtime/component/index.js";
 import { createRegistry, discover } from "../../runtime/discovery/index.js";
 import { createStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { eventually, sleep } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
 let server: RedisServer;
 let api: Fixture;
 let env: Record<string, string>;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test.before(async () => {
   server = await startRedisServer();
@@ -40,14 +40,18 @@ async function status(taskId: string): Promise<{ status: string; result?: unknow
   return (await (await fetch(`${api.url}/api/v1/tasks/${taskId}`)).json()) as { status: string; result?: unknown };
 }
 
-async function until(taskId: string, wanted: string, ms = 10_000): Promise<{ status: string; result?: unknown }> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const view = await status(taskId);
-    if (view.status === wanted) return view;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} is ${view.status}, not ${wanted}, after ${ms} ms`);
-    await sleep(50);
-  }
+/** Polls the task until it reaches `wanted` (a hang guard says what it last was). */
+function reaches(taskId: string, wanted: string): Promise<{ status: string; result?: unknown }> {
+  let last = "";
+  return eventually(
+    `task ${taskId} ${wanted}`,
+    async () => {
+      const view = await status(taskId);
+      last = view.status;
+      return view.status === wanted ? view : undefined;
+    },
+    { intervalMs: 50, describe: () => last },
+  );
 }
 
 test("api mode queues and runs nothing; a worker process serves only /health and runs the queue", async () => {
@@ -70,7 +74,7 @@ test("api mode queues and runs nothing; a worker process serves only /health and
     });
     assert.is(response.status, 404, `${method} ${path} on a worker`);
   }
-  assert.equal((await until(id, "completed")).result, { square: 9, attempt: 1 });
+  assert.equal((await reaches(id, "completed")).result, { square: 9, attempt: 1 });
   worker.child.kill("SIGKILL");
   await worker.exited;
 });
@@ -78,7 +82,7 @@ test("api mode queues and runs nothing; a worker process serves only /health and
 test("SIGTERM on a worker: it stops taking tasks, lets the running one finish, and exits 0", async () => {
   const worker = await startFixture("tasks/agent.ts", { ...env, MANIFOLD_MODE: "worker" });
   const id = await submit({ n: 4, ms: 1_500 });
-  await until(id, "running");
+  await reaches(id, "running");
   worker.child.kill("SIGTERM");
   // Submitted once the worker has begun stopping (a loaded machine may deliver the signal late, and a
   // task queued before that is fairly taken).

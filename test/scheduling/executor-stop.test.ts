@@ -13,6 +13,8 @@ import { createScheduledExecutor, SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_TASK_TYPE,
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { createTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
+import { createManualClock } from "../support/clock.js";
+import { eventually, within } from "../support/wait.js";
 
 const spec: ComponentSpec = {
   kind: "agent",
@@ -40,14 +42,6 @@ async function enqueue(backend: TaskBackend, count: number): Promise<string[]> {
   return ids;
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const test = suite("scheduled executor: stop and redeployment");
 
 test("stop hands back the dispatch in flight and the tasks waiting for a place; nothing is lost and stop does not hang", async () => {
@@ -59,26 +53,28 @@ test("stop hands back the dispatch in flight and the tasks waiting for a place; 
     handleSignals: false,
     log: () => undefined,
     handlers: {},
+    // Runs until the executor's call is aborted: nothing else ends it.
     scheduled: async (_request, { signal }) => {
       started += 1;
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 5_000);
-        signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve(undefined);
-        });
-      });
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       return "late";
     },
   });
   // One place: one run in flight, one more leased ahead and waiting for the place, the rest queued.
-  const executor = createScheduledExecutor({ store, registry, workerCount: 1, maxRetries: 0, log });
+  // The executor's clock (its pool's grace period) is moved by hand.
+  const clock = createManualClock();
+  const executor = createScheduledExecutor({ store, registry, workerCount: 1, maxRetries: 0, log, clock });
   const ids = await enqueue(backend, 4);
   await executor.start();
-  await until(() => started === 1, "the first run to reach the agent");
-  const stopping = Date.now();
-  await executor.stop(100);
-  assert.ok(Date.now() - stopping < 2_000, `stop took ${Date.now() - stopping} ms`);
+  await eventually("the first run to reach the agent", () => started === 1);
+  let stopped = false;
+  const stopping = executor.stop(100).then(() => void (stopped = true));
+  // The pool's tick and the grace period's timer.
+  await eventually("stop waiting for the grace period", () => clock.pending() === 2);
+  await clock.advance(99);
+  assert.is(stopped, false, "the dispatch in flight gets the whole grace period");
+  await clock.advance(1);
+  await within("stop, once the grace period is over (the agent's run never ends by itself)", stopping);
   const tasks = await Promise.all(ids.map((id) => backend.get(id)));
   assert.equal(
     tasks.map((task) => task?.status),
@@ -111,12 +107,12 @@ test("an agent that moved to another port is looked up again on the retry after 
   const executor = createScheduledExecutor({ store, registry, workerCount: 2, maxRetries: 2, retryBaseDelayMs: 50, retryMaxDelayMs: 50, log });
   await executor.start();
   const [one] = await enqueue(backend, 1);
-  await until(async () => (await backend.get(one!))?.status === "completed", "the first run");
+  await eventually("the first run", async () => (await backend.get(one!))?.status === "completed");
   // Redeployed: the old replica is gone (its registration with it), a new one listens elsewhere.
   await first.close();
   const second = await serve("second");
   const [two] = await enqueue(backend, 1);
-  await until(async () => (await backend.get(two!))?.status === "completed", "the run after the move");
+  await eventually("the run after the move", async () => (await backend.get(two!))?.status === "completed");
   assert.equal(runs, [`first ${one}`, `second ${two}`]);
   assert.is((await executor.deadLetters.list()).length, 0);
   await executor.stop();

@@ -13,6 +13,7 @@ import { createRegistry } from "../../runtime/discovery/index.js";
 import { serveScheduler, type RunningScheduler } from "../../runtime/scheduling/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { createLogger, initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import { eventually } from "../support/wait.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 
 const spec = (name: string): ComponentSpec => ({
@@ -115,8 +116,7 @@ test("the fire span is linked, not a parent; the agent continues the executor's 
 test("at most workerCount dispatches in flight", async ({ scheduler, inFlight }) => {
   const before = inFlight.runs;
   await Promise.all(Array.from({ length: 12 }, () => schedule(scheduler, "clock-agent", { delay: "100ms", instruction: "load" })));
-  const started = Date.now();
-  while (inFlight.runs < before + 12 && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually("all 12 runs at the agent", () => inFlight.runs >= before + 12);
   assert.is(inFlight.runs, before + 12);
   assert.is(inFlight.max, 3);
 });

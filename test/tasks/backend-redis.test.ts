@@ -124,7 +124,12 @@ test("Redis down: calls fail fast with UNAVAILABLE and no password; after a rest
     );
   await new Promise((resolve) => setTimeout(resolve, 200));
   await server.stop();
-  for (const call of [() => backend.create(newTask()), () => backend.get("x"), () => backend.depth(), () => backend.cancel("x")]) {
+  for (const call of [
+    () => backend.create(newTask()),
+    () => backend.get("x"),
+    () => backend.depth(),
+    () => backend.cancel("x"),
+  ] as (() => Promise<unknown>)[]) {
     try {
       await within("a call with Redis down to fail", call());
       assert.unreachable("succeeded with Redis down");
