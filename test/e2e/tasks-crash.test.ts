@@ -11,13 +11,14 @@ import { Redis } from "ioredis";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createTaskBackend, type TaskBackend, type TaskRecord } from "../../runtime/tasks/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { sleep, WAIT_LIMIT_MS } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
 const TASKS = 2_000;
 const WORKERS = 3;
 const KILL_EVERY_MS = 2_000;
-const DEADLINE_MS = 50_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A hang guard, not a speed aim (the run's time is printed; its aim is a row in bench/README.md): past it the statuses say what is stuck. */
+const GIVE_UP_MS = 4 * WAIT_LIMIT_MS;
 
 let server: RedisServer;
 let store: RedisStore;
@@ -103,7 +104,7 @@ test("2,000 tasks, three workers, one killed with SIGKILL every 2 s and restarte
   try {
     for (;;) {
       const finished = (await records(taskIds)).filter((t) => t.status === "completed" || t.status === "failed" || t.status === "cancelled");
-      if (finished.length === TASKS || Date.now() - started > DEADLINE_MS) break;
+      if (finished.length === TASKS || Date.now() - started > GIVE_UP_MS) break;
       await sleep(500);
     }
   } finally {
@@ -138,7 +139,6 @@ test("2,000 tasks, three workers, one killed with SIGKILL every 2 s and restarte
     "every task ran at least once",
   );
   assert.ok(twice > 0, "kills landed mid-task, so some task ran again (at-least-once, not at-most-once)");
-  assert.ok(elapsed < 60_000, `took ${elapsed} ms`);
 });
 
 test.run();
