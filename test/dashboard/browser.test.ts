@@ -15,7 +15,8 @@ import { createRegistry } from "../../runtime/discovery/index.js";
 import { createStore } from "../../runtime/store/index.js";
 import { startNetwork, TRAVEL, type Network } from "./network.js";
 import { seed, USER, type Seeded } from "./seed.js";
-import { eventually, get, post, registration } from "./support.js";
+import { eventually } from "../support/wait.js";
+import { get, post, registration } from "./support.js";
 
 const SHOTS = fileURLToPath(new URL("../../test-output/dashboard/", import.meta.url));
 const WAIT_MS = 15_000;
@@ -74,7 +75,7 @@ test.after(async () => {
 
 test("Registry: every running service with health and capabilities; Agents and Tools filter it; a new registration appears live", async () => {
   await open("registry", "all");
-  await eventually(async () => (await page.locator('[data-testid="service-row"]').count()) === TRAVEL.length, WAIT_MS, "five services");
+  await eventually("five services", async () => (await page.locator('[data-testid="service-row"]').count()) === TRAVEL.length);
   assert.equal((await attributes('[data-testid="service-row"]', "data-name")).sort(), [...TRAVEL].sort());
   assert.equal(await attributes('[data-testid="service-row"]', "data-health"), Array(TRAVEL.length).fill("healthy"));
   assert.is(await page.locator('[data-testid="openapi-link"]').count(), TRAVEL.length, "each service links to its OpenAPI");
@@ -114,7 +115,7 @@ test("HITL Interrupted: type filters; streaming buttons disabled with the reason
   await open("hitl", "all");
   const ids = async () => (await attributes('[data-testid="checkpoint"]', "data-id")).sort();
   const all = [seeded.customCheckpoint, seeded.errorCheckpoint, seeded.naturalCheckpoint, seeded.streamingCheckpoint].sort();
-  await eventually(async () => JSON.stringify(await ids()) === JSON.stringify(all), WAIT_MS, "the four pending checkpoints");
+  await eventually("the four pending checkpoints", async () => JSON.stringify(await ids()) === JSON.stringify(all));
 
   const streaming = page.locator(`[data-testid="checkpoint"][data-id="${seeded.streamingCheckpoint}"]`);
   assert.is(await streaming.locator('[data-testid="approve"]').isDisabled(), true);
@@ -156,7 +157,7 @@ test("HITL Interrupted: type filters; streaming buttons disabled with the reason
 
 test("LLM Debug: All, Success, Errors and Grouped; each interaction's prompt, response, tokens and duration", async () => {
   await open("llm", "all");
-  await eventually(async () => (await page.locator('[data-testid="llm-record"]').count()) >= 4, WAIT_MS, "four LLM records");
+  await eventually("four LLM records", async () => (await page.locator('[data-testid="llm-record"]').count()) >= 4);
   const statuses = () => attributes('[data-testid="llm-record"]', "data-status");
   assert.ok((await statuses()).includes("error") && (await statuses()).includes("success"));
   const first = page.locator('[data-testid="llm-record"][data-status="success"]').first();
@@ -185,7 +186,7 @@ test("Execution DAG: each run as its step graph with status and duration; status
   await open("executions", "all");
   await page.waitForSelector('[data-testid="execution-group"]');
   const statuses = () => attributes('[data-testid="execution"]', "data-status");
-  await eventually(async () => new Set(await statuses()).size === 3, WAIT_MS, "success, failed and interrupted runs");
+  await eventually("success, failed and interrupted runs", async () => new Set(await statuses()).size === 3);
   const research = page.locator('[data-testid="execution"][data-status="success"]', { hasText: "travel-research" });
   assert.equal(
     await research
@@ -222,7 +223,7 @@ test("Execution DAG: each run as its step graph with status and duration; status
   await shot("executions-flat");
   const before = await page.locator('[data-testid="execution"]').count();
   await post(`${network.urls["travel-agent"]}/orchestrate/travel-research`, { destination: "Lisbon" });
-  await eventually(async () => (await page.locator('[data-testid="execution"]').count()) === before + 1, WAIT_MS, "the new run, without a reload");
+  await eventually("the new run, without a reload", async () => (await page.locator('[data-testid="execution"]').count()) === before + 1);
 });
 
 test("Skills: the catalog the travel agent's planner reads, internal capabilities marked", async () => {
@@ -240,7 +241,7 @@ test("Memory: the user's chat sessions and their messages", async () => {
   await page.goto(`${network.dashboard}/#/memory`);
   await page.waitForSelector(`[data-testid="memory-user"][data-user="${USER}"]`);
   await page.waitForSelector(`[data-testid="memory-session"][data-session="${seeded.sessionId}"]`);
-  await eventually(async () => (await page.locator('[data-testid="message"]').count()) >= 3, WAIT_MS, "the conversation's messages");
+  await eventually("the conversation's messages", async () => (await page.locator('[data-testid="message"]').count()) >= 3);
   const texts = await page.locator('[data-testid="message"] .content').allInnerTexts();
   assert.equal(texts.slice(0, 3), ["Where is Lisbon?", "Lisbon is on the Atlantic coast of Portugal.", "Convert 250 EUR to USD"]);
   await shot("memory");

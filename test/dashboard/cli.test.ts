@@ -11,7 +11,8 @@ import { createStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { withTimeout } from "../runtime/support.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
-import { eventually, get, registration } from "./support.js";
+import { eventually } from "../support/wait.js";
+import { get, registration } from "./support.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let redis: RedisServer;
@@ -47,7 +48,7 @@ test("manifold dashboard serves the API over the network's Redis and stops on SI
   const run = manifold(["dashboard"], env);
   try {
     await withTimeout(
-      eventually(async () => /dashboard listening on http:\/\/127\.0\.0\.1:\d+/.test(run.out()), 20_000, "the URL"),
+      eventually("the URL", async () => /dashboard listening on http:\/\/127\.0\.0\.1:\d+/.test(run.out())),
       25_000,
       "manifold dashboard",
     );

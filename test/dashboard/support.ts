@@ -89,12 +89,3 @@ export function checkpoint(overrides: Partial<NewCheckpoint> = {}): NewCheckpoin
     ...overrides,
   };
 }
-
-/** Polls `check` every 50 ms until it holds, for at most `ms`. */
-export async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -9,6 +9,7 @@ import * as assert from "uvu/assert";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { postSse, type SseEvent } from "../support/sse-client.js";
+import { sleep } from "../support/wait.js";
 import { KYOTO_WEATHER_PLAN } from "./fixtures/plans.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
@@ -16,7 +17,6 @@ let redis: RedisServer;
 let llm: ScriptedLlm;
 let agent: Fixture;
 let trip: Fixture;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const PLAN = KYOTO_WEATHER_PLAN;
 

@@ -2,9 +2,10 @@
  * Discovery end to end, at the real 30 s TTL: three tool processes (two weather-service replicas, one
  * geocoding-service) and one agent process register in a real Redis started by the harness. The
  * agent's typed clients find the tools by name. A tool killed with SIGKILL reads `unknown`, then
- * leaves the lookups within 35 s; the Redis server killed and restarted empty gets every survivor
- * back within 35 s, while calls made at a steady rate throughout all succeed; and data lost without a
- * reconnection (FLUSHALL) is rewritten by the next heartbeat.
+ * leaves the lookups once its TTL has passed; the Redis server killed and restarted empty gets every
+ * survivor back, while calls made at a steady rate throughout all succeed; and data lost without a
+ * reconnection (FLUSHALL) is rewritten by the next heartbeat. How long each took is printed (speed
+ * aims live in bench/); the TTL and heartbeat cadence are asserted on manual clocks in the unit suites.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -13,10 +14,10 @@ import { createRedisRegistry, createRegistry, discover, type Registry } from "..
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { TripPlannerSpec, type TripPlannerCapabilities } from "./fixtures/discovery-agent.js";
+import { eventually, sleep } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
-const LIMIT_MS = 35_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const HANG_GUARD_MS = 120_000;
 
 let server: RedisServer;
 let store: RedisStore;
@@ -26,12 +27,14 @@ const weather: Fixture[] = [];
 let geocoding: Fixture;
 let agent: Fixture;
 
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {
+/**
+ * Waits for `check` (a failing check counts as not yet). The limit is a hang guard, generous because
+ * expiry takes a 30 s TTL; how soon things happen is printed, and the TTL logic itself is asserted on a
+ * manual clock in the unit suites.
+ */
+async function until(what: string, check: () => Promise<boolean>): Promise<number> {
   const started = Date.now();
-  while (!(await check().catch(() => false))) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(250);
-  }
+  await eventually(what, () => check().catch(() => false), { limitMs: HANG_GUARD_MS, intervalMs: 250 });
   return Date.now() - started;
 }
 
@@ -85,28 +88,23 @@ test("the agent, itself found by name, reaches the tools it found by name throug
   for (let i = 0; i < 4; i += 1) assert.equal(await planner.planTrip({ destination: "Kyoto" }), trip, "same answer from either weather replica");
 });
 
-test("kill -9 of one tool: it reads unknown once its heartbeat is overdue, and is gone from lookups within 35 s", async () => {
+test("kill -9 of one tool: it reads unknown once its heartbeat is overdue, and is gone from lookups once its TTL has passed", async () => {
   const [victim, survivor] = weather as [Fixture, Fixture];
   const killedAt = Date.now();
   victim.child.kill("SIGKILL");
   let sawUnknown = false;
-  const took = await until(
-    async () => {
-      const entry = await registry.get(fixtureId(victim));
-      if (entry?.health === "unknown") sawUnknown = true;
-      return entry === undefined && !(await idsOf("weather-service")).includes(fixtureId(victim));
-    },
-    LIMIT_MS,
-    "the killed replica gone",
-  );
-  assert.ok(took <= LIMIT_MS);
+  await until("the killed replica gone", async () => {
+    const entry = await registry.get(fixtureId(victim));
+    if (entry?.health === "unknown") sawUnknown = true;
+    return entry === undefined && !(await idsOf("weather-service")).includes(fixtureId(victim));
+  });
   assert.ok(sawUnknown, "read as unknown between its missed heartbeats and its expiry");
   assert.equal(await idsOf("weather-service"), [fixtureId(survivor)]);
   assert.equal((await registry.listAll()).map((e) => e.id).sort(), [fixtureId(survivor), fixtureId(geocoding), fixtureId(agent)].sort());
   console.log(`  killed replica gone from lookups after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
 });
 
-test("Redis killed and restarted empty: every survivor re-registers within 35 s, and steady calls all succeed", async () => {
+test("Redis killed and restarted empty: every survivor re-registers, and steady calls all succeed", async () => {
   // The caller finds the agent through its own cached registry, as another process would.
   const callerStore = createStore({ env: { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: "e2e" }, log: () => undefined }) as RedisStore;
   const planner = createClient<TripPlannerCapabilities>(TripPlannerSpec, {
@@ -137,9 +135,8 @@ test("Redis killed and restarted empty: every survivor re-registers within 35 s,
     down = { from: killedAt, to: Date.now() };
     assert.is.not(runId(), runBefore, "a new server process, without persistence: every key is gone");
     const took = await until(
-      async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors),
-      LIMIT_MS,
       "all survivors back",
+      async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors),
     );
     console.log(
       `  survivors re-registered ${(took / 1000).toFixed(1)} s after Redis restarted (${((Date.now() - killedAt) / 1000).toFixed(1)} s after it was killed)`,
@@ -159,12 +156,8 @@ test("Redis killed and restarted empty: every survivor re-registers within 35 s,
 test("data lost without a reconnection (FLUSHALL): each survivor's next heartbeat rewrites its full record", async () => {
   const survivors = [fixtureId(weather[1]!), fixtureId(geocoding), fixtureId(agent)].sort();
   server.cli("FLUSHALL");
-  // One heartbeat period (10 s ± 10 %) at most, well within a TTL.
-  const took = await until(
-    async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors),
-    12_000,
-    "all survivors back",
-  );
+  // No reconnection happens: only the periodic heartbeat (10 s ± 10 %) can bring them back.
+  const took = await until("all survivors back", async () => JSON.stringify((await registry.listAll()).map((e) => e.id).sort()) === JSON.stringify(survivors));
   console.log(`  survivors back ${(took / 1000).toFixed(1)} s after FLUSHALL`);
   const entry = (await registry.get(fixtureId(agent)))!;
   assert.equal([entry.name, entry.capabilities.map((c) => c.name)], ["trip-planner", ["plan_trip"]], "the full record, not only a TTL");

@@ -73,16 +73,14 @@ test("mutated manifests never throw and every diagnostic is positioned and coded
   }
 });
 
-test("a large manifest (about 600 KiB, 2000 capabilities) loads in reasonable time", () => {
+// How fast it loads is a speed aim: bench/generator/load-large.ts measures it.
+test("a large manifest (about 600 KiB, 2000 capabilities) loads without diagnostics", () => {
   const capability = (i: number) =>
     `  - name: cap_${i}\n    description: Capability ${i}\n    input:\n      required:\n        - { name: a, type: string, example: x, description: "${"d".repeat(100)}" }\n        - { name: b, type: integer, example: ${i} }\n`;
   const text = `kind: tool\nname: big\ndescription: d\ncapabilities:\n${Array.from({ length: 2000 }, (_, i) => capability(i)).join("")}`;
-  const start = performance.now();
   const project = loadSources([{ file: "big.yaml", text }]);
-  const ms = performance.now() - start;
   assert.equal(project.diagnostics, []);
   assert.is(project.manifests[0]?.component?.capabilities.length, 2000);
-  assert.ok(ms < 10_000, `${Math.round(ms)} ms`);
 });
 
 test.run();

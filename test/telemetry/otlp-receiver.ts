@@ -2,7 +2,8 @@
  * A local OTLP/HTTP receiver for tests: accepts the JSON encoding the runtime's exporters send
  * (`/v1/traces`, `/v1/metrics`) and keeps every span and metric data point, flattened.
  */
-import { startServer, withTimeout } from "../runtime/support.js";
+import { startServer } from "../runtime/support.js";
+import { eventually, WAIT_LIMIT_MS } from "../support/wait.js";
 
 type AnyValue = { stringValue?: string; intValue?: number | string; doubleValue?: number; boolValue?: boolean };
 type KeyValue = { key: string; value: AnyValue };
@@ -110,16 +111,10 @@ export async function startOtlpReceiver() {
       });
   });
 
-  /** Polls until `test` holds over what has arrived. */
-  const until = (test: () => boolean, what: string, ms = 15_000): Promise<void> =>
-    withTimeout(
-      new Promise<void>((resolve) => {
-        const check = (): void => void (test() ? resolve() : setTimeout(check, 50));
-        check();
-      }),
-      ms,
-      what,
-    );
+  /** Polls until `test` holds over what has arrived; `ms` is a hang guard, not a speed aim. */
+  const until = async (test: () => boolean, what: string, ms = WAIT_LIMIT_MS): Promise<void> => {
+    await eventually(what, test, { limitMs: ms, intervalMs: 50 });
+  };
 
   return { url: server.url, spans, points, rejected, until, close: server.close };
 }
