@@ -13,7 +13,7 @@ import { createRegistry } from "../../runtime/discovery/index.js";
 import { serveScheduler, type RunningScheduler } from "../../runtime/scheduling/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { createLogger, initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
-import { eventually } from "../support/wait.js";
+import { eventually, sleep } from "../support/wait.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 
 const spec = (name: string): ComponentSpec => ({
@@ -51,7 +51,7 @@ test.before(async (context) => {
       const counts = context.inFlight;
       counts.now += 1;
       counts.max = Math.max(counts.max, counts.now);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       counts.now -= 1;
       counts.runs += 1;
       return "ok";

@@ -12,7 +12,7 @@ import { createTaskBackend } from "../../runtime/tasks/backend.js";
 import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
 import type { NewTask, TaskBackend } from "../../runtime/tasks/types.js";
 import { startRedisServer } from "../harness/redis-server.js";
-import { within } from "../support/wait.js";
+import { eventually, sleep, within } from "../support/wait.js";
 
 const PASSWORD = "s3cret-pass-word";
 const server = await startRedisServer({ password: PASSWORD });
@@ -122,7 +122,7 @@ test("Redis down: calls fail fast with UNAVAILABLE and no password; after a rest
       () => "returned",
       (error: ManifoldError) => error.code,
     );
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   await server.stop();
   for (const call of [
     () => backend.create(newTask()),
@@ -144,15 +144,15 @@ test("Redis down: calls fail fast with UNAVAILABLE and no password; after a rest
   assert.ok(outcome === "UNAVAILABLE" || outcome === "returned", `the blocked dequeue ended: ${outcome}`);
   await server.start();
   const task = newTask();
-  let created = false;
-  for (let i = 0; i < 50 && !created; i += 1) {
-    created = await backend.create(task).then(
-      () => true,
-      () => false,
-    );
-    if (!created) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.ok(created, "create works again after the restart");
+  await eventually(
+    "create to work again after the restart",
+    () =>
+      backend.create(task).then(
+        () => true,
+        () => false,
+      ),
+    { intervalMs: 100 },
+  );
   assert.equal(
     (await backend.dequeue({ count: 5, leaseMs: 1_000, blockMs: 0 })).map((l) => l.task.task_id),
     [task.task_id],
