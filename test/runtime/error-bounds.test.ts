@@ -7,31 +7,11 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
+import { tool, toolSpec } from "../support/specs.js";
 
-const spec: ComponentSpec = {
-  kind: "tool",
-  name: "strict-tool",
-  description: "takes two integers",
-  version: "1.0.0",
-  capabilities: [
-    {
-      name: "add",
-      key: "add",
-      description: "adds",
-      type: "tool",
-      internal: false,
-      endpoint: "/api/capabilities/add",
-      input: {
-        required: [
-          { name: "a", type: "integer" },
-          { name: "b", type: "integer" },
-        ],
-        optional: [],
-      },
-    },
-  ],
-};
+const spec = toolSpec(
+  tool("strict-tool", { description: "takes two integers", capabilities: { add: { description: "adds", input: { a: "integer", b: "integer" } } } }),
+);
 
 test("400 with 20 details at most, each part cut, and details_omitted for the rest; the body stays small", async () => {
   const running = await serveComponent(spec, {

@@ -2,15 +2,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
+import { tool, toolSpec } from "../support/specs.js";
 
-const spec: ComponentSpec = {
-  kind: "tool",
-  name: "fail-tool",
-  description: "Fails",
-  version: "1.0.0",
-  capabilities: [{ name: "boom", key: "boom", description: "Throws", type: "tool", internal: false, endpoint: "/api/capabilities/boom" }],
-};
+const spec = toolSpec(tool("fail-tool", { description: "Fails", capabilities: { boom: { description: "Throws" } } }));
 
 type Caps = { boom: { input: Record<string, unknown>; output: Record<string, unknown> } };
 

@@ -6,16 +6,10 @@ import { connect } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
-import type { ComponentSpec } from "../../runtime/spec/index.js";
+import { tool, toolSpec } from "../support/specs.js";
 import { within } from "../support/wait.js";
 
-const SPEC: ComponentSpec = {
-  kind: "tool",
-  name: "slow-tool",
-  description: "answers slowly",
-  version: "1.0.0",
-  capabilities: [{ name: "wait", key: "wait", description: "waits", type: "tool", internal: false, endpoint: "/api/capabilities/wait" }],
-};
+const SPEC = toolSpec(tool("slow-tool", { description: "answers slowly", capabilities: { wait: { description: "waits" } } }));
 
 const running = await serveComponent(SPEC, {
   port: 0,
