@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { getTelemetry } from "../telemetry/index.js";
+import { systemClock, type Clock, type ClockTimer } from "../util/index.js";
 import { type Checkpoint, type CheckpointStore, MAX_EXPIRE_LIMIT } from "./store/index.js";
 
 export interface ExpiryPassResult {
@@ -41,7 +42,8 @@ export interface ExpiryProcessorOptions {
   readonly maxPassMs?: number;
   /** Longest sleep between passes; a pass also runs at the next known expiry. @defaultValue 5 s */
   readonly intervalMs?: number;
-  readonly clock?: () => number;
+  /** Reads time and sleeps between passes. @defaultValue systemClock */
+  readonly clock?: Clock;
   readonly log?: (message: string, error: unknown) => void;
 }
 
@@ -54,6 +56,22 @@ export interface ExpiryProcessor {
   stop(): Promise<void>;
 }
 
+/** A processor's state: its options with defaults filled in, and its loop. */
+interface Expiry {
+  readonly store: CheckpointStore;
+  readonly onExpired: ExpiryProcessorOptions["onExpired"];
+  readonly followUps: ExpiryProcessorOptions["followUps"];
+  readonly batchLimit: number;
+  readonly maxPassMs: number;
+  readonly intervalMs: number;
+  readonly clock: Clock;
+  readonly log: (message: string, error: unknown) => void;
+  running: boolean;
+  timer: ClockTimer | undefined;
+  /** The pass (or the scheduling) under way, which `stop` waits for. */
+  current: Promise<unknown>;
+}
+
 export function createExpiryProcessor({
   store,
   onExpired,
@@ -61,114 +79,132 @@ export function createExpiryProcessor({
   batchLimit = 100,
   maxPassMs = 30_000,
   intervalMs = 5_000,
-  clock = Date.now,
+  clock = systemClock,
   log = () => undefined,
 }: ExpiryProcessorOptions): ExpiryProcessor {
   if (!Number.isSafeInteger(batchLimit) || batchLimit < 1 || batchLimit > MAX_EXPIRE_LIMIT) throw new RangeError(`batchLimit must be 1–${MAX_EXPIRE_LIMIT}`);
-
-  const processOne = async (checkpoint: Checkpoint): Promise<boolean> => {
-    const telemetry = getTelemetry();
-    const span = telemetry.enabled
-      ? telemetry.startSpan("hitl.expiry_process", {
-          attributes: {
-            checkpoint_id: checkpoint.checkpoint_id,
-            original_trace_id: checkpoint.trace?.traceparent.split("-")[1],
-            "link.type": "hitl_expiry",
-            trigger: "expiry_processor",
-          },
-          ...(checkpoint.trace === undefined ? {} : { links: [checkpoint.trace] }),
-        })
-      : undefined;
-    try {
-      if (onExpired !== undefined) await (span === undefined ? onExpired(checkpoint) : span.run(() => onExpired(checkpoint)));
-      span?.end();
-      return true;
-    } catch (error) {
-      log(`expired checkpoint ${checkpoint.checkpoint_id}: its follow-up failed`, error);
-      span?.end("INTERNAL");
-      return false;
-    }
+  const state: Expiry = {
+    store,
+    onExpired,
+    followUps,
+    batchLimit,
+    maxPassMs,
+    intervalMs,
+    clock,
+    log,
+    running: false,
+    timer: undefined,
+    current: Promise.resolve(),
   };
-
-  const runPass = async (): Promise<ExpiryPassResult> => {
-    const requestId = `hitl-expiry-${randomBytes(8).toString("hex")}`;
-    const started = clock();
-    const telemetry = getTelemetry();
-    const span = telemetry.enabled ? telemetry.startSpan("hitl.expiry_scan", { attributes: { request_id: requestId, batch_limit: batchLimit } }) : undefined;
-    let claimed = 0;
-    let processed = 0;
-    let truncated = false;
-    try {
-      for (;;) {
-        const batch = await store.expireDue(clock(), batchLimit);
-        claimed += batch.length;
-        for (const checkpoint of batch) if (await processOne(checkpoint)) processed += 1;
-        if (batch.length < batchLimit) break;
-        if (clock() - started >= maxPassMs) {
-          truncated = true;
-          break;
-        }
-      }
-      if (followUps !== undefined && !truncated) {
-        const owed = await followUps();
-        claimed += owed.length;
-        for (const checkpoint of owed) if (await processOne(checkpoint)) processed += 1;
-      }
-      span?.setAttributes({
-        claimed_count: claimed,
-        processed_count: processed,
-        failed_count: claimed - processed,
-        status: "ok",
-        duration_ms: clock() - started,
-      });
-      span?.end();
-    } catch (error) {
-      span?.setAttributes({
-        claimed_count: claimed,
-        processed_count: processed,
-        failed_count: claimed - processed,
-        status: "error",
-        duration_ms: clock() - started,
-      });
-      span?.end("UNAVAILABLE");
-      throw error;
-    }
-    return { request_id: requestId, claimed, processed, failed: claimed - processed, truncated };
-  };
-
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<unknown> = Promise.resolve();
-
-  const schedule = async (): Promise<void> => {
-    if (!running) return;
-    let wait = intervalMs;
-    try {
-      const next = await store.nextExpiry();
-      if (next !== undefined) wait = Math.min(intervalMs, Math.max(0, next - clock()));
-    } catch (error) {
-      log("the checkpoint store could not say when the next checkpoint expires", error);
-    }
-    if (!running) return;
-    timer = setTimeout(() => {
-      current = runPass()
-        .catch((error: unknown) => log("an expiry pass failed", error))
-        .then(schedule);
-    }, wait);
-    timer.unref();
-  };
-
   return {
-    runPass,
+    runPass: () => runPass(state),
     start() {
-      if (running) return;
-      running = true;
-      current = schedule();
+      if (state.running) return;
+      state.running = true;
+      state.current = schedule(state);
     },
     async stop() {
-      running = false;
-      if (timer !== undefined) clearTimeout(timer);
-      await current;
+      state.running = false;
+      state.clock.clearTimeout(state.timer);
+      await state.current;
     },
   };
+}
+
+/** Hands one expired checkpoint to `onExpired`, in a `hitl.expiry_process` span linked to the trace that created it; false when that failed. */
+async function processOne({ onExpired, log }: Expiry, checkpoint: Checkpoint): Promise<boolean> {
+  const telemetry = getTelemetry();
+  const span = telemetry.enabled
+    ? telemetry.startSpan("hitl.expiry_process", {
+        attributes: {
+          checkpoint_id: checkpoint.checkpoint_id,
+          original_trace_id: checkpoint.trace?.traceparent.split("-")[1],
+          "link.type": "hitl_expiry",
+          trigger: "expiry_processor",
+        },
+        ...(checkpoint.trace === undefined ? {} : { links: [checkpoint.trace] }),
+      })
+    : undefined;
+  try {
+    if (onExpired !== undefined) await (span === undefined ? onExpired(checkpoint) : span.run(() => onExpired(checkpoint)));
+    span?.end();
+    return true;
+  } catch (error) {
+    log(`expired checkpoint ${checkpoint.checkpoint_id}: its follow-up failed`, error);
+    span?.end("INTERNAL");
+    return false;
+  }
+}
+
+interface PassCount {
+  claimed: number;
+  processed: number;
+  truncated: boolean;
+}
+
+/** Claims due checkpoints batch by batch until none is left or the time budget is spent, then this agent's follow-ups. */
+async function claimAndProcess(state: Expiry, count: PassCount, started: number): Promise<void> {
+  const { store, clock, batchLimit, maxPassMs, followUps } = state;
+  for (;;) {
+    const batch = await store.expireDue(clock.now(), batchLimit);
+    count.claimed += batch.length;
+    for (const checkpoint of batch) if (await processOne(state, checkpoint)) count.processed += 1;
+    if (batch.length < batchLimit) break;
+    if (clock.now() - started >= maxPassMs) {
+      count.truncated = true;
+      break;
+    }
+  }
+  if (followUps !== undefined && !count.truncated) {
+    const owed = await followUps();
+    count.claimed += owed.length;
+    for (const checkpoint of owed) if (await processOne(state, checkpoint)) count.processed += 1;
+  }
+}
+
+/** One bounded pass, as a root span `hitl.expiry_scan` with its counts. */
+async function runPass(state: Expiry): Promise<ExpiryPassResult> {
+  const requestId = `hitl-expiry-${randomBytes(8).toString("hex")}`;
+  const started = state.clock.now();
+  const telemetry = getTelemetry();
+  const span = telemetry.enabled
+    ? telemetry.startSpan("hitl.expiry_scan", { attributes: { request_id: requestId, batch_limit: state.batchLimit } })
+    : undefined;
+  const count: PassCount = { claimed: 0, processed: 0, truncated: false };
+  const counts = (status: string) => ({
+    claimed_count: count.claimed,
+    processed_count: count.processed,
+    failed_count: count.claimed - count.processed,
+    status,
+    duration_ms: state.clock.now() - started,
+  });
+  try {
+    await claimAndProcess(state, count, started);
+    span?.setAttributes(counts("ok"));
+    span?.end();
+  } catch (error) {
+    span?.setAttributes(counts("error"));
+    span?.end("UNAVAILABLE");
+    throw error;
+  }
+  return { request_id: requestId, claimed: count.claimed, processed: count.processed, failed: count.claimed - count.processed, truncated: count.truncated };
+}
+
+/** The next pass: at the next known expiry, or after `intervalMs`, whichever is sooner. */
+async function schedule(state: Expiry): Promise<void> {
+  if (!state.running) return;
+  const { clock, intervalMs, log } = state;
+  let wait = intervalMs;
+  try {
+    const next = await state.store.nextExpiry();
+    if (next !== undefined) wait = Math.min(intervalMs, Math.max(0, next - clock.now()));
+  } catch (error) {
+    log("the checkpoint store could not say when the next checkpoint expires", error);
+  }
+  if (!state.running) return;
+  state.timer = clock.setTimeout(() => {
+    state.current = runPass(state)
+      .catch((error: unknown) => log("an expiry pass failed", error))
+      .then(() => schedule(state));
+  }, wait);
 }

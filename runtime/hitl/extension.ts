@@ -6,6 +6,7 @@
  */
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
 import { durationFromEnv } from "../spec/index.js";
+import { systemClock } from "../util/index.js";
 import { createCoordinator } from "./coordinator.js";
 import { createExpiryProcessor, type ExpiryProcessor } from "./expiry.js";
 import { resolveHitlPolicy } from "./policy.js";
@@ -28,7 +29,8 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
   if (policy.enabled && options.expiry !== false) {
     expiry = createExpiryProcessor({
       store,
-      clock,
+      // The given clock reads time (a test's fixed one); waits between passes stay real.
+      clock: { ...systemClock, now: clock },
       ...(options.expiry?.intervalMs === undefined ? {} : { intervalMs: options.expiry.intervalMs }),
       // Auto-approved: the run goes on without a human, as a non-streaming resume would; only its own
       // agent can continue it (another agent's processor may have claimed it: followUps finds those).

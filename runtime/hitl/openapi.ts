@@ -108,6 +108,12 @@ export function addHitlPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
   addErrorEnvelope(schemas);
   Object.assign(schemas, SCHEMAS);
   addPausedAnswers(paths);
+  Object.assign(paths, decisionPaths(), listPaths());
+}
+
+/** Deciding and resuming: `/hitl/command`, `/hitl/resume/{id}` and its stream. */
+function decisionPaths(): Record<string, JsonSchema> {
+  const paths: Record<string, JsonSchema> = {};
   paths["/hitl/command"] = {
     post: {
       operationId: "hitlCommand",
@@ -160,6 +166,12 @@ export function addHitlPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       },
     },
   };
+  return paths;
+}
+
+/** What the dashboard lists: `/hitl/checkpoints` and `/hitl/checkpoints/{id}`. */
+function listPaths(): Record<string, JsonSchema> {
+  const paths: Record<string, JsonSchema> = {};
   paths["/hitl/checkpoints"] = {
     get: {
       operationId: "listCheckpoints",
@@ -183,4 +195,5 @@ export function addHitlPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts)
       responses: { "200": { description: "The checkpoint", content: json(ref("Checkpoint")) }, "404": NOT_FOUND },
     },
   };
+  return paths;
 }

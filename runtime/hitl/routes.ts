@@ -95,79 +95,25 @@ export interface HitlRouteOptions {
   readonly running: Set<AbortController>;
 }
 
-export function addHitlRoutes(add: AddRoute, { store, coordinator, agentName, bodyLimit, heartbeatMs, clock, running }: HitlRouteOptions): void {
+export function addHitlRoutes(add: AddRoute, options: HitlRouteOptions): void {
+  const { store, agentName, bodyLimit } = options;
   add(
     "POST",
     "/hitl/command",
-    jsonRoute(
-      async (body) => {
-        const { checkpointId, action, reason, parameters } = commandOf(body);
-        await requireOwnCheckpoint(store, checkpointId, agentName);
-        const checkpoint = await store.command(checkpointId, action, {
-          now: clock(),
-          ...(reason === undefined ? {} : { reason }),
-          ...(parameters === undefined ? {} : { parameters }),
-        });
-        return { success: true, checkpoint };
-      },
-      { bodyLimit },
-    ),
+    jsonRoute((body) => command(options, body), { bodyLimit }),
   );
-
-  // The resumed run keeps the checkpoint's original request id (its own request id is new) and conversation.
-  const inCheckpointScope = async <T>(checkpointId: string, run: () => Promise<T>): Promise<T> => {
-    const checkpoint = await requireCheckpoint(store, checkpointId);
-    const { conversation_id } = checkpoint.user_context;
-    return withRequestContext(
-      { originalRequestId: checkpoint.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
-      run,
-    );
-  };
-
   add(
     "POST",
     "/hitl/resume/:checkpoint_id",
     jsonRoute(
       async (_body, { ctx, signal }) => {
         const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
-        return inCheckpointScope(checkpointId, () => coordinator.resume(checkpointId, { signal, requestMode: "non_streaming" }));
+        return inCheckpointScope(store, checkpointId, () => options.coordinator.resume(checkpointId, { signal, requestMode: "non_streaming" }));
       },
       { bodyLimit },
     ),
   );
-
-  add("GET", "/hitl/auto-resume/:checkpoint_id/stream", async (ctx) => {
-    const trace = getTelemetry().serverTraceOf(ctx.req);
-    const requestId = requestIdOf(ctx.req, trace?.requestId);
-    ctx.set(REQUEST_ID_HEADER, requestId);
-    const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
-    // Before the stream opens every refusal is an envelope with its own status: unknown, another agent's, not approved.
-    const checkpoint = await requireOwnCheckpoint(store, checkpointId, agentName);
-    if (checkpoint.status !== "approved" && checkpoint.status !== "expired_approved")
-      throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${checkpoint.status}; only an approved checkpoint resumes`, {
-        details: [{ pointer: "/checkpoint_id", message: `status is ${checkpoint.status}`, status: checkpoint.status }],
-      });
-    const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
-    running.add(controller);
-    try {
-      const run = (): Promise<unknown> =>
-        withRequestContext({ requestId }, () =>
-          inCheckpointScope(checkpointId, () => coordinator.resume(checkpointId, { signal: controller.signal, requestMode: "streaming" })),
-        );
-      const answer = await (trace === undefined ? run() : trace.run(run));
-      if (answer instanceof JsonReply && answer.status === 202) {
-        const next = answer.body as Interrupted;
-        stream.send("checkpoint", { ...next, ...next.checkpoint.user_context });
-      } else stream.send("done", answer instanceof JsonReply ? answer.body : answer);
-    } catch (error) {
-      const failure = clientSafe(error, "the resumed run failed");
-      stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
-    } finally {
-      running.delete(controller);
-      end();
-    }
-  });
-
+  add("GET", "/hitl/auto-resume/:checkpoint_id/stream", (ctx) => resumeStream(options, ctx));
   add(
     "GET",
     "/hitl/checkpoints",
@@ -178,4 +124,59 @@ export function addHitlRoutes(add: AddRoute, { store, coordinator, agentName, bo
     "/hitl/checkpoints/:checkpoint_id",
     getRoute(async (ctx) => requireOwnCheckpoint(store, checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id"), agentName)),
   );
+}
+
+/** `POST /hitl/command`: one decision on one of this agent's checkpoints. */
+async function command({ store, agentName, clock }: HitlRouteOptions, body: Record<string, unknown>): Promise<unknown> {
+  const { checkpointId, action, reason, parameters } = commandOf(body);
+  await requireOwnCheckpoint(store, checkpointId, agentName);
+  const checkpoint = await store.command(checkpointId, action, {
+    now: clock(),
+    ...(reason === undefined ? {} : { reason }),
+    ...(parameters === undefined ? {} : { parameters }),
+  });
+  return { success: true, checkpoint };
+}
+
+/** The resumed run keeps the checkpoint's original request id (its own request id is new) and conversation. */
+async function inCheckpointScope<T>(store: CheckpointStore, checkpointId: string, run: () => Promise<T>): Promise<T> {
+  const checkpoint = await requireCheckpoint(store, checkpointId);
+  const { conversation_id } = checkpoint.user_context;
+  return withRequestContext(
+    { originalRequestId: checkpoint.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
+    run,
+  );
+}
+
+/** `GET /hitl/auto-resume/<id>/stream`: refusals before the stream opens are envelopes; after, one `error` event; `done` or `checkpoint` once the run has finished. */
+async function resumeStream({ store, coordinator, agentName, heartbeatMs, running }: HitlRouteOptions, ctx: RouteContext): Promise<void> {
+  const trace = getTelemetry().serverTraceOf(ctx.req);
+  const requestId = requestIdOf(ctx.req, trace?.requestId);
+  ctx.set(REQUEST_ID_HEADER, requestId);
+  const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
+  // Before the stream opens every refusal is an envelope with its own status: unknown, another agent's, not approved.
+  const checkpoint = await requireOwnCheckpoint(store, checkpointId, agentName);
+  if (checkpoint.status !== "approved" && checkpoint.status !== "expired_approved")
+    throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${checkpoint.status}; only an approved checkpoint resumes`, {
+      details: [{ pointer: "/checkpoint_id", message: `status is ${checkpoint.status}`, status: checkpoint.status }],
+    });
+  const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
+  running.add(controller);
+  try {
+    const run = (): Promise<unknown> =>
+      withRequestContext({ requestId }, () =>
+        inCheckpointScope(store, checkpointId, () => coordinator.resume(checkpointId, { signal: controller.signal, requestMode: "streaming" })),
+      );
+    const answer = await (trace === undefined ? run() : trace.run(run));
+    if (answer instanceof JsonReply && answer.status === 202) {
+      const next = answer.body as Interrupted;
+      stream.send("checkpoint", { ...next, ...next.checkpoint.user_context });
+    } else stream.send("done", answer instanceof JsonReply ? answer.body : answer);
+  } catch (error) {
+    const failure = clientSafe(error, "the resumed run failed");
+    stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
+  } finally {
+    running.delete(controller);
+    end();
+  }
 }

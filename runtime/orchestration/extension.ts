@@ -9,12 +9,12 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { escapeToken, jsonRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
+import { escapeToken, jsonRoute, type AddRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import { AI_SYNTHESIS_FIELD, isDnsLabel } from "../spec/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../spec/index.js";
-import { createLogger } from "../telemetry/index.js";
+import { createLogger, type Logger } from "../telemetry/index.js";
 import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type ResumeRun, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
@@ -98,138 +98,41 @@ interface YamlState {
   pending: ManifoldError | undefined;
 }
 
+/** What the extension serves, and what its routes share. */
+interface Served {
+  readonly spec: ComponentSpec;
+  readonly options: OrchestrationOptions;
+  readonly log: Logger;
+  readonly orchestrator: Orchestrator;
+  /** The agent's generated workflows by name. */
+  readonly generated: ReadonlyMap<string, WorkflowSpec>;
+  /** Those it serves at `/orchestrate/<name>`. */
+  readonly served: readonly WorkflowSpec[];
+  readonly yaml: ReadonlyMap<string, YamlState>;
+  engine: WorkflowEngine | undefined;
+  readonly resumedListeners: ResumedListener[];
+}
+
 export function createOrchestrationExtension(spec: ComponentSpec, options: OrchestrationOptions = {}): OrchestrationExtension {
-  const { workflowFiles = [], forward } = options;
   const log = options.log ?? createLogger({ service: spec.name, component: "orchestration" });
   const orchestrator = createOrchestrator({ ...options, log });
-  const agent = spec.agent;
-  const generated = new Map((agent?.orchestration.workflows ?? []).map((w) => [w.name, w]));
-  const served = (agent?.orchestration.endpoints ?? []).map((name) => {
+  const generated = new Map((spec.agent?.orchestration.workflows ?? []).map((w) => [w.name, w]));
+  const served = (spec.agent?.orchestration.endpoints ?? []).map((name) => {
     const workflow = generated.get(name);
     if (workflow === undefined) throw new TypeError(`${spec.name} serves workflow ${name} but its spec does not hold it`);
     return workflow;
   });
   const yaml = new Map<string, YamlState>();
-  for (const [name, source] of readWorkflowFiles(workflowFiles)) {
+  for (const [name, source] of readWorkflowFiles(options.workflowFiles ?? [])) {
     if (generated.has(name)) throw new TypeError(`workflow file ${source.file}: ${spec.name} already has a workflow named ${name}`);
     yaml.set(name, { ...source, spec: undefined, pending: undefined });
   }
-  let engine: WorkflowEngine | undefined;
-  const engineOf = (): WorkflowEngine => (engine ??= createWorkflowEngine({ ...options, orchestrator, log }));
-
-  /** Checks a YAML workflow against the catalog as it is now; throws when it cannot run. */
-  const check = async (name: string, state: YamlState): Promise<WorkflowSpec> => {
-    const result = await engineOf().check(state.text, state.file);
-    if (result.spec !== undefined) {
-      state.spec = result.spec;
-      state.pending = undefined;
-      for (const warning of result.diagnostics) log.warn(`${warning.file}:${warning.line}:${warning.column} ${warning.code} ${warning.message}`);
-      return result.spec;
-    }
-    const invalid = invalidWorkflow(state.file, result.diagnostics);
-    if (result.missing.size === 0) throw invalid;
-    // Its tools may simply not have registered yet (started at the same time): try again on a call.
-    state.pending = invalid;
-    throw new ManifoldError("UNAVAILABLE", `workflow ${name} calls ${[...result.missing].sort().join(", ")}, not registered yet`, { cause: invalid });
-  };
-
-  const yamlSpec = async (name: string, state: YamlState): Promise<WorkflowSpec> => state.spec ?? check(name, state);
-
-  const runOptions = (signal: AbortSignal | undefined, synthesise: boolean): RunOptions => ({ ...(signal === undefined ? {} : { signal }), synthesise });
-
-  const workflowRoute =
-    (specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): JsonWork =>
-    async (body, { signal }) => {
-      const workflow = await specOf();
-      const request = checkWorkflowInputs(workflow, body, "request");
-      const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
-      const result = await orchestrator.runWorkflow(workflow, inputs, { ...runOptions(signal, synthesis === true), mode });
-      return result.paused ?? workflowResponse(result);
-    };
-
-  const resumedListeners: ResumedListener[] = [];
-
-  /** A paused run continued through the front end that made it: a further pause, or the route's answer. */
-  const continueRun = async ({ mode, workflow: name, request, synthesise }: RunRequest, given: RunOptions) => {
-    // The resumed run answers as the paused request asked (its `ai_synthesis`, or natural mode's default).
-    const run: RunOptions = { ...given, synthesise: synthesise && orchestrator.hasSynthesiser };
-    if (mode === "custom") {
-      const { paused, ...answer } = await orchestrator.runCustom(request, run);
-      return { paused, answer };
-    }
-    if (mode === "natural") {
-      const result = await orchestrator.runNatural(String(request), run);
-      return result.paused === undefined ? { answer: naturalResponse(result) } : { paused: result.paused };
-    }
-    const state = name === undefined ? undefined : yaml.get(name);
-    const workflow = (name === undefined ? undefined : generated.get(name)) ?? (state === undefined ? undefined : await yamlSpec(name!, state));
-    if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name ?? "(unnamed)"}`);
-    const result = await orchestrator.runWorkflow(workflow, request, { ...run, mode: state === undefined ? "workflow" : "yaml" });
-    return result.paused === undefined ? { answer: workflowResponse(result) } : { paused: result.paused };
-  };
-
+  const state: Served = { spec, options, log, orchestrator, generated, served, yaml, engine: undefined, resumedListeners: [] };
   return {
     name: "orchestration",
     orchestrator,
-
-    routes(add, { bodyLimit }) {
-      const route = (path: string, work: JsonWork): void => add("POST", path, jsonRoute(work, { bodyLimit, ...(forward === undefined ? {} : { forward }) }));
-      for (const workflow of served)
-        route(
-          `/orchestrate/${workflow.name}`,
-          workflowRoute(() => workflow, "workflow"),
-        );
-      for (const [name, state] of yaml)
-        route(
-          `/orchestrate/${name}`,
-          workflowRoute(() => yamlSpec(name, state), "yaml"),
-        );
-      if (agent?.orchestration.custom === true)
-        route("/orchestrate/custom", async (body, { signal }) => {
-          const { paused, ...answer } = await orchestrator.runCustom(body, runOptions(signal, false));
-          return paused ?? answer;
-        });
-      if (orchestrator.hasPlanner || agent?.orchestration.natural !== undefined) {
-        route("/orchestrate/natural", async (body, { signal }) => {
-          if (!orchestrator.hasPlanner) throw llmUnavailable("natural mode");
-          const { request, [AI_SYNTHESIS_FIELD]: synthesis, ...rest } = body;
-          const unknown = Object.keys(rest);
-          const tooLong = typeof request === "string" && request.length > MAX_NATURAL_REQUEST;
-          if (
-            typeof request !== "string" ||
-            request.trim() === "" ||
-            tooLong ||
-            unknown.length > 0 ||
-            (synthesis !== undefined && typeof synthesis !== "boolean")
-          ) {
-            const details = [
-              ...(typeof request !== "string" || request.trim() === "" ? [{ pointer: "/request", message: "is required: a non-empty string" }] : []),
-              ...(tooLong ? [{ pointer: "/request", message: `must be at most ${MAX_NATURAL_REQUEST} characters` }] : []),
-              ...(synthesis !== undefined && typeof synthesis !== "boolean" ? [{ pointer: `/${AI_SYNTHESIS_FIELD}`, message: "must be boolean" }] : []),
-              ...unknown.map((key) => ({ pointer: `/${escapeToken(key)}`, message: "is not an allowed property" })),
-            ];
-            throw new ManifoldError("INVALID_INPUT", "natural request body is not valid", { details });
-          }
-          // Natural mode answers in prose unless told not to (when there is something to answer with).
-          const synthesise = typeof synthesis === "boolean" ? synthesis : orchestrator.hasSynthesiser;
-          const result = await orchestrator.runNatural(request as string, runOptions(signal, synthesise));
-          return result.paused ?? naturalResponse(result);
-        });
-      }
-    },
-
-    async start() {
-      for (const [name, state] of yaml) {
-        try {
-          await check(name, state);
-          log(`workflow ${name} loaded from ${state.file}`);
-        } catch (error) {
-          if (state.pending === undefined) throw error;
-          log.warn(`workflow ${name} (${state.file}) calls components not registered yet; it is checked again on its first call`);
-        }
-      }
-    },
-
+    routes: (add, { bodyLimit }) => addRoutes(state, add, bodyLimit),
+    start: () => checkYamlAtStart(state),
     async stop() {
       try {
         await orchestrator.close();
@@ -237,52 +140,188 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
         log.warn("orchestration: closing the execution store failed", { error });
       }
     },
-
-    async resume(paused, resume, options = {}) {
-      const { paused: again, answer } = await continueRun(paused, { ...options, resume });
-      if (again !== undefined) return again;
-      const userContext = options.requestContext?.user_context ?? {};
-      for (const listener of resumedListeners) {
-        try {
-          await listener({ mode: paused.mode, userContext, answer });
-        } catch (error) {
-          log.warn("a listener of resumed runs failed", { error });
-        }
-      }
-      return answer;
-    },
-
+    resume: (paused, resume, runOptions = {}) => resumeRun(state, paused, resume, runOptions),
     onResumed(listener) {
-      resumedListeners.push(listener);
+      state.resumedListeners.push(listener);
     },
-
-    async runWorkflow(name, inputs, { signal, progress } = {}) {
-      const state = yaml.get(name);
-      const workflow = generated.get(name) ?? (state === undefined ? undefined : await yamlSpec(name, state));
-      if (workflow === undefined) throw new ManifoldError("NOT_FOUND", `${spec.name} has no workflow ${name}`);
-      const onStep =
-        progress === undefined
-          ? undefined
-          : (step: { step_id: string }, finished: number, total: number): void => {
-              void Promise.resolve(
-                progress({ current_step: finished, total_steps: total, step_name: step.step_id, percentage: Math.round((finished / total) * 100) }),
-              ).catch(() => undefined);
-            };
-      const result = await orchestrator.runWorkflow(workflow, inputs, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(onStep === undefined ? {} : { onStep }),
-        mode: state === undefined ? "workflow" : "yaml",
-      });
-      if (result.paused !== undefined) {
-        // A task or a chat handler cannot wait for a human: it fails, naming the checkpoint a resume finishes.
-        const checkpointId = (result.paused as { body?: { checkpoint_id?: unknown } }).body?.checkpoint_id;
-        throw new ManifoldError(
-          "WORKFLOW_FAILED",
-          `workflow ${name} paused for human approval at checkpoint ${String(checkpointId)}; POST /hitl/resume/${String(checkpointId)} once it is approved`,
-        );
-      }
-      if (result.status !== "completed") throw workflowFailed(`workflow ${name}`, result);
-      return result.outputs;
-    },
+    runWorkflow: (name, inputs, byName = {}) => runWorkflowByName(state, name, inputs, byName),
   };
+}
+
+function engineOf(state: Served): WorkflowEngine {
+  state.engine ??= createWorkflowEngine({ ...state.options, orchestrator: state.orchestrator, log: state.log });
+  return state.engine;
+}
+
+/** Checks a YAML workflow against the catalog as it is now; throws when it cannot run. */
+async function checkYaml(state: Served, name: string, yaml: YamlState): Promise<WorkflowSpec> {
+  const result = await engineOf(state).check(yaml.text, yaml.file);
+  if (result.spec !== undefined) {
+    yaml.spec = result.spec;
+    yaml.pending = undefined;
+    for (const warning of result.diagnostics) state.log.warn(`${warning.file}:${warning.line}:${warning.column} ${warning.code} ${warning.message}`);
+    return result.spec;
+  }
+  const invalid = invalidWorkflow(yaml.file, result.diagnostics);
+  if (result.missing.size === 0) throw invalid;
+  // Its tools may simply not have registered yet (started at the same time): try again on a call.
+  yaml.pending = invalid;
+  throw new ManifoldError("UNAVAILABLE", `workflow ${name} calls ${[...result.missing].sort().join(", ")}, not registered yet`, { cause: invalid });
+}
+
+const yamlSpec = async (state: Served, name: string, yaml: YamlState): Promise<WorkflowSpec> => yaml.spec ?? checkYaml(state, name, yaml);
+
+/** A workflow by name, generated or YAML, and the mode it runs in. */
+async function workflowNamed(state: Served, name: string | undefined): Promise<{ workflow: WorkflowSpec; mode: "workflow" | "yaml" } | undefined> {
+  if (name === undefined) return undefined;
+  const generated = state.generated.get(name);
+  if (generated !== undefined) return { workflow: generated, mode: "workflow" };
+  const yaml = state.yaml.get(name);
+  return yaml === undefined ? undefined : { workflow: await yamlSpec(state, name, yaml), mode: "yaml" };
+}
+
+/** Each YAML file is checked when the agent starts; one naming components not registered yet is checked again on its first call. */
+async function checkYamlAtStart(state: Served): Promise<void> {
+  for (const [name, yaml] of state.yaml) {
+    try {
+      await checkYaml(state, name, yaml);
+      state.log(`workflow ${name} loaded from ${yaml.file}`);
+    } catch (error) {
+      if (yaml.pending === undefined) throw error;
+      state.log.warn(`workflow ${name} (${yaml.file}) calls components not registered yet; it is checked again on its first call`);
+    }
+  }
+}
+
+const runOptions = (signal: AbortSignal | undefined, synthesise: boolean): RunOptions => ({ ...(signal === undefined ? {} : { signal }), synthesise });
+
+function addRoutes(state: Served, add: AddRoute, bodyLimit: number): void {
+  const { orchestrator, options } = state;
+  const agent = state.spec.agent;
+  const route = (path: string, work: JsonWork): void =>
+    add("POST", path, jsonRoute(work, { bodyLimit, ...(options.forward === undefined ? {} : { forward: options.forward }) }));
+  for (const workflow of state.served)
+    route(
+      `/orchestrate/${workflow.name}`,
+      workflowRoute(state, () => workflow, "workflow"),
+    );
+  for (const [name, yaml] of state.yaml)
+    route(
+      `/orchestrate/${name}`,
+      workflowRoute(state, () => yamlSpec(state, name, yaml), "yaml"),
+    );
+  if (agent?.orchestration.custom === true)
+    route("/orchestrate/custom", async (body, { signal }) => {
+      const { paused, ...answer } = await orchestrator.runCustom(body, runOptions(signal, false));
+      return paused ?? answer;
+    });
+  if (orchestrator.hasPlanner || agent?.orchestration.natural !== undefined)
+    route("/orchestrate/natural", (body, { signal }) => naturalRoute(state, body, signal));
+}
+
+function workflowRoute(state: Served, specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): JsonWork {
+  return async (body, { signal }) => {
+    const workflow = await specOf();
+    const request = checkWorkflowInputs(workflow, body, "request");
+    const { [AI_SYNTHESIS_FIELD]: synthesis, ...inputs } = request;
+    const result = await state.orchestrator.runWorkflow(workflow, inputs, { ...runOptions(signal, synthesis === true), mode });
+    return result.paused ?? workflowResponse(result);
+  };
+}
+
+/** A natural request's body: `request` (a non-empty string, at most MAX_NATURAL_REQUEST characters) and `ai_synthesis?`, nothing else. */
+export function naturalRequestOf(body: Record<string, unknown>): { request: string; synthesis: boolean | undefined } {
+  const { request, [AI_SYNTHESIS_FIELD]: synthesis, ...rest } = body;
+  const unknown = Object.keys(rest);
+  const blank = typeof request !== "string" || request.trim() === "";
+  const tooLong = typeof request === "string" && request.length > MAX_NATURAL_REQUEST;
+  const badSynthesis = synthesis !== undefined && typeof synthesis !== "boolean";
+  if (!blank && !tooLong && !badSynthesis && unknown.length === 0) return { request: request as string, synthesis: synthesis as boolean | undefined };
+  const details = [
+    ...(blank ? [{ pointer: "/request", message: "is required: a non-empty string" }] : []),
+    ...(tooLong ? [{ pointer: "/request", message: `must be at most ${MAX_NATURAL_REQUEST} characters` }] : []),
+    ...(badSynthesis ? [{ pointer: `/${AI_SYNTHESIS_FIELD}`, message: "must be boolean" }] : []),
+    ...unknown.map((key) => ({ pointer: `/${escapeToken(key)}`, message: "is not an allowed property" })),
+  ];
+  throw new ManifoldError("INVALID_INPUT", "natural request body is not valid", { details });
+}
+
+async function naturalRoute(state: Served, body: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  const { orchestrator } = state;
+  if (!orchestrator.hasPlanner) throw llmUnavailable("natural mode");
+  const { request, synthesis } = naturalRequestOf(body);
+  // Natural mode answers in prose unless told not to (when there is something to answer with).
+  const synthesise = typeof synthesis === "boolean" ? synthesis : orchestrator.hasSynthesiser;
+  const result = await orchestrator.runNatural(request, runOptions(signal, synthesise));
+  return result.paused ?? naturalResponse(result);
+}
+
+/** A paused run continued through the front end that made it: a further pause, or the route's answer. */
+async function continueRun(
+  state: Served,
+  { mode, workflow: name, request, synthesise }: RunRequest,
+  given: RunOptions,
+): Promise<{ paused?: unknown; answer?: unknown }> {
+  const { orchestrator } = state;
+  // The resumed run answers as the paused request asked (its `ai_synthesis`, or natural mode's default).
+  const run: RunOptions = { ...given, synthesise: synthesise && orchestrator.hasSynthesiser };
+  if (mode === "custom") {
+    const { paused, ...answer } = await orchestrator.runCustom(request, run);
+    return { paused, answer };
+  }
+  if (mode === "natural") {
+    const result = await orchestrator.runNatural(String(request), run);
+    return result.paused === undefined ? { answer: naturalResponse(result) } : { paused: result.paused };
+  }
+  const found = await workflowNamed(state, name);
+  if (found === undefined) throw new ManifoldError("NOT_FOUND", `${state.spec.name} has no workflow ${name ?? "(unnamed)"}`);
+  const result = await orchestrator.runWorkflow(found.workflow, request, { ...run, mode: found.mode });
+  return result.paused === undefined ? { answer: workflowResponse(result) } : { paused: result.paused };
+}
+
+async function resumeRun(state: Served, paused: RunRequest, resume: ResumeRun, options: RunOptions): Promise<unknown> {
+  const { paused: again, answer } = await continueRun(state, paused, { ...options, resume });
+  if (again !== undefined) return again;
+  const userContext = options.requestContext?.user_context ?? {};
+  for (const listener of state.resumedListeners) {
+    try {
+      await listener({ mode: paused.mode, userContext, answer });
+    } catch (error) {
+      state.log.warn("a listener of resumed runs failed", { error });
+    }
+  }
+  return answer;
+}
+
+async function runWorkflowByName(
+  state: Served,
+  name: string,
+  inputs: unknown,
+  { signal, progress }: RunWorkflowByNameOptions,
+): Promise<Record<string, unknown>> {
+  const found = await workflowNamed(state, name);
+  if (found === undefined) throw new ManifoldError("NOT_FOUND", `${state.spec.name} has no workflow ${name}`);
+  const onStep =
+    progress === undefined
+      ? undefined
+      : (step: { step_id: string }, finished: number, total: number): void => {
+          void Promise.resolve(
+            progress({ current_step: finished, total_steps: total, step_name: step.step_id, percentage: Math.round((finished / total) * 100) }),
+          ).catch(() => undefined);
+        };
+  const result = await state.orchestrator.runWorkflow(found.workflow, inputs, {
+    ...(signal === undefined ? {} : { signal }),
+    ...(onStep === undefined ? {} : { onStep }),
+    mode: found.mode,
+  });
+  if (result.paused !== undefined) {
+    // A task or a chat handler cannot wait for a human: it fails, naming the checkpoint a resume finishes.
+    const checkpointId = (result.paused as { body?: { checkpoint_id?: unknown } }).body?.checkpoint_id;
+    throw new ManifoldError(
+      "WORKFLOW_FAILED",
+      `workflow ${name} paused for human approval at checkpoint ${String(checkpointId)}; POST /hitl/resume/${String(checkpointId)} once it is approved`,
+    );
+  }
+  if (result.status !== "completed") throw workflowFailed(`workflow ${name}`, result);
+  return result.outputs;
 }

@@ -5,7 +5,7 @@
 import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
 import { servedWorkflows, workflowOutputSchema, workflowRequestSchema, workflowTypeStem } from "../spec/index.js";
 import type { JsonSchema } from "../spec/index.js";
-import type { AgentSpec } from "../spec/index.js";
+import type { AgentSpec, WorkflowSpec } from "../spec/index.js";
 import { PLAN_STEP_SCHEMA } from "../spec/index.js";
 
 const STEP_RESULT: JsonSchema = {
@@ -120,78 +120,84 @@ export function addOrchestrationPaths(agent: AgentSpec, { paths, schemas }: Open
   if (workflows.length === 0 && !custom && !natural) return;
   addErrorEnvelope(schemas);
   if (workflows.length > 0 || natural) schemas["WorkflowStepResult"] = STEP_RESULT;
+  for (const workflow of workflows) addWorkflowPath(workflow, paths, schemas);
+  if (custom) addCustomPath(paths, schemas);
+  if (natural) addNaturalPath(paths, schemas);
+}
 
-  for (const workflow of workflows) {
-    const stem = workflowTypeStem(workflow);
-    schemas[`${stem}WorkflowInput`] = workflowRequestSchema(workflow, "openapi-3.0");
-    schemas[`${stem}WorkflowOutput`] = workflowOutputSchema(workflow, "openapi-3.0");
-    schemas[`${stem}WorkflowResult`] = {
-      type: "object",
-      properties: {
-        success: { type: "boolean", enum: [true] },
-        plan_id: { type: "string" },
-        workflow: { type: "string", enum: [workflow.name] },
-        outputs: ref(`${stem}WorkflowOutput`),
-        response: { type: "string", description: "The language-model synthesis, when ai_synthesis was asked for" },
-        steps: { type: "array", items: ref("WorkflowStepResult") },
-        duration_ms: { type: "number" },
+/** `POST /orchestrate/<workflow>` and the workflow's input, output and result schemas. */
+function addWorkflowPath(workflow: WorkflowSpec, paths: OpenApiParts["paths"], schemas: OpenApiParts["schemas"]): void {
+  const stem = workflowTypeStem(workflow);
+  schemas[`${stem}WorkflowInput`] = workflowRequestSchema(workflow, "openapi-3.0");
+  schemas[`${stem}WorkflowOutput`] = workflowOutputSchema(workflow, "openapi-3.0");
+  schemas[`${stem}WorkflowResult`] = {
+    type: "object",
+    properties: {
+      success: { type: "boolean", enum: [true] },
+      plan_id: { type: "string" },
+      workflow: { type: "string", enum: [workflow.name] },
+      outputs: ref(`${stem}WorkflowOutput`),
+      response: { type: "string", description: "The language-model synthesis, when ai_synthesis was asked for" },
+      steps: { type: "array", items: ref("WorkflowStepResult") },
+      duration_ms: { type: "number" },
+    },
+    required: ["success", "plan_id", "workflow", "outputs", "steps", "duration_ms"],
+  };
+  paths[`/orchestrate/${workflow.name}`] = {
+    post: {
+      operationId: `orchestrate${stem}`,
+      summary: workflow.description ?? `Run workflow ${workflow.name}`,
+      tags: ["orchestration"],
+      requestBody: { required: true, content: json(ref(`${stem}WorkflowInput`)) },
+      responses: {
+        "200": { description: "The workflow's outputs and every step's result", content: json(ref(`${stem}WorkflowResult`)) },
+        "400": ERROR,
+        "502": { description: "A step failed; `details` lists every step", content: json(ref("ErrorEnvelope")) },
+        "503": { description: "ai_synthesis was asked for and no language model is configured (LLM_UNAVAILABLE)", content: json(ref("ErrorEnvelope")) },
       },
-      required: ["success", "plan_id", "workflow", "outputs", "steps", "duration_ms"],
-    };
-    paths[`/orchestrate/${workflow.name}`] = {
-      post: {
-        operationId: `orchestrate${stem}`,
-        summary: workflow.description ?? `Run workflow ${workflow.name}`,
-        tags: ["orchestration"],
-        requestBody: { required: true, content: json(ref(`${stem}WorkflowInput`)) },
-        responses: {
-          "200": { description: "The workflow's outputs and every step's result", content: json(ref(`${stem}WorkflowResult`)) },
-          "400": ERROR,
-          "502": { description: "A step failed; `details` lists every step", content: json(ref("ErrorEnvelope")) },
-          "503": { description: "ai_synthesis was asked for and no language model is configured (LLM_UNAVAILABLE)", content: json(ref("ErrorEnvelope")) },
-        },
-      },
-    };
-  }
+    },
+  };
+}
 
-  if (custom) {
-    schemas["CustomOrchestrationRequest"] = CUSTOM_REQUEST;
-    schemas["CustomOrchestrationResult"] = CUSTOM_RESULT;
-    paths["/orchestrate/custom"] = {
-      post: {
-        operationId: "orchestrateCustom",
-        summary: "Run an inline list of capability calls, strictly in order",
-        tags: ["orchestration"],
-        requestBody: { required: true, content: json(ref("CustomOrchestrationRequest")) },
-        responses: {
-          "200": { description: "One entry per step, failed steps reported in place", content: json(ref("CustomOrchestrationResult")) },
-          "400": ERROR,
-        },
+/** `POST /orchestrate/custom`. */
+function addCustomPath(paths: OpenApiParts["paths"], schemas: OpenApiParts["schemas"]): void {
+  schemas["CustomOrchestrationRequest"] = CUSTOM_REQUEST;
+  schemas["CustomOrchestrationResult"] = CUSTOM_RESULT;
+  paths["/orchestrate/custom"] = {
+    post: {
+      operationId: "orchestrateCustom",
+      summary: "Run an inline list of capability calls, strictly in order",
+      tags: ["orchestration"],
+      requestBody: { required: true, content: json(ref("CustomOrchestrationRequest")) },
+      responses: {
+        "200": { description: "One entry per step, failed steps reported in place", content: json(ref("CustomOrchestrationResult")) },
+        "400": ERROR,
       },
-    };
-  }
+    },
+  };
+}
 
-  if (natural) {
-    schemas["RoutingPlan"] = PLAN;
-    schemas["NaturalOrchestrationRequest"] = NATURAL_REQUEST;
-    schemas["NaturalOrchestrationResult"] = NATURAL_RESULT;
-    paths["/orchestrate/natural"] = {
-      post: {
-        operationId: "orchestrateNatural",
-        summary: "Plan with a language model over the live catalog, run the checked plan, answer in prose",
-        tags: ["orchestration"],
-        requestBody: { required: true, content: json(ref("NaturalOrchestrationRequest")) },
-        responses: {
-          "200": { description: "The answer, the plan that ran and every step's result", content: json(ref("NaturalOrchestrationResult")) },
-          "400": ERROR,
-          "422": {
-            description: "The model's plan still failed the checks after its regenerations (PLAN_INVALID); nothing ran",
-            content: json(ref("ErrorEnvelope")),
-          },
-          "502": { description: "The language model endpoint failed (LLM_ERROR)", content: json(ref("ErrorEnvelope")) },
-          "503": { description: "No language model is configured (LLM_UNAVAILABLE); the message names the variables", content: json(ref("ErrorEnvelope")) },
+/** `POST /orchestrate/natural` and the routing plan's schema. */
+function addNaturalPath(paths: OpenApiParts["paths"], schemas: OpenApiParts["schemas"]): void {
+  schemas["RoutingPlan"] = PLAN;
+  schemas["NaturalOrchestrationRequest"] = NATURAL_REQUEST;
+  schemas["NaturalOrchestrationResult"] = NATURAL_RESULT;
+  paths["/orchestrate/natural"] = {
+    post: {
+      operationId: "orchestrateNatural",
+      summary: "Plan with a language model over the live catalog, run the checked plan, answer in prose",
+      tags: ["orchestration"],
+      requestBody: { required: true, content: json(ref("NaturalOrchestrationRequest")) },
+      responses: {
+        "200": { description: "The answer, the plan that ran and every step's result", content: json(ref("NaturalOrchestrationResult")) },
+        "400": ERROR,
+        "422": {
+          description: "The model's plan still failed the checks after its regenerations (PLAN_INVALID); nothing ran",
+          content: json(ref("ErrorEnvelope")),
         },
+        "502": { description: "The language model endpoint failed (LLM_ERROR)", content: json(ref("ErrorEnvelope")) },
+        "503": { description: "No language model is configured (LLM_UNAVAILABLE); the message names the variables", content: json(ref("ErrorEnvelope")) },
       },
-    };
-  }
+    },
+  };
 }

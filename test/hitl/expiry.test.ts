@@ -8,6 +8,8 @@ import * as assert from "uvu/assert";
 import { createExpiryProcessor } from "../../runtime/hitl/expiry.js";
 import { type Checkpoint, createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
 import { stepCheckpoint } from "../contract/checkpoints.cases.js";
+import { createManualClock } from "../support/clock.js";
+import { eventually } from "../support/wait.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -56,19 +58,22 @@ test("a pass stops at its time budget; a failing follow-up counts as failed and 
   assert.is(checkpoints.length, 10);
 });
 
-test("the loop wakes at the next expiry, well before its interval, and an approval after expiry is refused", async () => {
-  const store = createMemoryCheckpointStore();
-  const checkpoint = stepCheckpoint({ created_at: iso(Date.now()), expires_at: iso(Date.now() + 150), default_action: "reject" });
+test("the loop wakes at the next expiry, long before its interval, and an approval after expiry is refused", async () => {
+  const clock = createManualClock();
+  const store = createMemoryCheckpointStore({ clock: clock.now });
+  const checkpoint = stepCheckpoint({ created_at: iso(clock.now()), expires_at: iso(clock.now() + 150), default_action: "reject" });
   await store.create(checkpoint);
   const expired: string[] = [];
-  const processor = createExpiryProcessor({ store, intervalMs: 60_000, onExpired: (cp) => void expired.push(cp.checkpoint_id) });
+  const processor = createExpiryProcessor({ store, clock, intervalMs: 60_000, onExpired: (cp) => void expired.push(cp.checkpoint_id) });
   processor.start();
-  const started = Date.now();
-  while (expired.length === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually("the processor's first wake-up to be set", () => clock.pending() === 1);
+  await clock.advance(149);
+  assert.equal(expired, [], "not before its expiry");
+  await clock.advance(1);
+  await eventually("the expiry pass", () => expired.length > 0);
   await processor.stop();
-  assert.equal(expired, [checkpoint.checkpoint_id]);
-  assert.ok(Date.now() - started < 2_000, `expired after ${Date.now() - started} ms`);
-  const late = await store.command(checkpoint.checkpoint_id, "approve", { now: Date.now() }).catch((error: unknown) => error);
+  assert.equal(expired, [checkpoint.checkpoint_id], "at its expiry, 150 ms into a 60 s interval");
+  const late = await store.command(checkpoint.checkpoint_id, "approve", { now: clock.now() }).catch((error: unknown) => error);
   assert.is((late as { code?: string }).code, "CONFLICT");
   assert.is((await store.get(checkpoint.checkpoint_id))?.status, "expired");
 });

@@ -15,7 +15,7 @@ import {
   refused,
   tooLate,
 } from "./records.js";
-import { createSortedIndex } from "./sorted-index.js";
+import { createSortedIndex, type SortedIndex } from "./sorted-index.js";
 import {
   DEFAULT_MAX_RECORD_BYTES,
   DEFAULT_RETENTION_MS,
@@ -24,9 +24,12 @@ import {
   transitionOf,
   type Checkpoint,
   type CheckpointEvent,
+  type CheckpointListOptions,
+  type CheckpointPage,
   type CheckpointStatus,
   type CheckpointStore,
   type DefaultAction,
+  type NewCheckpoint,
 } from "./types.js";
 
 export interface MemoryCheckpointStoreOptions {
@@ -56,6 +59,23 @@ interface Held {
   bytes: number;
 }
 
+/** The embedded store's state: its records and three sorted indexes, as the Redis adapter keeps. */
+interface MemoryCheckpoints {
+  readonly records: Map<string, Held>;
+  /** Pending records by expiry. */
+  readonly pending: SortedIndex<number>;
+  /** All records by list order. */
+  readonly listing: SortedIndex<string>;
+  /** All records by purge time. */
+  readonly purging: SortedIndex<number>;
+  bytes: number;
+  readonly retentionMs: number;
+  readonly maxRecordBytes: number;
+  readonly maxCheckpoints: number;
+  readonly maxBytes: number;
+  readonly clock: () => number;
+}
+
 /**
  * The embedded adapter: a Map of records (so an id like `__proto__` is just a key) and three sorted
  * indexes, as the Redis adapter keeps: pending by expiry, all by list order, all by purge time.
@@ -73,154 +93,179 @@ export function createMemoryCheckpointStore({
   for (const [name, value] of Object.entries({ retentionMs, maxRecordBytes, maxCheckpoints, maxBytes })) {
     if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   }
-  const records = new Map<string, Held>();
-  const pending = createSortedIndex<number>();
-  const listing = createSortedIndex<string>();
-  const purging = createSortedIndex<number>();
-  let bytes = 0;
-
-  const drop = (held: Held): void => {
-    records.delete(held.id);
-    bytes -= held.bytes;
-    if (held.status === "pending") pending.delete(held.expiresMs, held.id);
-    listing.delete(held.member, held.id);
-    purging.delete(held.purgeMs, held.id);
+  const state: MemoryCheckpoints = {
+    records: new Map(),
+    pending: createSortedIndex<number>(),
+    listing: createSortedIndex<string>(),
+    purging: createSortedIndex<number>(),
+    bytes: 0,
+    retentionMs,
+    maxRecordBytes,
+    maxCheckpoints,
+    maxBytes,
+    clock,
   };
-
-  /** Records past their retention are gone, as their Redis keys would have expired. */
-  const sweep = (): void => {
-    const now = clock();
-    for (let first = purging.first(); first !== undefined && first.key <= now; first = purging.first()) drop(records.get(first.id)!);
-  };
-
-  const overBudget = (extraCount: number, extraBytes: number): boolean => records.size + extraCount > maxCheckpoints || bytes + extraBytes > maxBytes;
-
-  /** Evicts terminal records, earliest purge first, until `extra` fits; false when undecided ones alone fill the store. */
-  const makeRoom = (extraBytes: number): boolean => {
-    if (!overBudget(1, extraBytes)) return true;
-    const terminal = [...purging.ascending()].filter(({ id }) => isTerminal(records.get(id)!.status));
-    for (const { id } of terminal) {
-      drop(records.get(id)!);
-      if (!overBudget(1, extraBytes)) return true;
-    }
-    return false;
-  };
-
-  const lookup = (id: string): Held | undefined => {
-    sweep();
-    return isCheckpointId(id) ? records.get(id) : undefined;
-  };
-
-  const view = (held: Held): Checkpoint => decodeCheckpoint(held.body, held.status, held.resolution, held.resumedAt);
-
-  /** The one write path of a status change, after the caller's checks. */
-  const move = (held: Held, to: CheckpointStatus, changes: { resolution?: string; resumedAt?: string }): Checkpoint => {
-    if (held.status === "pending") pending.delete(held.expiresMs, held.id);
-    purging.delete(held.purgeMs, held.id);
-    const added = heapBytes(changes.resolution ?? "") + heapBytes(changes.resumedAt ?? "");
-    held.status = to;
-    if (changes.resolution !== undefined) held.resolution = changes.resolution;
-    if (changes.resumedAt !== undefined) held.resumedAt = changes.resumedAt;
-    held.bytes += added;
-    bytes += added;
-    held.purgeMs = clock() + retentionMs;
-    purging.add(held.purgeMs, held.id);
-    return view(held);
-  };
-
-  const transition = (id: string, event: CheckpointEvent, now: number, changes: { resolution?: string; resumedAt?: string }): Checkpoint => {
-    const held = lookup(id);
-    if (held === undefined) throw notFound(id);
-    const to = transitionOf(held.status, event);
-    if (to === undefined) throw refused(id, held.status, event);
-    if ((event === "approve" || event === "reject") && now >= held.expiresMs) throw tooLate(id, held.status, event, held.expiresMs);
-    return move(held, to, changes);
-  };
-
   return {
     kind: "memory",
-    create: async (checkpoint) => {
-      const encoded = encodeCheckpoint(checkpoint, maxRecordBytes);
-      sweep();
-      if (records.has(encoded.checkpoint_id)) throw new ManifoldError("CONFLICT", `checkpoint ${encoded.checkpoint_id} already exists`);
-      const size = heapBytes(encoded.body);
-      if (!makeRoom(size)) {
-        throw new ManifoldError(
-          "UNAVAILABLE",
-          `the embedded checkpoint store is full of undecided checkpoints (${maxCheckpoints} or ${Math.round(maxBytes / 1048576)} MiB); decide some, or configure Redis (REDIS_URL)`,
-        );
-      }
-      const held: Held = {
-        id: encoded.checkpoint_id,
-        body: encoded.body,
-        member: encoded.member,
-        expiresMs: encoded.expiresMs,
-        defaultAction: encoded.defaultAction,
-        status: "pending",
-        resolution: undefined,
-        resumedAt: undefined,
-        purgeMs: clock() + Math.max(0, encoded.expiresMs - encoded.createdMs) + retentionMs,
-        bytes: size,
-      };
-      records.set(held.id, held);
-      bytes += size;
-      pending.add(held.expiresMs, held.id);
-      listing.add(held.member, held.id);
-      purging.add(held.purgeMs, held.id);
-      return view(held);
-    },
+    create: async (checkpoint) => createRecord(state, checkpoint),
     get: async (id) => {
-      const held = lookup(id);
+      const held = lookup(state, id);
       return held === undefined ? undefined : view(held);
     },
     command: async (id, action, { reason, now, parameters }) => {
       const event = checkAction(action);
       const at = checkNow(now);
-      return transition(id, event, at, { resolution: commandResolution(event, reason, at, parameters) });
+      return transition(state, id, event, at, { resolution: commandResolution(event, reason, at, parameters) });
     },
     claimResume: async (id, now) => {
       const at = checkNow(now);
-      return transition(id, "resume", at, { resumedAt: new Date(at).toISOString() });
+      return transition(state, id, "resume", at, { resumedAt: new Date(at).toISOString() });
     },
-    expireDue: async (now, limit) => {
-      checkNow(now);
-      checkExpireLimit(limit);
-      sweep();
-      const due: Held[] = [];
-      for (const { key, id } of pending.ascending()) {
-        if (key > now || due.length >= limit) break;
-        due.push(records.get(id)!);
-      }
-      const resolution = expiryResolution(now);
-      return due.map((held) => {
-        const to = transitionOf(held.status, held.defaultAction === "approve" ? "expire_approve" : "expire_reject")!;
-        return move(held, to, { resolution });
-      });
-    },
+    expireDue: async (now, limit) => expireDue(state, now, limit),
     nextExpiry: async () => {
-      sweep();
-      return pending.first()?.key;
+      sweep(state);
+      return state.pending.first()?.key;
     },
-    list: async (options) => {
-      const checked = checkListOptions(options);
-      sweep();
-      const found: { member: string; checkpoint: Checkpoint }[] = [];
-      let scanned = 0;
-      let last: string | undefined;
-      for (const { key, id } of listing.descending(checked.cursor)) {
-        const held = records.get(id)!;
-        // The Redis adapter reads a per-status index: only the other filters count against the scan.
-        if (checked.status !== undefined && held.status !== checked.status) continue;
-        if (found.length > checked.limit || scanned >= MAX_LIST_SCAN) break;
-        scanned += 1;
-        last = key;
-        const checkpoint = view(held);
-        if (matches(checkpoint, checked)) found.push({ member: key, checkpoint });
-      }
-      const page = found.slice(0, checked.limit);
-      const more = found.length > checked.limit ? page.at(-1)?.member : scanned >= MAX_LIST_SCAN ? last : undefined;
-      return { checkpoints: page.map((f) => f.checkpoint), ...(more === undefined ? {} : { next_cursor: more }) };
-    },
+    list: async (options) => listPage(state, options),
     close: async () => undefined,
   };
+}
+
+function drop(state: MemoryCheckpoints, held: Held): void {
+  state.records.delete(held.id);
+  state.bytes -= held.bytes;
+  if (held.status === "pending") state.pending.delete(held.expiresMs, held.id);
+  state.listing.delete(held.member, held.id);
+  state.purging.delete(held.purgeMs, held.id);
+}
+
+/** Records past their retention are gone, as their Redis keys would have expired. */
+function sweep(state: MemoryCheckpoints): void {
+  const now = state.clock();
+  for (let first = state.purging.first(); first !== undefined && first.key <= now; first = state.purging.first()) drop(state, state.records.get(first.id)!);
+}
+
+function overBudget(state: MemoryCheckpoints, extraCount: number, extraBytes: number): boolean {
+  return state.records.size + extraCount > state.maxCheckpoints || state.bytes + extraBytes > state.maxBytes;
+}
+
+/** Evicts terminal records, earliest purge first, until `extra` fits; false when undecided ones alone fill the store. */
+function makeRoom(state: MemoryCheckpoints, extraBytes: number): boolean {
+  if (!overBudget(state, 1, extraBytes)) return true;
+  const terminal = [...state.purging.ascending()].filter(({ id }) => isTerminal(state.records.get(id)!.status));
+  for (const { id } of terminal) {
+    drop(state, state.records.get(id)!);
+    if (!overBudget(state, 1, extraBytes)) return true;
+  }
+  return false;
+}
+
+function lookup(state: MemoryCheckpoints, id: string): Held | undefined {
+  sweep(state);
+  return isCheckpointId(id) ? state.records.get(id) : undefined;
+}
+
+function view(held: Held): Checkpoint {
+  return decodeCheckpoint(held.body, held.status, held.resolution, held.resumedAt);
+}
+
+function createRecord(state: MemoryCheckpoints, checkpoint: NewCheckpoint): Checkpoint {
+  const encoded = encodeCheckpoint(checkpoint, state.maxRecordBytes);
+  sweep(state);
+  if (state.records.has(encoded.checkpoint_id)) throw new ManifoldError("CONFLICT", `checkpoint ${encoded.checkpoint_id} already exists`);
+  const size = heapBytes(encoded.body);
+  if (!makeRoom(state, size)) {
+    throw new ManifoldError(
+      "UNAVAILABLE",
+      `the embedded checkpoint store is full of undecided checkpoints (${state.maxCheckpoints} or ${Math.round(state.maxBytes / 1048576)} MiB); decide some, or configure Redis (REDIS_URL)`,
+    );
+  }
+  const held: Held = {
+    id: encoded.checkpoint_id,
+    body: encoded.body,
+    member: encoded.member,
+    expiresMs: encoded.expiresMs,
+    defaultAction: encoded.defaultAction,
+    status: "pending",
+    resolution: undefined,
+    resumedAt: undefined,
+    purgeMs: state.clock() + Math.max(0, encoded.expiresMs - encoded.createdMs) + state.retentionMs,
+    bytes: size,
+  };
+  state.records.set(held.id, held);
+  state.bytes += size;
+  state.pending.add(held.expiresMs, held.id);
+  state.listing.add(held.member, held.id);
+  state.purging.add(held.purgeMs, held.id);
+  return view(held);
+}
+
+/** The one write path of a status change, after the caller's checks. */
+function move(state: MemoryCheckpoints, held: Held, to: CheckpointStatus, changes: { resolution?: string; resumedAt?: string }): Checkpoint {
+  if (held.status === "pending") state.pending.delete(held.expiresMs, held.id);
+  state.purging.delete(held.purgeMs, held.id);
+  const added = heapBytes(changes.resolution ?? "") + heapBytes(changes.resumedAt ?? "");
+  held.status = to;
+  if (changes.resolution !== undefined) held.resolution = changes.resolution;
+  if (changes.resumedAt !== undefined) held.resumedAt = changes.resumedAt;
+  held.bytes += added;
+  state.bytes += added;
+  held.purgeMs = state.clock() + state.retentionMs;
+  state.purging.add(held.purgeMs, held.id);
+  return view(held);
+}
+
+/** A status change by compare-and-set: the table of legal transitions, and no decision after expiry. */
+function transition(
+  state: MemoryCheckpoints,
+  id: string,
+  event: CheckpointEvent,
+  now: number,
+  changes: { resolution?: string; resumedAt?: string },
+): Checkpoint {
+  const held = lookup(state, id);
+  if (held === undefined) throw notFound(id);
+  const to = transitionOf(held.status, event);
+  if (to === undefined) throw refused(id, held.status, event);
+  if ((event === "approve" || event === "reject") && now >= held.expiresMs) throw tooLate(id, held.status, event, held.expiresMs);
+  return move(state, held, to, changes);
+}
+
+/** Pending records whose expiry is due, oldest first, moved by their default action. */
+function expireDue(state: MemoryCheckpoints, now: number, limit: number): Checkpoint[] {
+  checkNow(now);
+  checkExpireLimit(limit);
+  sweep(state);
+  const due: Held[] = [];
+  for (const { key, id } of state.pending.ascending()) {
+    if (key > now || due.length >= limit) break;
+    due.push(state.records.get(id)!);
+  }
+  const resolution = expiryResolution(now);
+  return due.map((held) => {
+    const to = transitionOf(held.status, held.defaultAction === "approve" ? "expire_approve" : "expire_reject")!;
+    return move(state, held, to, { resolution });
+  });
+}
+
+/** One page of the list, newest first, scanning at most MAX_LIST_SCAN records as the Redis adapter does. */
+function listPage(state: MemoryCheckpoints, options: CheckpointListOptions | undefined): CheckpointPage {
+  const checked = checkListOptions(options);
+  sweep(state);
+  const found: { member: string; checkpoint: Checkpoint }[] = [];
+  let scanned = 0;
+  let last: string | undefined;
+  for (const { key, id } of state.listing.descending(checked.cursor)) {
+    const held = state.records.get(id)!;
+    // The Redis adapter reads a per-status index: only the other filters count against the scan.
+    if (checked.status !== undefined && held.status !== checked.status) continue;
+    if (found.length > checked.limit || scanned >= MAX_LIST_SCAN) break;
+    scanned += 1;
+    last = key;
+    const checkpoint = view(held);
+    if (matches(checkpoint, checked)) found.push({ member: key, checkpoint });
+  }
+  const page = found.slice(0, checked.limit);
+  const more = found.length > checked.limit ? page.at(-1)?.member : scanned >= MAX_LIST_SCAN ? last : undefined;
+  return { checkpoints: page.map((f) => f.checkpoint), ...(more === undefined ? {} : { next_cursor: more }) };
 }

@@ -24,9 +24,14 @@ import {
   MAX_EXPIRE_LIMIT,
   MAX_LIST_SCAN,
   type Checkpoint,
+  type CheckpointAction,
   type CheckpointEvent,
+  type CheckpointListOptions,
+  type CheckpointPage,
   type CheckpointStatus,
   type CheckpointStore,
+  type CommandOptions,
+  type NewCheckpoint,
 } from "./types.js";
 
 const lua = (file: string) => loadLuaScript("checkpoints", new URL(`./lua/${file}`, import.meta.url));
@@ -65,6 +70,19 @@ function fromFlat(flat: readonly string[]): Checkpoint {
 
 type Outcome = ["ok", string[]] | ["refused", CheckpointStatus] | ["late", CheckpointStatus, string] | ["not_found"];
 
+/** The Redis adapter's state: the client, its key names and its limits. */
+interface RedisCheckpoints {
+  readonly store: RedisStore;
+  readonly client: RedisStore["client"];
+  readonly recordPrefix: string;
+  readonly statusPrefix: string;
+  readonly expiry: string;
+  readonly all: string;
+  readonly purge: string;
+  readonly retentionMs: number;
+  readonly maxRecordBytes: number;
+}
+
 /**
  * Every key shares the `{checkpoints}` hash tag, so each script's keys sit in one Cluster slot:
  * `…:{checkpoints}:cp:<id>` (hash: the checkpoint's JSON in `body`, never decoded by Lua, beside
@@ -82,125 +100,147 @@ export function createRedisCheckpointStore(
     if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   }
   const { client, keys } = store;
-  const recordPrefix = `${keys.tagged("checkpoints", "cp")}:`;
-  const statusPrefix = `${keys.tagged("checkpoints", "status")}:`;
-  const recordKey = (id: string): string => `${recordPrefix}${id}`;
-  const expiry = keys.tagged("checkpoints", "expiry");
-  const all = keys.tagged("checkpoints", "all");
-  const purge = keys.tagged("checkpoints", "purge");
-  const expireApprove = onlyRow("expire_approve");
-  const expireReject = onlyRow("expire_reject");
-
-  /** One transaction: the records of these ids (missing ones, past retention, left out). */
-  const read = async (ids: readonly string[]): Promise<(Checkpoint | undefined)[]> => {
-    if (ids.length === 0) return [];
-    const multi = client.multi();
-    for (const id of ids) multi.hmget(recordKey(id), "body", "status", "resolution", "resumed_at");
-    const replies = (await multi.exec()) ?? [];
-    return replies.map(([error, value]) => {
-      if (error) throw error;
-      const [body, status, resolution, resumedAt] = value as (string | null)[];
-      return body == null || status == null ? undefined : decodeCheckpoint(body, status, resolution ?? undefined, resumedAt ?? undefined);
-    });
+  const state: RedisCheckpoints = {
+    store,
+    client,
+    recordPrefix: `${keys.tagged("checkpoints", "cp")}:`,
+    statusPrefix: `${keys.tagged("checkpoints", "status")}:`,
+    expiry: keys.tagged("checkpoints", "expiry"),
+    all: keys.tagged("checkpoints", "all"),
+    purge: keys.tagged("checkpoints", "purge"),
+    retentionMs,
+    maxRecordBytes,
   };
-
-  const settle = (id: string, event: CheckpointEvent, outcome: Outcome): Checkpoint => {
-    switch (outcome[0]) {
-      case "ok":
-        return fromFlat(outcome[1]);
-      case "refused":
-        throw refused(id, outcome[1], event);
-      case "late":
-        throw tooLate(id, outcome[1], event, Number(outcome[2]));
-      default:
-        throw notFound(id);
-    }
-  };
-
   return {
     kind: "redis",
-    create: async (checkpoint) => {
-      const encoded = encodeCheckpoint(checkpoint, maxRecordBytes);
-      const lifetime = Math.max(0, encoded.expiresMs - encoded.createdMs) + retentionMs;
-      const outcome = await runScript(
-        client,
-        CREATE,
-        [recordKey(encoded.checkpoint_id), expiry, all, `${statusPrefix}pending`, purge],
-        [encoded.checkpoint_id, encoded.body, encoded.expiresMs, encoded.defaultAction, encoded.member, lifetime],
-      );
-      if (outcome === "EXISTS") throw new ManifoldError("CONFLICT", `checkpoint ${encoded.checkpoint_id} already exists`);
-      return decodeCheckpoint(encoded.body, "pending", undefined, undefined);
-    },
-    get: async (id) => (isCheckpointId(id) ? (await read([id]))[0] : undefined),
-    command: async (id, action, { reason, now, parameters }) => {
-      const event = checkAction(action);
-      const at = checkNow(now);
-      const resolution = commandResolution(event, reason, at, parameters);
-      if (!isCheckpointId(id)) throw notFound(id);
-      const outcome = (await runScript(
-        client,
-        COMMAND,
-        [recordKey(id), expiry, purge],
-        [id, statusPrefix, at, resolution, retentionMs, ...rows(event)],
-      )) as Outcome;
-      return settle(id, event, outcome);
-    },
-    claimResume: async (id, now) => {
-      const at = checkNow(now);
-      if (!isCheckpointId(id)) throw notFound(id);
-      const outcome = (await runScript(
-        client,
-        RESUME,
-        [recordKey(id), expiry, purge],
-        [id, statusPrefix, new Date(at).toISOString(), retentionMs, ...rows("resume")],
-      )) as Outcome;
-      return settle(id, "resume", outcome);
-    },
-    expireDue: async (now, limit) => {
-      checkNow(now);
-      checkExpireLimit(limit);
-      const moved = (await runScript(
-        client,
-        EXPIRE_DUE,
-        [expiry, purge],
-        [recordPrefix, statusPrefix, now, limit, expiryResolution(now), retentionMs, ...expireApprove, ...expireReject],
-      )) as string[][];
-      await runScript(client, PURGE, [purge, expiry, all], [recordPrefix, statusPrefix, MAX_EXPIRE_LIMIT, ...CHECKPOINT_STATUSES]);
-      return moved.map(fromFlat);
-    },
+    create: (checkpoint) => createRecord(state, checkpoint),
+    get: async (id) => (isCheckpointId(id) ? (await read(state, [id]))[0] : undefined),
+    command: (id, action, options) => command(state, id, action, options),
+    claimResume: (id, now) => claimResume(state, id, now),
+    expireDue: (now, limit) => expireDue(state, now, limit),
     nextExpiry: async () => {
-      const [, score] = await client.zrange(expiry, "0", "0", "WITHSCORES");
+      const [, score] = await client.zrange(state.expiry, "0", "0", "WITHSCORES");
       return score === undefined ? undefined : Number(score);
     },
-    list: async (options) => {
-      const checked = checkListOptions(options);
-      const index = checked.status === undefined ? all : `${statusPrefix}${checked.status}`;
-      const found: { member: string; checkpoint: Checkpoint }[] = [];
-      let scanned = 0;
-      let last: string | undefined;
-      let start = checked.cursor === undefined ? "+" : `(${checked.cursor}`;
-      while (found.length <= checked.limit && scanned < MAX_LIST_SCAN) {
-        const window = Math.min(LIST_WINDOW, MAX_LIST_SCAN - scanned);
-        const members = await client.zrange(index, start, "-", "BYLEX", "REV", "LIMIT", 0, window);
-        if (members.length === 0) break;
-        const records = await read(members.map(idOfMember));
-        for (const [i, member] of members.entries()) {
-          if (found.length > checked.limit) break;
-          scanned += 1;
-          last = member;
-          // Gone (retention ended; the purge pass drops the entry) or moved since the index was read.
-          const checkpoint = records[i];
-          if (checkpoint !== undefined && matches(checkpoint, checked)) found.push({ member, checkpoint });
-        }
-        if (members.length < window) break;
-        start = `(${members.at(-1)!}`;
-      }
-      const page = found.slice(0, checked.limit);
-      const more = found.length > checked.limit ? page.at(-1)?.member : scanned >= MAX_LIST_SCAN ? last : undefined;
-      return { checkpoints: page.map((f) => f.checkpoint), ...(more === undefined ? {} : { next_cursor: more }) };
-    },
+    list: (options) => listPage(state, options),
     close: async () => {
       if (ownsStore) await store.close();
     },
   };
+}
+
+const recordKey = (state: RedisCheckpoints, id: string): string => `${state.recordPrefix}${id}`;
+
+/** One transaction: the records of these ids (missing ones, past retention, left out). */
+async function read(state: RedisCheckpoints, ids: readonly string[]): Promise<(Checkpoint | undefined)[]> {
+  if (ids.length === 0) return [];
+  const multi = state.client.multi();
+  for (const id of ids) multi.hmget(recordKey(state, id), "body", "status", "resolution", "resumed_at");
+  const replies = (await multi.exec()) ?? [];
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    const [body, status, resolution, resumedAt] = value as (string | null)[];
+    return body == null || status == null ? undefined : decodeCheckpoint(body, status, resolution ?? undefined, resumedAt ?? undefined);
+  });
+}
+
+/** A script's outcome as the record, or the error it stands for. */
+function settle(id: string, event: CheckpointEvent, outcome: Outcome): Checkpoint {
+  switch (outcome[0]) {
+    case "ok":
+      return fromFlat(outcome[1]);
+    case "refused":
+      throw refused(id, outcome[1], event);
+    case "late":
+      throw tooLate(id, outcome[1], event, Number(outcome[2]));
+    default:
+      throw notFound(id);
+  }
+}
+
+async function createRecord(state: RedisCheckpoints, checkpoint: NewCheckpoint): Promise<Checkpoint> {
+  const encoded = encodeCheckpoint(checkpoint, state.maxRecordBytes);
+  const lifetime = Math.max(0, encoded.expiresMs - encoded.createdMs) + state.retentionMs;
+  const outcome = await runScript(
+    state.client,
+    CREATE,
+    [recordKey(state, encoded.checkpoint_id), state.expiry, state.all, `${state.statusPrefix}pending`, state.purge],
+    [encoded.checkpoint_id, encoded.body, encoded.expiresMs, encoded.defaultAction, encoded.member, lifetime],
+  );
+  if (outcome === "EXISTS") throw new ManifoldError("CONFLICT", `checkpoint ${encoded.checkpoint_id} already exists`);
+  return decodeCheckpoint(encoded.body, "pending", undefined, undefined);
+}
+
+async function command(state: RedisCheckpoints, id: string, action: CheckpointAction, { reason, now, parameters }: CommandOptions): Promise<Checkpoint> {
+  const event = checkAction(action);
+  const at = checkNow(now);
+  const resolution = commandResolution(event, reason, at, parameters);
+  if (!isCheckpointId(id)) throw notFound(id);
+  const outcome = (await runScript(
+    state.client,
+    COMMAND,
+    [recordKey(state, id), state.expiry, state.purge],
+    [id, state.statusPrefix, at, resolution, state.retentionMs, ...rows(event)],
+  )) as Outcome;
+  return settle(id, event, outcome);
+}
+
+async function claimResume(state: RedisCheckpoints, id: string, now: number): Promise<Checkpoint> {
+  const at = checkNow(now);
+  if (!isCheckpointId(id)) throw notFound(id);
+  const outcome = (await runScript(
+    state.client,
+    RESUME,
+    [recordKey(state, id), state.expiry, state.purge],
+    [id, state.statusPrefix, new Date(at).toISOString(), state.retentionMs, ...rows("resume")],
+  )) as Outcome;
+  return settle(id, "resume", outcome);
+}
+
+/** Moves due pending records by their default action (one script), then purges records past retention. */
+async function expireDue(state: RedisCheckpoints, now: number, limit: number): Promise<Checkpoint[]> {
+  checkNow(now);
+  checkExpireLimit(limit);
+  const moved = (await runScript(
+    state.client,
+    EXPIRE_DUE,
+    [state.expiry, state.purge],
+    [state.recordPrefix, state.statusPrefix, now, limit, expiryResolution(now), state.retentionMs, ...onlyRow("expire_approve"), ...onlyRow("expire_reject")],
+  )) as string[][];
+  await runScript(
+    state.client,
+    PURGE,
+    [state.purge, state.expiry, state.all],
+    [state.recordPrefix, state.statusPrefix, MAX_EXPIRE_LIMIT, ...CHECKPOINT_STATUSES],
+  );
+  return moved.map(fromFlat);
+}
+
+/** One page of the list, newest first: index windows read by lex range, records by transaction, at most MAX_LIST_SCAN entries. */
+async function listPage(state: RedisCheckpoints, options: CheckpointListOptions | undefined): Promise<CheckpointPage> {
+  const checked = checkListOptions(options);
+  const index = checked.status === undefined ? state.all : `${state.statusPrefix}${checked.status}`;
+  const found: { member: string; checkpoint: Checkpoint }[] = [];
+  let scanned = 0;
+  let last: string | undefined;
+  let start = checked.cursor === undefined ? "+" : `(${checked.cursor}`;
+  while (found.length <= checked.limit && scanned < MAX_LIST_SCAN) {
+    const window = Math.min(LIST_WINDOW, MAX_LIST_SCAN - scanned);
+    const members = await state.client.zrange(index, start, "-", "BYLEX", "REV", "LIMIT", 0, window);
+    if (members.length === 0) break;
+    const records = await read(state, members.map(idOfMember));
+    for (const [i, member] of members.entries()) {
+      if (found.length > checked.limit) break;
+      scanned += 1;
+      last = member;
+      // Gone (retention ended; the purge pass drops the entry) or moved since the index was read.
+      const checkpoint = records[i];
+      if (checkpoint !== undefined && matches(checkpoint, checked)) found.push({ member, checkpoint });
+    }
+    if (members.length < window) break;
+    start = `(${members.at(-1)!}`;
+  }
+  const page = found.slice(0, checked.limit);
+  const more = found.length > checked.limit ? page.at(-1)?.member : scanned >= MAX_LIST_SCAN ? last : undefined;
+  return { checkpoints: page.map((f) => f.checkpoint), ...(more === undefined ? {} : { next_cursor: more }) };
 }

@@ -171,115 +171,156 @@ const ajv = new Ajv({ allErrors: true, strict: false });
  * a catalog that did not change costs only the plan's own steps.
  */
 export function createPlanChecker(catalog: readonly CatalogComponent[]): PlanChecker {
-  const { context, byName, validators } = indexCatalog(catalog);
-  const validatorOf = (wire: CapabilityWire): ValidateFunction | null => {
-    let validate = validators.get(wire);
-    if (validate === undefined) {
-      validate = wire.input_summary === undefined ? null : ajv.compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
-      validators.set(wire, validate);
-    }
-    return validate;
-  };
+  const index = indexCatalog(catalog);
+  return (value, request) => checkPlanValue(index, value, request);
+}
 
-  return (value, request) => {
-    const problems: PlanProblem[] = [];
-    const hallucinated = new Set<string>();
-    const raw = isObject(value) ? value["steps"] : undefined;
-    if (!Array.isArray(raw)) return { problems: [{ pointer: "/steps", message: "must be an array of steps" }], hallucinated: [] };
-    if (raw.length > MAX_PLAN_STEPS)
-      return { problems: [{ pointer: "/steps", message: `has ${raw.length} steps; at most ${MAX_PLAN_STEPS}` }], hallucinated: [] };
+function validatorOf({ validators }: CatalogIndex, wire: CapabilityWire): ValidateFunction | null {
+  let validate = validators.get(wire);
+  if (validate === undefined) {
+    validate = wire.input_summary === undefined ? null : ajv.compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
+    validators.set(wire, validate);
+  }
+  return validate;
+}
 
-    const steps: PlanStep[] = [];
-    const templated = new Set<string>();
-    const documentSteps: Record<string, unknown>[] = [];
-    const literal: PlanProblem[] = [];
-    const ids = new Set<string>();
-    raw.forEach((step: unknown, i) => {
-      const at = `/steps/${i}`;
-      if (!isObject(step)) return void problems.push({ pointer: at, message: "must be an object" });
-      const id = step["step_id"];
-      const agentName = step["agent_name"];
-      const metadata = isObject(step["metadata"]) ? step["metadata"] : {};
-      const capability = metadata["capability"];
-      const parameters = metadata["parameters"] ?? {};
-      const dependsOn = step["depends_on"] ?? [];
-      let ok = true;
-      const problem = (pointer: string, message: string): void => {
-        ok = false;
-        problems.push({ pointer, message });
-      };
-      if (typeof id !== "string" || !STEP_ID.test(id)) problem(`${at}/step_id`, "must be an identifier of letters, digits and underscores (s1, s2, …)");
-      else if (id === "input") problem(`${at}/step_id`, "input is reserved; use another id");
-      else if (ids.has(id)) problem(`${at}/step_id`, `duplicate step id ${id}`);
-      if (typeof agentName !== "string" || agentName === "") problem(`${at}/agent_name`, "must be the name of a component from the catalog");
-      if (typeof capability !== "string" || capability === "") problem(`${at}/metadata/capability`, "must be the name of a capability from the catalog");
-      if (!isObject(parameters)) problem(`${at}/metadata/parameters`, "must be an object");
-      if (!Array.isArray(dependsOn) || !dependsOn.every((d) => typeof d === "string")) problem(`${at}/depends_on`, "must be an array of step ids");
-      if (!ok) return;
-      ids.add(id as string);
-      const name = agentName as string;
-      const component = byName.get(name);
-      const wire = component?.capabilities.find((c) => c.name === capability);
-      if (component === undefined) {
-        hallucinated.add(name);
-        const guess = closest(name, [...byName.keys()]);
-        problems.push({
-          pointer: `${at}/agent_name`,
-          message: `no component is named ${name}${guess === undefined ? "" : ` (did you mean ${guess}?)`}; use only agent_name values from the catalog`,
-        });
-      } else if (wire?.internal === true) {
-        problems.push({ pointer: `${at}/metadata/capability`, message: `${name}.${capability} is internal: plans may not call it` });
-      }
-      // Every well-formed step goes to the checker, so references to it resolve; one calling an
-      // unknown component is "broken" there: reported once above, nothing more about it.
-      documentSteps.push({
-        name: id,
-        [component?.kind ?? "tool"]: name,
-        action: capability,
-        inputs: convertValue(parameters, `${at}/metadata/parameters`, problems, templated),
-        depends_on: dependsOn,
-      });
-      steps.push({
-        step_id: id as string,
-        agent_name: name,
-        depends_on: dependsOn as string[],
-        metadata: { capability: capability as string, parameters: parameters as Record<string, unknown> },
-        on_error: "continue",
-      });
-      if (wire === undefined || wire.internal) return;
-      // Literal values against the input schema; templated ones are the checker's (symbolically).
-      const validate = validatorOf(wire);
-      if (validate === null || validate(parameters)) return;
-      for (const error of validate.errors ?? []) {
-        const pointer = `${at}/metadata/parameters${pointerOfAjv(error)}`;
-        if (error.instancePath === "" && (error.keyword === "required" || error.keyword === "additionalProperties")) continue;
-        if ([...templated].some((t) => pointer === t || pointer.startsWith(`${t}/`))) continue;
-        literal.push({ pointer, message: ajvMessage(error) });
-      }
-    });
-    const checked = checkWorkflow(
-      { kind: "workflow", name: "plan", version: "1", inputs: {}, steps: documentSteps as never, outputs: {} },
-      { ...context, isBroken: (name) => hallucinated.has(name) },
-    );
-    const reported = new Set<string>();
-    for (const issue of checked.issues) {
-      if (issue.severity !== "error") continue;
-      const pointer = pointerOf(issue);
-      problems.push({ pointer, message: inPlanTerms(issue.message) });
-      reported.add(pointer);
-    }
-    // ajv may find a literal the checker already called mistyped: one sentence per place is enough.
-    for (const found of literal) if (!reported.has(found.pointer)) problems.push(found);
-    const seen = new Set<string>();
-    const unique = problems.filter((p) => {
-      const key = `${p.pointer}\n${p.message}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    if (unique.length > 0) return { problems: unique, hallucinated: [...hallucinated] };
-    return { plan: { plan_id: newPlanId("natural"), original_request: request, mode: "natural", steps }, problems: [], hallucinated: [] };
+/** One plan being checked: what it found so far. */
+interface Checking {
+  readonly problems: PlanProblem[];
+  readonly hallucinated: Set<string>;
+  /** The plan's steps as they will run. */
+  readonly steps: PlanStep[];
+  /** The plan read as a workflow document, for the data-flow checker. */
+  readonly documentSteps: Record<string, unknown>[];
+  /** Pointers of parameters holding templates (checked symbolically, not by ajv). */
+  readonly templated: Set<string>;
+  /** ajv's findings on literal parameters, reported unless the checker said the same. */
+  readonly literal: PlanProblem[];
+  readonly ids: Set<string>;
+}
+
+function checkPlanValue(index: CatalogIndex, value: unknown, request: string): PlanCheck {
+  const raw = isObject(value) ? value["steps"] : undefined;
+  if (!Array.isArray(raw)) return { problems: [{ pointer: "/steps", message: "must be an array of steps" }], hallucinated: [] };
+  if (raw.length > MAX_PLAN_STEPS)
+    return { problems: [{ pointer: "/steps", message: `has ${raw.length} steps; at most ${MAX_PLAN_STEPS}` }], hallucinated: [] };
+  const checking: Checking = { problems: [], hallucinated: new Set(), steps: [], documentSteps: [], templated: new Set(), literal: [], ids: new Set() };
+  raw.forEach((step: unknown, i) => checkStep(index, checking, step, `/steps/${i}`));
+  addDataflowProblems(index, checking);
+  const unique = uniqueProblems(checking.problems);
+  if (unique.length > 0) return { problems: unique, hallucinated: [...checking.hallucinated] };
+  return { plan: { plan_id: newPlanId("natural"), original_request: request, mode: "natural", steps: checking.steps }, problems: [], hallucinated: [] };
+}
+
+interface StepFields {
+  readonly id: string;
+  readonly name: string;
+  readonly capability: string;
+  readonly parameters: Record<string, unknown>;
+  readonly dependsOn: string[];
+}
+
+/** The step's own shape: its fields, or undefined when one is malformed (each one reported). */
+function stepFields(checking: Checking, step: unknown, at: string): StepFields | undefined {
+  if (!isObject(step)) {
+    checking.problems.push({ pointer: at, message: "must be an object" });
+    return undefined;
+  }
+  const id = step["step_id"];
+  const agentName = step["agent_name"];
+  const metadata = isObject(step["metadata"]) ? step["metadata"] : {};
+  const capability = metadata["capability"];
+  const parameters = metadata["parameters"] ?? {};
+  const dependsOn = step["depends_on"] ?? [];
+  let ok = true;
+  const problem = (pointer: string, message: string): void => {
+    ok = false;
+    checking.problems.push({ pointer, message });
   };
+  if (typeof id !== "string" || !STEP_ID.test(id)) problem(`${at}/step_id`, "must be an identifier of letters, digits and underscores (s1, s2, …)");
+  else if (id === "input") problem(`${at}/step_id`, "input is reserved; use another id");
+  else if (checking.ids.has(id)) problem(`${at}/step_id`, `duplicate step id ${id}`);
+  if (typeof agentName !== "string" || agentName === "") problem(`${at}/agent_name`, "must be the name of a component from the catalog");
+  if (typeof capability !== "string" || capability === "") problem(`${at}/metadata/capability`, "must be the name of a capability from the catalog");
+  if (!isObject(parameters)) problem(`${at}/metadata/parameters`, "must be an object");
+  if (!Array.isArray(dependsOn) || !dependsOn.every((d) => typeof d === "string")) problem(`${at}/depends_on`, "must be an array of step ids");
+  if (!ok) return undefined;
+  return {
+    id: id as string,
+    name: agentName as string,
+    capability: capability as string,
+    parameters: parameters as Record<string, unknown>,
+    dependsOn: dependsOn as string[],
+  };
+}
+
+function checkStep(index: CatalogIndex, checking: Checking, step: unknown, at: string): void {
+  const fields = stepFields(checking, step, at);
+  if (fields === undefined) return;
+  const { id, name, capability, parameters, dependsOn } = fields;
+  checking.ids.add(id);
+  const component = index.byName.get(name);
+  const wire = component?.capabilities.find((c) => c.name === capability);
+  if (component === undefined) {
+    checking.hallucinated.add(name);
+    const guess = closest(name, [...index.byName.keys()]);
+    checking.problems.push({
+      pointer: `${at}/agent_name`,
+      message: `no component is named ${name}${guess === undefined ? "" : ` (did you mean ${guess}?)`}; use only agent_name values from the catalog`,
+    });
+  } else if (wire?.internal === true) {
+    checking.problems.push({ pointer: `${at}/metadata/capability`, message: `${name}.${capability} is internal: plans may not call it` });
+  }
+  // Every well-formed step goes to the checker, so references to it resolve; one calling an
+  // unknown component is "broken" there: reported once above, nothing more about it.
+  checking.documentSteps.push({
+    name: id,
+    [component?.kind ?? "tool"]: name,
+    action: capability,
+    inputs: convertValue(parameters, `${at}/metadata/parameters`, checking.problems, checking.templated),
+    depends_on: dependsOn,
+  });
+  checking.steps.push({ step_id: id, agent_name: name, depends_on: dependsOn, metadata: { capability, parameters }, on_error: "continue" });
+  if (wire !== undefined && !wire.internal) checkLiterals(index, checking, wire, parameters, at);
+}
+
+/** Literal values against the input schema; templated ones are the checker's (symbolically). */
+function checkLiterals(index: CatalogIndex, checking: Checking, wire: CapabilityWire, parameters: Record<string, unknown>, at: string): void {
+  const validate = validatorOf(index, wire);
+  if (validate === null || validate(parameters)) return;
+  for (const error of validate.errors ?? []) {
+    const pointer = `${at}/metadata/parameters${pointerOfAjv(error)}`;
+    if (error.instancePath === "" && (error.keyword === "required" || error.keyword === "additionalProperties")) continue;
+    if ([...checking.templated].some((t) => pointer === t || pointer.startsWith(`${t}/`))) continue;
+    checking.literal.push({ pointer, message: ajvMessage(error) });
+  }
+}
+
+/** The plan as a workflow document through the data-flow checker; then ajv's findings on places it did not report. */
+function addDataflowProblems({ context }: CatalogIndex, checking: Checking): void {
+  const checked = checkWorkflow(
+    { kind: "workflow", name: "plan", version: "1", inputs: {}, steps: checking.documentSteps as never, outputs: {} },
+    { ...context, isBroken: (name) => checking.hallucinated.has(name) },
+  );
+  const reported = new Set<string>();
+  for (const issue of checked.issues) {
+    if (issue.severity !== "error") continue;
+    const pointer = pointerOf(issue);
+    checking.problems.push({ pointer, message: inPlanTerms(issue.message) });
+    reported.add(pointer);
+  }
+  // ajv may find a literal the checker already called mistyped: one sentence per place is enough.
+  for (const found of checking.literal) if (!reported.has(found.pointer)) checking.problems.push(found);
+}
+
+function uniqueProblems(problems: readonly PlanProblem[]): PlanProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.pointer}\n${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function pointerOfAjv(error: ErrorObject): string {
