@@ -6,36 +6,20 @@ import { serveComponent } from "../../runtime/component/index.js";
 import { serveComponentWith } from "../../runtime/component/serve.js";
 import type { HandlerContext, RunningComponent } from "../../runtime/component/types.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
+import { agent, agentSpec } from "../support/specs.js";
 import { comparable, rawRequest, withTimeout } from "./support.js";
 
-const spec: ComponentSpec = {
-  kind: "agent",
-  name: "unit-agent",
-  description: "in-process component",
-  version: "1.0.0",
-  capabilities: [
-    {
-      name: "add",
-      key: "add",
-      description: "adds",
-      type: "tool",
-      internal: false,
-      endpoint: "/api/capabilities/add",
-      input: {
-        required: [
-          { name: "a", type: "number" },
-          { name: "b", type: "number" },
-        ],
-        optional: [],
-      },
-      output: { required: [{ name: "sum", type: "number" }], optional: [] },
+const spec = agentSpec(
+  agent("unit-agent", {
+    description: "in-process component",
+    capabilities: {
+      add: { description: "adds", input: { a: "number", b: "number" }, output: { sum: "number" } },
+      fail: { description: "throws" },
+      refuse: { description: "rejects on purpose" },
+      wait: { description: "waits for its signal" },
     },
-    { name: "fail", key: "fail", description: "throws", type: "tool", internal: false, endpoint: "/api/capabilities/fail" },
-    { name: "refuse", key: "refuse", description: "rejects on purpose", type: "tool", internal: false, endpoint: "/api/capabilities/refuse" },
-    { name: "wait", key: "wait", description: "waits for its signal", type: "tool", internal: false, endpoint: "/api/capabilities/wait" },
-  ],
-};
+  }),
+);
 
 type Caps = {
   add: { input: { a: number; b: number }; output: { sum: number } };

@@ -3,30 +3,17 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import type { CapabilitySpec, ComponentSpec } from "../../runtime/spec/types.js";
+import { tool, toolSpec } from "../support/specs.js";
 import { startServer, withTimeout } from "./support.js";
 
 const SECRET = "Bearer s3cr3t-token";
 
-function capability(name: string, key: string): CapabilitySpec {
-  return { name, key, description: name, type: "tool", internal: false, endpoint: `/api/capabilities/${name}` };
-}
-
-const spec: ComponentSpec = {
-  kind: "tool",
-  name: "scripted",
-  description: "answers whatever the test needs",
-  version: "1.0.0",
-  capabilities: [
-    capability("echo", "echo"),
-    capability("envelope", "envelope"),
-    capability("html", "html"),
-    capability("not_envelope", "notEnvelope"),
-    capability("bad_json", "badJson"),
-    capability("slow", "slow"),
-    capability("constructor", "constructor"),
-  ],
-};
+const spec = toolSpec(
+  tool("scripted", {
+    description: "answers whatever the test needs",
+    capabilities: { echo: {}, envelope: {}, html: {}, not_envelope: {}, bad_json: {}, slow: {}, constructor: {} },
+  }),
+);
 
 type Any = { input: unknown; output: unknown };
 type Scripted = { echo: Any; envelope: Any; html: Any; notEnvelope: Any; badJson: Any; slow: Any; constructor: Any };

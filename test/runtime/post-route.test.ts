@@ -12,10 +12,12 @@ import { serveComponentWith } from "../../runtime/component/serve.js";
 import type { RunningComponent } from "../../runtime/component/types.js";
 import { currentScope } from "../../runtime/context/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
+import { tool, toolSpec } from "../support/specs.js";
 import { comparable, rawRequest, withTimeout } from "./support.js";
 
-const spec: ComponentSpec = { kind: "tool", name: "post-tool", description: "fast routes", version: "1.0.0", capabilities: [] };
+// A manifest needs a capability (MF1207); `ping` is one no test calls, beside the extension's routes.
+const spec = toolSpec(tool("post-tool", { description: "fast routes", capabilities: { ping: {} } }));
+const handlers = { ping: () => ({}) };
 
 const seen: { context?: PostContext; started?: () => void } = {};
 
@@ -55,7 +57,7 @@ const test = suite<{ fast?: RunningComponent; koa?: RunningComponent }>("fast PO
 const logs: string[] = [];
 
 test.before(async (context) => {
-  const options = { port: 0, handleSignals: false, log: (m: string) => logs.push(m), handlers: {}, extensions: [extension] };
+  const options = { port: 0, handleSignals: false, log: (m: string) => logs.push(m), handlers, extensions: [extension] };
   context.fast = await serveComponentWith(spec, options, { fastPath: true });
   context.koa = await serveComponentWith(spec, options, { fastPath: false });
 });
@@ -131,7 +133,7 @@ test("forward: the incoming token and named headers reach the work's request sco
 });
 
 test("with auth, a fast route needs the bearer token like a capability call (401 and its challenge)", async () => {
-  const options = { port: 0, handleSignals: false, log: () => undefined, handlers: {}, extensions: [extension], auth: { verify: (t: string) => t === "good" } };
+  const options = { port: 0, handleSignals: false, log: () => undefined, handlers, extensions: [extension], auth: { verify: (t: string) => t === "good" } };
   const guarded = [await serveComponentWith(spec, options, { fastPath: true }), await serveComponentWith(spec, options, { fastPath: false })];
   try {
     for (const running of guarded) {
