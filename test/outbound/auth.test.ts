@@ -8,17 +8,11 @@ import { createClient, serveComponent } from "../../runtime/component/index.js";
 import type { RunningComponent } from "../../runtime/component/index.js";
 import type { AuthOptions } from "../../runtime/component/types.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
 import { json, rawRequest } from "../runtime/support.js";
+import { tool, toolSpec } from "../support/specs.js";
 
-const spec: ComponentSpec = {
-  kind: "tool",
-  name: "guarded",
-  description: "needs a token",
-  version: "1.0.0",
-  capabilities: [{ name: "whoami", key: "whoami", description: "echo", type: "tool", internal: false, endpoint: "/api/capabilities/whoami" }],
-};
+const spec = toolSpec(tool("guarded", { description: "needs a token", capabilities: { whoami: { description: "echo" } } }));
 type Caps = { whoami: { input: Record<string, never>; output: { ok: true } } };
 const handlers = { whoami: () => ({ ok: true as const }) };
 

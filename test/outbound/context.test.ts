@@ -4,18 +4,11 @@ import * as assert from "uvu/assert";
 import { createClient, serveComponent } from "../../runtime/component/index.js";
 import type { HandlerContext, RunningComponent } from "../../runtime/component/index.js";
 import { currentScope, withRequestContext } from "../../runtime/outbound/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
+import { agent, agentSpec, tool, toolSpec } from "../support/specs.js";
 import { callerHeaders, startRecorder } from "./support.js";
 
-const capability = (name: string) => ({ name, key: name, description: name, type: "tool" as const, internal: false, endpoint: `/api/capabilities/${name}` });
-const downstream: ComponentSpec = { kind: "tool", name: "downstream", description: "d", version: "1.0.0", capabilities: [capability("record")] };
-const front: ComponentSpec = {
-  kind: "agent",
-  name: "front",
-  description: "f",
-  version: "1.0.0",
-  capabilities: [capability("relay"), capability("plain"), capability("nested")],
-};
+const downstream = toolSpec(tool("downstream", { description: "d", capabilities: { record: {} } }));
+const front = agentSpec(agent("front", { description: "f", capabilities: { relay: {}, plain: {}, nested: {} } }));
 type Any = { input: unknown; output: unknown };
 
 const test = suite<{ tool?: Awaited<ReturnType<typeof startRecorder>>; running?: RunningComponent }>("request context", {});

@@ -9,24 +9,17 @@ import * as assert from "uvu/assert";
 import { createClient, serveComponent } from "../../runtime/component/index.js";
 import type { HandlerContext } from "../../runtime/component/index.js";
 import { createCaller, createClientCredentialsSource, createTokenHolder, withRequestContext } from "../../runtime/outbound/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
 import { startServer } from "../runtime/support.js";
+import { agent, agentSpec, tool, toolSpec } from "../support/specs.js";
 import { startRecorder } from "./support.js";
 
 const TOKEN = "tok-7f3a9c51-do-not-print";
 const HEADER = "hdr-4b1e8d02-do-not-print";
 const CLIENT_SECRET = "cs-91aa03-do-not-print";
 
-const capability = (name: string) => ({ name, key: name, description: name, type: "tool" as const, internal: false, endpoint: `/api/capabilities/${name}` });
-const front: ComponentSpec = {
-  kind: "agent",
-  name: "front",
-  description: "f",
-  version: "1.0.0",
-  capabilities: [capability("relay"), capability("explode"), capability("denied"), capability("slow")],
-};
-const back: ComponentSpec = { kind: "tool", name: "back", description: "b", version: "1.0.0", capabilities: [capability("record")] };
+const front = agentSpec(agent("front", { description: "f", capabilities: { relay: {}, explode: {}, denied: {}, slow: {} } }));
+const back = toolSpec(tool("back", { description: "b", capabilities: { record: {} } }));
 type Any = { input: unknown; output: unknown };
 type FrontCaps = { relay: Any; explode: Any; denied: Any; slow: Any };
 

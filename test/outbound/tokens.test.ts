@@ -4,8 +4,8 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient } from "../../runtime/component/index.js";
 import { createCaller, createTokenHolder } from "../../runtime/outbound/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { withTimeout } from "../runtime/support.js";
+import { tool, toolSpec } from "../support/specs.js";
 import { startRecorder } from "./support.js";
 
 const test = suite("outbound tokens");
@@ -57,20 +57,15 @@ test("setToken while calls are in flight: those keep the old token, calls starte
   }
 });
 
+const heldSpec = toolSpec(tool("held", { description: "d", capabilities: { c: {} } }));
+
 test("a shared token holder rotates the token of every client that uses it, concurrently", async () => {
   const tool = await startHoldingTool();
   try {
-    const spec: ComponentSpec = {
-      kind: "tool",
-      name: "held",
-      description: "d",
-      version: "1.0.0",
-      capabilities: [{ name: "c", key: "c", description: "c", type: "tool", internal: false, endpoint: "/api/capabilities/c" }],
-    };
     const holder = createTokenHolder("old-token");
     const clients = [
-      createClient<{ c: { input: { i: number }; output: unknown } }>(spec, { baseUrl: tool.url, token: holder }),
-      createClient<{ c: { input: { i: number }; output: unknown } }>(spec, { baseUrl: tool.url, token: holder }),
+      createClient<{ c: { input: { i: number }; output: unknown } }>(heldSpec, { baseUrl: tool.url, token: holder }),
+      createClient<{ c: { input: { i: number }; output: unknown } }>(heldSpec, { baseUrl: tool.url, token: holder }),
     ];
     const before = clients.flatMap((client, k) => [0, 1, 2].map((i) => client.c({ i: k * 10 + i })));
     await tool.arrived(6);
