@@ -12,18 +12,12 @@ import { createClient, serveComponent, type RunningComponent } from "../../runti
 import { createRegistry, discover, type Registry } from "../../runtime/discovery/index.js";
 import type { ManifoldError } from "../../runtime/errors/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { tool, toolSpec } from "../support/specs.js";
 import { eventually, sleep, within } from "../support/wait.js";
 
 const TTL = 2_000;
-const spec: ComponentSpec = {
-  kind: "tool",
-  name: "ping-tool",
-  description: "answers",
-  version: "1.0.0",
-  capabilities: [{ name: "ping", key: "ping", description: "pong", type: "tool", internal: false, endpoint: "/api/capabilities/ping" }],
-};
+const spec = toolSpec(tool("ping-tool", { description: "answers", capabilities: { ping: { description: "pong" } } }));
 type Caps = { ping: { input: object; output: { pong: number } } };
 
 const cleanup: (() => Promise<void>)[] = [];

@@ -5,33 +5,16 @@ import { createClient, serveComponent } from "../../runtime/component/index.js";
 import type { HealthCheck } from "../../runtime/discovery/index.js";
 import { createMemoryRegistry, defaultRegistry, discover } from "../../runtime/discovery/index.js";
 import { capabilityWire } from "../../runtime/spec/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
 import { json, rawRequest } from "../runtime/support.js";
+import { tool, toolSpec } from "../support/specs.js";
 
-const spec: ComponentSpec = {
-  kind: "tool",
-  name: "echo-tool",
-  description: "echoes",
-  version: "2.3.4",
-  capabilities: [
-    {
-      name: "echo_text",
-      key: "echoText",
-      description: "echoes text",
-      type: "tool",
-      internal: false,
-      endpoint: "/api/capabilities/echo_text",
-      input: { required: [{ name: "text", type: "string" }], optional: [] },
-      output: {
-        required: [
-          { name: "text", type: "string" },
-          { name: "port", type: "integer" },
-        ],
-        optional: [],
-      },
-    },
-  ],
-};
+const spec = toolSpec(
+  tool("echo-tool", {
+    description: "echoes",
+    version: "2.3.4",
+    capabilities: { echo_text: { description: "echoes text", input: { text: "string" }, output: { text: "string", port: "integer" } } },
+  }),
+);
 type Caps = { echoText: { input: { text: string }; output: { text: string; port: number } } };
 
 function serve(options: { registry?: ReturnType<typeof createMemoryRegistry> | false; healthCheck?: HealthCheck; log?: (m: string) => void } = {}) {
