@@ -11,6 +11,7 @@ import { serveDashboard, type RunningDashboard } from "../../runtime/dashboard/i
 import { createRegistry, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { tool, toolSpec } from "../support/specs.js";
 import { eventually, sleep, within } from "../support/wait.js";
 import { capability, get, registration } from "./support.js";
 
@@ -79,10 +80,11 @@ test("/api/services answers the spec's registration records, output summaries le
 });
 
 test("/swagger-urls.json lists the running services that serve OpenAPI, asked of the services themselves", async () => {
+  // A manifest needs a capability (MF1207): each gets a `ping` nothing calls.
   const serve = (name: string, enableOpenApi: boolean) =>
-    serveComponent<{}>(
-      { kind: "tool", name, description: `${name} for the API browser`, version: "1.0.0", capabilities: [] },
-      { handlers: {}, port: 0, enableOpenApi, registry, handleSignals: false, log: quiet },
+    serveComponent<{ ping: { input: object; output: object } }>(
+      toolSpec(tool(name, { description: `${name} for the API browser`, capabilities: { ping: {} } })),
+      { handlers: { ping: () => ({}) }, port: 0, enableOpenApi, registry, handleSignals: false, log: quiet },
     );
   const withDocs = await serve("documented-service", true);
   const replica = await serve("documented-service", true);
