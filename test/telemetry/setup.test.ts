@@ -6,7 +6,6 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createClient, serveComponent } from "../../runtime/component/index.js";
 import type { HandlerContext, RunningComponent } from "../../runtime/component/index.js";
-import type { ComponentSpec } from "../../runtime/spec/types.js";
 import {
   createLogger,
   getTelemetry,
@@ -19,11 +18,11 @@ import {
 } from "../../runtime/telemetry/index.js";
 import { rawRequest } from "../runtime/support.js";
 import { startRecorder } from "../outbound/support.js";
+import { agent, agentSpec, tool, toolSpec } from "../support/specs.js";
 import { startOtlpReceiver } from "./otlp-receiver.js";
 
-const capability = (name: string) => ({ name, key: name, description: name, type: "tool" as const, internal: false, endpoint: `/api/capabilities/${name}` });
-const spec: ComponentSpec = { kind: "agent", name: "traced", description: "t", version: "1.0.0", capabilities: [capability("relay")] };
-const downstream: ComponentSpec = { kind: "tool", name: "downstream", description: "d", version: "1.0.0", capabilities: [capability("record")] };
+const spec = agentSpec(agent("traced", { description: "t", capabilities: { relay: {} } }));
+const downstream = toolSpec(tool("downstream", { description: "d", capabilities: { record: {} } }));
 type Any = { input: unknown; output: unknown };
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
