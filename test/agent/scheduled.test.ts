@@ -7,22 +7,16 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";
+import { defineAgent } from "../../runtime/codegen/v1/index.js";
 import { serveComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { createScheduledExtension } from "../../runtime/scheduling/index.js";
 import { emitOpenApi } from "../../generator/emit/json-files.js";
 import { loadManifestText } from "../support/manifests.js";
 import { startScriptedLlm } from "../support/scripted-llm.js";
+import { agent as agentManifest, agentSpec } from "../support/specs.js";
 
-const SPEC: ComponentSpec = {
-  kind: "agent",
-  name: "clock-agent",
-  description: "Answers scheduled runs",
-  version: "1.0.0",
-  capabilities: [],
-  agent: { uses: [], orchestration: { custom: false, workflows: [], endpoints: [] }, tasks: [], scheduled: true },
-};
+const SPEC = agentSpec(agentManifest("clock-agent", { description: "Answers scheduled runs", capabilities: {}, more: { scheduled: true } }));
 const ClockAgent = defineAgent<{}, {}>(SPEC, {});
 const quiet = { port: 0, registry: false, handleSignals: false, log: () => {}, handlers: {} } as const;
 
