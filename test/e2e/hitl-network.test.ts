@@ -12,6 +12,7 @@ import * as assert from "uvu/assert";
 import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { postSse } from "../support/sse-client.js";
+import { eventually } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 
 let redis: RedisServer;
@@ -187,15 +188,17 @@ test("an expired checkpoint (1 s, default reject) is expired by the processor an
   const ref = newRef("expire");
   const { id, checkpoint } = assertInterrupted(await post(expiring, "/orchestrate/pay", { a: 3, ref }), "step");
   assert.equal([checkpoint.default_action, checkpoint.agent_name], ["reject", "hitl-expiring"]);
-  const deadline = Date.now() + 10_000;
   let current = checkpoint;
-  while (current.status !== "expired") {
-    assert.ok(Date.now() < deadline, `still ${current.status} after 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const read = await get(expiring, `/hitl/checkpoints/${id}`);
-    assert.is(read.status, 200);
-    current = read.body;
-  }
+  await eventually(
+    "the expiry processor to expire the checkpoint",
+    async () => {
+      const read = await get(expiring, `/hitl/checkpoints/${id}`);
+      assert.is(read.status, 200);
+      current = read.body;
+      return current.status === "expired";
+    },
+    { intervalMs: 100, describe: () => current.status },
+  );
   assert.is(current.resolution.action, "expire", "moved by an expiry pass, not a command");
   assert.ok(Date.parse(current.resolution.at) >= Date.parse(checkpoint.expires_at), "not before it expired");
   assert.is(redisStatus(id), "expired");

@@ -1,8 +1,9 @@
 /**
  * Orchestration end to end on real processes: a timer tool and an orchestrating agent, each its own
  * process, talking HTTP. Custom mode reports a failed middle step in place; a YAML workflow file
- * given at start-up is checked and runs; a diamond whose slow branch sleeps 300 ms finishes in about
- * 300 ms plus overhead, because the fast chain beside it runs while it sleeps (not in waves).
+ * given at start-up is checked and runs; in a diamond whose slow branch sleeps 300 ms, the fast chain
+ * beside it runs while it sleeps (not in waves), as the tool's own clock shows. How fast that is, is
+ * a bench's business (bench/README.md), not a test's.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,8 +37,7 @@ outputs:
   note: "\${inputs.a} + \${inputs.b} = \${steps.sum.output.sum}"
 `;
 
-async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
-  const started = performance.now();
+async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(agent.url + path, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -45,7 +45,7 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
     signal: AbortSignal.timeout(10_000),
   });
   const parsed = (await response.json()) as Record<string, unknown>;
-  return { status: response.status, body: parsed, ms: performance.now() - started };
+  return { status: response.status, body: parsed };
 }
 
 test.before(async () => {
@@ -99,20 +99,19 @@ test("a YAML workflow file loaded at start-up is checked and executes", async ()
   await agent.waitForLog(/workflow yaml-sum loaded from/);
 });
 
-test("a diamond with a 300 ms branch finishes in about 300 ms plus overhead, not in waves", async () => {
+test("a diamond's fast chain runs while its 300 ms branch sleeps, not in waves", async () => {
   await post("/orchestrate/diamond", { slow_ms: 300 }); // warm: connections, JIT
-  const { status, body, ms } = await post("/orchestrate/diamond", { slow_ms: 300 });
+  const { status, body } = await post("/orchestrate/diamond", { slow_ms: 300 });
   assert.is(status, 200, JSON.stringify(body));
   assert.equal(body["outputs"], { total: 440 });
   const steps = Object.fromEntries((body["steps"] as Step[]).map((s) => [s.step_id, s]));
   const [b, e, d] = [steps["b"]!.output!, steps["e"]!.output!, steps["d"]!];
   // The tool's own clock: E (after C) ran while B slept. In waves it could start only once B ended.
-  assert.ok(e["started_ms"]! < b["ended_ms"]! - 100, `E started at ${e["started_ms"]}, B ended at ${b["ended_ms"]}`);
-  // A 10 + B 300 + D ≈ 320 ms of sleeping; in waves it would be A + B + E + D ≈ 460 ms.
+  assert.ok(e["started_ms"]! < b["ended_ms"]!, `E started at ${e["started_ms"]}, B ended at ${b["ended_ms"]}`);
+  assert.ok(e["ended_ms"]! < b["ended_ms"]!, `E ended at ${e["ended_ms"]}, B ended at ${b["ended_ms"]}`);
   const duration = Number(body["duration_ms"]);
-  assert.ok(duration >= 300, `duration ${duration} ms`);
-  assert.ok(duration < 430, `dependency-driven: ${duration} ms (waves would take ≈ 460 ms)`);
-  assert.ok(ms < 1_000, `round trip ${ms} ms`);
+  assert.ok(duration >= 300, `duration ${duration} ms: at least the slow branch`);
+  // A 10 + B 300 + D ≈ 320 ms of sleeping; in waves it would be A + B + E + D ≈ 460 ms (printed, not asserted).
   console.log(`  diamond: ${duration.toFixed(1)} ms for ≈ 320 ms of sleeping on the longest path (waves ≈ 460 ms)`);
   assert.is(d.status, "completed");
 });

@@ -13,6 +13,7 @@ import type { Plan } from "../../runtime/orchestration/index.js";
 import type { HitlSpec } from "../../runtime/hitl/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
+import { eventually, sleep } from "../support/wait.js";
 import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
 
 const pay: WorkflowSpec = {
@@ -256,21 +257,17 @@ test("agents sharing a store act on their own checkpoints only; an auto-approved
     assert.is((await y.post("/hitl/command", { checkpoint_id: id, action: "approve" })).status, 409);
     const listed = (await (await fetch(`${y.running.url}/hitl/checkpoints`)).json()) as { checkpoints: unknown[] };
     assert.is(listed.checkpoints.length, 0, "y lists only its own");
-    const deadline = Date.now() + 5_000;
-    while ((await store.get(id))?.status === "pending" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await eventually("y's processor to expire the checkpoint", async () => (await store.get(id))?.status !== "pending");
     assert.is((await store.get(id))?.status, "expired_approved", "y's processor applied the default action");
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     assert.is((await store.get(id))?.status, "expired_approved", "and left the run to agent-x");
     assert.is(callsOf(tools, "echo"), 0);
     await x.running.close();
     // agent-x with its processor: it follows up the checkpoint y expired.
     const again = await startAgent(tools, approving, { name: "agent-x", store, expiryIntervalMs: 50 });
     try {
-      const until = Date.now() + 5_000;
-      while ((await store.get(id))?.status !== "resumed" && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
-      assert.is((await store.get(id))?.status, "resumed");
-      const waitCall = Date.now() + 5_000;
-      while (callsOf(tools, "echo") === 0 && Date.now() < waitCall) await new Promise((r) => setTimeout(r, 25));
+      await eventually("agent-x to resume the checkpoint", async () => (await store.get(id))?.status === "resumed");
+      await eventually("the resumed run's call", () => callsOf(tools, "echo") > 0);
       assert.is(callsOf(tools, "echo"), 1, "the run went on, once");
     } finally {
       await again.running.close();

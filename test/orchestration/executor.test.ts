@@ -14,8 +14,8 @@ import {
   type PlanStep,
   type StepInterceptor,
 } from "../../runtime/orchestration/index.js";
-import { within } from "../support/wait.js";
-import { rejection, sleep, startTools, withTimeout, type Tools } from "./support.js";
+import { eventually, within } from "../support/wait.js";
+import { rejection, startTools, type Call, type Tools } from "./support.js";
 
 const test = suite<{ tools: Tools }>("executor", { tools: undefined as unknown as Tools });
 
@@ -46,6 +46,9 @@ function executor(tools: Tools, options: Partial<ExecutorOptions> = {}) {
   });
 }
 
+/** Whether the tool has seen the call tagged `tag` and seen it aborted (it may arrive after the run ended). */
+const abortedAtTool = (tools: Tools, tag: string): boolean => tools.calls.find((c) => c.input["tag"] === tag)?.aborted === true;
+
 const callOf = (tools: Tools, tag: string) => {
   const call = tools.calls.find((c) => c.input["tag"] === tag);
   assert.ok(call, `no call tagged ${tag}`);
@@ -55,7 +58,8 @@ const callOf = (tools: Tools, tag: string) => {
 test("a chain beside a slow branch runs without waiting for it (not in waves)", async ({ tools }) => {
   // A → B (slow, 300 ms) and A → C → E, then D waits for B and E. In waves, E would only start once
   // B is done (wave 2 = {B, C}); dependency-driven, C and E run while B sleeps.
-  const result = await withTimeout(
+  const result = await within(
+    "the diamond",
     executor(tools).execute(
       plan([
         step("a", "sleep", { ms: 20, tag: "a" }),
@@ -65,15 +69,15 @@ test("a chain beside a slow branch runs without waiting for it (not in waves)", 
         step("d", "sleep", { ms: 20, tag: "d" }, { depends_on: ["b", "e"] }),
       ]),
     ),
-    5_000,
-    "diamond",
   );
   assert.is(result.status, "completed");
-  const [b, e, d] = [callOf(tools, "b"), callOf(tools, "e"), callOf(tools, "d")];
+  const [a, b, c, e, d] = ["a", "b", "c", "e", "d"].map((tag) => callOf(tools, tag)) as [Call, Call, Call, Call, Call];
+  // The order of starts and ends, as the tool saw them: E ran inside B's sleep, which waves forbid.
+  assert.ok(b.start >= a.end! && c.start >= a.end!, "B and C waited for A");
+  assert.ok(e.start >= c.end!, "E waited for C");
+  assert.ok(e.start < b.end!, "E started while B was still sleeping");
   assert.ok(e.end! < b.end!, "E finished while B was still sleeping");
-  assert.ok(e.start < b.start + 150, "E started long before B ended");
-  assert.ok(d.start >= b.end!, "D waited for B");
-  assert.ok(result.duration_ms < 300 + 20 + 20 + 200, `took ${result.duration_ms} ms`);
+  assert.ok(d.start >= b.end! && d.start >= e.end!, "D waited for B and E");
   assert.equal(
     result.steps.map((s) => s.step_id),
     ["a", "b", "c", "e", "d"],
@@ -113,9 +117,7 @@ test("the concurrency limit is honoured", async ({ tools }) => {
 });
 
 test("a step's timeout_ms bounds each attempt", async ({ tools }) => {
-  const started = performance.now();
   const result = await executor(tools).execute(plan([step("slow", "sleep", { ms: 2_000 }, { timeout_ms: 100 })]));
-  assert.ok(performance.now() - started < 1_000);
   assert.is(result.status, "failed");
   assert.is(result.steps[0]!.status, "failed");
   assert.is(result.steps[0]!.error?.code, "TIMEOUT");
@@ -161,7 +163,6 @@ test("exponential backoff with full jitter stays under its doubling ceiling and 
 });
 
 test("on_error: fail stops the run: running steps are aborted, the rest skipped", async ({ tools }) => {
-  const started = performance.now();
   const result = await executor(tools).execute(
     plan([
       step("long", "sleep", { ms: 2_000, tag: "long" }),
@@ -170,19 +171,17 @@ test("on_error: fail stops the run: running steps are aborted, the rest skipped"
       step("after_long", "echo", { x: 2 }, { depends_on: ["long"] }),
     ]),
   );
-  assert.ok(performance.now() - started < 1_000, "did not wait for the long step");
   assert.is(result.status, "failed");
   const [long, boom, later, afterLong] = result.steps;
   assert.is(boom!.status, "failed");
   assert.is(boom!.error?.code, "HANDLER_ERROR");
-  assert.is(long!.status, "failed");
+  assert.is(long!.status, "failed", "the run did not wait for the long step: it was aborted");
   assert.is(long!.error?.code, "ABORTED");
   assert.match(long!.error!.message, /failed at step boom/);
   assert.is(later!.status, "skipped");
   assert.is(afterLong!.status, "skipped");
   assert.match(afterLong!.reason!, /failed at step boom/);
-  await sleep(50);
-  assert.ok(callOf(tools, "long").aborted, "the tool saw its call aborted");
+  await eventually("the tool to see its call aborted", () => abortedAtTool(tools, "long"));
   assert.not.ok(
     tools.calls.some((c) => c.capability === "echo"),
     "nothing was dispatched after the failure",
@@ -215,7 +214,6 @@ test("on_error: continue fails the step, skips its dependents (saying which), ru
 test("aborting the caller's signal interrupts the run", async ({ tools }) => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 100);
-  const started = performance.now();
   const result = await executor(tools).execute(
     plan([
       step("one", "sleep", { ms: 3_000, tag: "one" }),
@@ -224,7 +222,6 @@ test("aborting the caller's signal interrupts the run", async ({ tools }) => {
     ]),
     { signal: controller.signal },
   );
-  assert.ok(performance.now() - started < 1_500);
   assert.is(result.status, "interrupted");
   assert.equal(
     result.steps.map((s) => s.status),
@@ -232,8 +229,7 @@ test("aborting the caller's signal interrupts the run", async ({ tools }) => {
   );
   assert.is(result.steps[0]!.error?.code, "ABORTED");
   assert.match(result.steps[2]!.reason!, /interrupted/);
-  await sleep(50);
-  assert.ok(callOf(tools, "one").aborted && callOf(tools, "two").aborted);
+  await eventually("the tool to see both calls aborted", () => abortedAtTool(tools, "one") && abortedAtTool(tools, "two"));
 
   const already = new AbortController();
   already.abort();

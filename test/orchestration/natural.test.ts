@@ -177,12 +177,10 @@ natural("ai_synthesis false returns the raw step results without a second model 
 
 natural("a 429 from the model is retried after its Retry-After", async ({ agent, llm }) => {
   llm.reply({ status: 429, headers: { "retry-after": "1" }, body: { error: { message: "slow down" } } }, { text: GOOD_PLAN }, { text: "42" });
-  const started = performance.now();
   const { status } = await agent.post("/orchestrate/natural", { request: "add" });
   assert.is(status, 200);
   assert.is(llm.requests.length, 3);
   assert.ok(llm.requests[1]!.at - llm.requests[0]!.at >= 900, "waited for Retry-After");
-  assert.ok(performance.now() - started < 5_000);
 });
 
 natural("streaming synthesis passes each piece on as it arrives", async ({ agent, llm }) => {

@@ -11,10 +11,6 @@ import { createOrchestrationExtension, type OrchestrationExtension, type Orchest
 import type { CapabilitySpec, ComponentSpec, FieldsSpec, WorkflowSpec } from "../../runtime/spec/types.js";
 import type { Logger } from "../../runtime/telemetry/index.js";
 
-export { withTimeout } from "../runtime/support.js";
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function capability(name: string, input?: FieldsSpec, output?: FieldsSpec): CapabilitySpec {
   const key = name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
   return {

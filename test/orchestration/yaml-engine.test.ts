@@ -11,7 +11,8 @@ import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
 import { createMemoryRegistry, type Registry } from "../../runtime/discovery/index.js";
 import { createOrchestrationExtension, createWorkflowEngine } from "../../runtime/orchestration/index.js";
-import { agentSpec, memoryLog, rejection, startTools, withTimeout, type Tools } from "./support.js";
+import { agentSpec, memoryLog, rejection, startTools, type Tools } from "./support.js";
+import { within } from "../support/wait.js";
 
 const GOOD = `kind: workflow
 name: sums
@@ -138,7 +139,7 @@ test("an agent serves YAML workflow files; one naming a tool not registered yet 
     assert.is(early.status, 503);
     assert.is((early.body["error"] as { code: string }).code, "UNAVAILABLE");
     late = await startTools({ names: ["worker-late"], registry });
-    const ok = await withTimeout(post({ a: 1 }), 5_000, "late call");
+    const ok = await within("the late call", post({ a: 1 }));
     assert.is(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body["outputs"], { total: 12, text: "total 12 after 5 ms" });
     assert.match(String(ok.body["plan_id"]), /^yaml-/);
