@@ -7,7 +7,7 @@
  * - the executor: stop(100) with a dispatch in flight to an agent that never answers, and one more
  *   leased ahead, returns this long after its grace period
  *
- *   npx tsx --conditions=source bench/scheduling/lag.ts       BENCH_LAG_RUNS=5
+ *   npm run bench:lag       BENCH_LAG_RUNS=5
  */
 import { randomBytes } from "node:crypto";
 import { defineAgent, type ComponentSpec } from "../../runtime/codegen/v1/index.js";

@@ -11,7 +11,7 @@
  * - the client (a served agent): an abort ending a paused wait; the pauses between polls
  * - Redis down: a call failing; a blocked dequeue ending
  *
- *   npx tsx --conditions=source bench/tasks/wake.ts       BENCH_WAKE_RUNS=5
+ *   npm run bench:wake       BENCH_WAKE_RUNS=5
  */
 import { randomUUID } from "node:crypto";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
