@@ -64,7 +64,9 @@ test("withRetries: retries on the clock until an answer, gives up after maxRetri
     openai,
     async () => {
       attempts += 1;
-      if (attempts < 3) throw apiError(503, { "retry-after-ms": "100" });
+      // The first two attempts fail with a server-set pause; the third answers.
+      const failing = attempts <= 2;
+      if (failing) throw apiError(503, { "retry-after-ms": "100" });
       return "ok";
     },
     { maxRetries: 2, maxRetryWaitMs: 1000, clock, signal: undefined },

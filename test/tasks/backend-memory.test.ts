@@ -63,7 +63,7 @@ test("a process with live tasks and finished records exits by itself: no timer h
   const script = `
     import { createMemoryTaskBackend } from "./runtime/tasks/memory-backend.ts";
     const backend = createMemoryTaskBackend();
-    for (let i = 0; i < 3; i += 1) await backend.create({ task_id: "t" + i, type: "x", input: i, timeout_ms: 1000 });
+    for (const i of [0, 1, 2]) await backend.create({ task_id: "t" + i, type: "x", input: i, timeout_ms: 1000 });
     const leases = await backend.dequeue({ count: 2, leaseMs: 60000, blockMs: 0 });
     await backend.complete(leases[0].task.task_id, leases[0].token, { ok: true });
     console.log("done");
