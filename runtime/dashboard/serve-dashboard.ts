@@ -13,9 +13,9 @@ import { createExecutionStore, type ExecutionStore } from "../orchestration/inde
 import { createCaller, type Caller } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";
-import { createMemoryDomains, type MemoryDomains } from "./memory.js";
-import { addApiRoutes } from "./routes.js";
-import { createRegistryView, type RegistryView, type RegistryViewOptions } from "./registry-view.js";
+import { createMemoryDomains } from "./memory.js";
+import { addApiRoutes, type DashboardSources } from "./routes.js";
+import { createRegistryView, type RegistryViewOptions } from "./registry-view.js";
 import { createOpenApiProbe, type OpenApiProbeOptions } from "./services.js";
 import { resolveDashboardSettings, type DashboardSettings } from "./settings.js";
 import { addStaticRoutes } from "./static.js";
@@ -72,13 +72,7 @@ function chooseStore<T>(option: T | boolean | undefined, enabled: boolean, creat
 }
 
 /** What the dashboard reads, opened from the options (or given), and how to close what this call opened. */
-interface DashboardSourcesOpened {
-  readonly registry: Registry;
-  readonly view: RegistryView;
-  readonly checkpoints: CheckpointStore;
-  readonly llmDebug: LlmDebugStore | undefined;
-  readonly executions: ExecutionStore | undefined;
-  readonly memory: MemoryDomains;
+interface DashboardSourcesOpened extends Pick<DashboardSources, "registry" | "view" | "checkpoints" | "llmDebug" | "executions" | "memory"> {
   readonly caller: Caller;
   readonly store: Store;
   close(): Promise<void>;
