@@ -7,6 +7,10 @@ import { chatSchema, normaliseChat } from "./manifest.js";
 import { addChatPaths } from "./openapi.js";
 import type { ChatHandler, ChatWorkflowRunner } from "./wire.js";
 
+// Its manifest part's types, re-exported so that every program that sees this descriptor also sees
+// the module augmentations there (the agent spec and raw manifest assembled from the features).
+export type * from "./manifest.js";
+
 /** The chat feature's part of an agent's `serve()` options. */
 export interface ChatServeOptions {
   /** Answers each message. @defaultValue natural mode with the conversation's earlier turns (needs a language model) */

@@ -9,6 +9,10 @@ import { checkHitl, hitlSchema, linkHitl, normaliseHitl } from "./manifest.js";
 import { addHitlPaths } from "./openapi.js";
 import type { HitlServeOptions } from "./serve-options.js";
 
+// Its manifest part's types, re-exported so that every program that sees this descriptor also sees
+// the module augmentations there (the agent spec and raw manifest assembled from the features).
+export type * from "./manifest.js";
+
 export type { HitlServeOptions } from "./serve-options.js";
 
 export const hitlFeature: AgentFeature<HitlServeOptions> = {

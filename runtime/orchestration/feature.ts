@@ -10,6 +10,10 @@ import type { OrchestrationExtension, OrchestrationOptions } from "./extension.j
 import { linkOrchestration, normaliseOrchestration, orchestrationSchema, servedWorkflows } from "./manifest.js";
 import { addOrchestrationPaths } from "./openapi.js";
 
+// Its manifest part's types, re-exported so that every program that sees this descriptor also sees
+// the module augmentations there (the agent spec and raw manifest assembled from the features).
+export type * from "./manifest.js";
+
 declare module "../feature/index.js" {
   interface FeatureServices {
     /** The agent's orchestrator: runs its workflows by name, for tasks, scheduled runs and chat. */

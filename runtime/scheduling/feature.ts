@@ -7,6 +7,10 @@ import { normaliseScheduled, scheduledSchema } from "./manifest.js";
 import { addScheduledPaths } from "./openapi.js";
 import type { ScheduledHandler } from "./wire.js";
 
+// Its manifest part's types, re-exported so that every program that sees this descriptor also sees
+// the module augmentations there (the agent spec and raw manifest assembled from the features).
+export type * from "./manifest.js";
+
 /** The scheduled feature's part of an agent's `serve()` options. */
 export interface ScheduledServeOptions {
   /** Answers each scheduled run. @defaultValue natural mode on the request's `instruction` (needs a language model) */

@@ -9,6 +9,10 @@ import type { TaskHandler } from "./handler-context.js";
 import type { TasksExtensionOptions } from "./extension.js";
 import { addTaskPaths } from "./openapi.js";
 
+// Its manifest part's types, re-exported so that every program that sees this descriptor also sees
+// the module augmentations there (the agent spec and raw manifest assembled from the features).
+export type * from "./manifest.js";
+
 /** Task type key → input, result, and whether a workflow runs it (then it takes no handler). */
 export type AgentTaskTypes = { [key: string]: { input: unknown; output: unknown; workflow: boolean } };
 
