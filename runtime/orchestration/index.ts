@@ -89,6 +89,7 @@ export {
   type PipelineFail,
   type PipelinePause,
   type PlanContext,
+  type PlanProposal,
   type RequestContext,
   type RunRequest,
 } from "./pipeline-interceptors.js";
@@ -123,10 +124,14 @@ export {
 export {
   createPlanChecker,
   MAX_PLAN_STEPS,
+  PLAN_CHECK,
+  checkProposal,
+  createPlanCheckInterceptor,
   parsePlanText,
   trimResults,
   type PlanCheck,
   type PlanChecker,
+  type PlanCheckOptions,
   type PlanProblem,
   type TrimResult,
 } from "./natural/index.js";

@@ -16,6 +16,7 @@ import { checkHooks } from "./hooks.js";
 import { checkInterceptors } from "./interceptors.js";
 import { planFromCustom, planFromWorkflow, type Plan } from "./plan.js";
 import { runPipeline, type OrchestratorCore, type PipelineResult } from "./pipeline.js";
+import type { PlanProposal } from "./pipeline-interceptors.js";
 import { createExecutionStore, executionDebugEnabled, type ExecutionStore } from "./records/index.js";
 import { createResolver } from "./resolver.js";
 import { checkReplacement, configureNatural } from "./natural/configure.js";
@@ -57,7 +58,9 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   const { store, owned } = resolveStore(options.executionStore, env);
   const fullCatalog = (): Promise<CatalogComponent[]> => readCatalog(registry ?? defaultRegistry(), components);
   const natural = configureNatural(options, fullCatalog, env);
-  const core: OrchestratorCore = { hooks, interceptors: [...interceptors], executor, store, natural, fullCatalog, log };
+  checkInterceptors([...natural.interceptors, ...interceptors]);
+  // Natural mode's plan check first: every other interceptor, and every hook, sees a checked plan.
+  const core: OrchestratorCore = { hooks, interceptors: [...natural.interceptors, ...interceptors], executor, store, natural, fullCatalog, log };
 
   return {
     resolve,
@@ -167,8 +170,10 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
   if (planner === undefined) throw llmUnavailable("natural mode");
   const { requestId, record } = requestScope(core, run.onModelCall);
   let regenerations = 0;
-  const plan = async (): Promise<Plan> => {
+  let proposal: PlanProposal | undefined;
+  const plan = async (): Promise<Plan | PlanProposal> => {
     const planned = await planner(request, { catalog: () => visibleCatalog(core), ...(run.signal && { signal: run.signal }), ...(record && { record }) });
+    if (!("plan" in planned)) return (proposal = planned);
     regenerations = planned.regenerations;
     return planned.plan;
   };
@@ -185,7 +190,8 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
     ...done.result,
     plan: done.plan,
     request_id: requestId,
-    regenerations,
+    // The language model's proposal was revised by natural.plan_check until it checked.
+    regenerations: proposal?.revisions ?? regenerations,
     ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }),
     hooks: done.hooks,
     ...(done.paused === undefined ? {} : { paused: done.paused }),

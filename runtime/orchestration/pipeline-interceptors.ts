@@ -4,6 +4,7 @@
  * carries any of the four hooks; the orchestrator passes the step hooks on to the executor.
  */
 import type { ManifoldError } from "../errors/index.js";
+import type { CatalogComponent } from "./catalog.js";
 import type { ExecutionResult } from "./executor-types.js";
 import { ACCEPT, CONTINUE, type Answered, type Awaitable, type InterceptorState, type StepInterceptor } from "./interceptors.js";
 import type { Plan, PlanMode } from "./plan.js";
@@ -24,11 +25,33 @@ export interface RequestContext {
   readonly user_context?: { readonly conversation_id?: string; readonly session_id?: string };
 }
 
+/**
+ * A plan as its planner proposed it, before any check: natural mode's language model answers with
+ * JSON that may name components that do not exist. The `enforce: "pre"` interceptors settle it (natural
+ * mode: `natural.plan_check`): one answers `replace` with the checked plan, after sending the problems
+ * back with `revise` as often as it allows, or `fail`s. Nothing else sees a proposal.
+ */
+export interface PlanProposal {
+  /** The planner's latest answer, parsed (an object with a `steps` array); `revise` replaces it. */
+  readonly value: unknown;
+  /** The catalog it was planned over, with internal capabilities: what it is checked against. */
+  readonly catalog: readonly CatalogComponent[];
+  /** Times the planner was asked again. */
+  readonly revisions: number;
+  /** Model calls so far (the `attempt` of the call that answered `value`). */
+  readonly attempt: number;
+  /** Sends the problems back in the planner's conversation; resolves once `value` is the new answer. */
+  revise(problems: readonly string[]): Promise<void>;
+}
+
 /** A plan about to run, after planning and the `after_planning` hooks; not asked again for a resumed run. */
 export interface PlanContext extends RunRequest {
+  /** While `proposal` is set (the `enforce: "pre"` interceptors only), a stand-in without steps. */
   readonly plan: Plan;
   readonly context: RequestContext;
   readonly state: InterceptorState;
+  /** A planner's proposal not checked yet; a `replace` settles it. */
+  readonly proposal?: PlanProposal;
 }
 
 /** The run stops, and the request answers `answer` instead (HITL: its 202 body). */
@@ -61,12 +84,18 @@ export type AfterExecutionDecision = { readonly action: "accept" } | PipelinePau
 
 /** Everything that wraps a step or a run: a feature registers one object with the hooks it needs. */
 export interface Interceptor extends StepInterceptor {
+  /**
+   * `pre`: its `afterPlan` is asked right after the planner, before the `after_planning` hooks and the
+   * other interceptors, and sees a planner's proposal (`PlanContext.proposal`): the place for a checker.
+   * It answers `continue`, `replace` (a proposal's replacement is taken as checked) or `fail`.
+   */
+  readonly enforce?: "pre";
   afterPlan?(context: PlanContext): Awaitable<AfterPlanDecision | undefined>;
   /** Before the `after_execution` hooks; a pause skips them and the synthesis. */
   afterExecution?(context: ExecutionContext): Awaitable<AfterExecutionDecision | undefined>;
 }
 
-/** The after-plan chain: a `replace` is checked, then handed to the next interceptor. */
+/** The after-plan chain: a `replace` is checked, settles any proposal, then is handed to the next interceptor. */
 export async function afterPlan(
   interceptors: readonly Interceptor[],
   context: PlanContext,
@@ -77,7 +106,8 @@ export async function afterPlan(
     const answer = await interceptor.afterPlan?.(current);
     if (answer === undefined || answer.action === "continue") continue;
     if (answer.action === "replace") {
-      current = { ...current, plan: await check(answer.plan) };
+      const { proposal: _settled, ...rest } = current;
+      current = { ...rest, plan: await check(answer.plan) };
       continue;
     }
     return { decision: answer, by: interceptor.name, context: current };

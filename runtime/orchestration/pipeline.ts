@@ -1,18 +1,19 @@
 /**
  * The pipeline every request goes through, whatever its front end, as named stages over the
- * orchestrator's `OrchestratorCore`: plan (before_planning hooks → plan → after_planning hooks →
+ * orchestrator's `OrchestratorCore`: plan (before_planning hooks → plan → the `enforce: "pre"`
+ * after-plan interceptors, which check a planner's proposal → after_planning hooks → the other
  * after-plan interceptors) → execute (the executor, with the step interceptors) → after-execution
  * interceptors → finish (after_execution hooks → synthesis → after_synthesis hooks) → execution record.
  * A pause from an interceptor ends the request there with the interceptor's answer.
  */
 import { currentScope } from "../context/index.js";
-import { toManifoldError } from "../errors/index.js";
+import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import type { Logger } from "../telemetry/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ExecuteOptions, ExecutionResult, Executor } from "./executor.js";
 import { runHooks, type HookContext, type HookOutcome, type PipelineHook } from "./hooks.js";
-import { afterExecution, afterPlan, type Interceptor, type PlanContext } from "./pipeline-interceptors.js";
+import { afterExecution, afterPlan, type Interceptor, type PlanContext, type PlanProposal } from "./pipeline-interceptors.js";
 import { checkPlan, type Plan, type PlanMode } from "./plan.js";
 import type { ExecutionRecord, ExecutionStore } from "./records/index.js";
 import type { NaturalSetup } from "./natural/configure.js";
@@ -36,7 +37,8 @@ export interface PipelineRequest {
   readonly mode: PlanMode;
   readonly workflow?: string;
   readonly request: unknown;
-  readonly plan: () => Plan | Promise<Plan>;
+  /** A plan, or a proposal that the `enforce: "pre"` interceptors must settle (natural mode's language model). */
+  readonly plan: () => Plan | PlanProposal | Promise<Plan | PlanProposal>;
   readonly execute: ExecuteOptions;
   /** Checks a replacement plan (a hook's, an interceptor's) beyond its shape (natural mode: against the catalog). */
   readonly checkReplacement?: (plan: Plan) => Promise<Plan>;
@@ -131,18 +133,39 @@ async function planStage(passage: Passage): Promise<Planned> {
   const { hooks, log } = core;
   const check = async (replaced: Plan): Promise<Plan> => (request.checkReplacement === undefined ? replaced : await request.checkReplacement(replaced));
   if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
-  let plan = await request.plan();
+  let plan = await preChecked(passage, await request.plan(), check);
   passage.plan = plan;
   if (hooks.length > 0) {
     const replaced = await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log);
     if (replaced !== undefined) plan = await check(replaced);
     passage.plan = plan;
   }
-  const answered = await afterPlan(core.interceptors, planContext(request, plan), (replaced) => check(checkPlan(replaced, "an interceptor's plan")));
+  const others = core.interceptors.filter((interceptor) => interceptor.enforce !== "pre");
+  const answered = await afterPlan(others, planContext(request, plan), (replaced) => check(checkPlan(replaced, "an interceptor's plan")));
   const { decision, context } = answered;
   if (decision.action === "fail") throw decision.error;
   if (decision.action === "pause") return { context, paused: decision };
   return { context };
+}
+
+const isProposal = (made: Plan | PlanProposal): made is PlanProposal => "revise" in made;
+
+/**
+ * The `enforce: "pre"` interceptors, right after the planner, before any hook or other interceptor
+ * sees the plan: a proposal must come out of them as a plan (a `replace`, taken as checked: the
+ * interceptor is the checker); another plan's replacement is checked like any interceptor's.
+ */
+async function preChecked({ core, request }: Passage, made: Plan | PlanProposal, check: (plan: Plan) => Promise<Plan>): Promise<Plan> {
+  const pre = core.interceptors.filter((interceptor) => interceptor.enforce === "pre");
+  const proposal = isProposal(made) ? made : undefined;
+  if (proposal === undefined && pre.length === 0) return made as Plan;
+  const standIn: Plan = { plan_id: "", original_request: String(request.request), mode: request.mode, steps: [] };
+  const context: PlanContext = proposal === undefined ? planContext(request, made as Plan) : { ...planContext(request, standIn), proposal };
+  const answered = await afterPlan(pre, context, async (replaced) => (proposal === undefined ? check(checkPlan(replaced, "an interceptor's plan")) : replaced));
+  if (answered.decision.action === "fail") throw answered.decision.error;
+  if (answered.decision.action === "pause" || answered.context.proposal !== undefined)
+    throw new ManifoldError("INTERNAL", "the planner's proposal was not settled by an enforce: pre interceptor: nothing is run unchecked");
+  return answered.context.plan;
 }
 
 /** A run paused before its first step: nothing ran, every step is waiting. */
@@ -172,13 +195,15 @@ async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable
 function executeStage({ core, request }: Passage, plan: Plan): Promise<ExecutionResult> {
   const { mode, workflow, options } = request;
   const { signal, onStep, resume } = options;
+  // Only those with step hooks: a run without any keeps the executor's path that asks nothing.
+  const stepInterceptors = core.interceptors.filter((interceptor) => interceptor.beforeStep !== undefined || interceptor.afterStep !== undefined);
   return core.executor.execute(plan, {
     ...request.execute,
     mode,
     ...(signal === undefined ? {} : { signal }),
     ...(workflow === undefined ? {} : { workflow }),
     ...(onStep === undefined ? {} : { onStep }),
-    ...(core.interceptors.length === 0 ? {} : { interceptors: core.interceptors }),
+    ...(stepInterceptors.length === 0 ? {} : { interceptors: stepInterceptors }),
     ...(resume && { completed: resume.completed }),
     ...(resume?.state && { state: resume.state }),
   });

@@ -1,14 +1,17 @@
 /**
- * How an orchestrator gets its natural mode: the language-model planner and synthesiser when it has
- * a provider (`llm`), else the planner and synthesiser given in code, plus the LLM debug store.
+ * How an orchestrator gets its natural mode: the language-model planner, its plan check (the
+ * `natural.plan_check` interceptor) and synthesiser when it has a provider (`llm`), else the planner
+ * and synthesiser given in code, plus the LLM debug store.
  */
 import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
+import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
+import { createPlanCheckInterceptor } from "./plan-check.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
 import { createCallRecorder, type RecordCall } from "./record.js";
 import { createLlmSynthesiser } from "./synthesis.js";
@@ -22,10 +25,13 @@ export interface NaturalPlanOptions {
   readonly record?: RecordCall;
 }
 
-export type NaturalPlanner = (request: string, options: NaturalPlanOptions) => Promise<Planned>;
+/** A code-given planner's plan, or the language model's proposal (checked by `natural.plan_check`). */
+export type NaturalPlanner = (request: string, options: NaturalPlanOptions) => Promise<Planned | PlanProposal>;
 
 export interface NaturalSetup {
   readonly planner: NaturalPlanner | undefined;
+  /** Natural mode's interceptors, asked before any other: `natural.plan_check` with the language-model planner. */
+  readonly interceptors: readonly Interceptor[];
   readonly synthesiser: Synthesiser | undefined;
   /** A recorder of one request's model calls, when LLM debug records are on. */
   recorder(requestId: string, originalRequestId: string | undefined): RecordCall | undefined;
@@ -42,6 +48,7 @@ export function configureNatural(
   const { llm, planner: given, synthesiser: givenSynthesiser, componentName = "orchestrator" } = options;
   const log = options.log ?? createLogger({ component: "orchestration" });
   let planner: NaturalPlanner | undefined;
+  const interceptors: Interceptor[] = [];
   if (given !== undefined) {
     // Code-given planners are trusted code: their plan's shape is checked, the catalog is theirs to read.
     planner = async (request, { catalog, signal }) => {
@@ -51,7 +58,8 @@ export function configureNatural(
         : { plan: checkPlan(out, "the planner's plan"), regenerations: 0 };
     };
   } else if (llm !== undefined) {
-    const plan = createLlmPlanner({ provider: llm, catalog: fullCatalog, maxValidationRounds: options.maxValidationRounds ?? maxValidationRounds(env) });
+    interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env) }));
+    const plan = createLlmPlanner({ provider: llm, catalog: fullCatalog });
     planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
   }
   let synthesiser = givenSynthesiser;
@@ -68,6 +76,7 @@ export function configureNatural(
   const store: LlmDebugStore | undefined = typeof option === "object" ? option : owned ? createLlmDebugStore({ env }) : undefined;
   return {
     planner,
+    interceptors,
     synthesiser,
     recorder: (requestId, originalRequestId) =>
       store === undefined

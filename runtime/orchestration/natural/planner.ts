@@ -1,8 +1,9 @@
 /**
- * The language-model planner: ask for a plan over the live catalog, parse it (one correction when
- * the answer is not a JSON plan), check it against the catalog, and send the problems back for a
- * regeneration, up to `maxValidationRounds` times. Nothing is dispatched until a plan checks; a plan
- * that never does is 422 PLAN_INVALID with the last round's problems.
+ * The language-model planner: ask for a plan over the live catalog and parse it (one correction when
+ * the answer is not a JSON plan). What it returns is a proposal (`PlanProposal`), not a plan: the
+ * `natural.plan_check` interceptor (plan-check.ts) checks it against the catalog and, while it has
+ * problems, sends them back with `revise`, which asks again in the same conversation. Nothing is
+ * dispatched until a plan checks.
  */
 import { ManifoldError } from "../../errors/index.js";
 import {
@@ -15,10 +16,10 @@ import {
   type LlmProvider,
 } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
-import { checkInteger } from "../../util/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import type { Plan } from "../plan.js";
-import { createPlanChecker, parsePlanText, type PlanCheck, type PlanChecker } from "./check-plan.js";
+import type { PlanProposal } from "../pipeline-interceptors.js";
+import { parsePlanText } from "./check-plan.js";
 import type { RecordCall } from "./record.js";
 
 export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
@@ -40,9 +41,8 @@ export interface Planned {
 
 export interface LlmPlannerOptions {
   readonly provider: LlmProvider;
-  /** The catalog with internal capabilities (they are named as internal, not as unknown). */
+  /** The catalog with internal capabilities (the proposal carries it, to be checked against it). */
   readonly catalog: () => Promise<readonly CatalogComponent[]>;
-  readonly maxValidationRounds?: number;
   /** @defaultValue 0: plans should not vary between identical requests */
   readonly temperature?: number;
 }
@@ -53,30 +53,40 @@ export interface PlanOptions {
   readonly record?: RecordCall;
 }
 
-export type LlmPlanner = (request: string, options?: PlanOptions) => Promise<Planned>;
+export type LlmPlanner = (request: string, options?: PlanOptions) => Promise<PlanProposal>;
 
-export function createLlmPlanner({ provider, catalog, maxValidationRounds: rounds = 2, temperature = 0 }: LlmPlannerOptions): LlmPlanner {
-  checkInteger("maxValidationRounds", rounds, { min: 0, max: 10 });
-  // One checker per catalog content: its views and ajv validators are reused while the network is unchanged.
-  let cached: { key: string; checker: PlanChecker } | undefined;
-  const checkerOf = (components: readonly CatalogComponent[]): PlanChecker => {
-    const key = JSON.stringify(components);
-    if (cached?.key !== key) cached = { key, checker: createPlanChecker(components) };
-    return cached.checker;
-  };
+export function createLlmPlanner({ provider, catalog, temperature = 0 }: LlmPlannerOptions): LlmPlanner {
   return async (request, { signal, record } = {}) => {
     const components = await catalog();
     const visible = components.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
     const conversation: Conversation = {
       provider,
       temperature,
-      rounds,
-      visible,
+      options: { ...(signal && { signal }), ...(record && { record }) },
       messages: planningMessages(request, visible),
-      regenerations: 0,
+      attempt: 0,
+      text: "",
       corrected: false,
     };
-    return converse(conversation, checkerOf(components), request, { ...(signal && { signal }), ...(record && { record }) });
+    let value = await answer(conversation);
+    let revisions = 0;
+    return {
+      get value() {
+        return value;
+      },
+      catalog: components,
+      get revisions() {
+        return revisions;
+      },
+      get attempt() {
+        return conversation.attempt;
+      },
+      revise: async (problems) => {
+        revisions += 1;
+        conversation.messages = regenerationMessages(conversation.messages, conversation.text, problems);
+        value = await answer(conversation);
+      },
+    };
   };
 }
 
@@ -84,28 +94,26 @@ export function createLlmPlanner({ provider, catalog, maxValidationRounds: round
 interface Conversation {
   readonly provider: LlmProvider;
   readonly temperature: number;
-  /** Most regenerations. */
-  readonly rounds: number;
-  /** The catalog the model sees. */
-  readonly visible: readonly CatalogComponent[];
+  readonly options: PlanOptions;
   messages: LlmMessage[];
-  regenerations: number;
+  /** Model calls so far. */
+  attempt: number;
+  /** The model's last answer, as it wrote it (a regeneration quotes it). */
+  text: string;
   /** The one parse correction has been spent. */
   corrected: boolean;
 }
 
-/** Asks, parses, checks and sends problems back until a plan checks or the budgets are spent. */
-async function converse(conversation: Conversation, check: PlanChecker, request: string, options: PlanOptions): Promise<Planned> {
-  for (let attempt = 1; ; attempt += 1) {
-    const completion = await askForPlan(conversation, attempt, options);
+/** Asks until the answer parses as a plan (one correction per conversation); the parsed plan, unchecked. */
+async function answer(conversation: Conversation): Promise<Record<string, unknown>> {
+  for (;;) {
+    conversation.attempt += 1;
+    const { attempt } = conversation;
+    const completion = await askForPlan(conversation, attempt, conversation.options);
+    conversation.text = completion.text;
     const parsed = parsePlanText(completion.text);
-    if (parsed.value === undefined) {
-      correctParse(conversation, completion.text, parsed.problem ?? "it is not a plan", attempt);
-      continue;
-    }
-    const result = check(parsed.value, request);
-    if (result.plan !== undefined) return { plan: result.plan, regenerations: conversation.regenerations };
-    sendBack(conversation, completion.text, result, attempt);
+    if (parsed.value !== undefined) return parsed.value;
+    correctParse(conversation, completion.text, parsed.problem ?? "it is not a plan", attempt);
   }
 }
 
@@ -148,33 +156,4 @@ function correctParse(conversation: Conversation, text: string, problem: string,
   conversation.corrected = true;
   telemetry.event("llm.plan_generation.retry_parse_correction", { attempt });
   conversation.messages = parseCorrectionMessages(conversation.messages, text, problem);
-}
-
-/** A plan with problems: they go back to the model for a regeneration, until `rounds` are spent (PLAN_INVALID). */
-function sendBack(conversation: Conversation, text: string, result: PlanCheck, attempt: number): void {
-  const { rounds, regenerations, visible } = conversation;
-  const telemetry = getTelemetry();
-  for (const agent of result.hallucinated) {
-    telemetry.event("llm.hallucination_detected", {
-      hallucinated_agent: agent.slice(0, 100),
-      allowed_agent_count: visible.filter((c) => c.capabilities.length > 0).length,
-      hall_retry: regenerations,
-      max_hall_retries: rounds,
-      attempt,
-    });
-  }
-  if (regenerations >= rounds) {
-    telemetry.event("orchestrator.plan_validation.exhausted", { rounds });
-    throw new ManifoldError(
-      "PLAN_INVALID",
-      `the language model's plan is still invalid after ${rounds} regeneration${rounds === 1 ? "" : "s"}: ${result.problems[0]?.message ?? ""}`,
-      { details: result.problems.map((p) => ({ pointer: p.pointer, message: p.message })) },
-    );
-  }
-  conversation.regenerations += 1;
-  conversation.messages = regenerationMessages(
-    conversation.messages,
-    text,
-    result.problems.map((p) => `${p.pointer}: ${p.message}`),
-  );
 }
