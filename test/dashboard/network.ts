@@ -34,6 +34,12 @@ interface Started {
 const children = new Set<ChildProcess>();
 let stderr = "";
 
+// When the suite fails, the network's processes' log (their stderr, shared, last 60 lines): a failed suite says why.
+process.on("exit", (code) => {
+  if (code === 0 || stderr === "") return;
+  process.stderr.write(`\n--- the dashboard network's processes, last 60 lines of their stderr:\n${stderr.trimEnd().split("\n").slice(-60).join("\n")}\n`);
+});
+
 /** Starts `args` under tsx and resolves with the URL it announces (a JSON `listening` event, or the CLI's line). */
 function start(args: readonly string[], env: Record<string, string>, what: string): Promise<Started> {
   const child = spawn(process.execPath, [...TS_NODE_ARGS, ...args], {
