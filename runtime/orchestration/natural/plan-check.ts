@@ -1,0 +1,82 @@
+/**
+ * `natural.plan_check`: the `enforce: "pre"` after-plan interceptor that turns the language model's
+ * proposal into a plan. It checks the proposal against the catalog it was planned over
+ * (check-plan.ts) and, while there are problems, sends them back to the planner's conversation
+ * (`revise`), up to `rounds` times; it answers `replace` with the plan that checks, or `fail` with 422
+ * PLAN_INVALID carrying the last problems. It runs before the `after_planning` hooks and every other
+ * interceptor, so nothing sees (or dispatches) a plan that has not checked.
+ *
+ * `checkProposal` is the loop on its own, for any proposal in a conversation that can be asked again.
+ */
+import { ManifoldError } from "../../errors/index.js";
+import { getTelemetry } from "../../telemetry/index.js";
+import { checkInteger } from "../../util/index.js";
+import type { CatalogComponent } from "../catalog.js";
+import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
+import type { Plan } from "../plan.js";
+import { createPlanChecker, type PlanCheck, type PlanChecker } from "./check-plan.js";
+
+export const PLAN_CHECK = "natural.plan_check";
+
+export interface PlanCheckOptions {
+  /** Most regenerations after the first proposal, 0–10 (`MANIFOLD_MAX_VALIDATION_ROUNDS`). */
+  readonly rounds: number;
+}
+
+export function createPlanCheckInterceptor({ rounds }: PlanCheckOptions): Interceptor {
+  checkInteger("maxValidationRounds", rounds, { min: 0, max: 10 });
+  // One checker per catalog content: its views and ajv validators are reused while the network is unchanged.
+  let cached: { key: string; checker: PlanChecker } | undefined;
+  const checkerOf = (components: readonly CatalogComponent[]): PlanChecker => {
+    const key = JSON.stringify(components);
+    if (cached?.key !== key) cached = { key, checker: createPlanChecker(components) };
+    return cached.checker;
+  };
+  return {
+    name: PLAN_CHECK,
+    enforce: "pre",
+    afterPlan: async ({ proposal, request }) => {
+      if (proposal === undefined) return undefined;
+      const checked = await checkProposal(proposal, checkerOf(proposal.catalog), { request: String(request), rounds });
+      return checked instanceof ManifoldError ? { action: "fail", error: checked } : { action: "replace", plan: checked };
+    },
+  };
+}
+
+/** Checks the proposal, sending problems back until it checks (the plan) or `rounds` are spent (the PLAN_INVALID error). */
+export async function checkProposal(
+  proposal: PlanProposal,
+  check: PlanChecker,
+  { request, rounds }: { readonly request: string; readonly rounds: number },
+): Promise<Plan | ManifoldError> {
+  for (;;) {
+    const result = check(proposal.value, request);
+    if (result.plan !== undefined) return result.plan;
+    reportHallucinations(proposal, result, rounds);
+    if (proposal.revisions >= rounds) {
+      getTelemetry().event("orchestrator.plan_validation.exhausted", { rounds });
+      return new ManifoldError(
+        "PLAN_INVALID",
+        `the language model's plan is still invalid after ${rounds} regeneration${rounds === 1 ? "" : "s"}: ${result.problems[0]?.message ?? ""}`,
+        { details: result.problems.map((p) => ({ pointer: p.pointer, message: p.message })) },
+      );
+    }
+    await proposal.revise(result.problems.map((p) => `${p.pointer}: ${p.message}`));
+  }
+}
+
+/** `llm.hallucination_detected` for each component the plan named that the catalog has not. */
+function reportHallucinations({ catalog, revisions, attempt }: PlanProposal, result: PlanCheck, rounds: number): void {
+  if (result.hallucinated.length === 0) return;
+  // The components the model was shown with something to call: internal capabilities are not shown.
+  const allowed = catalog.filter((c) => c.capabilities.some((wire) => !wire.internal)).length;
+  for (const agent of result.hallucinated) {
+    getTelemetry().event("llm.hallucination_detected", {
+      hallucinated_agent: agent.slice(0, 100),
+      allowed_agent_count: allowed,
+      hall_retry: revisions,
+      max_hall_retries: rounds,
+      attempt,
+    });
+  }
+}
