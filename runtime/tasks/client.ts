@@ -63,6 +63,11 @@ function positive(value: number, name: string): number {
   return value;
 }
 
+/** The error a wait that ran out of time ends with: the last poll's own failure says more than a bare TIMEOUT. */
+function outOfTime(failure: ManifoldError | undefined, what: string, budget: number | undefined): ManifoldError {
+  return failure !== undefined && failure.code !== "TIMEOUT" ? failure : new ManifoldError("TIMEOUT", `${what} did not finish within ${budget} ms`);
+}
+
 /** Resolves after `ms` on `clock`, or rejects ABORTED as soon as `signal` fires. The caller is waiting: the timer holds the process open. */
 function pause(clock: Clock, ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -135,9 +140,11 @@ export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, optio
           if (view?.status === "failed" || view?.status === "cancelled") throw taskFailure(view);
           const left = deadline - clock.now();
           // Out of time: the last poll's own failure says more than a bare TIMEOUT.
-          if (left <= 0)
-            throw failure !== undefined && failure.code !== "TIMEOUT" ? failure : new ManifoldError("TIMEOUT", `${what} did not finish within ${budget} ms`);
+          if (left <= 0) throw outOfTime(failure, what, budget);
           await pause(clock, Math.min(delay, left), signal, what);
+          // Out of time after the pause: no last poll with no time left to answer it (its 1 ms timeout
+          // would replace the real cause, an unreachable agent, with a bare TIMEOUT).
+          if (deadline - clock.now() <= 0) throw outOfTime(failure, what, budget);
           delay = Math.min(delay * 2, longest);
         }
       },

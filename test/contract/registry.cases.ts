@@ -204,17 +204,21 @@ export function registryCases(adapter: string, create: RegistryFactory, teardown
   test("re-registering within the TTL keeps a registration alive past its first TTL", async ({ under }) => {
     const r = under!.registry;
     const c = registration();
+    // Six beats 300 ms apart carry it past its 1.5 s TTL; the TTL is five beats long so that a loaded
+    // machine's stall of a few hundred ms between two beats cannot expire it.
     for (let i = 0; i < 6; i += 1) {
-      await r.register(c, { ttlMs: 400, heartbeatMs: 100 });
-      await sleep(100);
+      await r.register(c, { ttlMs: 1_500, heartbeatMs: 300 });
+      await sleep(300);
     }
-    assert.equal(ids(await r.byName("weather-service")), [c.id], "alive after 600 ms of 400 ms TTLs");
+    assert.equal(ids(await r.byName("weather-service")), [c.id], "alive after 1.8 s of 1.5 s TTLs");
   });
 
   test("an overdue heartbeat reads as unknown until the registration expires", async ({ under }) => {
     const r = under!.registry;
     const c = registration();
-    await r.register(c, { ttlMs: 1_200, heartbeatMs: 150 });
+    // A TTL far beyond the overdue point (1.5 × 150 ms), so the reads below find it overdue, not gone,
+    // however slow the machine.
+    await r.register(c, { ttlMs: 3_000, heartbeatMs: 150 });
     assert.is((await r.get(c.id))!.health, "healthy");
     await sleep(350); // past 1.5 × 150 ms
     const entry = await r.get(c.id);
@@ -222,7 +226,7 @@ export function registryCases(adapter: string, create: RegistryFactory, teardown
     assert.equal(await r.byName("weather-service"), [], "unknown is not healthy");
     assert.equal(ids(await r.byName("weather-service", { health: ["unknown"] })), [c.id]);
     assert.is((await r.listAll())[0]!.health, "unknown");
-    await r.register(c, { ttlMs: 1_200, heartbeatMs: 150 });
+    await r.register(c, { ttlMs: 3_000, heartbeatMs: 150 });
     assert.is((await r.get(c.id))!.health, "healthy", "a beat makes it healthy again");
     await eventually("the registration to expire", async () => (await r.get(c.id)) === undefined);
   });

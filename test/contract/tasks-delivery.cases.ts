@@ -42,13 +42,16 @@ export function taskDeliveryCases(adapter: string, create: TasksFactory, teardow
     const [worker, other] = [under!.make(), under!.make()];
     const task = newTask();
     await worker.create(task);
-    const lease = await takeOne(worker, 200);
+    // Leases of a second extended every half second: five extensions carry it well past its first
+    // expiry, and a loaded machine's stall of a few hundred ms between an extend and the other
+    // worker's dequeue cannot lapse it.
+    const lease = await takeOne(worker, 1_000);
     for (let i = 0; i < 5; i += 1) {
-      await sleep(100);
-      assert.equal(await worker.extend([{ taskId: task.task_id, token: lease.token }], 200), new Map([[task.task_id, "ok"]]));
-      assert.equal(await other.dequeue({ count: 1, leaseMs: 200, blockMs: 0 }), [], `still leased after ${(i + 1) * 100} ms`);
+      await sleep(500);
+      assert.equal(await worker.extend([{ taskId: task.task_id, token: lease.token }], 1_000), new Map([[task.task_id, "ok"]]));
+      assert.equal(await other.dequeue({ count: 1, leaseMs: 1_000, blockMs: 0 }), [], `still leased after ${(i + 1) * 500} ms`);
     }
-    await sleep(250);
+    await sleep(1_250);
     assert.equal(await worker.extend([{ taskId: task.task_id, token: lease.token }], 30_000), new Map([[task.task_id, "ok"]]), "nobody reclaimed it yet");
     assert.equal(await other.dequeue({ count: 1, leaseMs: 200, blockMs: 0 }), []);
     assert.is(await worker.complete(task.task_id, lease.token, 1), "ok");

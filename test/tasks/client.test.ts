@@ -200,7 +200,13 @@ test("a poll that cannot reach the agent (restart, dropped connection) is retrie
   assert.is(await flaky.work.wait(id, { intervalMs: 20 }), "worked");
   assert.ok(calls >= 4);
   const down = createTaskClient<Types>(agentSpec, { baseUrl: deadUrl });
-  const unreachable = await rejection(down.work.wait(id, { intervalMs: 20, timeoutMs: 200 }));
+  // On a clock the test moves: one poll (refused), a pause, and the time limit reached with no poll
+  // racing it, however slow this machine is.
+  const clock = createManualClock();
+  const waiting = rejection(down.work.wait(id, { intervalMs: 10_000, timeoutMs: 10_000, clock }));
+  await eventually("the wait pausing after its refused poll", () => clock.pending() === 1);
+  await clock.advance(10_000);
+  const unreachable = await within("the wait to end at its time limit", waiting);
   assert.is(unreachable.code, "NETWORK_ERROR", "past the time limit the last failure is reported");
   await sleep(0);
 });

@@ -325,11 +325,13 @@ test("a handler that outlives its lease keeps it (extended every tick): delivere
     {
       long: async () => {
         calls += 1;
-        await sleep(1_000);
+        // Three lease lengths: only the pool's extensions (every third of a lease) keep it. The lease is
+        // a second, not less, so that a loaded machine's stall of a few hundred ms cannot lapse it.
+        await sleep(3_000);
         return "slow but fine";
       },
     },
-    { leaseMs: 300 },
+    { leaseMs: 1_000 },
   );
   const id = await create(context.backend, "long");
   // A second pool on the same backend would take the task if its lease lapsed.
@@ -341,7 +343,7 @@ test("a handler that outlives its lease keeps it (extended every tick): delivere
         return "stolen";
       },
     },
-    { leaseMs: 300 },
+    { leaseMs: 1_000 },
   );
   const done = await settled(context.backend, id);
   assert.is(done.result, "slow but fine");
