@@ -51,7 +51,8 @@ const STR = (name: string) => ({ name, type: "string" as const });
 
 /**
  * `worker` (and `worker-b`, same capabilities):
- * - `sleep {ms, tag?}` → `{slept, tag}` after ms (aborts with the client);
+ * - `sleep {ms, tag?, until_tag?}` → `{slept, tag}` after ms (aborts with the client); with `until_tag`,
+ *   as soon as a call with that tag has ended (`released_by: "tag"`), `ms` being only a cap (`"time"`);
  * - `echo {…}` → the input, as is;
  * - `add {a, b}` → `{sum}`;
  * - `fail {code?}` → throws HANDLER_ERROR (or UNAVAILABLE when `code: "UNAVAILABLE"`);
@@ -71,7 +72,11 @@ export async function startTools({ names = ["worker"], registry = false as Regis
       description: `test tool ${name}`,
       version: "1.0.0",
       capabilities: [
-        capability("sleep", { required: [NUM("ms")], optional: [STR("tag")] }, { required: [NUM("slept")], optional: [STR("tag")] }),
+        capability(
+          "sleep",
+          { required: [NUM("ms")], optional: [STR("tag"), STR("until_tag")] },
+          { required: [NUM("slept")], optional: [STR("tag"), STR("released_by")] },
+        ),
         capability("echo"),
         capability("add", { required: [NUM("a"), NUM("b")], optional: [] }, { required: [NUM("sum")], optional: [] }),
         capability("fail", { required: [], optional: [STR("code")] }),
@@ -100,8 +105,12 @@ export async function startTools({ names = ["worker"], registry = false as Regis
         .finally(() => {
           call.end = performance.now();
           inFlight.now -= 1;
+          for (const wake of [...ended]) wake();
         });
     };
+    /** Sleeps waiting for another call to end (`until_tag`), woken whenever a call ends. */
+    const ended = new Set<() => void>();
+    const hasEnded = (tag: unknown): boolean => calls.some((c) => c.input["tag"] === tag && c.end !== undefined);
     type In = Record<string, unknown>;
     const handlers: ComponentOptions<Record<string, { input: In; output: unknown }>>["handlers"] = {
       sleep: (input, ctx) =>
@@ -112,14 +121,26 @@ export async function startTools({ names = ["worker"], registry = false as Regis
           ctx.signal,
           () =>
             new Promise((resolve, reject) => {
-              const timer = setTimeout(
-                () => resolve({ slept: input["ms"], ...(input["tag"] === undefined ? {} : { tag: input["tag"] }) }),
-                Number(input["ms"]),
-              );
+              const until = input["until_tag"];
+              const finish = (releasedBy: string): void => {
+                clearTimeout(timer);
+                ended.delete(check);
+                const release = until === undefined ? {} : { released_by: releasedBy };
+                resolve({ slept: input["ms"], ...(input["tag"] === undefined ? {} : { tag: input["tag"] }), ...release });
+              };
+              const check = (): void => {
+                if (hasEnded(until)) finish("tag");
+              };
+              const timer = setTimeout(() => finish("time"), Number(input["ms"]));
+              if (until !== undefined) {
+                ended.add(check);
+                check();
+              }
               ctx.signal.addEventListener(
                 "abort",
                 () => {
                   clearTimeout(timer);
+                  ended.delete(check);
                   reject(new ManifoldError("ABORTED", "client went away"));
                 },
                 { once: true },
