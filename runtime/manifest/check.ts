@@ -10,7 +10,7 @@ import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import type { RawComponent, RawWorkflow } from "./manifest-types.js";
 import { normaliseCapabilities } from "./normalise.js";
-import type { ManifestFeature, RawAgent, WorkflowReference } from "./feature.js";
+import { featureWorkflows, type ManifestFeature, type RawAgent } from "./feature.js";
 import type { CheckedManifest, DeclaredNames } from "./link.js";
 import { keyPosition, offsetPosition, valuePosition, type SourceFile } from "./source-file.js";
 
@@ -78,11 +78,6 @@ export function checkProjectWorkflows(entries: readonly CheckedManifest[], decla
   return { diagnostics, specs };
 }
 
-/** Where an agent names workflows: each feature's references (served ones, those its tasks run, …). */
-function workflowReferences(agent: RawComponent, features: readonly ManifestFeature[]): WorkflowReference[] {
-  return features.flatMap((feature) => feature.workflows?.(agent as RawAgent) ?? []);
-}
-
 function checkAgentWorkflows(
   entry: ComponentEntry,
   workflows: ReadonlyMap<string, WorkflowEntry>,
@@ -92,7 +87,8 @@ function checkAgentWorkflows(
   const agent = entry.manifest;
   const found: Diagnostic[] = [];
   const allowed = new Set(agent.uses ?? []);
-  for (const { name, path, served } of workflowReferences(agent, features)) {
+  // Where the agent names workflows: each feature's references (served ones, those its tasks run, …).
+  for (const { name, path, served } of featureWorkflows(agent as RawAgent, features)) {
     if (served && RESERVED_WORKFLOW_NAMES.includes(name)) {
       found.push(
         createDiagnostic(

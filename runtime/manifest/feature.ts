@@ -107,3 +107,8 @@ export interface ManifestFeature {
   /** Whether the agent runs background workers (a deployment may then split it into api and worker pods). */
   runsWorkers?(raw: RawAgent): boolean;
 }
+
+/** Every workflow the features of a list name in an agent manifest, in list order (a name may repeat). */
+export function featureWorkflows(raw: RawAgent, features: readonly ManifestFeature[]): WorkflowReference[] {
+  return features.flatMap((feature) => feature.workflows?.(raw) ?? []);
+}

@@ -36,6 +36,7 @@ export type {
 } from "./feature.js";
 export type { RawAgentFeatures, RawComponent, RawFields } from "./manifest-types.js";
 export { normaliseFields, workflowOutputFields } from "./normalise.js";
+export { compareText } from "./values.js";
 export { featureRoutePrefixes } from "./validate-semantic.js";
 export { notGenerated } from "./not-generated.js";
 export { BUILTIN_MANIFESTS, builtinFile, isBuiltinFile } from "./builtins.js";

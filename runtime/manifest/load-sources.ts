@@ -14,6 +14,7 @@ import { checkManifest } from "./validate-semantic.js";
 import { checkProjectWorkflows, type WorkflowCheckResult } from "./check.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import { builtinSources } from "./builtins.js";
+import { compareText } from "./values.js";
 import type { ManifestFeature } from "./feature.js";
 
 export interface ManifestSource {
@@ -68,10 +69,6 @@ function checkWorkflowsSafely(checked: readonly CheckedManifest[], declared: Dec
     const file = checked.find((c) => c.manifest.kind === "workflow")?.source.file ?? "";
     return { diagnostics: [createDiagnostic("MF1009", file, START, "a workflow nests too deeply to be checked")], specs: new Map() };
   }
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function toLoaded(

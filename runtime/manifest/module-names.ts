@@ -6,7 +6,7 @@
  * and a name the module imports would not compile (a component `client` is `Client`). Both are MF1321.
  */
 import type { DiagnosticCode } from "./codes.js";
-import type { ManifestFeature, ModuleName, RawAgent } from "./feature.js";
+import { featureWorkflows, type ManifestFeature, type ModuleName, type RawAgent } from "./feature.js";
 import type { RawComponent } from "./manifest-types.js";
 import type { Path } from "./source-file.js";
 // The emitter's own naming functions, so this check and the generated module cannot disagree.
@@ -15,13 +15,11 @@ import { schemaName, toPascalCase, workflowTypeStem } from "../spec/index.js";
 /** What a generated module imports from the runtime; its own declarations may not take these names. */
 export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "defineAgent", "defineComponent"];
 
-type Derived = ModuleName;
-
-function derivedNames(component: RawComponent, features: readonly ManifestFeature[]): Derived[] {
+function derivedNames(component: RawComponent, features: readonly ManifestFeature[]): ModuleName[] {
   const handle = toPascalCase(component.name);
   const own = `component \`${component.name}\``;
   const suffixes = ["", "Capabilities", "Handlers", "Client", "Spec", ...(component.kind === "agent" ? ["Uses", "Workflows", "Tasks"] : [])];
-  const names: Derived[] = suffixes.map((suffix) => ({ name: `${handle}${suffix}`, path: ["name"], from: own, kind: "component" as const }));
+  const names: ModuleName[] = suffixes.map((suffix) => ({ name: `${handle}${suffix}`, path: ["name"], from: own, kind: "component" as const }));
   (component.capabilities ?? []).forEach((capability, i) => {
     for (const side of ["input", "output"] as const)
       names.push({
@@ -36,7 +34,7 @@ function derivedNames(component: RawComponent, features: readonly ManifestFeatur
   for (const feature of features) names.push(...(feature.moduleNames?.(agent) ?? []));
   // Every workflow a feature names (served, or run by a task) gets its input and output types, once.
   const workflows = new Map<string, Path>();
-  for (const feature of features) for (const { name, path } of feature.workflows?.(agent) ?? []) if (!workflows.has(name)) workflows.set(name, path);
+  for (const { name, path } of featureWorkflows(agent, features)) if (!workflows.has(name)) workflows.set(name, path);
   for (const [name, path] of workflows) {
     for (const side of ["WorkflowInput", "WorkflowOutput"])
       names.push({ name: `${workflowTypeStem({ name })}${side}`, path, from: `workflow \`${name}\``, kind: "workflow" });
@@ -66,7 +64,7 @@ export function checkModuleNames(
       );
     }
   });
-  const seen = new Map<string, Derived>();
+  const seen = new Map<string, ModuleName>();
   // One report per pair of places (a capability and a workflow clash on Input and Output alike).
   const reported = new Set<string>();
   for (const derived of derivedNames(component, features)) {

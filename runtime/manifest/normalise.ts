@@ -4,8 +4,9 @@
  */
 import { toCamelCase } from "../spec/index.js";
 import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
-import type { ManifestFeature, RawAgent } from "./feature.js";
+import { featureWorkflows, type ManifestFeature, type RawAgent } from "./feature.js";
 import type { RawCapability, RawComponent, RawField, RawFields, RawValue } from "./manifest-types.js";
+import { compareText } from "./values.js";
 
 export const DEFAULT_VERSION = "1.0.0";
 
@@ -69,12 +70,8 @@ export function normaliseComponent(raw: RawComponent, features: readonly Manifes
   };
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function normaliseAgent(raw: RawAgent, features: readonly ManifestFeature[], workflows: ReadonlyMap<string, WorkflowSpec>): AgentSpec {
-  const referenced = [...new Set(features.flatMap((feature) => (feature.workflows?.(raw) ?? []).map((reference) => reference.name)))];
+  const referenced = [...new Set(featureWorkflows(raw, features).map((reference) => reference.name))];
   const context = { workflows, referenced };
   const parts = features.map((feature) => feature.normalise(raw, context));
   // Each feature's normaliser produces exactly its declared part; their union is the assembled spec.

@@ -1,4 +1,12 @@
-/** Narrowing helpers for parsed YAML, which arrives as `unknown`. */
+/** Narrowing helpers for parsed YAML, which arrives as `unknown`, and the one text order. */
+
+/**
+ * Code-unit order, independent of the locale: everything the manifest layer sorts (and the files gen
+ * writes from it) must sort the same on every machine.
+ */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -4,7 +4,7 @@
  * agent has an orchestrator (tasks and scheduled runs call workflows through it), so its spec part is
  * always present; it lists every workflow some feature names, served or not.
  */
-import type { FeatureLinkContext, ManifestFeature, NormaliseContext, RawAgent, WorkflowReference } from "../manifest/index.js";
+import { compareText, type FeatureLinkContext, type ManifestFeature, type NormaliseContext, type RawAgent, type WorkflowReference } from "../manifest/index.js";
 import type { WorkflowSpec } from "../spec/index.js";
 
 /** The `orchestration:` block as written. */
@@ -35,10 +35,6 @@ declare module "../spec/index.js" {
   interface AgentFeatureSpecs {
     readonly orchestration: OrchestrationSpec;
   }
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export const orchestrationSchema: ManifestFeature["schema"] = {

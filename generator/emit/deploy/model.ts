@@ -4,7 +4,7 @@
  * shutdown and registry constants, so the emitted grace periods and probes agree with what the
  * process does on SIGTERM.
  */
-import { isBuiltinFile, type LoadedManifest, type RawDeployedComponent, type RawDeployment } from "../../../runtime/manifest/index.js";
+import { compareText, isBuiltinFile, type LoadedManifest, type RawDeployedComponent, type RawDeployment } from "../../../runtime/manifest/index.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_REGISTRATION_TTL_MS, DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS } from "../../../runtime/spec/index.js";
 
 /** kube-proxy and ingress controllers learn of a terminating pod asynchronously; preStop waits for them before SIGTERM. */
@@ -76,10 +76,6 @@ const PROBES = {
 export function graceSeconds(role: Role): number {
   const stopMs = role === "api" ? DEFAULT_DRAIN_TIMEOUT_MS : Math.max(DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_TASK_SHUTDOWN_TIMEOUT_MS);
   return PRE_STOP_SECONDS + Math.ceil((DEFAULT_DRAIN_TIMEOUT_MS + stopMs) / 1000) + FLUSH_SECONDS;
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function units(name: string, kind: string, hasTasks: boolean, settings: RawDeployedComponent): UnitModel[] {
