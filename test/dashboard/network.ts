@@ -10,6 +10,7 @@ import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
 import { withTimeout } from "../runtime/support.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+import { adopt } from "../support/processes.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -34,20 +35,17 @@ interface Started {
 const children = new Set<ChildProcess>();
 let stderr = "";
 
-// When the suite fails, the network's processes' log (their stderr, shared, last 60 lines): a failed suite says why.
-process.on("exit", (code) => {
-  if (code === 0 || stderr === "") return;
-  process.stderr.write(`\n--- the dashboard network's processes, last 60 lines of their stderr:\n${stderr.trimEnd().split("\n").slice(-60).join("\n")}\n`);
-});
-
 /** Starts `args` under tsx and resolves with the URL it announces (a JSON `listening` event, or the CLI's line). */
 function start(args: readonly string[], env: Record<string, string>, what: string): Promise<Started> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, ...args], {
+  const argv = [...TS_NODE_ARGS, ...args];
+  const child = spawn(process.execPath, argv, {
     cwd: root,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.add(child);
+  // Its output goes into the suite's failure report (test/support/processes.ts).
+  adopt(what, [process.execPath, ...argv], child);
   child.once("exit", () => children.delete(child));
   child.stderr!.setEncoding("utf8").on("data", (part: string) => {
     // Bounded: a chatty process must not grow the suite's memory without end.

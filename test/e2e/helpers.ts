@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { adopt } from "../support/processes.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { withTimeout } from "../runtime/support.js";
 
@@ -24,29 +25,17 @@ export interface Fixture {
 
 const running = new Set<ChildProcess>();
 
-/** Every fixture this suite started, for the report printed when the suite fails. */
-const started: { readonly file: string; readonly child: ChildProcess; readonly output: () => string }[] = [];
-const TAIL_LINES = 60;
-
-/** When the suite fails, each fixture's exit and the tail of what it printed: a failed e2e suite says why. */
-process.on("exit", (code) => {
-  if (code === 0 || started.length === 0) return;
-  const report = started.map(({ file, child, output }) => {
-    const ended = child.exitCode !== null ? `exited ${child.exitCode}` : child.signalCode !== null ? `killed by ${child.signalCode}` : "still running";
-    const lines = output().trimEnd().split("\n");
-    return `--- fixture ${file} (pid ${child.pid}, ${ended}); last ${Math.min(lines.length, TAIL_LINES)} lines of its output:\n${lines.slice(-TAIL_LINES).join("\n")}`;
-  });
-  process.stderr.write(`\n${report.join("\n")}\n`);
-});
-
 /** The fixture from source, as a real process: the same resolution generated code gets under tsx. */
 export async function startFixture(file: string, env: Record<string, string> = {}): Promise<Fixture> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL(`fixtures/${file}`, import.meta.url))], {
+  const argv = [...TS_NODE_ARGS, fileURLToPath(new URL(`fixtures/${file}`, import.meta.url))];
+  const child = spawn(process.execPath, argv, {
     cwd: root,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MANIFOLD_ENABLE_OPENAPI: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);
+  // Its output goes into the suite's failure report (test/support/processes.ts).
+  adopt(file, [process.execPath, ...argv], child);
   const exited = new Promise<number | string>((resolve) => {
     child.once("exit", (code, signal) => {
       running.delete(child);
@@ -54,8 +43,6 @@ export async function startFixture(file: string, env: Record<string, string> = {
     });
   });
   let errText = "";
-  let outText = "";
-  started.push({ file, child, output: () => `${outText}${errText === "" ? "" : `[stderr]\n${errText}`}` });
   const logWaiters = new Set<() => void>();
   child.stderr!.setEncoding("utf8").on("data", (part: string) => {
     errText += part;
@@ -78,7 +65,6 @@ export async function startFixture(file: string, env: Record<string, string> = {
   const events: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on("line", (line) => {
-    outText += `${line}\n`;
     try {
       events.push(JSON.parse(line) as Record<string, unknown>);
     } catch {

@@ -146,6 +146,16 @@ function describeExit(exit: Exit | undefined): string {
   return exit.signal === null ? `exited with code ${exit.code}` : `ended by ${exit.signal}`;
 }
 
+/**
+ * Takes a child a suite spawned its own way under watch: its output is kept and, when the suite
+ * fails, reported with the others (command, exit, last lines). For helpers that predate `startProcess`.
+ */
+export function adopt(name: string, command: readonly string[], child: ChildProcess): Started {
+  const proc = watch(name, child, undefined);
+  started.push({ name, command: command.join(" "), started: proc });
+  return proc;
+}
+
 /** Starts a process; resolves once it is ready, or fails with its last output if it exits or never gets ready. */
 export async function startProcess(options: ProcessOptions): Promise<Started> {
   const port = options.port === "free" ? await freePort() : options.port;
