@@ -7,12 +7,11 @@
  * madge over runtime/ and generator/, type-only imports included, finds none.
  */
 import { spawnSync } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { readdir } from "node:fs/promises";
+import { join, sep } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-
-const root = resolve(new URL("../..", import.meta.url).pathname);
+import { moduleImports, root } from "./module-imports.js";
 
 /** Each runtime folder's layer; a new folder must be placed here before it can import or be imported. */
 const LAYERS: Readonly<Record<string, number>> = {
@@ -38,30 +37,8 @@ const LAYERS: Readonly<Record<string, number>> = {
   dashboard: 10,
 };
 
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g;
-
-interface Edge {
-  readonly from: string;
-  readonly line: number;
-  /** Path relative to the project root, without extension mapping. */
-  readonly target: string;
-}
-
-async function runtimeImports(): Promise<Edge[]> {
-  const edges: Edge[] = [];
-  const entries = await readdir(join(root, "runtime"), { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
-    const path = join(entry.parentPath, entry.name);
-    (await readFile(path, "utf8")).split("\n").forEach((text, i) => {
-      for (const [, specifier] of text.matchAll(SPECIFIER)) {
-        if (!specifier!.startsWith(".")) continue;
-        edges.push({ from: relative(root, path), line: i + 1, target: relative(root, resolve(entry.parentPath, specifier!)) });
-      }
-    });
-  }
-  return edges;
-}
+// Read once: the relative imports of runtime/, for both checks below.
+const edges = moduleImports("runtime").then((all) => all.filter(({ specifier }) => specifier.startsWith(".")));
 
 /** `runtime/<folder>/…` → folder; the root barrel and files at runtime/ level → undefined. */
 function folderOf(path: string): string | undefined {
@@ -79,7 +56,7 @@ test("every runtime folder has a layer", async () => {
 });
 
 test("a runtime folder imports only its own layer or lower ones", async () => {
-  const upward = (await runtimeImports()).flatMap(({ from, line, target }) => {
+  const upward = (await edges).flatMap(({ from, line, target }) => {
     const [own, other] = [folderOf(from), folderOf(target)];
     if (own === undefined || other === undefined || own === other) return [];
     return LAYERS[other]! > LAYERS[own]! ? [`${from}:${line} imports ${target} (layer ${LAYERS[other]} above ${own}'s ${LAYERS[own]})`] : [];
@@ -93,7 +70,7 @@ test("a runtime folder reaches another through its index.ts (the feature list al
     if (rest === "index.js" || rest === "dataflow/index.js") return true;
     return from === join("runtime", "agent", "features.ts") && rest === "feature.js";
   };
-  const bypassing = (await runtimeImports()).flatMap(({ from, line, target }) => {
+  const bypassing = (await edges).flatMap(({ from, line, target }) => {
     const [own, other] = [folderOf(from), folderOf(target)];
     if (own === undefined || other === undefined || own === other || allowed(from, target)) return [];
     return [`${from}:${line} imports ${target}`];
