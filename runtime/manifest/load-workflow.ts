@@ -15,10 +15,6 @@ import { checkSchema } from "./validate-schema.js";
 import { checkManifest } from "./validate-semantic.js";
 import { valuePosition } from "./source-file.js";
 import { issueDiagnostic } from "./check.js";
-import type { ManifestFeature } from "./feature.js";
-
-// A workflow manifest reads no agent feature: the format without them (one compiled validator, reused).
-const NO_FEATURES: readonly ManifestFeature[] = [];
 
 export interface WorkflowTextResult {
   /** Sorted by line and column; warnings included. */
@@ -37,14 +33,15 @@ function check(file: string, text: string, context: CheckContext): WorkflowTextR
     const message = `expected a workflow manifest (\`kind: workflow\`), got \`kind: ${String(value["kind"])}\``;
     return { diagnostics: [...parsed.diagnostics, createDiagnostic("MF1419", file, valuePosition(parsed.source, ["kind"]), message)] };
   }
-  const schemaProblems = checkSchema(parsed.source, value, NO_FEATURES);
+  // A workflow manifest reads no agent feature: the format without them.
+  const schemaProblems = checkSchema(parsed.source, value, []);
   if (schemaProblems.length > 0) return { diagnostics: [...parsed.diagnostics, ...schemaProblems] };
   // The meta-schema accepted it, which is exactly what RawWorkflow describes.
   const workflow = value as unknown as RawWorkflow;
   const result = checkWorkflow(workflow, context);
   const diagnostics = [
     ...parsed.diagnostics,
-    ...checkManifest(parsed.source, workflow, NO_FEATURES),
+    ...checkManifest(parsed.source, workflow, []),
     // Duplicate steps come from the semantic check above, with the line of the first one.
     ...result.issues.filter((i) => i.code !== "MF1314").map((i) => issueDiagnostic(parsed.source, i)),
   ];
