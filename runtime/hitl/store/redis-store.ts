@@ -70,9 +70,8 @@ function fromFlat(flat: readonly string[]): Checkpoint {
 
 type Outcome = ["ok", string[]] | ["refused", CheckpointStatus] | ["late", CheckpointStatus, string] | ["not_found"];
 
-/** The Redis adapter's state: the client, its key names and its limits. */
+/** The Redis adapter's state: the client, its key names, its limits and the expiry rows. */
 interface RedisCheckpoints {
-  readonly store: RedisStore;
   readonly client: RedisStore["client"];
   readonly recordPrefix: string;
   readonly statusPrefix: string;
@@ -81,6 +80,8 @@ interface RedisCheckpoints {
   readonly purge: string;
   readonly retentionMs: number;
   readonly maxRecordBytes: number;
+  /** The expiry rows, flat (approve's, then reject's), as `expire-due` takes them. */
+  readonly expireRows: readonly string[];
 }
 
 /**
@@ -101,7 +102,6 @@ export function createRedisCheckpointStore(
   }
   const { client, keys } = store;
   const state: RedisCheckpoints = {
-    store,
     client,
     recordPrefix: `${keys.tagged("checkpoints", "cp")}:`,
     statusPrefix: `${keys.tagged("checkpoints", "status")}:`,
@@ -110,6 +110,7 @@ export function createRedisCheckpointStore(
     purge: keys.tagged("checkpoints", "purge"),
     retentionMs,
     maxRecordBytes,
+    expireRows: [...onlyRow("expire_approve"), ...onlyRow("expire_reject")],
   };
   return {
     kind: "redis",
@@ -205,7 +206,7 @@ async function expireDue(state: RedisCheckpoints, now: number, limit: number): P
     state.client,
     EXPIRE_DUE,
     [state.expiry, state.purge],
-    [state.recordPrefix, state.statusPrefix, now, limit, expiryResolution(now), state.retentionMs, ...onlyRow("expire_approve"), ...onlyRow("expire_reject")],
+    [state.recordPrefix, state.statusPrefix, now, limit, expiryResolution(now), state.retentionMs, ...state.expireRows],
   )) as string[][];
   await runScript(
     state.client,
