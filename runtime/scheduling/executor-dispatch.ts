@@ -6,9 +6,9 @@
  */
 import type { Caller } from "../outbound/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
-import { abortSourceOf, sleepHeld, type TaskContext } from "../tasks/index.js";
+import { abortSourceOf, type TaskContext } from "../tasks/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import type { Backoff, Clock } from "../util/index.js";
+import { type Backoff, type Clock, sleepOn } from "../util/index.js";
 import type { DeadLetter, DeadLetterReason, DeadLetters } from "./dead-letters.js";
 import { type AgentLabels, MODULE, type Targets } from "./executor-targets.js";
 import type { ExecutorSettings } from "./settings.js";
@@ -183,7 +183,7 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
   for (let attempt = 1; attempt <= d.settings.maxRetries + 1; attempt += 1) {
     if (attempt > 1) {
       metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...tags.received, [ATTR.ATTEMPT]: attempt - 1 });
-      await sleepHeld(d.clock, d.retryWait(attempt - 1), context.signal);
+      await sleepOn(d.clock, d.retryWait(attempt - 1), context.signal, { hold: true });
       if (abort.aborted) throw abort.reason;
     }
     const place = d.slots.enter();

@@ -12,9 +12,9 @@
  * occurrences are not replayed one by one (catch-up policy: fire once).
  */
 import { toManifoldError } from "../errors/index.js";
-import { holdOpen, type TaskBackend } from "../tasks/index.js";
+import type { TaskBackend } from "../tasks/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
-import { type Clock, type ClockTimer, systemClock } from "../util/index.js";
+import { type Clock, type ClockTimer, holdOpen, systemClock } from "../util/index.js";
 import { type AdvanceItem, checkDueLimit, type DueRecord, type ScheduleStore } from "./store/index.js";
 import { nextCronMs } from "./timing.js";
 import { SCHEDULED_TASK_TYPE, type ScheduledTaskInput } from "./wire.js";

@@ -3,8 +3,7 @@ import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js"
 import { checkTimeout } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { TaskTypes } from "./extension.js";
-import { holdOpen } from "./held-timer.js";
-import { type Clock, systemClock } from "../util/index.js";
+import { type Clock, holdOpen, systemClock } from "../util/index.js";
 import { statusUrl, TASKS_PATH, type TaskSubmitted, type TaskView } from "./view.js";
 
 /** Per call, like a capability call's options. */

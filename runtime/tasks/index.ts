@@ -26,4 +26,3 @@ export { statusUrl, TASKS_PATH, toTaskView, type TaskSubmitted, type TaskView } 
 export { DEFAULT_MAX_INPUT_BYTES, DEFAULT_TASK_TIMEOUT_MS, MAX_INPUT_BYTES_ENV, MAX_TASK_TIMEOUT_MS, readMaxInputBytes } from "./submit.js";
 export { addTaskRoutes, type TaskApiOptions } from "./api.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TasksServeOptions } from "./feature.js";
-export { holdOpen, sleepHeld } from "./held-timer.js";

@@ -3,7 +3,7 @@
  * release wakes it, the earliest lease may have lapsed, its signal aborts, its backend closes, or the
  * block ends, whichever comes first.
  */
-import { holdOpen } from "./held-timer.js";
+import { holdOpen } from "../util/index.js";
 import { earliestLease, takeLeases } from "./memory-leases.js";
 import type { MemoryBackend } from "./memory-state.js";
 import type { DequeueOptions, Lease } from "./types.js";

@@ -1,10 +1,9 @@
 import { runInScope, type RequestScope, validRequestId } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { createLogger, type Logger } from "../telemetry/index.js";
-import { type Clock, type ClockTimer, isThenable, systemClock } from "../util/index.js";
+import { type Clock, type ClockTimer, holdOpen, isThenable, sleepOn, systemClock } from "../util/index.js";
 import { MAX_DEQUEUE_COUNT } from "./backend-shared.js";
 import type { TaskHandler } from "./handler-context.js";
-import { holdOpen, sleepHeld } from "./held-timer.js";
 import { abandonRun, failRun, failRunWithThrow, flushOutcomes, leaseLost, runCancelled, succeedRun } from "./pool-outcomes.js";
 import { type PoolSettings, readPoolSettings } from "./pool-settings.js";
 import { describe, notify, type PoolState, waitForChange } from "./pool-state.js";
@@ -120,7 +119,7 @@ async function dispatchLoop(pool: PoolState, sink: (entry: TaskRun, progress: Ta
       if (pool.stopping) break;
       if (!pool.outage) log.warn(`dequeuing tasks failed; retrying: ${describe(error)}`);
       pool.outage = true;
-      await sleepHeld(clock, backoff, stopController.signal);
+      await sleepOn(clock, backoff, stopController.signal, { hold: true });
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       continue;
     }

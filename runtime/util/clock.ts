@@ -27,8 +27,23 @@ export const systemClock: Clock = {
   },
 };
 
-/** Resolves after `ms` on `clock`, or at once when `signal` aborts (the caller then checks the signal). */
-export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Makes a pending timer keep the process alive (a Node timer; anything else, such as a test's manual
+ * clock's, is left as it is). `systemClock`'s timers never do on their own; a wait that is work in
+ * progress (a dequeue blocked for work, a retry's pause, a graceful stop's grace period) holds its
+ * timer open, as plain `setTimeout`s did before time became an injected `Clock`, so a process does
+ * not exit in the middle of one.
+ */
+export function holdOpen(timer: ClockTimer): ClockTimer {
+  (timer as { ref?: () => unknown }).ref?.();
+  return timer;
+}
+
+/**
+ * Resolves after `ms` on `clock`, or at once when `signal` aborts (the caller then checks the signal).
+ * With `hold`, the timer keeps the process alive meanwhile (see `holdOpen`).
+ */
+export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal, { hold = false }: { readonly hold?: boolean } = {}): Promise<void> {
   if (signal?.aborted || ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
@@ -37,6 +52,7 @@ export function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise
       resolve();
     };
     const timer = clock.setTimeout(done, ms);
+    if (hold) holdOpen(timer);
     signal?.addEventListener("abort", done, { once: true });
   });
 }

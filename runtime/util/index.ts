@@ -10,4 +10,4 @@ export type { Abortable, AbortSource } from "./abortable.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";
 export { createGate, type Gate } from "./gate.js";
 export { createBackoff, type Backoff, type BackoffOptions } from "./backoff.js";
-export { systemClock, sleepOn, type Clock, type ClockTimer } from "./clock.js";
+export { holdOpen, systemClock, sleepOn, type Clock, type ClockTimer } from "./clock.js";
