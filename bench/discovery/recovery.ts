@@ -9,7 +9,7 @@ import { serveComponent } from "../../runtime/component/index.js";
 import { createRegistry } from "../../runtime/discovery/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisServer } from "../../test/harness/redis-server.js";
+import { startRedisServer } from "../../test/support/redis.js";
 
 const TTL = 2_000;
 const ROUNDS = 5;

@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import { createMemoryRegistry, createRedisRegistry, type ComponentRegistration, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import type { CapabilityWire } from "../../runtime/spec/wire.js";
-import { startRedisServer } from "../../test/harness/redis-server.js";
+import { startRedisServer } from "../../test/support/redis.js";
 
 const COMPONENTS = 1_000;
 const NAMES = 100; // 10 replicas each

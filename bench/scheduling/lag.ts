@@ -17,10 +17,10 @@ import { createStore } from "../../runtime/store/index.js";
 import { createTaskBackend } from "../../runtime/tasks/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
 import { scheduleRecord } from "../../test/support/schedules.js";
+import { sleep } from "../../test/support/wait.js";
 
 const RUNS = Number(process.env["BENCH_LAG_RUNS"] ?? 5);
 const log = createLogger({ component: "bench", env: {}, write: () => undefined });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const memoryStore = () => createStore({ env: { MANIFOLD_REDIS_NAMESPACE: `b${randomBytes(4).toString("hex")}` }, log: () => undefined });
 
 async function firingLag(): Promise<number> {

@@ -28,7 +28,7 @@ import { Session } from "node:inspector/promises";
 import { Queue, Worker } from "bullmq";
 import { createScheduleStore, serveScheduler } from "../../runtime/scheduling/index.js";
 import { createStore } from "../../runtime/store/index.js";
-import { startRedisServer } from "../../test/harness/redis-server.js";
+import { startRedisServer } from "../../test/support/redis.js";
 import { scheduleRecord } from "../../test/support/schedules.js";
 
 const LAG = Number(process.env["BENCH_LAG"] ?? 1_000);

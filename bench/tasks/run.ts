@@ -21,7 +21,7 @@ import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
 import type { TaskBackend } from "../../runtime/tasks/types.js";
 import { createWorkerPool } from "../../runtime/tasks/worker-pool.js";
-import { startRedisServer, type RedisServer } from "../../test/harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../test/support/redis.js";
 
 const TASKS = Number(process.env["BENCH_TASKS"] ?? 20_000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);

@@ -21,13 +21,13 @@ import type { NewTask, TaskBackend } from "../../runtime/tasks/types.js";
 import { createWorkerPool } from "../../runtime/tasks/worker-pool.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
 import { createTaskClient } from "../../runtime/tasks/index.js";
-import { startRedisServer, type RedisServer } from "../../test/harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../test/support/redis.js";
 import { agentSpec, serveAgent, silentLogger } from "../../test/tasks/support.js";
+import { sleep } from "../../test/support/wait.js";
 
 const RUNS = Number(process.env["BENCH_WAKE_RUNS"] ?? 5);
 const LONG = 600_000;
 const log = createLogger({ component: "bench", env: {}, write: () => undefined });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const task = (timeoutMs = 60_000): NewTask => ({ task_id: randomUUID(), type: "x", input: {}, timeout_ms: timeoutMs });
 
 /** Opens backends on one fresh queue (shared state or namespace) and closes them all. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createScheduleStore } from "../../runtime/scheduling/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisCluster } from "../harness/redis-server.js";
+import { startRedisCluster } from "../support/redis.js";
 import { scheduleStoreCases } from "./schedules.cases.js";
 
 const cluster = await startRedisCluster();

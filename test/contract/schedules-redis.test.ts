@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { createScheduleStore } from "../../runtime/scheduling/index.js";
 import type { RedisStore } from "../../runtime/store/index.js";
 import { freshRedisStores } from "./fresh-stores.js";
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { scheduleRecord } from "../support/schedules.js";
 import { scheduleStoreCases } from "./schedules.cases.js";
 

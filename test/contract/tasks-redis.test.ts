@@ -1,4 +1,4 @@
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { taskDeliveryCases } from "./tasks-delivery.cases.js";
 import { redisTasksFactory } from "./tasks-under-test.js";
 import { taskTransitionCases } from "./tasks-transitions.cases.js";

@@ -15,7 +15,7 @@ import { createCheckpointStore, type CheckpointStore } from "../../runtime/hitl/
 import { createLlmDebugStore } from "../../runtime/llm/index.js";
 import { createExecutionStore } from "../../runtime/orchestration/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { eventually } from "../support/wait.js";
 import { capability, checkpoint, get, post, registration } from "./support.js";
 

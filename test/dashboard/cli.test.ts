@@ -8,7 +8,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createRegistry } from "../../runtime/discovery/index.js";
 import { createStore } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { withTimeout } from "../runtime/support.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { eventually } from "../support/wait.js";

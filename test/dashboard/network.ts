@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { withTimeout } from "../runtime/support.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";

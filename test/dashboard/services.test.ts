@@ -10,7 +10,7 @@ import { serveComponent } from "../../runtime/component/index.js";
 import { serveDashboard, type RunningDashboard } from "../../runtime/dashboard/index.js";
 import { createRegistry, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { tool, toolSpec } from "../support/specs.js";
 import { eventually, sleep, within } from "../support/wait.js";
 import { capability, get, registration } from "./support.js";

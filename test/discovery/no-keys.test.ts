@@ -9,7 +9,7 @@ import type { Redis } from "ioredis";
 import { createRedisRegistry, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { registration } from "../contract/registry.cases.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { sleep } from "../support/wait.js";
 
 let server: RedisServer;

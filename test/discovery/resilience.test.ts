@@ -12,7 +12,7 @@ import { createClient, serveComponent, type RunningComponent } from "../../runti
 import { createRegistry, discover, type Registry } from "../../runtime/discovery/index.js";
 import type { ManifoldError } from "../../runtime/errors/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { tool, toolSpec } from "../support/specs.js";
 import { eventually, sleep, within } from "../support/wait.js";
 

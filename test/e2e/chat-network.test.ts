@@ -6,7 +6,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { postSse, type SseEvent } from "../support/sse-client.js";
 import { sleep } from "../support/wait.js";

@@ -12,7 +12,7 @@ import * as assert from "uvu/assert";
 import { createClient } from "../../runtime/component/index.js";
 import { createRedisRegistry, createRegistry, discover, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { TripPlannerSpec, type TripPlannerCapabilities } from "./fixtures/discovery-agent.js";
 import { eventually, sleep } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";

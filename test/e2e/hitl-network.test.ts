@@ -9,7 +9,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { postSse } from "../support/sse-client.js";
 import { eventually } from "../support/wait.js";

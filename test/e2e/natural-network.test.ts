@@ -7,7 +7,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { KYOTO_WEATHER_PLAN } from "./fixtures/plans.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";

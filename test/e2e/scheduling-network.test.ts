@@ -12,7 +12,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createScheduleStore, type ScheduleStore } from "../../runtime/scheduling/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { scheduleRecord } from "../support/schedules.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { eventually, sleep } from "../support/wait.js";

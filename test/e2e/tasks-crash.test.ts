@@ -10,7 +10,7 @@ import * as assert from "uvu/assert";
 import { Redis } from "ioredis";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createTaskBackend, type TaskBackend, type TaskRecord } from "../../runtime/tasks/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { sleep, WAIT_LIMIT_MS } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import * as assert from "uvu/assert";
 import { createClient } from "../../runtime/component/index.js";
 import { createRegistry, discover } from "../../runtime/discovery/index.js";
 import { createStore } from "../../runtime/store/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { eventually, sleep } from "../support/wait.js";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
 

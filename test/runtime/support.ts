@@ -1,14 +1,11 @@
 /** Shared by the runtime and e2e suites: bounded waits and a raw node:http client on loopback. */
 import { createServer, request, type Agent, type IncomingHttpHeaders, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
+import { within } from "../support/wait.js";
 
-/** Every wait in these suites goes through here, so a broken server fails a test instead of hanging it. */
+/** Every wait in these suites goes through here, so a broken server fails a test instead of hanging it: `within` with its arguments in this order. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return within(what, promise, ms);
 }
 
 export interface RawResponse {

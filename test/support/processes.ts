@@ -36,8 +36,6 @@ import { freePort } from "./ports.js";
 import { TS_NODE_ARGS } from "./ts-node-args.js";
 import { eventually, WAIT_LIMIT_MS, within } from "./wait.js";
 
-export { freePort };
-
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Lines of output kept for the failure report (stdout and stderr interleaved). */
@@ -263,7 +261,7 @@ export async function stopAll(options?: { readonly signal?: NodeJS.Signals; read
 }
 
 /** The report printed when the suite fails: each process's command, how it ended, and its last lines. */
-export function processReport(): string {
+function processReport(): string {
   return started
     .map(({ name, command, started: proc }) => {
       const body = proc.tail().replace(/^/gm, "  | ");

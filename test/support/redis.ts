@@ -18,7 +18,6 @@ import { join } from "node:path";
 import { freePort } from "./ports.js";
 import { eventually } from "./wait.js";
 
-export { freePort };
 const children = new Set<ChildProcess>();
 const folders = new Set<string>();
 
@@ -28,7 +27,7 @@ process.on("exit", () => {
 });
 
 /** Throws (with a banner on stderr) when `redis-server` or `redis-cli` is not installed. */
-export function requireRedis(): void {
+function requireRedis(): void {
   const missing = ["redis-server", "redis-cli"].filter((bin) => spawnSync(bin, ["--version"], { stdio: "ignore" }).error !== undefined);
   if (missing.length === 0) return;
   const where = process.env["CI"] === "true" ? "CI" : "this machine";
@@ -38,7 +37,7 @@ export function requireRedis(): void {
 }
 
 /** Sends one inline command and resolves with the raw reply (enough for PING and CLUSTER INFO). */
-export function rawCommand(port: number, command: string, timeoutMs = 1_000): Promise<string> {
+function rawCommand(port: number, command: string, timeoutMs = 1_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     let reply = "";

@@ -7,7 +7,7 @@ import * as assert from "uvu/assert";
 import type { RunningComponent } from "../../runtime/component/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
-import { startRedisServer, type RedisServer } from "../harness/redis-server.js";
+import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { json } from "../runtime/support.js";
 import { eventually } from "../support/wait.js";
 import { post, serveAgent, silentLogger, submit, view } from "./support.js";

@@ -11,7 +11,7 @@ import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createTaskBackend } from "../../runtime/tasks/backend.js";
 import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
 import type { NewTask, TaskBackend } from "../../runtime/tasks/types.js";
-import { startRedisServer } from "../harness/redis-server.js";
+import { startRedisServer } from "../support/redis.js";
 import { eventually, sleep, within } from "../support/wait.js";
 
 const PASSWORD = "s3cret-pass-word";
