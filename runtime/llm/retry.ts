@@ -8,7 +8,7 @@
  */
 import type OpenAI from "openai";
 import { ManifoldError } from "../errors/index.js";
-import { sleepOn, type Clock } from "../util/index.js";
+import { createBackoff, sleepOn, type Clock } from "../util/index.js";
 
 export type OpenAIModule = typeof import("openai");
 
@@ -49,7 +49,8 @@ export function askedWaitMs(headers: Headers | undefined, now: number): number |
 
 /** The client's own backoff before retry number `retry` (0 for the first). */
 export function defaultWaitMs(retry: number, random: () => number = Math.random): number {
-  return Math.min(500 * 2 ** retry, 8_000) * (1 - random() * 0.25);
+  // createBackoff's attempt counts failed attempts (retry + 1); its jitter factor is the client's, 1 less up to a quarter.
+  return createBackoff({ baseDelayMs: 500, maxDelayMs: 8_000, random: () => 1 - random() * 0.25 })(retry + 1);
 }
 
 /** The wait before retry number `retry` after `error`: what the server asked for, capped, else the backoff. */
@@ -72,7 +73,8 @@ export async function withRetries<T>(module: OpenAIModule, attempt: () => Promis
       return await attempt();
     } catch (error) {
       if (retry >= options.maxRetries || aborted(options.signal) || !isRetryable(module, error)) throw error;
-      await sleepOn(options.clock, retryWaitMs(error, retry, options), options.signal);
+      // The caller is waiting on this retry: its timer holds the process open, as the client's own sleep did.
+      await sleepOn(options.clock, retryWaitMs(error, retry, options), options.signal, { hold: true });
       // The caller hung up during the wait: no further attempt.
       if (aborted(options.signal)) throw new ManifoldError("ABORTED", "the language model call was aborted");
     }
