@@ -221,12 +221,12 @@ export function createComponentApp<C extends CapabilityTypes>(
     const post = postRoutes(spec, calls, callOptions);
     const guarded = guardedRoutes(add, callOptions.auth);
     for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
-  }
-  if (!healthOnly && resolveEnableOpenApi(enableOpenApi)) {
-    const additions = extensions.flatMap((extension) => extension.openapi ?? []);
-    // The live document states what this server checks, unlike the emitted file, which cannot know.
-    const security = auth === undefined ? "none" : auth.required === false ? "optional" : "required";
-    add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions, security)));
+    if (resolveEnableOpenApi(enableOpenApi)) {
+      const additions = extensions.flatMap((extension) => extension.openapi ?? []);
+      // The live document states what this server checks, unlike the emitted file, which cannot know.
+      const security = auth === undefined ? "none" : auth.required === false ? "optional" : "required";
+      add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions, security)));
+    }
   }
 
   const koa = createKoa(spec, log, state, table);
