@@ -6,7 +6,7 @@
 import type { ManifoldError } from "../errors/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ExecutionResult } from "./executor-types.js";
-import { ACCEPT, CONTINUE, type Answered, type Awaitable, type InterceptorState, type StepInterceptor } from "./interceptors.js";
+import { ACCEPT, CONTINUE, runChain, type Answered, type Awaitable, type InterceptorState, type StepInterceptor } from "./interceptors.js";
 import type { Plan, PlanMode } from "./plan.js";
 
 /** What a front end asked for: enough to run it again the same way. */
@@ -117,9 +117,12 @@ export async function afterPlan(
 
 /** The after-execution chain: the first answer other than `accept` ends it. */
 export async function afterExecution(interceptors: readonly Interceptor[], context: ExecutionContext): Promise<Answered<AfterExecutionDecision>> {
-  for (const interceptor of interceptors) {
-    const answer = await interceptor.afterExecution?.(context);
-    if (answer !== undefined && answer.action !== "accept") return { decision: answer, by: interceptor.name };
-  }
-  return { decision: ACCEPT };
+  const { decision, by } = await runChain<Interceptor, ExecutionContext, AfterExecutionDecision>(
+    interceptors,
+    (interceptor, c) => interceptor.afterExecution?.(c),
+    context,
+    ACCEPT,
+    () => undefined,
+  );
+  return by === undefined ? { decision } : { decision, by };
 }
