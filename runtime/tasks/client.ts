@@ -3,7 +3,7 @@ import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js"
 import { checkTimeout } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { TaskTypes } from "./extension.js";
-import { type Clock, holdOpen, systemClock } from "../util/index.js";
+import { type Clock, sleepOn, systemClock } from "../util/index.js";
 import { statusUrl, TASKS_PATH, type TaskSubmitted, type TaskView } from "./view.js";
 
 /** Per call, like a capability call's options. */
@@ -67,22 +67,9 @@ function outOfTime(failure: ManifoldError | undefined, what: string, budget: num
   return failure !== undefined && failure.code !== "TIMEOUT" ? failure : new ManifoldError("TIMEOUT", `${what} did not finish within ${budget} ms`);
 }
 
-/** Resolves after `ms` on `clock`, or rejects ABORTED as soon as `signal` fires. The caller is waiting: the timer holds the process open. */
-function pause(clock: Clock, ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const aborted = (): void => {
-      clock.clearTimeout(timer);
-      reject(new ManifoldError("ABORTED", `waiting for ${what} was aborted by the caller`));
-    };
-    const timer = holdOpen(
-      clock.setTimeout(() => {
-        signal?.removeEventListener("abort", aborted);
-        resolve();
-      }, ms),
-    );
-    if (signal?.aborted === true) return aborted();
-    signal?.addEventListener("abort", aborted, { once: true });
-  });
+/** Ends a wait with ABORTED once the caller's signal has fired. */
+function checkNotAborted(signal: AbortSignal | undefined, what: string): void {
+  if (signal?.aborted === true) throw new ManifoldError("ABORTED", `waiting for ${what} was aborted by the caller`);
 }
 
 /** A finished task's error as the ManifoldError `wait` rejects with; a code outside the table becomes INTERNAL. */
@@ -124,7 +111,7 @@ export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, optio
         const what = `task ${taskId}`;
         let failure: ManifoldError | undefined;
         for (;;) {
-          if (signal?.aborted === true) throw new ManifoldError("ABORTED", `waiting for ${what} was aborted by the caller`);
+          checkNotAborted(signal, what);
           let view: TaskView | undefined;
           try {
             const left = deadline - clock.now();
@@ -140,7 +127,9 @@ export function createTaskClient<T extends TaskTypes>(spec: ComponentSpec, optio
           const left = deadline - clock.now();
           // Out of time: the last poll's own failure says more than a bare TIMEOUT.
           if (left <= 0) throw outOfTime(failure, what, budget);
-          await pause(clock, Math.min(delay, left), signal, what);
+          // The caller is waiting: the pause's timer holds the process open.
+          await sleepOn(clock, Math.min(delay, left), signal, { hold: true });
+          checkNotAborted(signal, what);
           // Out of time after the pause: no last poll with no time left to answer it (its 1 ms timeout
           // would replace the real cause, an unreachable agent, with a bare TIMEOUT).
           if (deadline - clock.now() <= 0) throw outOfTime(failure, what, budget);
