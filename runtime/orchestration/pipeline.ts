@@ -132,8 +132,9 @@ async function planStage(passage: Passage): Promise<Planned> {
   const { core, request, base, outcomes } = passage;
   const { hooks, log } = core;
   const check = async (replaced: Plan): Promise<Plan> => (request.checkReplacement === undefined ? replaced : await request.checkReplacement(replaced));
+  const checkReplaced = (replaced: Plan): Promise<Plan> => check(checkPlan(replaced, "an interceptor's plan"));
   if (hooks.length > 0) await runHooks(hooks, { ...base, phase: "before_planning" }, outcomes, log);
-  let plan = await preChecked(passage, await request.plan(), check);
+  let plan = await preChecked(passage, await request.plan(), checkReplaced);
   passage.plan = plan;
   if (hooks.length > 0) {
     const replaced = await runHooks(hooks, { ...base, phase: "after_planning", plan }, outcomes, log);
@@ -141,7 +142,7 @@ async function planStage(passage: Passage): Promise<Planned> {
     passage.plan = plan;
   }
   const others = core.interceptors.filter((interceptor) => interceptor.enforce !== "pre");
-  const answered = await afterPlan(others, planContext(request, plan), (replaced) => check(checkPlan(replaced, "an interceptor's plan")));
+  const answered = await afterPlan(others, planContext(request, plan), checkReplaced);
   const { decision, context } = answered;
   if (decision.action === "fail") throw decision.error;
   if (decision.action === "pause") return { context, paused: decision };
@@ -155,13 +156,13 @@ const isProposal = (made: Plan | PlanProposal): made is PlanProposal => "revise"
  * sees the plan: a proposal must come out of them as a plan (a `replace`, taken as checked: the
  * interceptor is the checker); another plan's replacement is checked like any interceptor's.
  */
-async function preChecked({ core, request }: Passage, made: Plan | PlanProposal, check: (plan: Plan) => Promise<Plan>): Promise<Plan> {
+async function preChecked({ core, request }: Passage, made: Plan | PlanProposal, checkReplaced: (plan: Plan) => Promise<Plan>): Promise<Plan> {
   const pre = core.interceptors.filter((interceptor) => interceptor.enforce === "pre");
   const proposal = isProposal(made) ? made : undefined;
   if (proposal === undefined && pre.length === 0) return made as Plan;
   const standIn: Plan = { plan_id: "", original_request: String(request.request), mode: request.mode, steps: [] };
   const context: PlanContext = proposal === undefined ? planContext(request, made as Plan) : { ...planContext(request, standIn), proposal };
-  const answered = await afterPlan(pre, context, async (replaced) => (proposal === undefined ? check(checkPlan(replaced, "an interceptor's plan")) : replaced));
+  const answered = await afterPlan(pre, context, async (replaced) => (proposal === undefined ? checkReplaced(replaced) : replaced));
   if (answered.decision.action === "fail") throw answered.decision.error;
   if (answered.decision.action === "pause" || answered.context.proposal !== undefined)
     throw new ManifoldError("INTERNAL", "the planner's proposal was not settled by an enforce: pre interceptor: nothing is run unchecked");
