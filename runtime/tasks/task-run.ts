@@ -33,7 +33,7 @@ export class TaskRun implements TaskContext, Abortable {
   #listeners: Set<() => void> | undefined;
 
   /** `startedAt`: now on the pool's clock (the deadline is counted from it). */
-  constructor(lease: Lease, trace: TaskTrace | undefined, sink: ProgressSink, startedAt: number = Date.now()) {
+  constructor(lease: Lease, trace: TaskTrace | undefined, sink: ProgressSink, startedAt: number) {
     const { task } = lease;
     this.input = task.input;
     this.taskId = task.task_id;

@@ -13,7 +13,7 @@ const test = suite("task run abort");
 
 function run(): TaskRun {
   const task = { task_id: "t-1", type: "job", status: "running" as const, input: {}, timeout_ms: 1_000, created_at: new Date().toISOString(), deliveries: 1 };
-  return new TaskRun({ task, token: "lease-1", expiresAt: Date.now() + 30_000 }, undefined, async () => undefined);
+  return new TaskRun({ task, token: "lease-1", expiresAt: Date.now() + 30_000 }, undefined, async () => undefined, Date.now());
 }
 
 test("listeners are called once, with the first reason readable; an unsubscribed one is not", () => {
