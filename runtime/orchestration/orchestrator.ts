@@ -58,9 +58,10 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
   const { store, owned } = resolveStore(options.executionStore, env);
   const fullCatalog = (): Promise<CatalogComponent[]> => readCatalog(registry ?? defaultRegistry(), components);
   const natural = configureNatural(options, fullCatalog, env);
-  checkInterceptors([...natural.interceptors, ...interceptors]);
   // Natural mode's plan check first: every other interceptor, and every hook, sees a checked plan.
-  const core: OrchestratorCore = { hooks, interceptors: [...natural.interceptors, ...interceptors], executor, store, natural, fullCatalog, log };
+  const allInterceptors = [...natural.interceptors, ...interceptors];
+  checkInterceptors(allInterceptors);
+  const core: OrchestratorCore = { hooks, interceptors: allInterceptors, executor, store, natural, fullCatalog, log };
 
   return {
     resolve,
