@@ -7,7 +7,7 @@ import type { Logger } from "../telemetry/index.js";
 import type { Clock, ClockTimer } from "../util/index.js";
 import type { TaskHandler } from "./handler-context.js";
 import type { PoolSettings } from "./pool-settings.js";
-import type { TaskRun } from "./task-run.js";
+import type { ProgressSink, TaskRun } from "./task-run.js";
 import type { TaskBackend, TaskOutcome } from "./types.js";
 
 /** A finished run whose outcome waits for the next batched write. */
@@ -34,6 +34,8 @@ export interface PoolState {
   flushScheduled: boolean;
   /** The flush as one function, allocated once (it is scheduled once per event-loop turn under load). */
   readonly flush: () => void;
+  /** Stores a run's progress (each run's `TaskContext.progress` lands here), allocated once. */
+  readonly progress: ProgressSink;
   /** Batched writes in flight; stop waits for them. */
   readonly writes: Set<Promise<void>>;
   /** Resumes whoever waits for a slot or an in-flight place to free up (the dispatch loop, or stop). */

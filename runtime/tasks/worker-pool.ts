@@ -66,11 +66,11 @@ async function storeProgress(pool: PoolState, entry: TaskRun, progress: TaskProg
 }
 
 /** Starts one leased task's handler in a slot; its value or throw becomes the outcome. */
-export function runLease(pool: PoolState, lease: Lease, sink: (entry: TaskRun, progress: TaskProgress) => Promise<void>): void {
+export function runLease(pool: PoolState, lease: Lease): void {
   const { task } = lease;
   const previous = pool.inflight.get(task.task_id);
   if (previous !== undefined) leaseLost(pool, previous);
-  const entry = new TaskRun(lease, traceStarted(task), sink, pool.clock.now());
+  const entry = new TaskRun(lease, traceStarted(task), pool.progress, pool.clock.now());
   pool.inflight.set(task.task_id, entry);
   pool.active += 1;
   const handler = pool.handlers.get(task.type);
@@ -99,7 +99,7 @@ export function freeSlots({ settings: { workerCount }, active, inflight }: Pick<
 }
 
 /** Dequeues as many tasks as there are free slots in one call and starts them, until stop. */
-async function dispatchLoop(pool: PoolState, sink: (entry: TaskRun, progress: TaskProgress) => Promise<void>): Promise<void> {
+async function dispatchLoop(pool: PoolState): Promise<void> {
   const { backend, log, clock, stopController } = pool;
   const { leaseMs, idleWaitMs } = pool.settings;
   let backoff = 100;
@@ -130,7 +130,7 @@ async function dispatchLoop(pool: PoolState, sink: (entry: TaskRun, progress: Ta
     }
     for (const lease of leases) {
       try {
-        runLease(pool, lease, sink);
+        runLease(pool, lease);
       } catch (error) {
         // Not the handler (its throws are outcomes): a bug of ours must not end the loop. The
         // lease lapses and the task is delivered again.
@@ -202,6 +202,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     pending: [],
     flushScheduled: false,
     flush: () => flushOutcomes(pool),
+    progress: (entry, progress) => storeProgress(pool, entry, progress),
     writes: new Set(),
     wake: undefined,
     extending: false,
@@ -209,9 +210,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     outage: false,
     ticker: undefined,
   };
-  const sink = (entry: TaskRun, progress: TaskProgress): Promise<void> => storeProgress(pool, entry, progress);
   startTicking(pool);
-  const loop = dispatchLoop(pool, sink);
+  const loop = dispatchLoop(pool);
   recordWorker("started");
   let stopped: Promise<void> | undefined;
   return {
