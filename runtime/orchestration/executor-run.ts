@@ -168,34 +168,30 @@ export function pauseRun(run: Run, i: number, { decision, by = "unknown" }: Answ
   };
 }
 
-export function skipStep(run: Run, i: number, because: string, reason: string): void {
-  if (run.results[i] !== undefined) return;
-  const step = run.steps[i]!;
-  run.results[i] = {
-    step_id: step.step_id,
-    component: step.agent_name,
-    capability: step.metadata.capability,
-    status: "skipped",
-    reason,
-    skipped_because: because,
-    attempts: 0,
-    duration_ms: 0,
-  };
-  for (const dependent of run.setup.graph.dependents[i]!) skipStep(run, dependent, step.step_id, `dependency ${step.step_id} was skipped`);
-}
-
-/** A step that never started: the run stopped first (or, in a plan the checks let through, a cycle). */
-function neverStarted(run: Run, i: number): StepResult {
-  const step = run.steps[i]!;
+/** A step that did not run: the one shape for a skipped step (`because`: the step whose skip or failure skipped it). */
+export function skippedResult(step: PlanStep, reason: string, because?: string): StepResult {
   return {
     step_id: step.step_id,
     component: step.agent_name,
     capability: step.metadata.capability,
     status: "skipped",
-    reason: run.stopReason ?? "its dependencies never completed",
+    reason,
+    ...(because === undefined ? {} : { skipped_because: because }),
     attempts: 0,
     duration_ms: 0,
   };
+}
+
+export function skipStep(run: Run, i: number, because: string, reason: string): void {
+  if (run.results[i] !== undefined) return;
+  const step = run.steps[i]!;
+  run.results[i] = skippedResult(step, reason, because);
+  for (const dependent of run.setup.graph.dependents[i]!) skipStep(run, dependent, step.step_id, `dependency ${step.step_id} was skipped`);
+}
+
+/** A step that never started: the run stopped first (or, in a plan the checks let through, a cycle). */
+function neverStarted(run: Run, i: number): StepResult {
+  return skippedResult(run.steps[i]!, run.stopReason ?? "its dependencies never completed");
 }
 
 export function finishRun(run: Run): void {

@@ -12,6 +12,7 @@ import { llmUnavailable } from "../llm/index.js";
 import type { Logger } from "../telemetry/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ExecuteOptions, ExecutionResult, Executor } from "./executor.js";
+import { skippedResult } from "./executor-run.js";
 import { runHooks, type HookContext, type HookOutcome, type PipelineHook } from "./hooks.js";
 import { afterExecution, afterPlan, type Interceptor, type PlanContext, type PlanProposal } from "./pipeline-interceptors.js";
 import { checkPlan, type Plan, type PlanMode } from "./plan.js";
@@ -174,15 +175,7 @@ export function waitingResult(plan: Plan, reason: string): ExecutionResult {
   return {
     plan_id: plan.plan_id,
     status: "interrupted",
-    steps: plan.steps.map((step) => ({
-      step_id: step.step_id,
-      component: step.agent_name,
-      capability: step.metadata.capability,
-      status: "skipped",
-      reason,
-      attempts: 0,
-      duration_ms: 0,
-    })),
+    steps: plan.steps.map((step) => skippedResult(step, reason)),
     duration_ms: 0,
   };
 }
