@@ -77,7 +77,7 @@ type Outcome = { readonly status: string } & Record<string, unknown>;
 
 const metrics = () => getTelemetry().metrics;
 
-export async function deadLetter(
+async function deadLetter(
   d: Dispatcher,
   task: ScheduledTaskInput,
   context: TaskContext,

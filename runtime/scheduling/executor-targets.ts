@@ -16,7 +16,7 @@ export type Target = { readonly kind: "agent"; readonly url: string } | { readon
  */
 export const REPLICAS_FRESH_MS = 1_000;
 /** Agents whose replicas (and metric labels) are remembered at most; past it the memo starts over. */
-export const MAX_AGENTS_REMEMBERED = 10_000;
+const MAX_AGENTS_REMEMBERED = 10_000;
 
 export const MODULE = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE };
 

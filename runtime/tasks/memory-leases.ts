@@ -8,7 +8,7 @@ import { type Entry, finishEntry, lookup, type MemoryBackend, toRecord, wakeAll 
 import type { DequeueOptions, Lease, LeasedWrite, TaskOutcome } from "./types.js";
 
 /** queued (or lapsed) → running for this backend: a new token, one more delivery, the first start kept. */
-export function leaseEntry(backend: MemoryBackend, entry: Entry, leaseMs: number, t: number): Lease {
+function leaseEntry(backend: MemoryBackend, entry: Entry, leaseMs: number, t: number): Lease {
   entry.status = "running";
   entry.deliveries += 1;
   entry.token = `${backend.tokenPrefix}:${((backend.tokens += 1)).toString(36)}`;

@@ -84,7 +84,7 @@ export interface MemoryBackend {
 /** Fixed overhead of a record beside its JSON texts. */
 const RECORD_OVERHEAD = 200;
 
-export function sizeOf(entry: Pick<Entry, "fixed" | "progress" | "result" | "error">): number {
+function sizeOf(entry: Pick<Entry, "fixed" | "progress" | "result" | "error">): number {
   return RECORD_OVERHEAD + 2 * (entry.fixed.length + (entry.progress?.length ?? 0) + (entry.result?.length ?? 0) + (entry.error?.length ?? 0));
 }
 
@@ -146,7 +146,7 @@ export function lookup({ state, clock }: MemoryBackend, id: string): Entry | und
 }
 
 /** Removes finished records past their TTL, oldest first, and arms the next sweep for the first one left. */
-export function sweepExpired(backend: MemoryBackend): void {
+function sweepExpired(backend: MemoryBackend): void {
   const { state, clock } = backend;
   state.sweep = undefined;
   const t = clock.now();
@@ -165,7 +165,7 @@ export function sweepExpired(backend: MemoryBackend): void {
 }
 
 /** One timer per state, for the oldest finished record; never keeps the process alive (the clock's timers do not). */
-export function armSweep(backend: MemoryBackend, delayMs: number): void {
+function armSweep(backend: MemoryBackend, delayMs: number): void {
   const { state, clock } = backend;
   if (state.sweep !== undefined) return;
   state.sweep = { clock, timer: clock.setTimeout(() => sweepExpired(backend), Math.max(delayMs, 1)) };

@@ -17,7 +17,7 @@ export function wakeOwn(backend: MemoryBackend): void {
  * Resolves on a wake-up, the timeout or the signal. The timer holds the process open: a caller
  * waiting for work is work in progress, and the wait is bounded by `blockMs`.
  */
-export function waitForWork(backend: MemoryBackend, ms: number, signal: AbortSignal | undefined): Promise<void> {
+function waitForWork(backend: MemoryBackend, ms: number, signal: AbortSignal | undefined): Promise<void> {
   const { state, clock, ownWaiters } = backend;
   return new Promise((resolve) => {
     const done = (): void => {

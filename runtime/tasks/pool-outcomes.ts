@@ -14,7 +14,7 @@ export const PANIC_MESSAGE = "the task handler failed unexpectedly";
 /** A thrown Error's message as stored on the task: long enough to explain, bounded like every record field. */
 export const MAX_ERROR_MESSAGE = 2_000;
 /** Finished tasks written in one call at most; more wait for the next flush (a few ms later). */
-export const MAX_FLUSH = 500;
+const MAX_FLUSH = 500;
 
 /** What a handler's throw makes of its task, and how loudly it is logged. */
 export interface ThrownOutcome {
@@ -76,7 +76,7 @@ export function flushOutcomes(pool: PoolState): void {
   void write.finally(() => pool.writes.delete(write));
 }
 
-export function scheduleFlush(pool: PoolState): void {
+function scheduleFlush(pool: PoolState): void {
   if (pool.flushScheduled) return;
   pool.flushScheduled = true;
   setImmediate(pool.flush);

@@ -22,7 +22,7 @@ export function timeOutRuns(pool: PoolState, now: number): void {
 }
 
 /** One extend call for every lease held (skipped while the previous one is in flight); acts on cancelled and lost answers. */
-export function extendHeldLeases(pool: PoolState): void {
+function extendHeldLeases(pool: PoolState): void {
   if (pool.extending || pool.inflight.size === 0) return;
   pool.extending = true;
   const sent = [...pool.inflight.values()];

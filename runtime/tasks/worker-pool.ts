@@ -66,7 +66,7 @@ async function storeProgress(pool: PoolState, entry: TaskRun, progress: TaskProg
 }
 
 /** Starts one leased task's handler in a slot; its value or throw becomes the outcome. */
-export function runLease(pool: PoolState, lease: Lease): void {
+function runLease(pool: PoolState, lease: Lease): void {
   const { task } = lease;
   const previous = pool.inflight.get(task.task_id);
   if (previous !== undefined) leaseLost(pool, previous);
