@@ -27,7 +27,10 @@ export interface RunSetup {
   /** Most steps running at once. */
   readonly max: number;
   readonly options: ExecuteOptions;
-  readonly interceptors: readonly StepInterceptor[];
+  /** The run's interceptors (the executor's, then the run's own) that have a `beforeStep`, in order. */
+  readonly before: readonly StepInterceptor[];
+  /** Those that have an `afterStep`, in order: the chains skip the others, which would only pass. */
+  readonly after: readonly StepInterceptor[];
   readonly attempt: Attempt;
   readonly log: Logger;
 }

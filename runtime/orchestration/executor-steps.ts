@@ -79,13 +79,14 @@ function stepContext(run: Run, i: number, parameters: unknown): StepContext {
 /** The before-step chain, then dispatch; `inPump` while called from `pumpRun`'s loop (which goes on by itself). */
 function askBefore(run: Run, i: number, parameters: unknown, inPump: boolean): void {
   run.bodies[i] = parameters;
-  if (run.setup.interceptors.length === 0) {
+  const { before } = run.setup;
+  if (before.length === 0) {
     dispatchStep(run, i, parameters);
     return;
   }
   let answered: ReturnType<typeof beforeStep>;
   try {
-    answered = beforeStep(run.setup.interceptors, stepContext(run, i, parameters));
+    answered = beforeStep(before, stepContext(run, i, parameters));
   } catch (error) {
     interceptorFailed(run, i, error);
     return;
@@ -135,15 +136,15 @@ function dispatchStep(run: Run, i: number, parameters: unknown): void {
 function askAfter(run: Run, i: number, outcome: Outcome): void {
   const track = run.tracks[i]!;
   track.attempts += outcome.attempts;
-  const { interceptors } = run.setup;
-  if (run.stopReason !== undefined || run.controller.signal.aborted || !interceptors.some((x) => x.afterStep !== undefined)) {
+  const { after } = run.setup;
+  if (run.stopReason !== undefined || run.controller.signal.aborted || after.length === 0) {
     endStep(run, i, outcome);
     return;
   }
   let answered: ReturnType<typeof afterStep>;
   try {
     const context = { ...stepContext(run, i, run.bodies[i]), attempts: outcome.attempts };
-    answered = afterStep(interceptors, { ...context, ...(outcome.error === undefined ? { output: outcome.output } : { error: outcome.error }) });
+    answered = afterStep(after, { ...context, ...(outcome.error === undefined ? { output: outcome.output } : { error: outcome.error }) });
   } catch (error) {
     interceptorFailed(run, i, error);
     return;

@@ -79,7 +79,10 @@ export function createExecutor({
       const own = options.interceptors ?? [];
       const all = own.length === 0 ? interceptors : [...interceptors, ...own];
       if (own.length > 0) checkInterceptors(all);
-      return startRun({ plan, graph, max, options, interceptors: all, attempt, log });
+      // Split once per run: a step asks only the interceptors with that hook, and a run with none keeps the path that asks nothing.
+      const before = all.length === 0 ? all : all.filter((interceptor) => interceptor.beforeStep !== undefined);
+      const after = all.length === 0 ? all : all.filter((interceptor) => interceptor.afterStep !== undefined);
+      return startRun({ plan, graph, max, options, before, after, attempt, log });
     } catch (error) {
       return Promise.reject(error);
     }

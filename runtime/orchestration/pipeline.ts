@@ -189,15 +189,13 @@ async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable
 function executeStage({ core, request }: Passage, plan: Plan): Promise<ExecutionResult> {
   const { mode, workflow, options } = request;
   const { signal, onStep, resume } = options;
-  // Only those with step hooks: a run without any keeps the executor's path that asks nothing.
-  const stepInterceptors = core.interceptors.filter((interceptor) => interceptor.beforeStep !== undefined || interceptor.afterStep !== undefined);
   return core.executor.execute(plan, {
     ...request.execute,
     mode,
     ...(signal === undefined ? {} : { signal }),
     ...(workflow === undefined ? {} : { workflow }),
     ...(onStep === undefined ? {} : { onStep }),
-    ...(stepInterceptors.length === 0 ? {} : { interceptors: stepInterceptors }),
+    ...(core.interceptors.length === 0 ? {} : { interceptors: core.interceptors }),
     ...(resume && { completed: resume.completed }),
     ...(resume?.state && { state: resume.state }),
   });
