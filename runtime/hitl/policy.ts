@@ -2,7 +2,7 @@
  * When a run stops for a human: the agent manifest's `hitl:` block, overridden by the spec's
  * `MANIFOLD_HITL_ENABLED` and `MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES`. The same policy applies to
  * every orchestration mode (natural plans, predefined and YAML workflows, custom steps), because it is
- * asked by the executor's gate, which all of them share.
+ * asked by the step-gate interceptor (interceptors.ts), which the executor runs for all of them.
  */
 import { DEFAULT_HITL_EXPIRY_MS, type HitlSpec } from "./manifest.js";
 
@@ -60,23 +60,22 @@ export function sensitiveMatches(policy: HitlPolicy, component: string, capabili
   return policy.sensitiveCapabilities.filter((entry) => entry === capability || entry === `${component}.${capability}`);
 }
 
-/** What the executor's gate answers for a step; the same shape as its `StepInterrupt`. */
+/** What the gate answers for a sensitive step: the step-gate interceptor's pause reason and its `interrupt.data`. */
 export interface GateAnswer {
   readonly reason: string;
   readonly sensitive_matches: readonly string[];
 }
 
 /**
- * The executor's gate for one run: a sensitive step pauses it, except the steps a human already
- * approved (a resumed run lets the approved step through; a later sensitive step still pauses it).
+ * The policy's check of a step: an answer for a sensitive one (the run pauses for approval), none for
+ * another; no gate at all when the policy gates nothing. Steps a human already approved are the
+ * step-gate interceptor's to let through (`hitlState(state).approved`), not the gate's.
  */
 export function createStepGate(
   policy: HitlPolicy,
-  approved: ReadonlySet<string> = new Set(),
 ): ((step: { step_id: string; agent_name: string; metadata: { capability: string } }) => GateAnswer | undefined) | undefined {
   if (!policy.enabled || policy.sensitiveCapabilities.length === 0) return undefined;
   return (step) => {
-    if (approved.has(step.step_id)) return undefined;
     const matches = sensitiveMatches(policy, step.agent_name, step.metadata.capability);
     if (matches.length === 0) return undefined;
     return { reason: `${step.agent_name}.${step.metadata.capability} is a sensitive capability`, sensitive_matches: matches };

@@ -64,6 +64,23 @@ test("the step gate pauses a sensitive step with its matches and waiting reason;
   assert.is(off.beforeStep!(stepContext(step("pay", "charge"))), undefined, "a disabled policy pauses nothing");
 });
 
+test("the step gate lets the steps a resumed run's state approved through, by step id; another sensitive step still pauses", () => {
+  const policy = resolveHitlPolicy(
+    { planApproval: false, sensitiveCapabilities: ["convert_currency", "bank.transfer"], expiryMs: 120_000, defaultAction: "approve" },
+    {},
+  );
+  const gate = createStepGateInterceptor(policy);
+  const state = { hitl: { approved: ["approved-step"] } };
+  const convert = (id: string): PlanStep => ({ ...step(id, "convert_currency"), agent_name: "currency-service" });
+  assert.equal(gate.beforeStep!(stepContext(convert("fx"), { state })), {
+    action: "pause",
+    reason: "currency-service.convert_currency is a sensitive capability",
+    waiting: "waiting for approval of step fx",
+    data: { sensitive_matches: ["convert_currency"] },
+  });
+  assert.is(gate.beforeStep!(stepContext(convert("approved-step"), { state })), undefined);
+});
+
 test("corrections replace the corrected step's parameters on its first round only", () => {
   const corrections = createCorrectionsInterceptor();
   const state = { hitl: { approved: ["pay"], parameters: { pay: { amount: 4 } } } };

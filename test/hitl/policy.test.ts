@@ -1,6 +1,6 @@
 /**
  * The HITL policy: the manifest's `hitl:` block, overridden by MANIFOLD_HITL_ENABLED and
- * MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES, and the executor gate it gives.
+ * MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES, and the step gate it gives (approved steps: interceptors.test.ts).
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -33,8 +33,8 @@ test("the environment overrides: MANIFOLD_HITL_ENABLED both ways, the sensitive 
   assert.throws(() => resolveHitlPolicy(MANIFEST, { MANIFOLD_HITL_ENABLED: "yes please" }), /MANIFOLD_HITL_ENABLED must be true or false/);
 });
 
-test("the gate pauses a sensitive step by capability name or component.capability, and lets approved steps through", () => {
-  const gate = createStepGate(resolveHitlPolicy(MANIFEST, {}), new Set(["approved-step"]))!;
+test("the gate pauses a sensitive step by capability name or component.capability", () => {
+  const gate = createStepGate(resolveHitlPolicy(MANIFEST, {}))!;
   assert.equal(gate(step("fx", "currency-service", "convert_currency")), {
     reason: "currency-service.convert_currency is a sensitive capability",
     sensitive_matches: ["convert_currency"],
@@ -42,7 +42,6 @@ test("the gate pauses a sensitive step by capability name or component.capabilit
   assert.equal(gate(step("t", "bank", "transfer"))?.sensitive_matches, ["bank.transfer"]);
   assert.is(gate(step("t", "other-bank", "transfer")), undefined, "component.capability matches that component only");
   assert.is(gate(step("w", "weather-service", "get_current_weather")), undefined);
-  assert.is(gate(step("approved-step", "currency-service", "convert_currency")), undefined);
 });
 
 test.run();
