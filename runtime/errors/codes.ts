@@ -42,6 +42,12 @@ export const ERROR_CODES = {
     description: "The route exists but not for this HTTP method; the Allow header lists the ones it takes.",
   },
   UNAUTHORIZED: { status: 401, category: "auth_error", retryable: false, description: "The request lacks valid credentials." },
+  FORBIDDEN: {
+    status: 403,
+    category: "auth_error",
+    retryable: false,
+    description: "The caller is known but may not do this: another origin, a Host the component does not serve, or a resource another identity owns.",
+  },
   CONFLICT: { status: 409, category: "conflict", retryable: false, description: "The request conflicts with the current state of the resource." },
   LLM_UNAVAILABLE: {
     status: 503,
