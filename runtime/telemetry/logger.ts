@@ -21,7 +21,7 @@ export interface LoggerOptions {
   readonly service?: string;
   /** The part of the program that logs (`component`, `outbound`, your module). @defaultValue "app" */
   readonly component?: string;
-  /** Lines below this level are dropped. @defaultValue `MANIFOLD_LOG_LEVEL`, else "info" */
+  /** Lines below this level are dropped. @defaultValue `MANIFOLD_LOG_LEVEL`, else "debug" with `DEV_MODE=true`, else "info" */
   readonly level?: LogLevel;
   /** Readable text instead of JSON. @defaultValue `DEV_MODE === "true"` */
   readonly pretty?: boolean;
@@ -42,8 +42,9 @@ export function noteServiceName(name: string): void {
   names.first ??= name;
 }
 
-function levelOf(value: string | undefined): LogLevel {
-  if (value === undefined || value === "") return "info";
+/** The spec's DEV_MODE means verbose logging: debug lines too, unless MANIFOLD_LOG_LEVEL says otherwise. */
+function levelOf(value: string | undefined, devMode: boolean): LogLevel {
+  if (value === undefined || value === "") return devMode ? "debug" : "info";
   if (Object.hasOwn(RANK, value)) return value as LogLevel;
   throw new RangeError("MANIFOLD_LOG_LEVEL must be debug, info, warn or error");
 }
@@ -78,7 +79,8 @@ function pretty(record: Record<string, unknown>): string {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const { env = process.env, component = "app", write = (line: string) => void process.stderr.write(`${line}\n`) } = options;
-  const { level = levelOf(env["MANIFOLD_LOG_LEVEL"]), pretty: readable = env["DEV_MODE"] === "true" } = options;
+  const devMode = env["DEV_MODE"] === "true";
+  const { level = levelOf(env["MANIFOLD_LOG_LEVEL"], devMode), pretty: readable = devMode } = options;
   const threshold = RANK[level];
 
   const emit = (lineLevel: LogLevel, message: string, fields: LogFields | undefined): void => {

@@ -52,6 +52,23 @@ test("DEV_MODE=true writes readable text", () => {
   assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT[\d:.]+Z WARN {2}weather-service\/outbound slow call {2}request_id=req-1 ms=812$/);
 });
 
+test("DEV_MODE=true is verbose: debug lines are written unless MANIFOLD_LOG_LEVEL or the option says otherwise", () => {
+  const dev = capture({ DEV_MODE: "true" });
+  dev.log.debug("planner prompt built", { chars: 120 });
+  assert.is(dev.lines.length, 1);
+  assert.match(dev.lines[0]!, /DEBUG weather-service\/outbound planner prompt built/);
+  const quiet = capture({ DEV_MODE: "true", MANIFOLD_LOG_LEVEL: "warn" });
+  quiet.log.debug("d");
+  quiet.log.info("i");
+  assert.is(quiet.lines.length, 0, "an explicit MANIFOLD_LOG_LEVEL wins over DEV_MODE");
+  const option = capture({ DEV_MODE: "true" }, { level: "info" });
+  option.log.debug("d");
+  assert.is(option.lines.length, 0, "the level option wins over both");
+  const prod = capture({ DEV_MODE: "false" });
+  prod.log.debug("d");
+  assert.is(prod.lines.length, 0, "without DEV_MODE the default stays info");
+});
+
 test("registered secrets are redacted from messages and fields", () => {
   const { log, lines } = capture();
   registerSecret("sk-live-123456");
