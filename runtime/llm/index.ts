@@ -4,9 +4,11 @@
  */
 export type { LlmCompletion, LlmMessage, LlmPhase, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 export {
+  DEFAULT_LLM_DEBUG_MAX_BYTES,
   DEFAULT_LLM_DEBUG_TTL_MS,
   LLM_DEBUG_ENV,
   LLM_DEBUG_ERROR_TTL_ENV,
+  LLM_DEBUG_MAX_BYTES_ENV,
   LLM_DEBUG_TTL_ENV,
   createLlmDebugStore,
   createMemoryLlmDebugStore,
@@ -19,6 +21,7 @@ export {
   type LlmDebugStore,
   type LlmDebugStoreOptions,
   type LlmInteraction,
+  type MemoryLlmDebugStore,
   type MemoryLlmDebugStoreOptions,
   type RedisLlmDebugStoreOptions,
 } from "./debug/index.js";

@@ -1,14 +1,23 @@
 import { durationFromEnv } from "../../spec/index.js";
 import { createStore, type Store } from "../../store/index.js";
+import { integerFromEnv } from "../../util/index.js";
 import { createMemoryLlmDebugStore } from "./memory-store.js";
 import { createRedisLlmDebugStore } from "./redis-store.js";
-import { DEFAULT_LLM_DEBUG_TTL_MS, DEFAULT_MAX_INTERACTIONS, DEFAULT_MAX_RECORDS, DEFAULT_MAX_TEXT_BYTES, type LlmDebugStore } from "./types.js";
+import {
+  DEFAULT_LLM_DEBUG_MAX_BYTES,
+  DEFAULT_LLM_DEBUG_TTL_MS,
+  DEFAULT_MAX_INTERACTIONS,
+  DEFAULT_MAX_RECORDS,
+  DEFAULT_MAX_TEXT_BYTES,
+  type LlmDebugStore,
+} from "./types.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const LLM_DEBUG_ENV = "MANIFOLD_LLM_DEBUG_ENABLED";
 export const LLM_DEBUG_TTL_ENV = "MANIFOLD_LLM_DEBUG_TTL";
 export const LLM_DEBUG_ERROR_TTL_ENV = "MANIFOLD_LLM_DEBUG_ERROR_TTL";
+export const LLM_DEBUG_MAX_BYTES_ENV = "MANIFOLD_LLM_DEBUG_MAX_BYTES";
 
 /** `MANIFOLD_LLM_DEBUG_ENABLED`: `true` turns LLM debug records on; unset, empty or `false` leaves them off. */
 export function llmDebugEnabled(env: Env = process.env): boolean {
@@ -33,6 +42,8 @@ export interface LlmDebugStoreOptions {
   readonly maxInteractions?: number;
   /** Prompt and response (each) are cut to this many UTF-8 bytes. @defaultValue 65536 */
   readonly maxTextBytes?: number;
+  /** The memory adapter's byte budget (Redis is bounded by maxRecords). @defaultValue `MANIFOLD_LLM_DEBUG_MAX_BYTES`, else 32 MiB */
+  readonly maxBytes?: number;
 }
 
 /**
@@ -48,11 +59,13 @@ export function createLlmDebugStore({
   maxRecords = DEFAULT_MAX_RECORDS,
   maxInteractions = DEFAULT_MAX_INTERACTIONS,
   maxTextBytes = DEFAULT_MAX_TEXT_BYTES,
+  maxBytes,
 }: LlmDebugStoreOptions = {}): LlmDebugStore {
   const limits = { ttlMs, errorTtlMs, maxRecords, maxInteractions, maxTextBytes };
   const store = given ?? createStore({ env });
   if (store.kind === "memory") {
-    return store.slot(`llm-debug:${Object.values(limits).join(":")}`, () => createMemoryLlmDebugStore(limits));
+    const budget = maxBytes ?? integerFromEnv(env, LLM_DEBUG_MAX_BYTES_ENV, DEFAULT_LLM_DEBUG_MAX_BYTES, { min: 1 });
+    return store.slot(`llm-debug:${[...Object.values(limits), budget].join(":")}`, () => createMemoryLlmDebugStore({ ...limits, maxBytes: budget }));
   }
   return createRedisLlmDebugStore(store, { ...limits, ownsStore: given === undefined });
 }

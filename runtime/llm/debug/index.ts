@@ -6,14 +6,16 @@
 export {
   LLM_DEBUG_ENV,
   LLM_DEBUG_ERROR_TTL_ENV,
+  LLM_DEBUG_MAX_BYTES_ENV,
   LLM_DEBUG_TTL_ENV,
   createLlmDebugStore,
   llmDebugEnabled,
   type LlmDebugStoreOptions,
 } from "./create.js";
-export { createMemoryLlmDebugStore, type MemoryLlmDebugStoreOptions } from "./memory-store.js";
+export { createMemoryLlmDebugStore, type MemoryLlmDebugStore, type MemoryLlmDebugStoreOptions } from "./memory-store.js";
 export { createRedisLlmDebugStore, type RedisLlmDebugStoreOptions } from "./redis-store.js";
 export {
+  DEFAULT_LLM_DEBUG_MAX_BYTES,
   DEFAULT_LLM_DEBUG_TTL_MS,
   cutUtf8,
   type LlmDebugEntry,

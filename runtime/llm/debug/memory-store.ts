@@ -2,6 +2,7 @@ import {
   checkLimits,
   checkListOptions,
   checkRequestId,
+  DEFAULT_LLM_DEBUG_MAX_BYTES,
   DEFAULT_LLM_DEBUG_TTL_MS,
   DEFAULT_MAX_INTERACTIONS,
   DEFAULT_MAX_RECORDS,
@@ -13,6 +14,7 @@ import {
   type LlmDebugStore,
   type LlmInteraction,
 } from "./types.js";
+import { checkInteger } from "../../util/index.js";
 
 export interface MemoryLlmDebugStoreOptions {
   /** How long a record whose calls all succeeded is kept after its last append. @defaultValue 72 h */
@@ -25,8 +27,33 @@ export interface MemoryLlmDebugStoreOptions {
   readonly maxInteractions?: number;
   /** Prompt and response (each) are cut to this many UTF-8 bytes. @defaultValue 65536 */
   readonly maxTextBytes?: number;
+  /**
+   * Most bytes of text (prompts, responses, errors, labels) held across all records: past it the least
+   * recently updated records go, and a lone record its oldest interactions. At least 4 × maxTextBytes,
+   * so one interaction always fits. @defaultValue 32 MiB
+   */
+  readonly maxBytes?: number;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+}
+
+/** The memory adapter, which can say how much it holds. */
+export interface MemoryLlmDebugStore extends LlmDebugStore {
+  /** The bytes the store counts against `maxBytes` now. */
+  bytes(): number;
+}
+
+/** What a record costs besides its interactions' text (ids, dates, component names), counted generously. */
+const RECORD_OVERHEAD = 1024;
+/** An interaction's fixed fields (numbers, dates, keys), counted generously. */
+const INTERACTION_OVERHEAD = 256;
+
+/** An interaction's bytes as the budget counts them: its strings in UTF-8 and a fixed overhead. */
+function sizeOf(interaction: LlmInteraction): number {
+  const { type, model, prompt, response, finish_reason, error } = interaction;
+  let bytes = INTERACTION_OVERHEAD;
+  for (const text of [type, model, prompt, response, finish_reason ?? "", error?.code ?? "", error?.message ?? ""]) bytes += Buffer.byteLength(text);
+  return bytes;
 }
 
 interface Held {
@@ -34,6 +61,10 @@ interface Held {
   readonly originalRequestId: string;
   readonly sourceComponents: string[];
   readonly interactions: LlmInteraction[];
+  /** What {@link sizeOf} says of each interaction, in the same order. */
+  readonly sizes: number[];
+  /** The record's count against the budget: its overhead and its interactions' sizes. */
+  bytes: number;
   status: LlmDebugStatus;
   readonly created: number;
   updated: number;
@@ -55,7 +86,7 @@ function snapshot(held: Held): LlmDebugRecord {
 }
 
 /**
- * The embedded adapter: one process, bounded in count, size and time. A Map keyed by request id (so
+ * The embedded adapter: one process, bounded in count, bytes and time. A Map keyed by request id (so
  * an id like `__proto__` is just a key), whose insertion order is the update order: each append moves
  * its record last, so the first entry is the least recently updated, the one evicted. An append is
  * synchronous from check to write, so concurrent appends cannot interleave.
@@ -66,21 +97,50 @@ export function createMemoryLlmDebugStore({
   maxRecords = DEFAULT_MAX_RECORDS,
   maxInteractions = DEFAULT_MAX_INTERACTIONS,
   maxTextBytes = DEFAULT_MAX_TEXT_BYTES,
+  maxBytes = DEFAULT_LLM_DEBUG_MAX_BYTES,
   now = Date.now,
-}: MemoryLlmDebugStoreOptions = {}): LlmDebugStore {
+}: MemoryLlmDebugStoreOptions = {}): MemoryLlmDebugStore {
   checkLimits({ ttlMs, errorTtlMs, maxRecords, maxInteractions, maxTextBytes });
+  // One interaction holds at most three texts of maxTextBytes (prompt, response, error) and short labels.
+  checkInteger("maxBytes", maxBytes, { min: 4 * maxTextBytes + RECORD_OVERHEAD });
   const records = new Map<string, Held>();
+  let total = 0;
+
+  const remove = (id: string): void => {
+    const held = records.get(id);
+    if (held === undefined) return;
+    total -= held.bytes;
+    records.delete(id);
+  };
 
   const sweep = (): void => {
     const at = now();
-    for (const [id, held] of records) if (held.expires <= at) records.delete(id);
+    for (const [id, held] of records) if (held.expires <= at) remove(id);
   };
 
   const live = (requestId: string): Held | undefined => {
     const held = records.get(requestId);
     if (held === undefined || held.expires > now()) return held;
-    records.delete(requestId);
+    remove(requestId);
     return undefined;
+  };
+
+  /** Drops the record's oldest interactions beyond `keep` many, or while `over` says the store is over budget. */
+  const dropOldest = (held: Held, keep: number, over: () => boolean): void => {
+    while (held.interactions.length > keep || (held.interactions.length > 1 && over())) {
+      held.interactions.shift();
+      const size = held.sizes.shift()!;
+      held.bytes -= size;
+      total -= size;
+      held.dropped += 1;
+    }
+  };
+
+  /** Least recently updated first: expired records, then whole records past the count or the budget, then the newest record's oldest calls. */
+  const evict = (newest: Held): void => {
+    if (records.size > maxRecords || total > maxBytes) sweep();
+    while (records.size > 1 && (records.size > maxRecords || total > maxBytes)) remove(records.keys().next().value!);
+    dropOldest(newest, maxInteractions, () => total > maxBytes);
   };
 
   return {
@@ -93,18 +153,20 @@ export function createMemoryLlmDebugStore({
         originalRequestId,
         sourceComponents: [],
         interactions: [],
+        sizes: [],
+        bytes: RECORD_OVERHEAD,
         status: "success",
         created: at,
         updated: at,
         expires: at,
         dropped: 0,
       };
+      if (!records.has(requestId)) total += held.bytes;
+      const size = sizeOf(interaction);
       held.interactions.push(structuredClone(interaction));
-      if (held.interactions.length > maxInteractions) {
-        const over = held.interactions.length - maxInteractions;
-        held.interactions.splice(0, over);
-        held.dropped += over;
-      }
+      held.sizes.push(size);
+      held.bytes += size;
+      total += size;
       if (!held.sourceComponents.includes(sourceComponent) && held.sourceComponents.length < MAX_SOURCE_COMPONENTS) {
         held.sourceComponents.push(sourceComponent);
       }
@@ -113,8 +175,7 @@ export function createMemoryLlmDebugStore({
       held.expires = at + (held.status === "error" ? errorTtlMs : ttlMs);
       records.delete(requestId); // re-inserted last: the Map's order is the eviction order
       records.set(requestId, held);
-      if (records.size > maxRecords) sweep();
-      while (records.size > maxRecords) records.delete(records.keys().next().value!);
+      evict(held);
     },
     get: async (requestId) => {
       const held = live(checkRequestId(requestId));
@@ -131,6 +192,7 @@ export function createMemoryLlmDebugStore({
       }
       return found;
     },
+    bytes: () => total,
     close: async () => undefined,
   };
 }

@@ -80,6 +80,8 @@ export const DEFAULT_LLM_DEBUG_TTL_MS = 72 * 60 * 60 * 1000;
 export const DEFAULT_MAX_RECORDS = 1000;
 export const DEFAULT_MAX_INTERACTIONS = 100;
 export const DEFAULT_MAX_TEXT_BYTES = 65_536;
+/** The memory adapter's byte budget (issue 32 M5): a few hundred full records, not 1,000 × 128 KiB. */
+export const DEFAULT_LLM_DEBUG_MAX_BYTES = 32 * 1024 * 1024;
 export const MAX_LIST_LIMIT = 1000;
 /** Names (type, model, finish_reason, error code, component) are labels: this many bytes is plenty. */
 export const MAX_LABEL_BYTES = 256;
