@@ -5,6 +5,8 @@
 import { checkInteger } from "../util/index.js";
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The spec's `PORT` default. A free port is an explicit `port: 0` (what tests and `npm start`'s network use). */
+export const DEFAULT_PORT = 8098;
 
 function parsePort(value: string, source: string): number {
   const port = Number(value);
@@ -14,12 +16,12 @@ function parsePort(value: string, source: string): number {
   return port;
 }
 
-/** Option, else `PORT`, else the manifest's port, else 0 (a free port). */
+/** Option, else `PORT`, else the manifest's port, else 8098. */
 export function resolvePort(option: number | undefined, manifestPort: number | undefined, env = process.env): number {
   if (option !== undefined) return parsePort(String(option), "port");
   const fromEnv = env["PORT"];
   if (fromEnv !== undefined && fromEnv !== "") return parsePort(fromEnv, "PORT");
-  return manifestPort ?? 0;
+  return manifestPort ?? DEFAULT_PORT;
 }
 
 /** Option, else `HOST`, else loopback: a component is exposed only when someone asks for it. */

@@ -28,7 +28,7 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   readonly handlers: Handlers<C>;
   /**
    * Port to listen on; 0 picks a free one.
-   * @defaultValue `PORT` from the environment, else the manifest's `port`, else 0
+   * @defaultValue `PORT` from the environment, else the manifest's `port`, else 8098 (`0` asks for a free port)
    */
   readonly port?: number;
   /** @defaultValue "127.0.0.1" unless `HOST` is set */

@@ -4,12 +4,14 @@ import * as assert from "uvu/assert";
 import { normalisePrefix, publicUrl, validHost } from "../../runtime/component/openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi, resolveHost, resolvePort } from "../../runtime/component/options.js";
 
-test("port: option > PORT > manifest > 0, and bad values name their source", () => {
+test("port: option > PORT > manifest > 8098 (the spec's default), and bad values name their source", () => {
   assert.is(resolvePort(1234, 8000, { PORT: "9000" }), 1234);
   assert.is(resolvePort(0, 8000, { PORT: "9000" }), 0, "an explicit 0 is kept");
   assert.is(resolvePort(undefined, 8000, { PORT: "9000" }), 9000);
   assert.is(resolvePort(undefined, 8000, {}), 8000);
-  assert.is(resolvePort(undefined, undefined, { PORT: "" }), 0);
+  assert.is(resolvePort(undefined, undefined, { PORT: "" }), 8098, "no option, no PORT, no manifest port: the spec's 8098");
+  assert.is(resolvePort(undefined, undefined, {}), 8098);
+  assert.is(resolvePort(0, undefined, {}), 0, "a free port is still an explicit 0");
   assert.throws(() => resolvePort(undefined, 8000, { PORT: "http" }), /PORT/);
   assert.throws(() => resolvePort(70000, undefined, {}), /port/);
   assert.throws(() => resolvePort(1.5, undefined, {}), /port/);
