@@ -29,13 +29,24 @@ export function resolveHost(option: string | undefined, env = process.env): stri
   return option ?? (env["HOST"] || "127.0.0.1");
 }
 
-/** Option, else `MANIFOLD_ENABLE_OPENAPI` (`true` or `false`), else off. */
+function booleanFromEnv(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = env[name];
+  if (value === undefined || value === "") return undefined;
+  if (value === "true" || value === "false") return value === "true";
+  throw new RangeError(`${name} must be true or false`);
+}
+
+/**
+ * Option, else `MANIFOLD_ENABLE_OPENAPI` (`true` or `false`), else the dev default: on under
+ * `DEV_MODE=true` (so the dashboard's API browser has documents to show) unless the setup script's
+ * `MANIFOLD_DEV_DISABLE_OPENAPI=true` stops it; else off.
+ */
 export function resolveEnableOpenApi(option: boolean | undefined, env = process.env): boolean {
   if (option !== undefined) return option;
-  const value = env["MANIFOLD_ENABLE_OPENAPI"];
-  if (value === undefined || value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new RangeError("MANIFOLD_ENABLE_OPENAPI must be true or false");
+  const explicit = booleanFromEnv(env, "MANIFOLD_ENABLE_OPENAPI");
+  if (explicit !== undefined) return explicit;
+  const disabled = booleanFromEnv(env, "MANIFOLD_DEV_DISABLE_OPENAPI") === true;
+  return env["DEV_MODE"] === "true" && !disabled;
 }
 
 export function resolveBodyLimit(option: number | undefined): number {

@@ -35,7 +35,7 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   readonly host?: string;
   /** Largest accepted request body in bytes. @defaultValue 1 MiB */
   readonly bodyLimit?: number;
-  /** Serve `GET /openapi.json`. @defaultValue `MANIFOLD_ENABLE_OPENAPI === "true"`, else false */
+  /** Serve `GET /openapi.json`. @defaultValue `MANIFOLD_ENABLE_OPENAPI`, else `DEV_MODE === "true"` unless `MANIFOLD_DEV_DISABLE_OPENAPI=true`, else false */
   readonly enableOpenApi?: boolean;
   /** On SIGTERM/SIGINT: stop accepting, drain in-flight requests, exit 0. @defaultValue true */
   readonly handleSignals?: boolean;

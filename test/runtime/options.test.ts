@@ -32,6 +32,19 @@ test("openapi: option > MANIFOLD_ENABLE_OPENAPI > off", () => {
   assert.throws(() => resolveEnableOpenApi(undefined, { MANIFOLD_ENABLE_OPENAPI: "yes" }), /MANIFOLD_ENABLE_OPENAPI/);
 });
 
+test("OpenAPI: DEV_MODE=true turns it on by default, MANIFOLD_DEV_DISABLE_OPENAPI stops that; option > variable > default", () => {
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true" }), true, "the dev default enables OpenAPI");
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "true" }), false);
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "false" }), true);
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "false" }), false, "outside dev mode the default stays off");
+  assert.is(resolveEnableOpenApi(undefined, { MANIFOLD_DEV_DISABLE_OPENAPI: "false" }), false, "the switch never turns OpenAPI on");
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_ENABLE_OPENAPI: "false" }), false, "the variable wins over the dev default");
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "true", MANIFOLD_ENABLE_OPENAPI: "true" }), true);
+  assert.is(resolveEnableOpenApi(true, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "true" }), true, "the option wins over everything");
+  assert.is(resolveEnableOpenApi(false, { DEV_MODE: "true" }), false);
+  assert.throws(() => resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "1" }), /MANIFOLD_DEV_DISABLE_OPENAPI/);
+});
+
 test("body limit: 1 MiB by default, 0 allowed, nonsense refused", () => {
   assert.is(resolveBodyLimit(undefined), 1024 * 1024);
   assert.is(resolveBodyLimit(0), 0);
