@@ -32,6 +32,8 @@ export function checkRegistration(c: ComponentRegistration): void {
   if (!REPORTED.includes(c.health)) throw invalid("health must be healthy, degraded or unhealthy");
   if (!Array.isArray(c.capabilities)) throw invalid("capabilities must be an array");
   for (const capability of c.capabilities) checkName(capability?.name, "a capability name");
+  if (c.signed_at !== undefined && !Number.isSafeInteger(c.signed_at)) throw invalid("signed_at must be an integer (ms)");
+  if (c.signature !== undefined && (typeof c.signature !== "string" || c.signature.length > 128)) throw invalid("signature must be a short string");
   for (const value of Object.values(c.metadata)) {
     if (typeof value !== "string") throw invalid("metadata values must be strings");
   }
@@ -67,6 +69,9 @@ export function toStoredRecord(c: ComponentRegistration, { ttlMs, heartbeatMs }:
     health: c.health,
     ttl_ms: ttlMs,
     heartbeat_ms: heartbeatMs,
+    // Kept as written: a keyed registry checks them on read (signing.ts).
+    ...(c.signed_at === undefined ? {} : { signed_at: c.signed_at }),
+    ...(c.signature === undefined ? {} : { signature: c.signature }),
   };
 }
 

@@ -11,6 +11,7 @@ export { startHeartbeat, type Heartbeat, type HeartbeatOptions } from "./heartbe
 export { createMemoryRegistry, createMemoryRegistryState, type MemoryRegistryOptions, type MemoryRegistryState } from "./memory-registry.js";
 export { createRedisRegistry, type RedisRegistryOptions } from "./redis-registry.js";
 export { createRegistry, defaultRegistry, type RegistryOptions } from "./registry.js";
+export { REGISTRY_KEY_ENV, checkRegistryKey, resolveRegistryKey, verifyEntry, withRegistryKey, type RegistryKeyOptions } from "./signing.js";
 export {
   HEALTH_STATES,
   type ComponentRegistration,
@@ -23,5 +24,6 @@ export {
   type Registry,
   type RegistryEntry,
   type ReportedHealth,
+  type Verification,
 } from "./types.js";
 export { resolveTiming } from "./entry.js";

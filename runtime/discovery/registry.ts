@@ -2,6 +2,7 @@ import { createStore, type Store } from "../store/index.js";
 import { withCatalogCache, type CatalogCacheOptions } from "./catalog-cache.js";
 import { createMemoryRegistry, createMemoryRegistryState } from "./memory-registry.js";
 import { createRedisRegistry } from "./redis-registry.js";
+import { resolveRegistryKey, withRegistryKey, type RegistryKeyOptions } from "./signing.js";
 import type { Registry } from "./types.js";
 
 export interface RegistryOptions {
@@ -9,18 +10,36 @@ export interface RegistryOptions {
   readonly store?: Store;
   /** The catalog cache in front of a Redis registry; `false` for none. @defaultValue `{}` (1 s fresh, 5 s stale) */
   readonly cache?: CatalogCacheOptions | false;
+  /**
+   * The network key records are signed with and checked against (DESIGN §5.5); `false` for none.
+   * At least 32 bytes; a shorter one is a RangeError at creation. @defaultValue `MANIFOLD_REGISTRY_KEY`, else none
+   */
+  readonly key?: string | false;
+  /** How a keyed registry reports the records it ignores, and its clock. */
+  readonly verification?: Omit<RegistryKeyOptions, "key">;
+  /** Where `MANIFOLD_REGISTRY_KEY` is read. @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * The registry for a store: the Redis adapter behind a catalog cache, or the in-memory adapter over
  * the store's process-wide state (registries of one memory namespace share their catalog, as they
- * would share a Redis).
+ * would share a Redis). With a key (`MANIFOLD_REGISTRY_KEY`) it signs what it registers and its
+ * lookups return only records that verify (signing.ts).
  */
 export function createRegistry(options: RegistryOptions = {}): Registry {
-  const { store = createStore(), cache = {} } = options;
-  if (store.kind === "memory") return createMemoryRegistry({ state: store.slot("registry", createMemoryRegistryState) });
-  const registry = createRedisRegistry(store, { ownsStore: options.store === undefined });
-  return cache === false ? registry : withCatalogCache(registry, cache);
+  const { cache = {}, env = process.env } = options;
+  // Checked before a store is opened: a bad key fails the start, leaving nothing to close.
+  const key = resolveRegistryKey(options.key, env);
+  const store = options.store ?? createStore();
+  const registry =
+    store.kind === "memory"
+      ? createMemoryRegistry({ state: store.slot("registry", createMemoryRegistryState) })
+      : cache === false
+        ? createRedisRegistry(store, { ownsStore: options.store === undefined })
+        : withCatalogCache(createRedisRegistry(store, { ownsStore: options.store === undefined }), cache);
+  // Outside the cache: a record's signature is judged at each lookup, against the clock (its TTL).
+  return key === undefined ? registry : withRegistryKey(registry, { ...options.verification, key });
 }
 
 let shared: Registry | undefined;

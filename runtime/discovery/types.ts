@@ -24,7 +24,17 @@ export interface ComponentRegistration {
   /** The capability wire objects of `GET /api/capabilities`. */
   readonly capabilities: readonly CapabilityWire[];
   readonly health: ReportedHealth;
+  /** With a registry key (MANIFOLD_REGISTRY_KEY): when the record was signed (ms since the epoch, the signer's clock). Set by the keyed registry. */
+  readonly signed_at?: number;
+  /** With a registry key: HMAC-SHA256 (base64url) over every other field of the stored record. Set by the keyed registry. */
+  readonly signature?: string;
 }
+
+/**
+ * How a record checked against the registry key: `expired` is a signed record looked up after its
+ * `signed_at + ttl_ms` (a replay). Without a key nothing is checked and lookups carry no verification.
+ */
+export type Verification = "verified" | "unsigned" | "bad_signature" | "expired";
 
 /** A registration as a lookup returns it. */
 export interface RegistryEntry extends Omit<ComponentRegistration, "health"> {
@@ -38,6 +48,8 @@ export interface RegistryEntry extends Omit<ComponentRegistration, "health"> {
   readonly ttl_ms: number;
   /** The heartbeat period; overdue (so `unknown`) after 1.5 × this without one. */
   readonly heartbeat_ms: number;
+  /** Set by a keyed registry (withRegistryKey): always `verified`, unless `unverified: true` was asked. */
+  readonly verification?: Verification;
 }
 
 export interface RegisterOptions {
@@ -68,6 +80,11 @@ export interface RegistrationOptions extends RegisterOptions {
 export interface LookupOptions {
   /** Which effective health states to return. @defaultValue ["healthy"] for byName/byType/byCapability, every state for listAll */
   readonly health?: readonly HealthState[];
+  /**
+   * With a registry key: also return the records that do not verify, each with its `verification`
+   * (the dashboard shows them). Lookups that route calls never set it. @defaultValue false
+   */
+  readonly unverified?: boolean;
 }
 
 /**
@@ -76,6 +93,8 @@ export interface LookupOptions {
  * A failure to reach the backing store rejects with ManifoldError `UNAVAILABLE`.
  */
 export interface Registry {
+  /** True when lookups return only records verified with a registry key (withRegistryKey). */
+  readonly verifies?: boolean;
   /** Writes the full record and (re)starts its TTL: registration and heartbeat are the same call. */
   register(component: ComponentRegistration, options?: RegisterOptions): Promise<void>;
   /** Removes the record and its index entries; false when there was none. */

@@ -102,6 +102,8 @@ export const METRIC = {
   /** Agent side of `POST /api/v1/scheduled`. */
   EXECUTOR_TASKS_HANDLED: "manifold.scheduled_executor.tasks_handled_total",
   EXECUTOR_TASKS_HANDLED_DURATION: "manifold.scheduled_executor.tasks_handled_duration_ms",
+  /** Registry records a keyed registry ignored (label `error_type`: unsigned, bad_signature, expired), once per record id. */
+  DISCOVERY_REJECTED_RECORDS: "manifold.discovery.rejected_records",
 } as const;
 
 /** Span names of the orchestration runtime; hooks are `pipeline.hook.<phase>.<name>` (hookSpanName). */
