@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { forwardedFrom, OutboundContext, validConversationId, type RequestScope } from "../context/index.js";
+import { APPROVAL_GATE_HEADER, approvalGateFrom, forwardedFrom, OutboundContext, validConversationId, type ApprovalGate, type RequestScope } from "../context/index.js";
 import { CONVERSATION_HEADER } from "../telemetry/index.js";
 import type { ServerTrace } from "../telemetry/index.js";
 import type { ForwardOptions, HandlerContext } from "./types.js";
@@ -21,6 +21,7 @@ export class CallContext implements HandlerContext, RequestScope {
   readonly #trace: ServerTrace | undefined;
   #controller: AbortController | undefined;
   #outbound: OutboundContext | undefined;
+  #approval: ApprovalGate | undefined;
 
   constructor(capability: string, requestId: string, req: IncomingMessage, res: ServerResponse, state: ServerState, trace?: ServerTrace) {
     this.capability = capability;
@@ -41,6 +42,11 @@ export class CallContext implements HandlerContext, RequestScope {
 
   get outbound(): OutboundContext {
     return (this.#outbound ??= new OutboundContext());
+  }
+
+  /** RequestScope: the HITL gate the calling request carries (`X-Manifold-Approval-Gate`), made on first use. */
+  get approval(): ApprovalGate {
+    return (this.#approval ??= approvalGateFrom(this.headers[APPROVAL_GATE_HEADER]));
   }
 
   /** RequestScope: read by the caller without creating the outbound context. */

@@ -4,7 +4,7 @@
  * up, the request id echoed, the server span, and the request context (ids, forwarded token and
  * headers) every outbound call made while answering reads.
  */
-import { forwardedFrom, requestIdOf, validConversationId, withRequestContext, type ForwardOptions, type RequestContextInit } from "../context/index.js";
+import { APPROVAL_GATE_HEADER, forwardedFrom, requestIdOf, validConversationId, withRequestContext, type ForwardOptions, type RequestContextInit } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { CONVERSATION_HEADER } from "../telemetry/index.js";
 import { getTelemetry, type ServerTrace } from "../telemetry/index.js";
@@ -52,6 +52,8 @@ export function routeRequestContext(
     requestId,
     ...(trace?.originalRequestId === undefined ? {} : { originalRequestId: trace.originalRequestId }),
     ...(conversationId === undefined ? {} : { conversationId }),
+    // The restrictions of an unapproved request that called this route (context/approval.ts).
+    ...(ctx.headers[APPROVAL_GATE_HEADER] === undefined ? {} : { approvalGate: ctx.headers[APPROVAL_GATE_HEADER] }),
   };
   if (forward === undefined) return ids;
   const { token, headers } = forwardedFrom(ctx.headers, forward);

@@ -14,6 +14,8 @@ export const HEADER = {
   WORKFLOW_STEP_ID: "x-step-id",
   /** The calling agent's name, set by every agent's outbound caller (the scheduler takes `target_agent` from it). */
   AGENT_NAME: "x-manifold-agent-name",
+  /** The sensitive capabilities the request may not call unapproved (approval.ts); only the caller sets it. */
+  APPROVAL_GATE: "x-manifold-approval-gate",
 } as const;
 
 /** A propagated header with one of these names (any case) is skipped: the caller sets them itself. */

@@ -9,3 +9,4 @@ export { requestIdOf, validConversationId, validRequestId } from "./ids.js";
 export { HEADER, RESERVED_HEADERS, bearerToken, checkHeader, checkToken, isSkippedHeader } from "./headers.js";
 export { forwardedFrom, type Forwarded, type ForwardOptions } from "./forward.js";
 export { REDACTED, redactSecrets, redactValues, registerSecret } from "./secrets.js";
+export { APPROVAL_GATE_HEADER, ApprovalGate, approvalGateFrom, parametersHash, type ApprovalGrant, type ApprovedCall } from "./approval.js";

@@ -4,6 +4,7 @@ import { ManifoldError } from "../errors/index.js";
 import { validConversationId, validRequestId } from "./ids.js";
 import { REDACTED, redactValues, registerSecret } from "./secrets.js";
 import { checkHeader, checkToken, isSkippedHeader } from "./headers.js";
+import { approvalGateFrom, type ApprovalGate } from "./approval.js";
 
 /**
  * The token and headers every outbound call made in one request context carries. Mutable on
@@ -64,6 +65,8 @@ export interface RequestScope {
   readonly conversationId: string | undefined;
   /** Token and headers for outbound calls; undefined until something set one. */
   readonly forwarded: OutboundContext | undefined;
+  /** What this request, unapproved, may not call (approval.ts); absent outside any request context. */
+  readonly approval?: ApprovalGate | undefined;
 }
 
 /** One AsyncLocalStorage per process, shared by every copy of the runtime (see telemetry.ts). */
@@ -91,6 +94,8 @@ export interface RequestContextInit {
   readonly token?: string;
   /** Added to (not replacing) the enclosing scope's propagated headers. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The inbound `X-Manifold-Approval-Gate` value: restrictions the caller's request carries. */
+  readonly approvalGate?: string | string[] | undefined;
 }
 
 function checked(value: string | undefined, valid: (v: unknown) => string | undefined, what: string): string | undefined {
@@ -116,6 +121,8 @@ export function withRequestContext<T>(init: RequestContextInit, fn: () => T): T 
     originalRequestId: checked(init.originalRequestId, validRequestId, "originalRequestId") ?? outer?.originalRequestId ?? requestId,
     conversationId: checked(init.conversationId, validConversationId, "conversationId") ?? outer?.conversationId,
     forwarded,
+    // One gate per request: a nested context shares it (restrictions only grow), the outermost makes it.
+    approval: outer?.approval?.addHeader(init.approvalGate) ?? approvalGateFrom(init.approvalGate),
   };
   return storage.run(scope, fn);
 }

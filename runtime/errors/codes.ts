@@ -49,6 +49,13 @@ export const ERROR_CODES = {
     description: "The caller is known but may not do this: another origin, a Host the component does not serve, or a resource another identity owns.",
   },
   CONFLICT: { status: 409, category: "conflict", retryable: false, description: "The request conflicts with the current state of the resource." },
+  APPROVAL_REQUIRED: {
+    status: 403,
+    category: "auth_error",
+    retryable: false,
+    description:
+      "A call to a sensitive capability inside a request no human approved (reached through another component's handler); `details[0]` names the component, capability and parameters. The orchestrating agent turns it into a checkpoint.",
+  },
   LLM_UNAVAILABLE: {
     status: 503,
     category: "unavailable",

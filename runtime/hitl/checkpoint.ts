@@ -7,6 +7,7 @@ import { jsonReply, type JsonReply } from "../component/index.js";
 import { currentScope } from "../context/index.js";
 import type { PlanContext, RunInterrupt, RunRequest, StepResult } from "../orchestration/index.js";
 import { getTelemetry } from "../telemetry/index.js";
+import type { IndirectCall } from "./gate.js";
 import type { HitlPolicy } from "./policy.js";
 import { type Checkpoint, type CheckpointStore, type CheckpointType, type NewCheckpoint, newCheckpointId } from "./store/index.js";
 
@@ -32,6 +33,8 @@ export interface PausedRun {
   readonly steps: readonly StepResult[];
   readonly reason: string;
   readonly sensitive_matches: readonly string[];
+  /** The sensitive call the blocked step's callee wanted to make (gate.ts). */
+  readonly indirect?: IndirectCall;
 }
 
 export interface CheckpointMakerOptions {
@@ -92,7 +95,11 @@ export function newCheckpoint({ policy, agentName, agentUrl, clock }: Checkpoint
           current_step: { step_id: interrupt.step_id, index: interrupt.index },
           resolved_parameters: isRecord(interrupt.parameters) ? interrupt.parameters : { value: interrupt.parameters },
         }),
-    decision: { reason: paused.reason, sensitive_matches: paused.sensitive_matches },
+    decision: {
+      reason: paused.reason,
+      sensitive_matches: paused.sensitive_matches,
+      ...(paused.indirect === undefined ? {} : { indirect: paused.indirect }),
+    },
     original_request: request,
     user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },
     original_request_id: scope?.originalRequestId ?? scope?.requestId ?? checkpointIdFallback(),

@@ -52,8 +52,11 @@ export function resumeOf(claimed: Checkpoint): ResumeRun {
   // Every step the checkpoint's run had let through stays approved; the blocked one now is too.
   const approved = [...claimed.completed_steps.map((s) => String(s["step_id"])), ...(claimed.current_step ? [claimed.current_step.step_id] : [])];
   const corrected = claimed.resolution?.parameters;
+  // The indirect call the checkpoint named: the resumed step's callee may make exactly it, once (gate.ts).
+  const indirect = claimed.decision?.indirect;
   const state: HitlState = {
     approved,
+    ...(indirect === undefined || claimed.current_step === undefined ? {} : { indirect: { [claimed.current_step.step_id]: indirect } }),
     ...(corrected === undefined || claimed.current_step === undefined ? {} : { parameters: { [claimed.current_step.step_id]: corrected } }),
   };
   return { plan: claimed.plan, completed: claimed.completed_steps as unknown as StepResult[], state: { [HITL_STATE]: state } };

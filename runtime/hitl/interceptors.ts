@@ -3,6 +3,9 @@
  *
  * 1. `hitl.corrections` (before a step): a resumed run's corrected parameters replace the step's own;
  * 2. `hitl.step_gate` (before a step): a sensitive step pauses the run, unless a human approved it;
+ *    it also puts the policy on the request's approval gate, so the step's callee is gated too (gate.ts);
+ * 2b. `hitl.indirect_gate` (after a step): a step whose callee reached a sensitive capability
+ *    (APPROVAL_REQUIRED) pauses the run, its checkpoint naming that call;
  * 3. `hitl.error_checkpoint` (after a step): a step whose input the tool refused pauses the run for a
  *    human's correction instead of failing it;
  * 4. `hitl.plan_approval` (after the plan): every plan waits for approval before its first step;
@@ -13,6 +16,7 @@
  */
 import type { ExecutionContext, Interceptor, InterceptorState, PlanContext, StepContext, StepOutcomeContext } from "../orchestration/index.js";
 import type { CheckpointMaker } from "./checkpoint.js";
+import { createIndirectGateInterceptor, gateStep, type IndirectCall } from "./gate.js";
 import { createStepGate, type HitlPolicy } from "./policy.js";
 
 /** The key of HITL's part of a resumed run's interceptor state. */
@@ -24,6 +28,8 @@ export interface HitlState {
   readonly approved: readonly string[];
   /** Parameters a human corrected, by step id: they replace the step's own. */
   readonly parameters?: Readonly<Record<string, unknown>>;
+  /** The sensitive call a step's callee may make once, by step id (the call its checkpoint named). */
+  readonly indirect?: Readonly<Record<string, IndirectCall>>;
 }
 
 const NO_STATE: HitlState = { approved: [] };
@@ -45,13 +51,21 @@ export function createCorrectionsInterceptor(): Interceptor {
   };
 }
 
-/** A sensitive step pauses the run before it is dispatched; one a human approved goes through. */
+/**
+ * A sensitive step pauses the run before it is dispatched; one a human approved goes through. Every
+ * step also puts the policy on the request's approval gate (gate.ts), so the calls its callee makes
+ * are gated too, and an approved step's call (and the indirect call its checkpoint named) is granted once.
+ */
 export function createStepGateInterceptor(policy: HitlPolicy): Interceptor {
   const gate = createStepGate(policy);
   return {
     name: "hitl.step_gate",
-    beforeStep({ step, state }: StepContext) {
-      if (gate === undefined || hitlState(state).approved.includes(step.step_id)) return undefined;
+    beforeStep({ step, state, parameters }: StepContext) {
+      if (gate === undefined) return undefined;
+      const { approved, indirect } = hitlState(state);
+      const isApproved = approved.includes(step.step_id);
+      gateStep(policy, step, parameters, { step: isApproved, indirect: isApproved ? indirect?.[step.step_id] : undefined });
+      if (isApproved) return undefined;
       const answer = gate(step);
       if (answer === undefined) return undefined;
       return {
@@ -99,6 +113,8 @@ const sensitiveMatchesOf = (data: unknown): readonly string[] => {
   return Array.isArray(matches) ? (matches as string[]) : [];
 };
 
+const indirectOf = (data: unknown): IndirectCall | undefined => (data as { indirect?: IndirectCall } | undefined)?.indirect;
+
 /** A run that HITL's step interceptors paused is stored as a checkpoint; the request answers 202. */
 export function createCheckpointInterceptor(checkpoint: CheckpointMaker): Interceptor {
   return {
@@ -106,13 +122,16 @@ export function createCheckpointInterceptor(checkpoint: CheckpointMaker): Interc
     async afterExecution(run: ExecutionContext) {
       const { interrupt, steps } = run.result;
       if (interrupt === undefined || !interrupt.interceptor.startsWith("hitl.")) return undefined;
+      const indirect = indirectOf(interrupt.data);
       const answer = await checkpoint({
-        type: interrupt.error === undefined ? "step" : "error",
+        // A step whose callee reached a sensitive capability waits for approval, like a sensitive step; not for a correction.
+        type: interrupt.error === undefined || indirect !== undefined ? "step" : "error",
         run,
         interrupt,
         steps,
         reason: interrupt.reason,
         sensitive_matches: sensitiveMatchesOf(interrupt.data),
+        ...(indirect === undefined ? {} : { indirect }),
       });
       return { action: "pause", answer };
     },
@@ -124,6 +143,7 @@ export function createHitlInterceptors(policy: HitlPolicy, checkpoint: Checkpoin
   return [
     createCorrectionsInterceptor(),
     createStepGateInterceptor(policy),
+    createIndirectGateInterceptor(policy),
     createErrorCheckpointInterceptor(policy),
     createPlanApprovalInterceptor(policy, checkpoint),
     createCheckpointInterceptor(checkpoint),

@@ -12,7 +12,7 @@ const TIME: JsonSchema = { type: "string", format: "date-time" };
 const OBJECT: JsonSchema = { type: "object" };
 const CHECKPOINT_ID: JsonSchema = { type: "string", pattern: "^cp-[0-9a-f]{32}$" };
 const TYPE: JsonSchema = { type: "string", enum: ["plan", "step", "error"] };
-const STATUS: JsonSchema = { type: "string", enum: ["pending", "approved", "rejected", "expired_approved", "expired", "resumed"] };
+const STATUS: JsonSchema = { type: "string", enum: ["pending", "approved", "rejected", "expired_approved", "expired", "resumed", "failed"] };
 const ACTION: JsonSchema = { type: "string", enum: ["approve", "reject"] };
 
 const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
@@ -36,11 +36,26 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       resolved_parameters: { type: "object", description: "The blocked step's parameters with their expressions resolved" },
       decision: {
         type: "object",
-        properties: { reason: STRING, sensitive_matches: { type: "array", items: STRING } },
+        properties: {
+          reason: STRING,
+          sensitive_matches: { type: "array", items: STRING },
+          indirect: {
+            type: "object",
+            description: "The sensitive call the blocked step reached through another component's handler; approving runs exactly it, once",
+            properties: { component: STRING, capability: STRING, parameters: {}, parameters_hash: STRING },
+            required: ["component", "capability", "parameters_hash"],
+          },
+        },
         required: ["reason", "sensitive_matches"],
       },
       original_request: { description: "The request as received" },
       user_context: { type: "object", properties: { conversation_id: STRING, session_id: STRING } },
+      requested_by: {
+        type: "object",
+        description: "Who made the paused request: only they, or a subject in MANIFOLD_HITL_APPROVERS, may see and decide it",
+        properties: { subject: STRING, kind: { type: "string", enum: ["user", "agent"] } },
+        required: ["subject", "kind"],
+      },
       original_request_id: STRING,
       completed_steps: { type: "array", description: "Results of the steps done before the pause: a resume never runs them again", items: OBJECT },
       default_action: { type: "string", enum: ["approve", "reject"], description: "What applies when nobody decides before expires_at" },
@@ -53,6 +68,11 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
         required: ["action", "at"],
       },
       resumed_at: TIME,
+      attempts: {
+        type: "integer",
+        minimum: 1,
+        description: "Resumes that failed before the approved step ran; each gave the approval back. At the cap (5) the checkpoint is failed",
+      },
     },
     required: ["checkpoint_id", "type", "status", "agent_name", "request_mode", "plan", "decision", "created_at", "expires_at", "default_action"],
   },

@@ -3,7 +3,7 @@ import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
 import { createLogger, type ClientTrace, type Logger, type Telemetry } from "../telemetry/index.js";
 import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
-import { HEADER, checkHeader, checkToken, currentScope, redactValues, registerSecret, type RequestScope } from "../context/index.js";
+import { HEADER, checkHeader, checkToken, currentScope, parametersHash, redactValues, registerSecret, type ApprovalGate, type RequestScope } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { isThenable, type AbortSource } from "../util/index.js";
 import { buildHeaders } from "./headers.js";
@@ -135,6 +135,34 @@ export function parseReply(response: TransportResponse, what: string, log: Logge
   throw ManifoldError.fromEnvelope(status, parsed) ?? new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} without an error envelope`);
 }
 
+/** Parameters larger than this are named by their hash alone in an APPROVAL_REQUIRED error. */
+const MAX_GATED_PARAMETERS = 16_384;
+
+/**
+ * The HITL gate of the request this call is made in (context/approval.ts): a sensitive call the
+ * request was not approved for is refused with APPROVAL_REQUIRED, naming the call, so the agent that
+ * orchestrates the request can make a checkpoint of it; any other call carries the gate on.
+ */
+function gatedHeader(gate: ApprovalGate, request: OutboundRequest): string | undefined {
+  const refused = gate.check(request.target, request.name, request.body ?? {});
+  if (refused.length === 0) return gate.headerFor(request.target, request.name, request.body ?? {});
+  const text = JSON.stringify(request.body ?? {});
+  const where = request.target === undefined ? request.name : `${request.target}.${request.name}`;
+  throw new ManifoldError("APPROVAL_REQUIRED", `${where} is a sensitive capability and this request was not approved`, {
+    details: [
+      {
+        pointer: "",
+        message: "needs a human's approval",
+        component: request.target,
+        capability: request.name,
+        ...(text.length <= MAX_GATED_PARAMETERS ? { parameters: request.body ?? {} } : {}),
+        parameters_hash: parametersHash(request.body ?? {}),
+        sensitive_matches: refused,
+      },
+    ],
+  });
+}
+
 /** Ends the client span and records the call's count and duration (telemetry on only). */
 function recordCall(
   telemetry: Telemetry,
@@ -162,6 +190,7 @@ async function call(state: CallerState, request: OutboundRequest): Promise<unkno
   const given = tokenOf(state, request, scope);
   const token = isThenable(given) ? await given : given;
   const requestId = request.requestId ?? scope?.requestId ?? randomUUID();
+  const gate = scope?.approval === undefined || scope.approval.empty ? undefined : gatedHeader(scope.approval, request);
   const headers = buildHeaders({
     token,
     propagated: [state.configured, scope?.forwarded?.headers(), request.headers],
@@ -172,6 +201,7 @@ async function call(state: CallerState, request: OutboundRequest): Promise<unkno
   });
   const telemetry = getTelemetry();
   if (method === "GET") delete headers[HEADER.CONTENT_TYPE];
+  if (gate !== undefined) headers[HEADER.APPROVAL_GATE] = gate;
   const trace = telemetry.enabled ? telemetry.startClient({ method, url, target: request.target, capability: request.name }) : undefined;
   if (trace !== undefined) {
     trace.inject(headers, { requestId, originalRequestId: scope?.originalRequestId ?? requestId, conversationId: scope?.conversationId });

@@ -1,4 +1,4 @@
-import { runInScope, type RequestScope, validRequestId } from "../context/index.js";
+import { ApprovalGate, runInScope, type RequestScope, validRequestId } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { createLogger, type Logger } from "../telemetry/index.js";
 import { type Clock, type ClockTimer, holdOpen, isThenable, sleepOn, systemClock } from "../util/index.js";
@@ -77,7 +77,8 @@ function runLease(pool: PoolState, lease: Lease): void {
   if (handler === undefined) return failRun(pool, entry, { code: "UNKNOWN_TASK_TYPE", message: `no handler for task type ${task.type} in this worker` });
   // Outbound calls the handler makes carry the task id as their request id.
   const requestId = validRequestId(task.task_id);
-  const scope: RequestScope = { requestId, originalRequestId: requestId, conversationId: undefined, forwarded: undefined };
+  // The gate: a task's run is unapproved like a request's, so HITL can gate its handlers' calls too.
+  const scope: RequestScope = { requestId, originalRequestId: requestId, conversationId: undefined, forwarded: undefined, approval: new ApprovalGate() };
   let output: unknown;
   try {
     const span = entry.trace?.span;

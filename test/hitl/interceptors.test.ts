@@ -141,7 +141,7 @@ test("the checkpoint interceptor stores runs HITL paused (step or error), and le
   assert.is(await checkpoint.afterExecution!({ ...run, result: { plan_id: "workflow-1", status: "completed", steps, duration_ms: 1 } }), undefined);
   assert.equal(
     createHitlInterceptors(POLICY, make).map((i) => i.name),
-    ["hitl.corrections", "hitl.step_gate", "hitl.error_checkpoint", "hitl.plan_approval", "hitl.checkpoint"],
+    ["hitl.corrections", "hitl.step_gate", "hitl.indirect_gate", "hitl.error_checkpoint", "hitl.plan_approval", "hitl.checkpoint"],
   );
 });
 

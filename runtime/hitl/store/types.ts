@@ -67,6 +67,15 @@ export interface CheckpointResolution {
 }
 
 /** A stored checkpoint: the wire shape (snake_case, JSON), what `POST /hitl/command` and the dashboard answer. */
+/** A sensitive call a step's callee wanted to make (hitl/gate.ts): approving the step approves exactly this call, once. */
+export interface IndirectCall {
+  readonly component: string;
+  readonly capability: string;
+  /** Absent when too large to show; the hash still binds the approval. */
+  readonly parameters?: unknown;
+  readonly parameters_hash: string;
+}
+
 export interface Checkpoint {
   /** `cp-` and 32 hex digits (`newCheckpointId`). */
   readonly checkpoint_id: string;
@@ -81,8 +90,11 @@ export interface Checkpoint {
   readonly current_step?: { readonly step_id: string; readonly index: number };
   /** The blocked step's parameters with their expressions resolved. */
   readonly resolved_parameters?: Readonly<Record<string, unknown>>;
-  /** Why the run was interrupted, and which sensitive capabilities matched. */
-  readonly decision: { readonly reason: string; readonly sensitive_matches: readonly string[] };
+  /**
+   * Why the run was interrupted, and which sensitive capabilities matched; `indirect` when the blocked
+   * step reached a sensitive capability through another component's handler (the call it wanted to make).
+   */
+  readonly decision: { readonly reason: string; readonly sensitive_matches: readonly string[]; readonly indirect?: IndirectCall };
   /** The request body (or text) as received. */
   readonly original_request: unknown;
   readonly user_context: { readonly conversation_id?: string; readonly session_id?: string };
