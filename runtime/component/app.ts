@@ -14,16 +14,17 @@ import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import type { ExtensionContext } from "./extension.js";
 import { openApiBody } from "./openapi-route.js";
-import { resolveBodyLimit, resolveEnableOpenApi } from "./options.js";
+import { resolveBodyLimit, resolveEnableOpenApi, resolveHost } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
 import { createRouteTable, type AddRoute, type RouteTable } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { checkHandlerKeys, handlerAt } from "../util/index.js";
 import { compileInputValidator, createAjv } from "./validate.js";
+import { createCorsPolicy, createTrustCheck, resolveAllowedHosts, resolveCorsOrigins, type TrustCheck } from "./trust.js";
 
 export type AppOptions<C extends CapabilityTypes> = Pick<
   ComponentOptions<C>,
-  "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly"
+  "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly" | "host" | "corsOrigins" | "allowedHosts"
 > & {
   /** The component's current health for `GET /health` (serve passes its health probe). @defaultValue always healthy */
   readonly health?: () => Promise<ReportedHealth>;
@@ -170,14 +171,17 @@ function createKoa(spec: ComponentSpec, log: Log, state: ServerState, table: Rou
   return koa;
 }
 
-/** The node:http listener: 503 while draining, the server span, then a capability POST on the fast path or Koa for the rest. */
+/**
+ * The node:http listener: 503 while draining, the server span, the Host and Origin check (403 before
+ * any handler runs, on both paths), then a capability POST on the fast path or Koa for the rest.
+ */
 function createListener(
   spec: ComponentSpec,
   state: ServerState,
   table: RouteTable,
   calls: ReadonlyMap<string, CapabilityCall>,
   koa: Koa,
-  fastPath: boolean,
+  { fastPath, trust }: { fastPath: boolean; trust: TrustCheck },
 ): RequestListener {
   const koaListener = koa.callback();
   return (req, res) => {
@@ -190,6 +194,11 @@ function createListener(
     // One property read when telemetry is off; on, the server span starts before anything else runs.
     const telemetry = getTelemetry();
     if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: table.match(path) });
+    const refused = trust(req);
+    if (refused !== undefined) {
+      writeReply(res, { status: refused.status, body: JSON.stringify(refused.toEnvelope()), requestId: requestIdOf(req) }, state);
+      return;
+    }
     // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
     const call = fastPath && req.method === "POST" ? calls.get(path) : undefined;
     if (call === undefined) {
@@ -202,14 +211,16 @@ function createListener(
 
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false }: AppOptions<C>,
+  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false, ...trusted }: AppOptions<C>,
   { fastPath = true }: AppInternals = {},
 ): ComponentApp {
   const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
-  const state: ServerState = { draining: false, signals: new Set() };
+  const corsOrigins = resolveCorsOrigins(trusted.corsOrigins);
+  const trust = createTrustCheck({ corsOrigins, allowedHosts: resolveAllowedHosts(trusted.allowedHosts), boundHost: resolveHost(trusted.host) });
+  const state: ServerState = { draining: false, signals: new Set(), cors: createCorsPolicy(corsOrigins) };
   const limit = resolveBodyLimit(bodyLimit);
   const resolved = resolveHandlers(spec, handlers);
-  const table = createRouteTable();
+  const table = createRouteTable(state.cors);
   const { add } = table;
   const calls = createCallTable(add);
   const callOptions: CapabilityCallOptions = { component: spec.name, bodyLimit: limit, log, state, auth: createAuthCheck(auth) };
@@ -230,5 +241,5 @@ export function createComponentApp<C extends CapabilityTypes>(
   }
 
   const koa = createKoa(spec, log, state, table);
-  return { id, koa, listener: createListener(spec, state, table, calls.calls, koa, fastPath), state };
+  return { id, koa, listener: createListener(spec, state, table, calls.calls, koa, { fastPath, trust }), state };
 }

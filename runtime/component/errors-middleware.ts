@@ -1,6 +1,6 @@
 import type { Middleware } from "koa";
 import { isManifoldError, toManifoldError } from "../errors/index.js";
-import { CORS_ALLOW_ORIGIN, lingerIfIncomplete, sendJson, type ServerState } from "./reply.js";
+import { corsHeaders, lingerIfIncomplete, sendJson, type ServerState } from "./reply.js";
 
 /**
  * Where the component writes its one-line messages. A plain function gets everything; a logger that
@@ -36,13 +36,15 @@ export function errorResponse(error: unknown, log: Log, where: string): { status
 }
 
 /**
- * The outermost Koa middleware: CORS origin on every response, thrown errors as envelopes (Koa's
+ * The outermost Koa middleware: CORS headers for an allowlisted origin, thrown errors as envelopes (Koa's
  * own error handler would answer in text and could expose messages), and `Connection: close` once
  * the server is draining so keep-alive clients let go.
  */
 export function createErrorsMiddleware(name: string, log: Log, state: ServerState): Middleware {
   return async (ctx, next) => {
-    ctx.set("Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN);
+    // Set before the route runs, so a route that takes over the response (an SSE stream) keeps them.
+    const cors = corsHeaders(state.cors, ctx.req.headers.origin);
+    for (let i = 0; i + 1 < cors.length; i += 2) ctx.set(cors[i]!, cors[i + 1]!);
     try {
       await next();
     } catch (error) {

@@ -27,3 +27,4 @@ export type {
   RunningComponent,
 } from "./types.js";
 export { openRouteStream, openSseStream, type RouteStream, type SseStream } from "./sse.js";
+export { ALLOWED_HOSTS_ENV, CORS_ORIGINS_ENV, resolveAllowedHosts, resolveCorsOrigins } from "./trust.js";

@@ -1,14 +1,17 @@
 import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import { discardBody } from "./body.js";
+import type { CorsPolicy } from "./trust.js";
 
 /** Every response body is JSON; the header value is one constant so nothing is computed per request. */
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 export const REQUEST_ID_HEADER = "X-Manifold-Request-ID";
 
-/** CORS, deliberately simple: any origin, no credentials, the headers a caller needs. */
-export const CORS_ALLOW_ORIGIN = "*";
-export const CORS_ALLOW_METHODS = "GET, POST, PUT, OPTIONS";
+/**
+ * CORS for allowlisted origins only (trust.ts): their Origin echoed, no credentials, the headers a
+ * caller needs. Without an allowlist no response carries any of these.
+ */
+export const CORS_ALLOW_METHODS = "GET, POST, PUT, DELETE, OPTIONS";
 // Browser callers must be allowed to send trace context and the conversation fallback too, or a
 // traced single-page app loses its trace at the first cross-origin call.
 // Accept, X-Requested-With and X-User-ID: what browser chat clients send (the spec's chat allow list).
@@ -20,6 +23,18 @@ export interface ServerState {
   draining: boolean;
   /** Signals handlers have asked for and whose response is still open: shutdown aborts them. */
   readonly signals: Set<AbortController>;
+  /** Which request origins responses name in `Access-Control-Allow-Origin`. */
+  readonly cors: CorsPolicy;
+}
+
+/**
+ * The CORS headers of a response as name, value pairs: the request's Origin when allowlisted, and
+ * `Vary: Origin` whenever a list is configured (the answer depends on it, so a cache must key on it).
+ */
+export function corsHeaders(cors: CorsPolicy, origin: string | undefined): string[] {
+  if (!cors.enabled) return [];
+  const allowed = cors.allowed(origin);
+  return allowed === undefined ? ["Vary", "Origin"] : ["Access-Control-Allow-Origin", allowed, "Vary", "Origin"];
 }
 
 /** The result of a capability call, written either by Koa or straight to the node response. */
@@ -33,16 +48,15 @@ export interface Reply {
 
 /**
  * Writes a reply on the node:http fast path. Header names, values and order match what the Koa path
- * produces for the same reply (ACAO from the first middleware, request id, Content-Type,
+ * produces for the same reply (CORS from the first middleware, request id, Content-Type,
  * Content-Length from Koa's body setter, Connection as the first middleware unwinds), so the two
  * paths cannot be told apart; test/runtime/app.test.ts checks it.
  */
 export function writeReply(res: ServerResponse, reply: Reply, state: ServerState): void {
   lingerIfIncomplete(res, state);
-  const headers =
-    reply.headers === undefined
-      ? ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId]
-      : ["Access-Control-Allow-Origin", CORS_ALLOW_ORIGIN, REQUEST_ID_HEADER, reply.requestId, ...reply.headers];
+  const headers = corsHeaders(state.cors, res.req.headers.origin);
+  headers.push(REQUEST_ID_HEADER, reply.requestId);
+  if (reply.headers !== undefined) headers.push(...reply.headers);
   headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", String(Buffer.byteLength(reply.body)));
   if (state.draining) headers.push("Connection", "close");
   res.writeHead(reply.status, headers);

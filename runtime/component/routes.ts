@@ -2,6 +2,7 @@ import Router, { type Layer, type RouterContext } from "@koa/router";
 import type { Middleware } from "koa";
 import { ManifoldError } from "../errors/index.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./reply.js";
+import type { CorsPolicy } from "./trust.js";
 
 /** The Koa context of a route: `ctx.params` holds the named parameters of its path (`/api/v1/tasks/:task_id`). */
 export type RouteContext = RouterContext;
@@ -30,9 +31,10 @@ function allowOf(layers: readonly Layer[]): string {
  * Every route that is not a capability POST's fast path goes through @koa/router (named parameters,
  * HEAD for GET). Strict and case-sensitive, so `/health/` and `/Health` are 404 as before. Its own
  * `allowedMethods()` answers OPTIONS with 200 and a bare 405 body; ours answers in the error envelope
- * and gives browsers the CORS preflight they need.
+ * and answers a browser's CORS preflight for an allowlisted origin only: any other origin's is 403,
+ * which a browser reports as a failed preflight and a person debugging can read.
  */
-export function createRouteTable(): RouteTable {
+export function createRouteTable(cors: CorsPolicy): RouteTable {
   const router = new Router({ strict: true, sensitive: true });
   const taken = new Set<string>();
   const add: AddRoute = (method, path, handler) => {
@@ -55,8 +57,13 @@ export function createRouteTable(): RouteTable {
       const allow = allowOf(layers);
       ctx.set("Allow", allow);
       if (ctx.method === "OPTIONS") {
-        ctx.set("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
-        ctx.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+        const origin = ctx.req.headers.origin;
+        if (origin !== undefined) {
+          if (cors.allowed(origin) === undefined)
+            throw new ManifoldError("FORBIDDEN", "this origin is not allowed to call from a browser: it is not listed in MANIFOLD_CORS_ORIGINS");
+          ctx.set("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
+          ctx.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+        }
         ctx.status = 204;
         return;
       }

@@ -197,7 +197,8 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const { metadata: _metadata, address: _advertise, ...timingOptions } = registration;
   const timing = resolveTiming(timingOptions); // a bad TTL fails before the port is taken
   const health = createHealthProbe(healthCheck, { log: (message) => log(`${spec.name}: ${message}`) });
-  const app = createComponentApp(spec, { ...options, log, health }, internals);
+  // The bound address decides the Host rule (loopback: loopback names only, unless listed).
+  const app = createComponentApp(spec, { ...options, host, log, health }, internals);
   const server = createHttpServer(app.listener, requestTimeoutMs);
   const address = await listen(server, port, host);
   const url = dialableUrl(address);

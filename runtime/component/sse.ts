@@ -65,12 +65,13 @@ export interface RouteStream {
 
 /**
  * Takes over a route's response for server-sent events (Koa no longer answers it), with the request
- * id echoed and any origin allowed, as chat's and HITL's streams need.
+ * id echoed. The CORS headers the errors middleware set for an allowlisted origin are kept: the
+ * response's set headers merge into writeHead's.
  */
 export function openRouteStream(ctx: RouteContext, { heartbeatMs, requestId }: { heartbeatMs: number; requestId: string }): RouteStream {
   const controller = new AbortController();
   ctx.respond = false;
-  const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId, "Access-Control-Allow-Origin": "*" } });
+  const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId } });
   const onClose = (): void => {
     if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
   };

@@ -33,6 +33,19 @@ export interface ComponentOptions<C extends CapabilityTypes> {
   readonly port?: number;
   /** @defaultValue "127.0.0.1" unless `HOST` is set */
   readonly host?: string;
+  /**
+   * Origins (`https://app.example.com`, exact) whose browser pages may call this component: their
+   * Origin is echoed in `Access-Control-Allow-Origin`, their preflights answered, their writes
+   * accepted. Any other origin gets no CORS header, and its POST/PUT/PATCH/DELETE is 403 FORBIDDEN.
+   * @defaultValue `MANIFOLD_CORS_ORIGINS` (comma-separated), else none: same-origin only
+   */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * Host names served besides loopback names and IP literals (DNS rebinding defence). On a loopback
+   * address only those are served; on any other address with no list, every Host is.
+   * @defaultValue `MANIFOLD_ALLOWED_HOSTS` (comma-separated), else none
+   */
+  readonly allowedHosts?: readonly string[];
   /** Largest accepted request body in bytes. @defaultValue 1 MiB */
   readonly bodyLimit?: number;
   /** Serve `GET /openapi.json`. @defaultValue `MANIFOLD_ENABLE_OPENAPI`, else `DEV_MODE === "true"` unless `MANIFOLD_DEV_DISABLE_OPENAPI=true`, else false */

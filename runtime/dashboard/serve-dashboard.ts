@@ -5,7 +5,14 @@
  * It reads the stores the network writes, chosen from the same environment (REDIS_URL,
  * MANIFOLD_REDIS_*), and does not register itself: it is not something a planner may call.
  */
-import { serveComponent, type ComponentExtension, type ComponentOptions, type RunningComponent } from "../component/index.js";
+import {
+  resolveAllowedHosts,
+  resolveCorsOrigins,
+  serveComponent,
+  type ComponentExtension,
+  type ComponentOptions,
+  type RunningComponent,
+} from "../component/index.js";
 import { createRegistry, type Registry } from "../discovery/index.js";
 import { createCheckpointStore, type CheckpointStore } from "../hitl/index.js";
 import { createLlmDebugStore, type LlmDebugStore } from "../llm/index.js";
@@ -169,6 +176,10 @@ export async function serveDashboard(options: DashboardOptions = {}): Promise<Ru
   try {
     running = await serveComponent<{}>(DASHBOARD_SPEC, {
       ...component,
+      // From the dashboard's own environment, like its other settings: its pages are same-origin, its
+      // Host rule keeps a rebound name (DNS rebinding) from reading or commanding through a browser.
+      corsOrigins: resolveCorsOrigins(component.corsOrigins, env),
+      allowedHosts: resolveAllowedHosts(component.allowedHosts, env),
       handlers: {},
       registry: false,
       enableOpenApi: false,

@@ -40,7 +40,8 @@ const base = {
   registry: false as const,
   handleSignals: false,
 };
-const agent = await TravelAgent.serve({ ...base, chat: handler });
+// A browser chat app on another origin is allowlisted, as it must be (MANIFOLD_CORS_ORIGINS).
+const agent = await TravelAgent.serve({ ...base, chat: handler, corsOrigins: ["http://localhost:3000"] });
 const bare = await TravelAgent.serve({ ...base });
 
 test.after(async () => {
@@ -139,7 +140,7 @@ test("session endpoints: create with metadata, read without transcript, retitle,
   assert.equal([big.status, big.body.error.details[0].pointer], [400, "/metadata"]);
 });
 
-test("a browser may send X-User-ID and Authorization: the preflight allows them and PUT", async () => {
+test("an allowlisted browser app may send X-User-ID and Authorization: the preflight allows them and PUT", async () => {
   const preflight = await fetch(`${agent.url}/chat/stream`, {
     method: "OPTIONS",
     headers: {
@@ -149,6 +150,7 @@ test("a browser may send X-User-ID and Authorization: the preflight allows them 
     },
   });
   assert.ok(preflight.status < 300);
+  assert.is(preflight.headers.get("access-control-allow-origin"), "http://localhost:3000");
   const allowed = preflight.headers.get("access-control-allow-headers") ?? "";
   for (const header of ["Content-Type", "Accept", "X-Requested-With", "X-User-ID", "Authorization"]) assert.ok(allowed.includes(header), header);
   assert.match(preflight.headers.get("access-control-allow-methods") ?? "", /PUT/);

@@ -152,7 +152,8 @@ test("the command proxy refuses what the buttons would not offer, bad bodies, ot
     { checkpoint_id: streaming.checkpoint_id, action: "approve" },
     { origin: "http://evil.example" },
   );
-  assert.is(cross.status, 401);
+  assert.is(cross.status, 403);
+  assert.is(cross.body.error.code, "FORBIDDEN");
   const invalid = await post(`${dashboard.url}/api/hitl/command`, { checkpoint_id: 7, action: "maybe", extra: true });
   assert.is(invalid.status, 400);
   assert.equal(

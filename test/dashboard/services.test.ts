@@ -75,7 +75,7 @@ test("/api/services answers the spec's registration records, output summaries le
   const bad = await get(`${dashboard.url}/api/services?type=robot`);
   assert.is(bad.status, 400);
   assert.is(bad.body.error.code, "INVALID_INPUT");
-  assert.is(bad.headers.get("access-control-allow-origin"), "*", "the registry is as public as each component's /api/capabilities");
+  assert.is(bad.headers.get("access-control-allow-origin"), null, "same-origin by default, like each component's /api/capabilities");
   await Promise.all([tool, agent, sick].map((c) => registry.unregister(c.id)));
 });
 

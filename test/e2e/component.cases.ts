@@ -25,7 +25,10 @@ export function componentCases(source: FixtureSource): void {
   const test = suite<{ tool?: Fixture; withOpenApi?: Fixture }>(`component e2e (${source})`, {});
 
   test.before(async (context) => {
-    [context.tool, context.withOpenApi] = await Promise.all([startFixture("trip-tool.ts"), startFixture("trip-tool.ts", { MANIFOLD_ENABLE_OPENAPI: "true" })]);
+    [context.tool, context.withOpenApi] = await Promise.all([
+      startFixture("trip-tool.ts"),
+      startFixture("trip-tool.ts", { MANIFOLD_ENABLE_OPENAPI: "true", MANIFOLD_CORS_ORIGINS: "http://example.com" }),
+    ]);
   });
   test.after(() => killAll());
 
@@ -169,7 +172,7 @@ export function componentCases(source: FixtureSource): void {
     assert.is((await rawRequest(`${tool!.url}/health`)).status, 200);
   });
 
-  test("404 for an unknown route, 405 with Allow for a wrong method, CORS preflight", async ({ tool }) => {
+  test("404 for an unknown route, 405 with Allow for a wrong method, CORS preflight for allowlisted origins only", async ({ tool, withOpenApi }) => {
     assertEnvelope(await rawRequest(`${tool!.url}/nowhere`), 404, "NOT_FOUND");
     assertEnvelope(await post(`${tool!.url}/api/capabilities/nope`, "{}"), 404, "NOT_FOUND");
     // Answered before the large body is read, to a client that asked for Connection: close.
@@ -181,18 +184,28 @@ export function componentCases(source: FixtureSource): void {
     assertEnvelope(postHealth, 405, "METHOD_NOT_ALLOWED");
     assert.is(postHealth.headers["allow"], "GET, HEAD, OPTIONS");
 
-    const preflight = await rawRequest(`${tool!.url}/api/capabilities/plan_trip`, {
-      method: "OPTIONS",
-      headers: { origin: "http://example.com", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
-    });
+    // Same-origin by default: another origin's preflight is refused and no answer names an origin.
+    const preflightFrom = (at: Fixture) =>
+      rawRequest(`${at.url}/api/capabilities/plan_trip`, {
+        method: "OPTIONS",
+        headers: { origin: "http://example.com", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      });
+    const refused = await preflightFrom(tool!);
+    assertEnvelope(refused, 403, "FORBIDDEN");
+    assert.is(refused.headers["access-control-allow-origin"], undefined);
+    assert.is((await post(`${tool!.url}/api/capabilities/ping`, "{}")).headers["access-control-allow-origin"], undefined);
+    // MANIFOLD_CORS_ORIGINS lists it on the other process: echoed, with the methods and headers a browser asks for.
+    const preflight = await preflightFrom(withOpenApi!);
     assert.is(preflight.status, 204);
-    assert.is(preflight.headers["access-control-allow-origin"], "*");
-    assert.is(preflight.headers["access-control-allow-methods"], "GET, POST, PUT, OPTIONS");
+    assert.is(preflight.headers["access-control-allow-origin"], "http://example.com");
+    assert.is(preflight.headers["vary"], "Origin");
+    assert.is(preflight.headers["access-control-allow-methods"], "GET, POST, PUT, DELETE, OPTIONS");
     assert.is(
       preflight.headers["access-control-allow-headers"],
       "Content-Type, Accept, X-Requested-With, X-User-ID, Authorization, X-Manifold-Request-ID, X-Manifold-Conversation-ID, traceparent, tracestate, baggage",
     );
-    assert.is((await post(`${tool!.url}/api/capabilities/ping`, "{}")).headers["access-control-allow-origin"], "*");
+    const allowed = await post(`${withOpenApi!.url}/api/capabilities/ping`, "{}", { "content-type": "application/json", origin: "http://example.com" });
+    assert.is(allowed.headers["access-control-allow-origin"], "http://example.com");
   });
 
   test("GET /api/capabilities/{name}/schema: the draft-07 input schema, 404 without an input summary", async ({ tool }) => {

@@ -180,11 +180,11 @@ test("close stops the workers gracefully: a running task finishes within the shu
   assert.ok(lines.some((l) => l.includes("task worker(s) started (embedded mode)")));
 });
 
-test("POST /api/v1/tasks through the served agent answers with the CORS header and the envelope like every route", async (context) => {
+test("POST /api/v1/tasks through the served agent answers same-origin (no CORS header unless allowlisted) and the envelope like every route", async (context) => {
   const base = await serve(context, { handlers, mode: "api", backend: backendFor(context) });
   const response = await post(`${base}/api/v1/tasks`, { type: "work" });
   assert.is(response.status, 202);
-  assert.is(response.headers["access-control-allow-origin"], "*");
+  assert.is(response.headers["access-control-allow-origin"], undefined);
   const unknown = await post(`${base}/api/v1/tasks`, { type: "nope" });
   assert.is((json(unknown) as { error: { code: string } }).error.code, "UNKNOWN_TASK_TYPE");
 });
