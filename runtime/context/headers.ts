@@ -14,6 +14,8 @@ export const HEADER = {
   WORKFLOW_STEP_ID: "x-step-id",
   /** The calling agent's name, set by every agent's outbound caller (the scheduler takes `target_agent` from it). */
   AGENT_NAME: "x-manifold-agent-name",
+  /** A scheduled run's deterministic id (`<schedule_id>:<fire_unix_seconds>`): the agent drops a second delivery of it. */
+  IDEMPOTENCY_KEY: "x-manifold-idempotency-key",
   /** The sensitive capabilities the request may not call unapproved (approval.ts); only the caller sets it. */
   APPROVAL_GATE: "x-manifold-approval-gate",
 } as const;

@@ -55,6 +55,8 @@ export interface OutboundRequest {
   readonly timeoutMs?: number | undefined;
   /** Aborts the call (ABORTED): an AbortSignal, or the runtime's cheaper Abortable (a task run's). */
   readonly signal?: AbortSource | undefined;
+  /** Sent as `X-Manifold-Idempotency-Key` (reserved: only the caller sets it), e.g. a scheduled run's id. */
+  readonly idempotencyKey?: string | undefined;
 }
 
 export interface Caller {
@@ -201,6 +203,7 @@ async function call(state: CallerState, request: OutboundRequest): Promise<unkno
   });
   const telemetry = getTelemetry();
   if (method === "GET") delete headers[HEADER.CONTENT_TYPE];
+  if (request.idempotencyKey !== undefined) headers[HEADER.IDEMPOTENCY_KEY] = checkHeader(HEADER.IDEMPOTENCY_KEY, request.idempotencyKey);
   if (gate !== undefined) headers[HEADER.APPROVAL_GATE] = gate;
   const trace = telemetry.enabled ? telemetry.startClient({ method, url, target: request.target, capability: request.name }) : undefined;
   if (trace !== undefined) {

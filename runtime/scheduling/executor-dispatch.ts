@@ -60,6 +60,14 @@ export function readInput(input: unknown): ScheduledTaskInput {
   return task as ScheduledTaskInput;
 }
 
+/**
+ * The run's idempotency key: its deterministic task id `<schedule_id>:<fire_unix_seconds>`, without
+ * the suffix a replayed or deferred copy's id adds, so every delivery of one occurrence has one key.
+ */
+export function idempotencyKeyOf(taskId: string): string {
+  return taskId.replace(/(?::(?:replay|defer)-\d+)+$/, "");
+}
+
 /** What the handler works with, built once by the executor. */
 export interface Dispatcher {
   readonly settings: ExecutorSettings;
@@ -130,6 +138,7 @@ async function post(
     target: agent,
     timeoutMs: d.settings.dispatchTimeoutMs,
     signal: abortSourceOf(context),
+    idempotencyKey: idempotencyKeyOf(context.taskId),
   })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
   if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
   const ms = performance.now() - started;

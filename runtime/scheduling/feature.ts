@@ -25,8 +25,17 @@ export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
   optionKeys: ["scheduled"],
   enabled: (agent) => agent.scheduled === true,
   openapi: addScheduledPaths,
-  async build({ scheduled }, { orchestration, log }) {
-    const { createScheduledExtension } = await import("./scheduled-route.js");
-    return { extension: createScheduledExtension({ handler: scheduled, orchestrator: orchestration.orchestrator, log: log("scheduled") }) };
+  async build({ scheduled }, { orchestration, log, env }) {
+    const { createScheduledExtension, DEFAULT_RUN_TIMEOUT_MS } = await import("./scheduled-route.js");
+    const { createRunClaims } = await import("./run-claims.js");
+    const { createStore } = await import("../store/index.js");
+    const { durationFromEnv } = await import("../spec/index.js");
+    // Runs are claimed where the agent's replicas meet (Redis when configured), so a redelivery to
+    // any replica is dropped; a run's deadline is the agent's orchestration timeout.
+    const claims = createRunClaims(createStore({ env }), { ownsStore: true });
+    const runTimeoutMs = durationFromEnv(env, "MANIFOLD_ORCHESTRATION_TIMEOUT", DEFAULT_RUN_TIMEOUT_MS);
+    return {
+      extension: createScheduledExtension({ handler: scheduled, orchestrator: orchestration.orchestrator, log: log("scheduled"), claims, runTimeoutMs }),
+    };
   },
 };

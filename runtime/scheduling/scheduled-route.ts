@@ -4,12 +4,15 @@
  * instruction goes to natural mode, which needs a language model. 503 until the agent has started
  * (and again once it drains); a handler's failure is `ORCHESTRATOR_ERROR`, which the executor retries.
  */
+import { randomUUID } from "node:crypto";
 import { compileValidator, type ComponentExtension, type PostContext } from "../component/index.js";
+import { HEADER } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { isThenable } from "../util/index.js";
+import { type Clock, isThenable, systemClock } from "../util/index.js";
+import { checkIdempotencyKey, createMemoryRunClaims, type RunClaims } from "./run-claims.js";
 import {
   SCHEDULED_EXECUTOR_QUEUE,
   SCHEDULED_PATH,
@@ -44,7 +47,24 @@ export interface ScheduledExtensionOptions {
   readonly handler?: ScheduledHandler | undefined;
   readonly orchestrator?: Orchestrator | undefined;
   readonly log?: Logger | undefined;
+  /**
+   * Where runs are claimed by idempotency key, so a second delivery of a run never runs the handler
+   * again; shared by the agent's replicas through Redis. @defaultValue this process's memory claims
+   */
+  readonly claims?: RunClaims | undefined;
+  /**
+   * A run's deadline: past it the handler's signal aborts, the answer is 504 TIMEOUT (the executor
+   * retries, on another replica when there is one) and the claim is released.
+   * @defaultValue `MANIFOLD_ORCHESTRATION_TIMEOUT`, else 5 min (the feature reads it)
+   */
+  readonly runTimeoutMs?: number | undefined;
+  /** The clock of the run's deadline. @defaultValue systemClock */
+  readonly clock?: Clock | undefined;
 }
+
+/** A running claim outlives the run's deadline by this much, so only a dead replica's claim lapses on its own. */
+const CLAIM_GRACE_MS = 30_000;
+export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
 
 /** A handler's answer on the wire: a string is the run's response; `{filtered: true, reason?}` skips it (reason at most 500 characters). */
 export function answerOf(answer: unknown, requestId: string): ScheduledResponse {
@@ -57,7 +77,7 @@ export function answerOf(answer: unknown, requestId: string): ScheduledResponse 
   throw new TypeError("a scheduled handler must return a string or { filtered: true }");
 }
 
-function recordHandled(status: "success" | "error" | "filtered", started: number): void {
+function recordHandled(status: "success" | "error" | "filtered" | "duplicate", started: number): void {
   const { metrics } = getTelemetry();
   const labels = { [ATTR.MODULE]: SCHEDULED_EXECUTOR_QUEUE, [ATTR.STATUS]: status };
   metrics.counter(METRIC.EXECUTOR_TASKS_HANDLED, 1, labels);
@@ -70,6 +90,9 @@ interface Route {
   readonly orchestrator: Orchestrator | undefined;
   readonly log: Logger | undefined;
   readonly validate: ReturnType<typeof compileValidator>;
+  readonly claims: RunClaims;
+  readonly runTimeoutMs: number;
+  readonly clock: Clock;
   ready: boolean;
 }
 
@@ -115,11 +138,103 @@ function failed(route: Route, request: ScheduledRequest, started: number, error:
   throw failure;
 }
 
+/** A second delivery of a run already done: answered as delivered, the handler not run again. */
+function duplicate(route: Route, request: ScheduledRequest, requestId: string): ScheduledResponse {
+  recordHandled("duplicate", performance.now());
+  route.log?.info("scheduled run already done: the duplicate delivery is dropped", {
+    operation: "scheduled_task_handler",
+    task_id: request.task_id,
+    schedule_id: request.schedule_id,
+    status: "duplicate",
+  });
+  return { success: true, status: "duplicate", data: { response: "", request_id: requestId } };
+}
+
+/**
+ * The handler's run under the deadline: past it the run's signal aborts and the answer is TIMEOUT.
+ * The handler sees the request's signal (the executor hanging up) and the deadline as one signal,
+ * made only if it asks for it.
+ */
+function runWithDeadline(route: Route, request: ScheduledRequest, context: PostContext): Promise<ScheduledResponse> {
+  const deadline = new AbortController();
+  let combined: AbortSignal | undefined;
+  // Not a spread: that would read (and so create) the request's signal for every run.
+  const runContext: PostContext = {
+    requestId: context.requestId,
+    originalRequestId: context.originalRequestId,
+    conversationId: context.conversationId,
+    headers: context.headers,
+    get signal() {
+      return (combined ??= AbortSignal.any([context.signal, deadline.signal]));
+    },
+  };
+  let timer: ReturnType<Clock["setTimeout"]> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = route.clock.setTimeout(() => {
+      const error = new ManifoldError("TIMEOUT", `the scheduled run did not finish within ${route.runTimeoutMs} ms`);
+      deadline.abort(error);
+      reject(error);
+    }, route.runTimeoutMs);
+  });
+  const running = (async () => run(route, request, runContext))();
+  return Promise.race([running, expired]).finally(() => route.clock.clearTimeout(timer));
+}
+
+/** The claimed run: done → the claim is kept (later deliveries are dropped); failed → released for a retry. */
+async function runClaimed(route: Route, request: ScheduledRequest, context: PostContext, key: string, token: string): Promise<ScheduledResponse> {
+  const started = performance.now();
+  let response: ScheduledResponse;
+  try {
+    response = await runWithDeadline(route, request, context);
+  } catch (error) {
+    await route.claims.release(key, token).catch(() => undefined); // it lapses on its own otherwise
+    if (!isManifoldError(error) || error.code !== "TIMEOUT") return failed(route, request, started, error);
+    recordHandled("error", started);
+    route.log?.warn(`scheduled run timed out: ${error.message}`, {
+      operation: "scheduled_task_handler",
+      task_id: request.task_id,
+      status: "error",
+      code: error.code,
+    });
+    throw error;
+  }
+  try {
+    await route.claims.complete(key, token);
+  } catch (error) {
+    // The run happened: say so. Its claim lapses after the deadline, so a redelivery then could run it again.
+    route.log?.warn("a scheduled run's completion could not be recorded", { operation: "scheduled_task_handler", task_id: request.task_id, error });
+  }
+  return handled(route, request, started, response);
+}
+
+function idempotencyKeyOf(context: PostContext): string | undefined {
+  const value = context.headers[HEADER.IDEMPOTENCY_KEY];
+  return value === undefined ? undefined : checkIdempotencyKey(Array.isArray(value) ? value[0] : value);
+}
+
+/** With an idempotency key (the executor always sends one), the run is claimed first: a second delivery never runs the handler. */
+async function claimAndRun(route: Route, request: ScheduledRequest, context: PostContext, key: string): Promise<ScheduledResponse> {
+  const token = randomUUID();
+  let state: Awaited<ReturnType<RunClaims["claim"]>>;
+  try {
+    state = await route.claims.claim(key, token, route.runTimeoutMs + CLAIM_GRACE_MS);
+  } catch (error) {
+    route.log?.warn("the record of scheduled runs is unreachable", { operation: "scheduled_task_handler", task_id: request.task_id, error });
+    throw new ManifoldError("UNAVAILABLE", "the record of scheduled runs is unreachable; deliver the run again later");
+  }
+  if (state === "done") return duplicate(route, request, context.requestId);
+  if (state === "running") throw new ManifoldError("CONFLICT", "a delivery of this scheduled run is in progress; deliver it again later if it does not finish");
+  return runClaimed(route, request, context, key, token);
+}
+
 function handle(route: Route, body: Record<string, unknown>, context: PostContext): ScheduledResponse | Promise<ScheduledResponse> {
   if (!route.ready) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for scheduled runs (starting or shutting down)");
   const details = route.validate(body);
   if (details !== undefined) throw new ManifoldError("INVALID_INPUT", "scheduled request body is not valid", { details });
   const request = body as unknown as ScheduledRequest;
+  const key = idempotencyKeyOf(context);
+  if (key !== undefined) return claimAndRun(route, request, context, key);
+  // Without a key (a direct call, not the executor's) the run is not deduplicated, as asked.
   const started = performance.now();
   let response: ScheduledResponse | Promise<ScheduledResponse>;
   try {
@@ -135,9 +250,17 @@ function handle(route: Route, body: Record<string, unknown>, context: PostContex
     : handled(route, request, started, response);
 }
 
-export function createScheduledExtension({ handler, orchestrator, log }: ScheduledExtensionOptions = {}): ComponentExtension {
+export function createScheduledExtension({
+  handler,
+  orchestrator,
+  log,
+  claims = createMemoryRunClaims(),
+  runTimeoutMs = DEFAULT_RUN_TIMEOUT_MS,
+  clock = systemClock,
+}: ScheduledExtensionOptions = {}): ComponentExtension {
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");
-  const route: Route = { handler, orchestrator, log, validate: compileValidator(SCHEDULED_REQUEST_SCHEMA), ready: false };
+  if (!Number.isFinite(runTimeoutMs) || runTimeoutMs <= 0) throw new RangeError("runTimeoutMs must be a positive number of ms");
+  const route: Route = { handler, orchestrator, log, validate: compileValidator(SCHEDULED_REQUEST_SCHEMA), claims, runTimeoutMs, clock, ready: false };
   return {
     name: "scheduled",
     start() {
@@ -145,6 +268,7 @@ export function createScheduledExtension({ handler, orchestrator, log }: Schedul
     },
     async stop() {
       route.ready = false;
+      await claims.close();
     },
     routes(_add, { post }) {
       // The executor's hot path: served like a capability call, without Koa.

@@ -36,7 +36,9 @@ export type ScheduledHandler = (request: ScheduledRequest, context: ScheduledCon
  */
 export type ScheduledResponse =
   | { readonly success: true; readonly data: { readonly response: string; readonly request_id: string } }
-  | { readonly success: true; readonly status: "filtered"; readonly data: { readonly response: ""; readonly request_id: string; readonly reason?: string } };
+  | { readonly success: true; readonly status: "filtered"; readonly data: { readonly response: ""; readonly request_id: string; readonly reason?: string } }
+  /** A second delivery of a run already done (same idempotency key): dropped, the handler not run again. */
+  | { readonly success: true; readonly status: "duplicate"; readonly data: { readonly response: ""; readonly request_id: string } };
 
 export const SCHEDULED_REQUEST_SCHEMA = {
   type: "object",
