@@ -6,6 +6,7 @@
 import { isBuiltinFile } from "./builtins.js";
 import type { DiagnosticCode } from "./codes.js";
 import { closest } from "./dataflow/index.js";
+import { SECRET_NAME } from "./diagnostics/index.js";
 import type { RawComponent, RawDeployment } from "./manifest-types.js";
 import type { Path } from "./source-file.js";
 
@@ -20,9 +21,6 @@ export const DEPLOY_RESERVED_ENV: readonly string[] = [
   "PORT",
   "REDIS_URL",
 ];
-
-/** A setting with one of these words in its name holds a credential: it belongs in the Secret, never in a ConfigMap. */
-const SECRET_NAME = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|PRIVATE)(_|$)/;
 
 export interface DeployedComponent {
   readonly file: string;

@@ -1,4 +1,5 @@
 import type { Diagnostic, Severity } from "../project.js";
+import { maskedColumn, maskMessage, maskSecrets, type LineEdits } from "./mask.js";
 
 export type DiagnosticFormat = "pretty" | "json" | "github";
 
@@ -21,7 +22,13 @@ const ANSI = {
 
 type Paint = (style: keyof typeof ANSI, text: string) => string;
 
-export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: DiagnosticFormat, options: FormatOptions): string {
+/**
+ * Secret values in the sources (credential-like keys, passwords in URLs) are masked in the code frames,
+ * and in the messages of every format, so a refused credential never reaches a CI log.
+ */
+export function formatDiagnostics(shown: readonly Diagnostic[], format: DiagnosticFormat, options: FormatOptions): string {
+  const masked = maskSources(shown, options.sources);
+  const diagnostics = masked.values.length === 0 ? shown : shown.map((d) => ({ ...d, message: maskMessage(d.message, masked.values) }));
   switch (format) {
     case "json":
       return JSON.stringify(
@@ -32,15 +39,39 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: Di
     case "github":
       return diagnostics.map(formatGithub).join("\n");
     case "pretty":
-      return formatPretty(diagnostics, options);
+      return formatPretty(diagnostics, options.color, masked);
   }
+}
+
+interface MaskedSources {
+  readonly sources?: ReadonlyMap<string, string>;
+  /** By file, then 1-based line: the ranges masked, to keep carets under their column. */
+  readonly edits: ReadonlyMap<string, ReadonlyMap<number, LineEdits>>;
+  readonly values: readonly string[];
+}
+
+/** The sources of the files the diagnostics name, masked; the values masked in them. */
+function maskSources(diagnostics: readonly Diagnostic[], sources: ReadonlyMap<string, string> | undefined): MaskedSources {
+  if (sources === undefined) return { edits: new Map(), values: [] };
+  const masked = new Map<string, string>();
+  const edits = new Map<string, ReadonlyMap<number, LineEdits>>();
+  const values: string[] = [];
+  for (const file of new Set(diagnostics.map((d) => d.file))) {
+    const text = sources.get(file);
+    if (text === undefined) continue;
+    const result = maskSecrets(text);
+    masked.set(file, result.text);
+    edits.set(file, result.edits);
+    values.push(...result.values);
+  }
+  return { sources: masked, edits, values };
 }
 
 function severityStyle(severity: Severity): "red" | "yellow" {
   return severity === "error" ? "red" : "yellow";
 }
 
-function formatPretty(diagnostics: readonly Diagnostic[], { color, sources }: FormatOptions): string {
+function formatPretty(diagnostics: readonly Diagnostic[], color: boolean, { sources, edits }: MaskedSources): string {
   const paint: Paint = color ? (style, text) => `${ANSI[style][0]}${text}${ANSI[style][1]}` : (_style, text) => text;
   const lineCache = new Map<string, readonly string[]>();
   const linesOf = (file: string): readonly string[] | undefined => {
@@ -57,7 +88,8 @@ function formatPretty(diagnostics: readonly Diagnostic[], { color, sources }: Fo
     .map((d) => {
       const head = `${d.file}:${d.line}:${d.column} - ${paint(severityStyle(d.severity), d.severity)} ${paint("dim", d.code)}: ${d.message}`;
       const source = linesOf(d.file)?.[d.line - 1];
-      return source === undefined ? head : `${head}\n${excerpt(source, d, paint)}`;
+      const column = maskedColumn(d.column, edits.get(d.file)?.get(d.line));
+      return source === undefined ? head : `${head}\n${excerpt(source, { ...d, column }, paint)}`;
     })
     .join("\n\n");
 }
