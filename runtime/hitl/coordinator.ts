@@ -3,13 +3,14 @@
  * orchestrator, and the resume coordinator (claim once, continue the run as it was, answer as its
  * route would, possibly with a further checkpoint).
  */
+import { JsonReply } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import type { Interceptor, OrchestrationExtension, ResumeRun, StepResult } from "../orchestration/index.js";
+import { type Interceptor, type OrchestrationExtension, type ResumeRun, type StepResult, wasNeverSent } from "../orchestration/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { createCheckpointMaker, type StoredRequest } from "./checkpoint.js";
 import { createHitlInterceptors, HITL_STATE, type HitlState } from "./interceptors.js";
 import type { HitlPolicy } from "./policy.js";
-import type { Checkpoint, CheckpointStore } from "./store/index.js";
+import { type Checkpoint, type CheckpointStore, DEFAULT_MAX_RESUME_ATTEMPTS } from "./store/index.js";
 
 export type { Interrupted, StoredRequest } from "./checkpoint.js";
 
@@ -21,6 +22,10 @@ export interface CoordinatorOptions {
   readonly agentUrl: () => string | undefined;
   readonly orchestration: OrchestrationExtension;
   readonly clock?: () => number;
+  /** Resumes that may fail before the approved step ran; then the checkpoint is `failed`. @defaultValue 5 */
+  readonly maxResumeAttempts?: number;
+  /** Told when a failed resume could not give its approval back. @defaultValue none */
+  readonly log?: (message: string, error: unknown) => void;
 }
 
 export interface ResumeOptions {
@@ -39,12 +44,62 @@ export interface Coordinator {
   resume(checkpointId: string, options: ResumeOptions): Promise<unknown>;
 }
 
-export function createCoordinator({ policy, store, agentName, agentUrl, orchestration, clock = Date.now }: CoordinatorOptions): Coordinator {
+export function createCoordinator({
+  policy,
+  store,
+  agentName,
+  agentUrl,
+  orchestration,
+  clock = Date.now,
+  maxResumeAttempts = DEFAULT_MAX_RESUME_ATTEMPTS,
+  log = () => undefined,
+}: CoordinatorOptions): Coordinator {
+  if (!Number.isSafeInteger(maxResumeAttempts) || maxResumeAttempts < 1) throw new RangeError("maxResumeAttempts must be a positive whole number");
   const checkpoint = createCheckpointMaker({ policy, store, agentName, agentUrl, clock });
   return {
-    interceptors: createHitlInterceptors(policy, checkpoint),
-    resume: (checkpointId, options) => resumeCheckpoint({ store, agentName, orchestration, clock }, checkpointId, options),
+    // The probe comes last: when it is asked about a step, every other HITL interceptor let it through.
+    interceptors: [...createHitlInterceptors(policy, checkpoint), resumeProbeInterceptor],
+    resume: (checkpointId, options) => resumeCheckpoint({ store, agentName, orchestration, clock, maxResumeAttempts, log }, checkpointId, options),
   };
+}
+
+const RESUME_PROBE = "hitl.resume_probe";
+
+/**
+ * What a resumed run did with the steps its approval covers (the blocked step; every step of an
+ * approved plan): whether one may have reached its component. A step counts as not run only when it
+ * was never dispatched, or its dispatch ended with no call made or with `wasNeverSent` (the target
+ * could not be found, every connection was refused); a step dispatched whose outcome is unknown (the
+ * run stopped mid-call) counts as run, so an approved action is never run twice.
+ */
+interface ResumeProbe {
+  readonly watched: ReadonlySet<string>;
+  readonly dispatched: Set<string>;
+  reached: boolean;
+}
+
+const probeOf = (state: Readonly<Record<string, unknown>>): ResumeProbe | undefined => state[RESUME_PROBE] as ResumeProbe | undefined;
+const mayHaveRun = (probe: ResumeProbe): boolean => probe.reached || probe.dispatched.size > 0;
+
+const resumeProbeInterceptor: Interceptor = {
+  name: RESUME_PROBE,
+  beforeStep({ state, step }) {
+    const probe = probeOf(state);
+    if (probe?.watched.has(step.step_id)) probe.dispatched.add(step.step_id);
+    return undefined;
+  },
+  afterStep({ state, step, error, attempts }) {
+    const probe = probeOf(state);
+    if (probe === undefined || !probe.dispatched.has(step.step_id)) return undefined;
+    probe.dispatched.delete(step.step_id);
+    if (error === undefined || !(attempts === 0 || wasNeverSent(error))) probe.reached = true;
+    return undefined;
+  },
+};
+
+function createProbe(claimed: Checkpoint): ResumeProbe {
+  const watched = claimed.current_step === undefined ? claimed.plan.steps.map((s) => s.step_id) : [claimed.current_step.step_id];
+  return { watched: new Set(watched), dispatched: new Set(), reached: false };
 }
 
 /** The run a claimed checkpoint continues: its plan, its completed steps, and HITL's state (what a human approved or corrected). */
@@ -67,13 +122,40 @@ interface ResumeDeps {
   readonly agentName: string;
   readonly orchestration: OrchestrationExtension;
   readonly clock: () => number;
+  readonly maxResumeAttempts: number;
+  readonly log: (message: string, error: unknown) => void;
 }
 
-async function resumeCheckpoint(
-  { store, agentName, orchestration, clock }: ResumeDeps,
-  checkpointId: string,
-  { signal, requestMode }: ResumeOptions,
-): Promise<unknown> {
+/**
+ * Runs a claimed checkpoint's continuation. When it ends (an answer or a failure, not a further
+ * checkpoint) without the approved step having run, the claim is released: the checkpoint is
+ * resumable again with its attempt counted (M2 of issue 32: a resume that failed while the tools
+ * were down must not use up the approval).
+ */
+async function runClaimed(deps: ResumeDeps, claimed: Checkpoint, run: (resume: ResumeRun) => Promise<unknown>): Promise<unknown> {
+  const probe = createProbe(claimed);
+  const base = resumeOf(claimed);
+  const release = async (): Promise<void> => {
+    if (mayHaveRun(probe)) return;
+    await deps.store
+      .releaseResume(claimed.checkpoint_id, { attempts: claimed.attempts ?? 0, now: deps.clock(), maxAttempts: deps.maxResumeAttempts })
+      .catch((error: unknown) =>
+        deps.log(`checkpoint ${claimed.checkpoint_id}: a resume failed before its approved step ran, and could not be released`, error),
+      );
+  };
+  let answer: unknown;
+  try {
+    answer = await run({ ...base, state: { ...base.state, [RESUME_PROBE]: probe } });
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  if (!(answer instanceof JsonReply && answer.status === 202)) await release();
+  return answer;
+}
+
+async function resumeCheckpoint(deps: ResumeDeps, checkpointId: string, { signal, requestMode }: ResumeOptions): Promise<unknown> {
+  const { store, agentName, orchestration, clock } = deps;
   // Only the agent that paused the run can continue it (its workflows, its plan's tools); checked
   // before the claim, so a resume sent to the wrong agent leaves the checkpoint resumable.
   await requireOwnCheckpoint(store, checkpointId, agentName);
@@ -81,13 +163,15 @@ async function resumeCheckpoint(
   const stored = claimed.original_request as StoredRequest;
   const { conversation_id, session_id } = claimed.user_context;
   const run = (): Promise<unknown> =>
-    orchestration.resume(stored, resumeOf(claimed), {
-      ...(signal === undefined ? {} : { signal }),
-      requestContext: {
-        request_mode: requestMode,
-        user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },
-      },
-    });
+    runClaimed(deps, claimed, (resume) =>
+      orchestration.resume(stored, resume, {
+        ...(signal === undefined ? {} : { signal }),
+        requestContext: {
+          request_mode: requestMode,
+          user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },
+        },
+      }),
+    );
   // Part of the resume request's own (new) trace, linked to the one the checkpoint interrupted.
   const telemetry = getTelemetry();
   const span = telemetry.enabled

@@ -30,6 +30,28 @@ interface AttemptOptions {
 
 const abortCause = (signal: AbortSignal, error: ManifoldError): ManifoldError => (signal.reason instanceof ManifoldError ? signal.reason : error);
 
+/** Connection failures that mean the request never reached the component (nothing was sent to a handler). */
+const UNSENT_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+/** A step's final error when none of its attempts reached the component (set by createAttempt). */
+const neverSent = new WeakSet<ManifoldError>();
+
+/**
+ * Whether a step's error says that none of its attempts reached the component: its target could not
+ * be resolved, or every connection was refused. HITL uses it to give an approval back when a resumed
+ * run failed before the approved step ran; anything else (a timeout, a reset, an answer) counts as sent.
+ */
+export function wasNeverSent(error: unknown): boolean {
+  return error instanceof ManifoldError && neverSent.has(error);
+}
+
+function systemCodeOf(error: unknown): string | undefined {
+  for (let at: unknown = error, depth = 0; typeof at === "object" && at !== null && depth < 4; at = (at as { cause?: unknown }).cause, depth += 1) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z_]+$/.test(code)) return code;
+  }
+  return undefined;
+}
+
 /** Every attempt of one step (its own `retry`, for retryable failures); never rejects. */
 export function createAttempt({ resolve, caller, defaultTimeoutMs, wait, log }: AttemptOptions): Attempt {
   return async (plan: Plan, step: PlanStep, body: unknown, signal: AbortSignal): Promise<Outcome> => {
@@ -40,17 +62,26 @@ export function createAttempt({ resolve, caller, defaultTimeoutMs, wait, log }: 
     const attempts = 1 + (step.retry ?? 0);
     const timeoutMs = step.timeout_ms ?? defaultTimeoutMs;
     const workflow = { id: plan.plan_id, stepId: step.step_id };
+    let sent = false;
+    const ended = (error: ManifoldError, attempt: number): Outcome => {
+      if (!sent) neverSent.add(error);
+      return { error, attempts: attempt };
+    };
     for (let attempt = 1; ; attempt += 1) {
+      let calling = false;
       try {
         const found = resolve(component, capability);
         const target = isThenable(found) ? await found : found;
+        calling = true;
         const output = await caller.call({ url: target.url, body, name: capability, target: component, workflow, timeoutMs, signal });
         return { output, attempts: attempt };
       } catch (thrown) {
         if (!(thrown instanceof ManifoldError)) log.error(`step ${step.step_id} (${component}.${capability}) failed unexpectedly`, { error: thrown });
         const error = toManifoldError(thrown);
+        if (calling && !(error.code === "NETWORK_ERROR" && UNSENT_CODES.has(systemCodeOf(error) ?? ""))) sent = true;
+        // An abort's cause may be one error shared by every step of the run: never marked.
         if (signal.aborted) return { error: abortCause(signal, error), attempts: attempt };
-        if (attempt >= attempts || !isRetryable(error)) return { error, attempts: attempt };
+        if (attempt >= attempts || !isRetryable(error)) return ended(error, attempt);
         await sleep(wait(attempt), signal);
         if (signal.aborted) return { error: abortCause(signal, error), attempts: attempt };
       }

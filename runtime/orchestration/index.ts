@@ -18,6 +18,7 @@ export {
 export { compileCached, compileValue, type Compiled, type CompiledValue, type ExpressionScope, type ExpressionSyntax, type Reference } from "./expressions.js";
 export {
   createExecutor,
+  wasNeverSent,
   type ExecuteOptions,
   type ExecutionResult,
   type Executor,

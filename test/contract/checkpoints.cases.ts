@@ -125,7 +125,8 @@ const EXPECTED_TABLE = {
   expired_approved: { resume: "resumed" },
   rejected: {},
   expired: {},
-  resumed: {},
+  resumed: { release: "approved", fail: "failed" },
+  failed: {},
 };
 
 type Attempt = "approve" | "reject" | "resume";
@@ -213,7 +214,11 @@ export function checkpointStoreCases(name: string, create: CheckpointStoreFactor
       expired_approved: await make({ default_action: "approve", expires_at: iso(BASE - 1) }),
       expired: await make({ default_action: "reject", expires_at: iso(BASE - 1) }),
       resumed: await make(),
+      failed: await make(),
     };
+    await checkpoints.command(ids.failed, "approve", { now: early });
+    await checkpoints.claimResume(ids.failed, early);
+    await checkpoints.releaseResume(ids.failed, { attempts: 0, now: early, maxAttempts: 1 });
     await checkpoints.command(ids.approved, "approve", { now: early });
     await checkpoints.command(ids.rejected, "reject", { now: early });
     await checkpoints.command(ids.resumed, "approve", { now: early });
@@ -233,7 +238,11 @@ export function checkpointStoreCases(name: string, create: CheckpointStoreFactor
         assert.equal(await checkpoints.get(id), before, `${attempt} from ${status} changed nothing`);
       }
     }
-    assert.is(refusedCount, 6 * 3 - 4, "every pair but the four legal ones was tried");
+    assert.is(refusedCount, 7 * 3 - 4, "every pair but the four legal ones was tried");
+    for (const [status, id] of Object.entries(ids) as [CheckpointStatus, string][]) {
+      if (status === "resumed") continue;
+      await conflict(() => checkpoints.releaseResume(id, { attempts: 0, now: early + 6, maxAttempts: 5 }), status);
+    }
 
     const later = await checkpoints.expireDue(BASE + 3_600_000, 100);
     assert.equal(
@@ -306,6 +315,62 @@ export function checkpointStoreCases(name: string, create: CheckpointStoreFactor
       const lost = results.find((r) => r.status === "rejected")!;
       assert.ok(isManifoldError(lost.reason) && lost.reason.code === "CONFLICT");
       assert.is((await checkpoints.get(c.checkpoint_id))!.resumed_at, (won[0] as PromiseFulfilledResult<Checkpoint>).value.resumed_at);
+    }
+  });
+
+  test("a released resume claim returns to where it was claimed from, attempts counted; at the cap it is failed; a failed checkpoint never resumes", async () => {
+    const { checkpoints } = await create({});
+    const byHuman = stepCheckpoint();
+    const byDefault = stepCheckpoint({ default_action: "approve", expires_at: iso(BASE + 100) });
+    for (const c of [byHuman, byDefault]) await checkpoints.create(c);
+    const approved = await checkpoints.command(byHuman.checkpoint_id, "approve", { now: BASE + 1 });
+    const [expired] = await checkpoints.expireDue(BASE + 100, 10);
+    for (const [before, claimedAt] of [
+      [approved, BASE + 2],
+      [expired!, BASE + 200],
+    ] as const) {
+      await checkpoints.claimResume(before.checkpoint_id, claimedAt);
+      const released = await checkpoints.releaseResume(before.checkpoint_id, { attempts: 0, now: claimedAt + 1, maxAttempts: 3 });
+      assert.equal(released, { ...before, attempts: 1 }, "back to its status, no resumed_at, one attempt");
+      assert.equal(await checkpoints.get(before.checkpoint_id), released);
+      const again = await checkpoints.claimResume(before.checkpoint_id, claimedAt + 2);
+      assert.equal([again.status, again.attempts, again.resumed_at], ["resumed", 1, iso(claimedAt + 2)]);
+      // A stale release (the attempts this claim did not see) changes nothing.
+      const stale = await conflict(() => checkpoints.releaseResume(before.checkpoint_id, { attempts: 0, now: claimedAt + 3, maxAttempts: 3 }), "resumed");
+      assert.is(stale.details?.[0]?.["attempts"], 1);
+      assert.equal(await checkpoints.get(before.checkpoint_id), again);
+      await checkpoints.releaseResume(before.checkpoint_id, { attempts: 1, now: claimedAt + 4, maxAttempts: 3 });
+      await checkpoints.claimResume(before.checkpoint_id, claimedAt + 5);
+      const failed = await checkpoints.releaseResume(before.checkpoint_id, { attempts: 2, now: claimedAt + 6, maxAttempts: 3 });
+      assert.equal(failed, { ...before, status: "failed", attempts: 3 }, "the third failed resume is the last");
+      await conflict(() => checkpoints.claimResume(before.checkpoint_id, claimedAt + 7), "failed");
+      assert.equal(
+        (await checkpoints.list({ status: "failed" })).checkpoints.map((c) => c.checkpoint_id).includes(before.checkpoint_id),
+        true,
+        "listed under failed",
+      );
+    }
+    await throwsRange(() => checkpoints.releaseResume(byHuman.checkpoint_id, { attempts: -1, now: BASE, maxAttempts: 3 }), "attempts");
+    await rejection(() => checkpoints.releaseResume(newCheckpointId(), { attempts: 0, now: BASE, maxAttempts: 3 }), "NOT_FOUND");
+  });
+
+  test("after a released claim, two concurrent releases of it and then two concurrent claims: one of each wins, the other gets 409", async () => {
+    const { checkpoints, replica } = await create({});
+    const other = await replica();
+    const made = await Promise.all(Array.from({ length: 20 }, () => checkpoints.create(stepCheckpoint())));
+    for (const c of made) {
+      await checkpoints.command(c.checkpoint_id, "approve", { now: BASE + 1 });
+      await checkpoints.claimResume(c.checkpoint_id, BASE + 2);
+      const releases = await Promise.allSettled([
+        checkpoints.releaseResume(c.checkpoint_id, { attempts: 0, now: BASE + 3, maxAttempts: 5 }),
+        other.releaseResume(c.checkpoint_id, { attempts: 0, now: BASE + 3, maxAttempts: 5 }),
+      ]);
+      assert.is(releases.filter((r) => r.status === "fulfilled").length, 1, "a claim is released once");
+      assert.equal([(await checkpoints.get(c.checkpoint_id))!.status, (await checkpoints.get(c.checkpoint_id))!.attempts], ["approved", 1]);
+      const claims = await Promise.allSettled([checkpoints.claimResume(c.checkpoint_id, BASE + 4), other.claimResume(c.checkpoint_id, BASE + 5)]);
+      assert.is(claims.filter((r) => r.status === "fulfilled").length, 1, "one resume runs");
+      const lost = claims.find((r) => r.status === "rejected")!;
+      assert.ok(isManifoldError(lost.reason) && lost.reason.code === "CONFLICT");
     }
   });
 

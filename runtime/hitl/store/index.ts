@@ -12,6 +12,7 @@ export {
   CHECKPOINT_TRANSITIONS,
   DEFAULT_LIST_LIMIT,
   DEFAULT_MAX_RECORD_BYTES,
+  DEFAULT_MAX_RESUME_ATTEMPTS,
   DEFAULT_RETENTION_MS,
   isTerminal,
   legalFor,
@@ -32,5 +33,6 @@ export {
   type CommandOptions,
   type DefaultAction,
   type NewCheckpoint,
+  type ReleaseOptions,
   type RequestMode,
 } from "./types.js";

@@ -9,10 +9,12 @@ import {
   decodeCheckpoint,
   encodeCheckpoint,
   expiryResolution,
+  checkRelease,
   isCheckpointId,
   matches,
   notFound,
   refused,
+  staleRelease,
   tooLate,
 } from "./records.js";
 import { createSortedIndex, type SortedIndex } from "./sorted-index.js";
@@ -30,6 +32,7 @@ import {
   type CheckpointStore,
   type DefaultAction,
   type NewCheckpoint,
+  type ReleaseOptions,
 } from "./types.js";
 
 export interface MemoryCheckpointStoreOptions {
@@ -54,6 +57,9 @@ interface Held {
   status: CheckpointStatus;
   resolution: string | undefined;
   resumedAt: string | undefined;
+  /** Failed resumes so far, and the status the last claim came from (where a release returns it). */
+  attempts: number;
+  resumedFrom: CheckpointStatus | undefined;
   /** When retention drops the record: expiry plus retention while pending, retention after each change. */
   purgeMs: number;
   bytes: number;
@@ -121,6 +127,7 @@ export function createMemoryCheckpointStore({
       const at = checkNow(now);
       return transition(state, id, "resume", at, { resumedAt: new Date(at).toISOString() });
     },
+    releaseResume: async (id, options) => release(state, id, checkRelease(options)),
     expireDue: async (now, limit) => expireDue(state, now, limit),
     nextExpiry: async () => {
       sweep(state);
@@ -166,7 +173,7 @@ function lookup(state: MemoryCheckpoints, id: string): Held | undefined {
 }
 
 function view(held: Held): Checkpoint {
-  return decodeCheckpoint(held.body, held.status, held.resolution, held.resumedAt);
+  return decodeCheckpoint(held.body, held.status, held.resolution, held.resumedAt, held.attempts);
 }
 
 function createRecord(state: MemoryCheckpoints, checkpoint: NewCheckpoint): Checkpoint {
@@ -189,6 +196,8 @@ function createRecord(state: MemoryCheckpoints, checkpoint: NewCheckpoint): Chec
     status: "pending",
     resolution: undefined,
     resumedAt: undefined,
+    attempts: 0,
+    resumedFrom: undefined,
     purgeMs: state.clock() + Math.max(0, encoded.expiresMs - encoded.createdMs) + state.retentionMs,
     bytes: size,
   };
@@ -228,7 +237,24 @@ function transition(
   const to = transitionOf(held.status, event);
   if (to === undefined) throw refused(id, held.status, event);
   if ((event === "approve" || event === "reject") && now >= held.expiresMs) throw tooLate(id, held.status, event, held.expiresMs);
+  if (event === "resume") held.resumedFrom = held.status;
   return move(state, held, to, changes);
+}
+
+/** `resumed` → where the claim came from, or `failed` at the cap: compare-and-set on status and attempts. */
+function release(state: MemoryCheckpoints, id: string, { attempts, maxAttempts }: ReleaseOptions): Checkpoint {
+  const held = lookup(state, id);
+  if (held === undefined) throw notFound(id);
+  if (transitionOf(held.status, "release") === undefined) throw refused(id, held.status, "release");
+  if (held.attempts !== attempts) throw staleRelease(id, held.status, held.attempts);
+  held.attempts += 1;
+  // The failed claim's time goes with it (its bytes too): a resumable checkpoint has no resumed_at.
+  const freed = heapBytes(held.resumedAt ?? "");
+  held.bytes -= freed;
+  state.bytes -= freed;
+  held.resumedAt = undefined;
+  const to = held.attempts >= maxAttempts ? transitionOf(held.status, "fail")! : (held.resumedFrom ?? "approved");
+  return move(state, held, to, {});
 }
 
 /** Pending records whose expiry is due, oldest first, moved by their default action. */

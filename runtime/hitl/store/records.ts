@@ -18,6 +18,7 @@ import {
   type CheckpointStatus,
   type DefaultAction,
   type NewCheckpoint,
+  type ReleaseOptions,
 } from "./types.js";
 
 const CHECKPOINT_ID = /^cp-[0-9a-f]{32}$/;
@@ -69,7 +70,7 @@ function instant(name: string, value: unknown): number {
  * Status and decision fields a caller left on the object are dropped: a checkpoint starts pending.
  */
 export function encodeCheckpoint(checkpoint: NewCheckpoint, maxRecordBytes: number): EncodedCheckpoint {
-  const { status: _s, resolution: _r, resumed_at: _a, ...fixed } = checkpoint as Checkpoint;
+  const { status: _s, resolution: _r, resumed_at: _a, attempts: _n, ...fixed } = checkpoint as Checkpoint;
   if (!isCheckpointId(fixed.checkpoint_id))
     throw new RangeError(`checkpoint ids are cp- and 32 hex digits, not ${JSON.stringify(String(fixed.checkpoint_id).slice(0, 40))}`);
   if (!TYPES.includes(fixed.type)) throw new RangeError(`checkpoint type must be plan, step or error, not ${JSON.stringify(fixed.type)}`);
@@ -102,13 +103,36 @@ export function encodeCheckpoint(checkpoint: NewCheckpoint, maxRecordBytes: numb
 }
 
 /** The stored parts back into the wire record. Each call parses afresh: callers get copies, as from Redis. */
-export function decodeCheckpoint(body: string, status: string, resolution: string | undefined, resumedAt: string | undefined): Checkpoint {
+export function decodeCheckpoint(
+  body: string,
+  status: string,
+  resolution: string | undefined,
+  resumedAt: string | undefined,
+  attempts?: string | number | undefined,
+): Checkpoint {
+  const tries = Number(attempts ?? 0);
   return {
     ...(JSON.parse(body) as NewCheckpoint),
     status: status as CheckpointStatus,
     ...(resolution === undefined || resolution === "" ? {} : { resolution: JSON.parse(resolution) as CheckpointResolution }),
     ...(resumedAt === undefined || resumedAt === "" ? {} : { resumed_at: resumedAt }),
+    ...(tries > 0 ? { attempts: tries } : {}),
   };
+}
+
+/** A release's options, checked: the runtime passes them, so a bad one is a RangeError. */
+export function checkRelease({ attempts, now, maxAttempts }: ReleaseOptions): ReleaseOptions {
+  checkNow(now);
+  if (!Number.isSafeInteger(attempts) || attempts < 0) throw new RangeError(`attempts must be a whole number, not ${String(attempts)}`);
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be a positive whole number, not ${String(maxAttempts)}`);
+  return { attempts, now, maxAttempts };
+}
+
+/** A release that lost its compare-and-set: the claim was released already, or the record moved. */
+export function staleRelease(checkpointId: string, status: CheckpointStatus, attempts: number): ManifoldError {
+  return new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${status} after ${attempts} failed resumes: this claim was released already`, {
+    details: [{ pointer: "/checkpoint_id", message: `the checkpoint is ${status}`, status, attempts }],
+  });
 }
 
 export function checkNow(now: unknown): number {
@@ -198,6 +222,8 @@ const DONE: Readonly<Record<CheckpointEvent, string>> = {
   expire_approve: "expire",
   expire_reject: "expire",
   resume: "resume",
+  release: "release",
+  fail: "fail",
 };
 
 /** A refused status change: 409 with the status the checkpoint has now (details[0].status). */

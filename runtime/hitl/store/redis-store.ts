@@ -10,10 +10,12 @@ import {
   encodeCheckpoint,
   expiryResolution,
   idOfMember,
+  checkRelease,
   isCheckpointId,
   matches,
   notFound,
   refused,
+  staleRelease,
   tooLate,
 } from "./records.js";
 import {
@@ -32,12 +34,14 @@ import {
   type CheckpointStore,
   type CommandOptions,
   type NewCheckpoint,
+  type ReleaseOptions,
 } from "./types.js";
 
 const lua = (file: string) => loadLuaScript("checkpoints", new URL(`./lua/${file}`, import.meta.url));
 const CREATE = lua("create-5.lua");
 const COMMAND = lua("command-3.lua");
 const RESUME = lua("resume-3.lua");
+const RELEASE = lua("release-3.lua");
 const EXPIRE_DUE = lua("expire-due-2.lua");
 const PURGE = lua("purge-3.lua");
 
@@ -65,10 +69,10 @@ const onlyRow = (event: CheckpointEvent): [string, string] => {
 function fromFlat(flat: readonly string[]): Checkpoint {
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
-  return decodeCheckpoint(fields.get("body")!, fields.get("status")!, fields.get("resolution"), fields.get("resumed_at"));
+  return decodeCheckpoint(fields.get("body")!, fields.get("status")!, fields.get("resolution"), fields.get("resumed_at"), fields.get("attempts"));
 }
 
-type Outcome = ["ok", string[]] | ["refused", CheckpointStatus] | ["late", CheckpointStatus, string] | ["not_found"];
+type Outcome = ["ok", string[]] | ["refused", CheckpointStatus] | ["late", CheckpointStatus, string] | ["stale", CheckpointStatus, string] | ["not_found"];
 
 /** The Redis adapter's state: the client, its key names, its limits and the expiry rows. */
 interface RedisCheckpoints {
@@ -118,6 +122,7 @@ export function createRedisCheckpointStore(
     get: async (id) => (isCheckpointId(id) ? (await read(state, [id]))[0] : undefined),
     command: (id, action, options) => command(state, id, action, options),
     claimResume: (id, now) => claimResume(state, id, now),
+    releaseResume: (id, options) => releaseResume(state, id, checkRelease(options)),
     expireDue: (now, limit) => expireDue(state, now, limit),
     nextExpiry: async () => {
       const [, score] = await client.zrange(state.expiry, "0", "0", "WITHSCORES");
@@ -136,12 +141,12 @@ const recordKey = (state: RedisCheckpoints, id: string): string => `${state.reco
 async function read(state: RedisCheckpoints, ids: readonly string[]): Promise<(Checkpoint | undefined)[]> {
   if (ids.length === 0) return [];
   const multi = state.client.multi();
-  for (const id of ids) multi.hmget(recordKey(state, id), "body", "status", "resolution", "resumed_at");
+  for (const id of ids) multi.hmget(recordKey(state, id), "body", "status", "resolution", "resumed_at", "attempts");
   const replies = (await multi.exec()) ?? [];
   return replies.map(([error, value]) => {
     if (error) throw error;
-    const [body, status, resolution, resumedAt] = value as (string | null)[];
-    return body == null || status == null ? undefined : decodeCheckpoint(body, status, resolution ?? undefined, resumedAt ?? undefined);
+    const [body, status, resolution, resumedAt, attempts] = value as (string | null)[];
+    return body == null || status == null ? undefined : decodeCheckpoint(body, status, resolution ?? undefined, resumedAt ?? undefined, attempts ?? undefined);
   });
 }
 
@@ -154,6 +159,8 @@ function settle(id: string, event: CheckpointEvent, outcome: Outcome): Checkpoin
       throw refused(id, outcome[1], event);
     case "late":
       throw tooLate(id, outcome[1], event, Number(outcome[2]));
+    case "stale":
+      throw staleRelease(id, outcome[1], Number(outcome[2]));
     default:
       throw notFound(id);
   }
@@ -196,6 +203,17 @@ async function claimResume(state: RedisCheckpoints, id: string, now: number): Pr
     [id, state.statusPrefix, new Date(at).toISOString(), state.retentionMs, ...rows("resume")],
   )) as Outcome;
   return settle(id, "resume", outcome);
+}
+
+async function releaseResume(state: RedisCheckpoints, id: string, { attempts, maxAttempts }: ReleaseOptions): Promise<Checkpoint> {
+  if (!isCheckpointId(id)) throw notFound(id);
+  const outcome = (await runScript(
+    state.client,
+    RELEASE,
+    [recordKey(state, id), state.expiry, state.purge],
+    [id, state.statusPrefix, attempts, maxAttempts, state.retentionMs, ...onlyRow("fail"), ...rows("release")],
+  )) as Outcome;
+  return settle(id, "release", outcome);
 }
 
 /** Moves due pending records by their default action (one script), then purges records past retention. */

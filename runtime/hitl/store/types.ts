@@ -9,7 +9,7 @@
 import type { Plan } from "../../orchestration/index.js";
 
 export type CheckpointType = "plan" | "step" | "error";
-export type CheckpointStatus = "pending" | "approved" | "rejected" | "expired_approved" | "expired" | "resumed";
+export type CheckpointStatus = "pending" | "approved" | "rejected" | "expired_approved" | "expired" | "resumed" | "failed";
 /** What the checkpoint does when nobody decides before `expires_at`. */
 export type DefaultAction = "approve" | "reject";
 /** A human's command (`POST /hitl/command`). */
@@ -18,14 +18,19 @@ export type RequestMode = "streaming" | "non_streaming";
 
 /**
  * What moves a checkpoint: a human's approve or reject, the expiry processor applying the default
- * action (`expire_approve` / `expire_reject`, by `default_action`), and the resume claim.
+ * action (`expire_approve` / `expire_reject`, by `default_action`), the resume claim, and its
+ * release when the resumed run never reached the approved step (`release`, or `fail` once the
+ * attempts are spent).
  */
-export type CheckpointEvent = "approve" | "reject" | "expire_approve" | "expire_reject" | "resume";
+export type CheckpointEvent = "approve" | "reject" | "expire_approve" | "expire_reject" | "resume" | "release" | "fail";
 
 /**
  * The legal status changes, as data: `CHECKPOINT_TRANSITIONS[from][event]` is the status `event`
  * moves a checkpoint in `from` to; an event a status does not list is refused (409 CONFLICT) and
  * changes nothing. Both adapters decide from this table (the Redis scripts are given its rows).
+ * `release` is the one row whose target is not fixed: it returns a claim to the status it was
+ * claimed from (`approved` or `expired_approved`, kept on the record), which the row names as
+ * `approved`; `releaseResume` applies it.
  */
 export const CHECKPOINT_TRANSITIONS = {
   pending: { approve: "approved", reject: "rejected", expire_approve: "expired_approved", expire_reject: "expired" },
@@ -33,7 +38,8 @@ export const CHECKPOINT_TRANSITIONS = {
   expired_approved: { resume: "resumed" },
   rejected: {},
   expired: {},
-  resumed: {},
+  resumed: { release: "approved", fail: "failed" },
+  failed: {},
 } as const satisfies Readonly<Record<CheckpointStatus, Readonly<Partial<Record<CheckpointEvent, CheckpointStatus>>>>>;
 
 export const CHECKPOINT_STATUSES = Object.keys(CHECKPOINT_TRANSITIONS) as readonly CheckpointStatus[];
@@ -52,9 +58,12 @@ export function legalFor(event: CheckpointEvent): readonly { readonly from: Chec
   });
 }
 
-/** A status with no way out: its record is kept for the retention period, then dropped. */
+/**
+ * A status with no way out: its record is kept for the retention period, then dropped. `resumed`
+ * counts as terminal for eviction and retention: only the claim's own caller releases it, at once.
+ */
 export function isTerminal(status: CheckpointStatus): boolean {
-  return Object.keys(CHECKPOINT_TRANSITIONS[status]).length === 0;
+  return status === "resumed" || Object.keys(CHECKPOINT_TRANSITIONS[status]).length === 0;
 }
 
 export interface CheckpointResolution {
@@ -112,10 +121,24 @@ export interface Checkpoint {
   readonly resolution?: CheckpointResolution;
   /** ISO 8601 of the resume claim. */
   readonly resumed_at?: string;
+  /**
+   * Resumes that failed before the approved step ran (each returned the checkpoint to `approved` or
+   * `expired_approved`); absent until the first. At `maxAttempts` the checkpoint is `failed`.
+   */
+  readonly attempts?: number;
 }
 
 /** What `create` takes: a checkpoint is always created `pending`, undecided. */
-export type NewCheckpoint = Omit<Checkpoint, "status" | "resolution" | "resumed_at">;
+export type NewCheckpoint = Omit<Checkpoint, "status" | "resolution" | "resumed_at" | "attempts">;
+
+export interface ReleaseOptions {
+  /** The claimed record's `attempts` (0 when absent): the compare-and-set's token, so a claim is released once. */
+  readonly attempts: number;
+  /** The caller's clock, ms since the epoch. */
+  readonly now: number;
+  /** At this many failed resumes the checkpoint is `failed` instead of resumable again. */
+  readonly maxAttempts: number;
+}
 
 export interface CommandOptions {
   /** The human's reason, kept in `resolution.reason`; at most MAX_REASON characters. */
@@ -162,6 +185,12 @@ export interface CheckpointStore {
   /** `approved` | `expired_approved` → `resumed`, once: of two concurrent claims one wins, the other gets CONFLICT. */
   claimResume(checkpointId: string, now: number): Promise<Checkpoint>;
   /**
+   * A claimed resume whose run never reached the approved step: `resumed` → the status it was claimed
+   * from, `attempts` one more, or `failed` when that reaches `maxAttempts`. One compare-and-set on
+   * status `resumed` and `attempts`: a claim is released once. CONFLICT otherwise; NOT_FOUND unknown.
+   */
+  releaseResume(checkpointId: string, options: ReleaseOptions): Promise<Checkpoint>;
+  /**
    * Moves up to `limit` pending checkpoints whose `expires_at` is at or before `now` to
    * `expired_approved` or `expired` by their `default_action`, and returns them as moved. Each due
    * checkpoint is moved by exactly one caller however many run at once. A pass also drops the index
@@ -176,6 +205,8 @@ export interface CheckpointStore {
 
 /** How long a decided checkpoint is kept (terminal, or approved and awaiting its resume). */
 export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Resumes that may fail before the approved step ran; the next failure makes the checkpoint `failed`. */
+export const DEFAULT_MAX_RESUME_ATTEMPTS = 5;
 /** Largest record, as UTF-8 JSON. */
 export const DEFAULT_MAX_RECORD_BYTES = 256 * 1024;
 export const DEFAULT_LIST_LIMIT = 50;
