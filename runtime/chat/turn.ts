@@ -4,7 +4,7 @@
  * `onEvent` as it happens; the result is the assistant message's text and metadata.
  */
 import { ManifoldError } from "../errors/index.js";
-import { llmUnavailable, NO_USAGE, type LlmUsage } from "../llm/index.js";
+import { llmUnavailable, NO_USAGE, toolOutput, type LlmUsage } from "../llm/index.js";
 import type { CallRecord, Orchestrator } from "../orchestration/index.js";
 import type { ChatMessage } from "./store/index.js";
 import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type ChatHandler, type ChatTurnInput, type ChatWorkflowRunner } from "./wire.js";
@@ -41,7 +41,10 @@ export function boundedHistory(messages: readonly ChatMessage[]): ChatMessage[] 
 /** What the planner and the synthesis read: the message, after the earlier turns when there are some. */
 export function conversationRequest(message: string, history: readonly ChatMessage[]): string {
   if (history.length === 0) return message;
-  const turns = history.map((m) => `${m.role}: ${m.content}`).join("\n");
+  // The agent's earlier answers carry what tools returned (issue 32, H2): they reach the prompt as data.
+  const turns = history
+    .map((m) => (m.role === "assistant" ? `assistant: ${toolOutput(m.content, { source: "earlier answer" })}` : `${m.role}: ${m.content}`))
+    .join("\n");
   return `Earlier in this conversation (oldest first):\n${turns}\n\nThe user's new message, to answer now:\n${message}`;
 }
 

@@ -50,7 +50,8 @@ export function gateStep(
   const own = { component: step.agent_name, capability: step.metadata.capability, hash: parametersHash(parameters ?? {}) };
   if (gate.matches(own.component, own.capability).length > 0) gate.grant({ allow: own });
   const { indirect } = approved;
-  if (indirect !== undefined) gate.grant({ via: own, allow: { component: indirect.component, capability: indirect.capability, hash: indirect.parameters_hash } });
+  if (indirect !== undefined)
+    gate.grant({ via: own, allow: { component: indirect.component, capability: indirect.capability, hash: indirect.parameters_hash } });
 }
 
 /** A step whose callee reached a sensitive capability pauses the run, as a sensitive step of its own would. */

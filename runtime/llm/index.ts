@@ -33,6 +33,9 @@ export {
   regenerationMessages,
   renderMessages,
   synthesisMessages,
+  DATA_RULE,
+  TOOL_OUTPUT_TAG,
+  toolOutput,
   type PromptComponent,
   type SynthesisStep,
 } from "./prompts.js";

@@ -154,7 +154,11 @@ test("over HTTP, a forged header on the callee's request cannot grant a call its
   try {
     const forged = `convert_currency,allow:currency-service.convert_currency:${parametersHash({ ...AMOUNT, amount: 5 })}`;
     const post = (gate: string) =>
-      fetch(`${agent.url}/api/capabilities/brief`, { method: "POST", headers: { "content-type": "application/json", "x-manifold-approval-gate": gate }, body: '{"amount":5}' });
+      fetch(`${agent.url}/api/capabilities/brief`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-manifold-approval-gate": gate },
+        body: '{"amount":5}',
+      });
     assert.is((await post("convert_currency")).status, 403, "the header's restriction holds");
     assert.is(currency.received.length, 0);
     const answered = await post(forged);
@@ -174,7 +178,16 @@ const step = (id: string, agent: string, capability: string, parameters: Record<
   on_error: "fail",
 });
 const stepContext = (s: PlanStep, state: Record<string, unknown> = {}): StepContext =>
-  ({ plan: { steps: [s] }, step: s, index: 0, mode: "natural", parameters: s.metadata.parameters, round: 0, signal: new AbortController().signal, state }) as never;
+  ({
+    plan: { steps: [s] },
+    step: s,
+    index: 0,
+    mode: "natural",
+    parameters: s.metadata.parameters,
+    round: 0,
+    signal: new AbortController().signal,
+    state,
+  }) as never;
 
 test("direct: the step gate puts the policy on the request's gate and grants an approved sensitive step its own call, once", async () => {
   const currency = await startRecorder();
@@ -186,7 +199,9 @@ test("direct: the step gate puts the policy on the request's gate and grants an 
       assert.equal((gate.beforeStep!(stepContext(convert)) as { action: string }).action, "pause");
       assert.equal(currentScope()!.approval!.toJSON(), { entries: ["convert_currency"] }, "the run's calls are gated from its first step on");
       assert.is(gate.beforeStep!(stepContext(convert, { hitl: { approved: ["fx"] } })), undefined);
-      const changed = await rejection(caller.call({ url: currency.url, body: { ...AMOUNT, amount: 99_999_999 }, name: "convert_currency", target: "currency-service" }));
+      const changed = await rejection(
+        caller.call({ url: currency.url, body: { ...AMOUNT, amount: 99_999_999 }, name: "convert_currency", target: "currency-service" }),
+      );
       assert.is(changed.code, "APPROVAL_REQUIRED", "the approval is bound to the approved parameters");
       await caller.call({ url: currency.url, body: AMOUNT, name: "convert_currency", target: "currency-service" });
       const twice = await rejection(caller.call({ url: currency.url, body: AMOUNT, name: "convert_currency", target: "currency-service" }));
@@ -215,19 +230,40 @@ test("hitl.indirect_gate pauses a step whose callee answered APPROVAL_REQUIRED; 
     assert.ok(indirect, "registered with HITL's interceptors");
     assert.ok(interceptors.indexOf(indirect!) < interceptors.findIndex((i) => i.name === "hitl.error_checkpoint"));
     const brief = step("s1", "trip-agent", "brief", { amount: 99 });
-    const decision = indirect!.afterStep!({ ...stepContext(brief), error: refused, attempts: 1 } as StepOutcomeContext) as { action: string; data: Record<string, unknown> };
-    const call = { component: "currency-service", capability: "convert_currency", parameters: { ...AMOUNT, amount: 99 }, parameters_hash: parametersHash({ ...AMOUNT, amount: 99 }) };
+    const decision = indirect!.afterStep!({ ...stepContext(brief), error: refused, attempts: 1 } as StepOutcomeContext) as {
+      action: string;
+      data: Record<string, unknown>;
+    };
+    const call = {
+      component: "currency-service",
+      capability: "convert_currency",
+      parameters: { ...AMOUNT, amount: 99 },
+      parameters_hash: parametersHash({ ...AMOUNT, amount: 99 }),
+    };
     assert.equal(decision.action, "pause");
     assert.equal(decision.data, { sensitive_matches: ["convert_currency"], indirect: call });
     // The checkpoint interceptor makes a step checkpoint (not a correction) that names the call.
-    const interrupt = { step_id: "s1", index: 0, parameters: { amount: 99 }, reason: "r", interceptor: "hitl.indirect_gate", data: decision.data, error: { code: "APPROVAL_REQUIRED", message: "m" } };
+    const interrupt = {
+      step_id: "s1",
+      index: 0,
+      parameters: { amount: 99 },
+      reason: "r",
+      interceptor: "hitl.indirect_gate",
+      data: decision.data,
+      error: { code: "APPROVAL_REQUIRED", message: "m" },
+    };
     await createCheckpointInterceptor(async (paused) => {
       made.push(paused);
       return { status: 202, body: {} } as never;
     }).afterExecution!({ result: { interrupt, steps: [] } } as unknown as ExecutionContext);
     assert.equal([made[0]!.type, made[0]!.indirect], ["step", call]);
     // A resume of that checkpoint: the step is approved, and its callee may make the call once.
-    const claimed = { completed_steps: [], current_step: { step_id: "s1", index: 0 }, plan: {}, decision: { reason: "r", sensitive_matches: [], indirect: call } } as unknown as Checkpoint;
+    const claimed = {
+      completed_steps: [],
+      current_step: { step_id: "s1", index: 0 },
+      plan: {},
+      decision: { reason: "r", sensitive_matches: [], indirect: call },
+    } as unknown as Checkpoint;
     const state = resumeOf(claimed).state;
     assert.equal(state, { hitl: { approved: ["s1"], indirect: { s1: call } } });
     await withRequestContext({}, async () => {
