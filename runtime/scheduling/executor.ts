@@ -16,6 +16,7 @@ import { createTaskBackend, createWorkerPool, type TaskBackend, type WorkerPool 
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { type Clock, createBackoff, systemClock } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetters } from "./dead-letters.js";
+import { countedBackend } from "./executor-backend.js";
 import { createSlots, type Dispatcher, dispatch } from "./executor-dispatch.js";
 import { createTargets, MODULE } from "./executor-targets.js";
 import { readExecutorSettings, type ExecutorSettings } from "./settings.js";
@@ -94,7 +95,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     deadLetters,
     async start() {
       if (pool !== undefined) return;
-      backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
+      backend = countedBackend(createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE }), { leaseMs, clock });
       pool = createWorkerPool({ backend, handlers, workerCount: 2 * settings.workerCount, leaseMs, log, env, clock });
       void refreshCatalog(registry, log);
       refresher = setInterval(() => void refreshCatalog(registry, log), catalogRefreshMs).unref();
