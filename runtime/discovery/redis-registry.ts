@@ -25,6 +25,8 @@ export interface RedisRegistryOptions {
   readonly connectWaitMs?: number;
   /** Close the store with the registry. @defaultValue false */
   readonly ownsStore?: boolean;
+  /** The cluster namespace (`NAMESPACE`): its keys are `…:registry:ns:<scope>:…`, apart from the unscoped ones. @defaultValue none */
+  readonly scope?: string;
 }
 
 function parseRecord(json: unknown): StoredRecord | undefined {
@@ -54,12 +56,14 @@ function entriesOf(reply: unknown): RegistryEntry[] {
  * - `manifold:v1:{ns}:registry:component:<id>`: hash {record (JSON), last_seen (ms), indexes}, PX = TTL
  * - `manifold:v1:{ns}:registry:index:all`, `…:index:name:<name>`, `…:index:type:<type>`,
  *   `…:index:capability:<capability>`: sets of ids, expiring with their longest-lived member
+ * - with a cluster namespace (`NAMESPACE`), the same under `manifold:v1:{ns}:registry:ns:<scope>:`
  */
-export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, ownsStore = false }: RedisRegistryOptions = {}): Registry {
+export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, ownsStore = false, scope }: RedisRegistryOptions = {}): Registry {
   const { client, keys } = store;
-  const recordKey = (id: string): string => keys.shared("registry", "component", id);
-  const indexKey = (name: string): string => keys.shared("registry", "index", ...name.split(":"));
-  const recordPrefix = `${keys.shared("registry", "component")}:`;
+  const root = scope === undefined ? ["registry"] : ["registry", "ns", scope];
+  const recordKey = (id: string): string => keys.shared(...root, "component", id);
+  const indexKey = (name: string): string => keys.shared(...root, "index", ...name.split(":"));
+  const recordPrefix = `${keys.shared(...root, "component")}:`;
 
   let everReady = client.status === "ready";
   const offReady = store.onReady(() => void (everReady = true));

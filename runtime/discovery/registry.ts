@@ -1,4 +1,4 @@
-import { createStore, type Store } from "../store/index.js";
+import { checkKeyName, createStore, type Store } from "../store/index.js";
 import { withCatalogCache, type CatalogCacheOptions } from "./catalog-cache.js";
 import { createMemoryRegistry, createMemoryRegistryState } from "./memory-registry.js";
 import { createRedisRegistry } from "./redis-registry.js";
@@ -17,7 +17,13 @@ export interface RegistryOptions {
   readonly key?: string | false;
   /** How a keyed registry reports the records it ignores, and its clock. */
   readonly verification?: Omit<RegistryKeyOptions, "key">;
-  /** Where `MANIFOLD_REGISTRY_KEY` is read. @defaultValue process.env */
+  /**
+   * The cluster namespace (SPEC `NAMESPACE`): components register into it and lookups see only it, so
+   * networks sharing one store stay apart. Empty is the unscoped network.
+   * @defaultValue `NAMESPACE`, else none
+   */
+  readonly namespace?: string;
+  /** Where `MANIFOLD_REGISTRY_KEY` and `NAMESPACE` are read. @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -31,15 +37,24 @@ export function createRegistry(options: RegistryOptions = {}): Registry {
   const { cache = {}, env = process.env } = options;
   // Checked before a store is opened: a bad key fails the start, leaving nothing to close.
   const key = resolveRegistryKey(options.key, env);
+  const scope = discoveryNamespace(options.namespace, env);
   const store = options.store ?? createStore();
+  const redis = { ownsStore: options.store === undefined, ...(scope === undefined ? {} : { scope }) };
   const registry =
     store.kind === "memory"
-      ? createMemoryRegistry({ state: store.slot("registry", createMemoryRegistryState) })
+      ? createMemoryRegistry({ state: store.slot(scope === undefined ? "registry" : `registry:ns:${scope}`, createMemoryRegistryState) })
       : cache === false
-        ? createRedisRegistry(store, { ownsStore: options.store === undefined })
-        : withCatalogCache(createRedisRegistry(store, { ownsStore: options.store === undefined }), cache);
+        ? createRedisRegistry(store, redis)
+        : withCatalogCache(createRedisRegistry(store, redis), cache);
   // Outside the cache: a record's signature is judged at each lookup, against the clock (its TTL).
   return key === undefined ? registry : withRegistryKey(registry, { ...options.verification, key });
+}
+
+/** The option, else `NAMESPACE`; empty is none. It becomes a key segment, so it obeys the key-name rule. */
+function discoveryNamespace(option: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = option ?? env["NAMESPACE"];
+  if (value === undefined || value === "") return undefined;
+  return checkKeyName(option === undefined ? "NAMESPACE" : "namespace", value);
 }
 
 let shared: Registry | undefined;
