@@ -25,9 +25,10 @@ export interface ExpiryProcessorOptions {
   readonly store: CheckpointStore;
   /**
    * Told about each checkpoint this processor expired, after the store moved it: an auto-approved one
-   * (`expired_approved`) is resumable, which is how a run continues without a human. A throw counts
-   * the checkpoint as failed (a resume that failed after its claim leaves it `resumed`: the run was
-   * continued, and failed like any run).
+   * (`expired_approved`) is resumable, which is how a non-streaming run continues without a human (a
+   * streaming one is left to its client). A throw counts the checkpoint as failed; a resume that failed
+   * before its approved step ran gave the approval back, so a later pass's `followUps` tries again,
+   * up to the coordinator's attempt cap.
    */
   readonly onExpired?: (checkpoint: Checkpoint) => void | Promise<void>;
   /**

@@ -1,8 +1,9 @@
 /**
  * The HITL feature's running part: the policy in force (the manifest's `hitl:` block and the
  * environment), the checkpoint store (Redis when configured, else this process's memory), the
- * orchestrator's interceptors (interceptors.ts), the `/hitl` routes and the expiry processor. An expired checkpoint whose
- * default action approves is resumed by the processor; one that rejects ends its run.
+ * orchestrator's interceptors (interceptors.ts), the `/hitl` routes and the expiry processor. An expired
+ * non-streaming checkpoint whose default action approves is resumed by the processor; a streaming one
+ * waits for its client's resume; one that rejects ends its run.
  */
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
 import { durationFromEnv } from "../spec/index.js";
@@ -21,7 +22,15 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
   const store = options.store ?? createCheckpointStore({ env });
   const clock = options.clock ?? Date.now;
   let address: string | undefined;
-  const coordinator = createCoordinator({ policy, store, agentName: spec.name, agentUrl: () => address, orchestration, clock });
+  const coordinator = createCoordinator({
+    policy,
+    store,
+    agentName: spec.name,
+    agentUrl: () => address,
+    orchestration,
+    clock,
+    log: (message, error) => log.warn(message, { error }),
+  });
   if (policy.enabled) orchestration.orchestrator.use(...coordinator.interceptors);
   const running = new Set<AbortController>();
   const heartbeatMs = durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", 15_000);
@@ -32,13 +41,16 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
       // The given clock reads time (a test's fixed one); waits between passes stay real.
       clock: { ...systemClock, now: clock },
       ...(options.expiry?.intervalMs === undefined ? {} : { intervalMs: options.expiry.intervalMs }),
-      // Auto-approved: the run goes on without a human, as a non-streaming resume would; only its own
-      // agent can continue it (another agent's processor may have claimed it: followUps finds those).
+      // Auto-approved: a non-streaming run goes on without a human (its request answered 202 long ago,
+      // nobody else is waiting to resume it); a streaming one is its connected client's to resume (the
+      // spec: only the connected client resolves it), so the processor leaves it `expired_approved`.
+      // Only its own agent can continue a run (another agent's processor may have claimed it: followUps).
       onExpired: async (checkpoint) => {
-        if (checkpoint.status !== "expired_approved" || checkpoint.agent_name !== spec.name) return;
+        if (checkpoint.status !== "expired_approved" || checkpoint.agent_name !== spec.name || checkpoint.request_mode === "streaming") return;
         await coordinator.resume(checkpoint.checkpoint_id, { requestMode: "non_streaming" });
       },
-      followUps: async () => (await store.list({ status: "expired_approved", agent_name: spec.name, limit: 100 })).checkpoints,
+      followUps: async () =>
+        (await store.list({ status: "expired_approved", agent_name: spec.name, limit: 100 })).checkpoints.filter((c) => c.request_mode !== "streaming"),
       log: (message, error) => log.warn(message, { error }),
     });
   }
