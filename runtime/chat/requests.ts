@@ -1,12 +1,14 @@
-/** Reading what a chat request says: the user, the message, paging; each bad value a 400 with a pointer. */
+/** Reading what a chat request says: its owner, the message, paging; each bad value a 400 with a pointer. */
 import { ManifoldError } from "../errors/index.js";
 import type { RouteContext } from "../component/index.js";
-import { DEFAULT_PAGE, MAX_PAGE, USER_ID, type ListPage } from "./store/index.js";
+import { ANONYMOUS, callerIdentity, ownerKey } from "../context/index.js";
+import { DEFAULT_PAGE, MAX_PAGE, type ListPage } from "./store/index.js";
 import { MAX_MESSAGE_CHARS } from "./wire.js";
 
+/** The header a trusted gateway names the user with: honoured only with `MANIFOLD_TRUST_IDENTITY_HEADERS=true` (component/auth.ts). */
 export const USER_HEADER = "x-user-id";
-/** Sessions made without an `X-User-ID` belong to this user. */
-export const ANONYMOUS_USER = "anonymous";
+/** Sessions made by a caller nothing identifies belong to this user (`ANONYMOUS.subject`). */
+export const ANONYMOUS_USER = ANONYMOUS.subject;
 const MAX_METADATA_BYTES = 4096;
 const MAX_TITLE_CHARS = 200;
 
@@ -14,16 +16,21 @@ function invalid(pointer: string, message: string): ManifoldError {
   return new ManifoldError("INVALID_INPUT", message, { details: [{ pointer, message }] });
 }
 
-/** The `X-User-ID` header; `required` (listing) makes its absence a 400. */
-export function userIdOf(ctx: RouteContext, required: boolean): string {
-  const raw = ctx.headers[USER_HEADER];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (value === undefined || value === "") {
-    if (required) throw new ManifoldError("INVALID_INPUT", "the X-User-ID header is required to list sessions");
-    return ANONYMOUS_USER;
-  }
-  if (!USER_ID.test(value)) throw new ManifoldError("INVALID_INPUT", "X-User-ID must be 1-128 letters, digits or ._@:+-");
-  return value;
+/**
+ * The owner of the sessions this request makes and may touch: the caller's proven identity (a verified
+ * token's subject; `X-User-ID` only behind a trusted gateway, `MANIFOLD_TRUST_IDENTITY_HEADERS`), else
+ * the anonymous user. `required` (listing) refuses an anonymous caller: its sessions are nobody's to list.
+ */
+export function ownerOf(required: boolean): string {
+  const identity = callerIdentity();
+  if (required && identity.via === "anonymous")
+    throw new ManifoldError("UNAUTHORIZED", "listing sessions needs an identity: a verified bearer token (or X-User-ID from a trusted gateway)");
+  return ownerKey(identity);
+}
+
+/** The caller may touch this session: its owner only. Another owner's session is reported as missing, so its existence does not leak. */
+export function isOwnSession(session: { readonly user_id: string }): boolean {
+  return session.user_id === ownerKey(callerIdentity());
 }
 
 export function messageOf(body: Record<string, unknown>): string {

@@ -1,12 +1,14 @@
 /**
  * The direct session endpoints: create, read, history, list, retitle, delete. An unknown or expired
  * session is 404 `NOT_FOUND`; a malformed id never reaches a store key (it is simply not found).
+ * Each session belongs to the caller that made it (requests.ts `ownerOf`): another caller's session
+ * is the same 404 as a missing one, so ids cannot be probed for existence.
  */
 import { randomUUID } from "node:crypto";
 import { jsonRoute, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
 import { requestIdOf } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
-import { metadataOf, pageOf, sessionIdOf, titleOf, userIdOf } from "./requests.js";
+import { isOwnSession, metadataOf, ownerOf, pageOf, sessionIdOf, titleOf } from "./requests.js";
 import { isSessionId, SESSION_TTL_MS, type ChatSession, type ChatSessionStore } from "./store/index.js";
 
 const notFound = (id: string): ManifoldError => new ManifoldError("NOT_FOUND", `no chat session ${JSON.stringify(id.slice(0, 64))} (unknown or expired)`);
@@ -19,11 +21,11 @@ function getRoute(work: (ctx: RouteContext) => Promise<unknown>) {
   };
 }
 
-/** The session with that id, or 404 `NOT_FOUND`; a malformed id is not looked up. */
+/** The caller's own session with that id, or 404 `NOT_FOUND`; a malformed id is not looked up. */
 async function findSession(sessions: ChatSessionStore, id: unknown): Promise<ChatSession> {
   const text = typeof id === "string" ? id : "";
   const session = isSessionId(text) ? await sessions.get(text) : undefined;
-  if (session === undefined) throw notFound(text);
+  if (session === undefined || !isOwnSession(session)) throw notFound(text);
   return session;
 }
 
@@ -57,7 +59,7 @@ function addSessionReads(add: AddRoute, sessions: ChatSessionStore): void {
     "GET",
     "/chat/sessions",
     getRoute(async (ctx) => {
-      const userId = userIdOf(ctx, true);
+      const userId = ownerOf(true);
       const page = pageOf(ctx);
       const list = await sessions.list(userId, page);
       return { sessions: list, count: list.length, offset: page.offset, limit: page.limit };
@@ -75,7 +77,8 @@ function addSessionChanges(add: AddRoute, sessions: ChatSessionStore, bodyLimit:
         const id = ctx.params["id"] ?? "";
         const title = titleOf(body);
         const now = Date.now();
-        if (!isSessionId(id) || !(await sessions.setTitle(id, title, now))) throw notFound(id);
+        await findSession(sessions, id);
+        if (!(await sessions.setTitle(id, title, now))) throw notFound(id);
         return { session_id: id, title, updated_at: new Date(now).toISOString() };
       },
       { bodyLimit },
@@ -88,7 +91,8 @@ function addSessionChanges(add: AddRoute, sessions: ChatSessionStore, bodyLimit:
     jsonRoute(
       async (body) => {
         const id = sessionIdOf(body) ?? "";
-        if (!isSessionId(id) || !(await sessions.delete(id))) throw notFound(id);
+        await findSession(sessions, id);
+        if (!(await sessions.delete(id))) throw notFound(id);
         return { session_id: id, deleted: true };
       },
       { bodyLimit },
@@ -105,9 +109,9 @@ export function addSessionRoutes(
     "POST",
     "/chat/session",
     jsonRoute(
-      async (body, { ctx }) => {
+      async (body) => {
         const now = Date.now();
-        const session = await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: metadataOf(body), now });
+        const session = await sessions.create({ id: randomUUID(), userId: ownerOf(false), metadata: metadataOf(body), now });
         return { session_id: session.id, created_at: session.created_at, expires_at: new Date(now + ttlMs).toISOString() };
       },
       { bodyLimit },

@@ -21,7 +21,7 @@ import { requestIdOf, withRequestContext, type ForwardOptions } from "../context
 import { clientSafe, isManifoldError, ManifoldError } from "../errors/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { getTelemetry, type Logger } from "../telemetry/index.js";
-import { messageOf, sessionIdOf, userIdOf } from "./requests.js";
+import { isOwnSession, messageOf, ownerOf, sessionIdOf } from "./requests.js";
 import { openRouteStream } from "../component/index.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
 import { boundedHistory, checkAnswerable, runTurn } from "./turn.js";
@@ -69,6 +69,12 @@ function answer(
   );
 }
 
+/** The caller's own session with that id; another caller's is treated as unknown (existence does not leak). */
+async function ownSession(sessions: ChatSessionStore, id: string | undefined): Promise<ChatSession | undefined> {
+  const found = id !== undefined && isSessionId(id) ? await sessions.get(id) : undefined;
+  return found !== undefined && isOwnSession(found) ? found : undefined;
+}
+
 /** Refuses a turn while the agent starts or drains, or when nothing could answer it. */
 function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
   if (!ready()) throw new ManifoldError("UNAVAILABLE", "the agent is not ready for chat (starting or shutting down)");
@@ -86,8 +92,8 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
     const text = messageOf(body);
     const given = sessionIdOf(body);
     guard(options);
-    const found = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
-    const session = found ?? (await sessions.create({ id: randomUUID(), userId: userIdOf(ctx, false), metadata: {}, now: Date.now() }));
+    const found = await ownSession(sessions, given);
+    const session = found ?? (await sessions.create({ id: randomUUID(), userId: ownerOf(false), metadata: {}, now: Date.now() }));
     // The user's message is kept even if the run then fails.
     await sessions.append(session.id, message("user", text, {}));
 
@@ -130,7 +136,7 @@ function queryRoute(options: StreamRouteOptions): RouteHandler {
       const given = sessionIdOf(body);
       guard(options);
       // An unknown session: no replacement, empty history, the run goes ahead.
-      const session = given !== undefined && isSessionId(given) ? await sessions.get(given) : undefined;
+      const session = await ownSession(sessions, given);
       const controller = new AbortController();
       const abort = (): void => controller.abort(signal.reason);
       signal.addEventListener("abort", abort, { once: true });

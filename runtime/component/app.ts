@@ -9,7 +9,7 @@ import { createLogger, noteServiceName } from "../telemetry/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { AUTH_CHALLENGE, createAuthCheck, type AuthCheck } from "./auth.js";
 import { createCapabilityCall, createPostCall, type CapabilityCall, type CapabilityCallOptions } from "./capability.js";
-import { requestIdOf } from "../context/index.js";
+import { requestIdentity, requestIdOf, withIdentity } from "../context/index.js";
 import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import type { ExtensionContext } from "./extension.js";
@@ -158,7 +158,8 @@ function guardedRoutes(add: AddRoute, authCheck: AuthCheck | undefined): AddRout
         if (isManifoldError(refused) && refused.code === "UNAUTHORIZED") ctx.set(AUTH_CHALLENGE[0], AUTH_CHALLENGE[1]);
         throw refused;
       }
-      await handler(ctx);
+      // The route and every scope it opens see the identity the check settled on.
+      await withIdentity(requestIdentity(ctx.req), () => handler(ctx));
     });
 }
 
@@ -223,7 +224,7 @@ export function createComponentApp<C extends CapabilityTypes>(
   const table = createRouteTable(state.cors);
   const { add } = table;
   const calls = createCallTable(add);
-  const callOptions: CapabilityCallOptions = { component: spec.name, bodyLimit: limit, log, state, auth: createAuthCheck(auth) };
+  const callOptions: CapabilityCallOptions = { component: spec.name, bodyLimit: limit, log, state, auth: createAuthCheck(auth, spec.name) };
   noteServiceName(spec.name);
 
   addDescriptionRoutes(add, spec, id, health, healthOnly);

@@ -1,7 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
-import { APPROVAL_GATE_HEADER, approvalGateFrom, forwardedFrom, OutboundContext, validConversationId, type ApprovalGate, type RequestScope } from "../context/index.js";
+import {
+  APPROVAL_GATE_HEADER,
+  approvalGateFrom,
+  forwardedFrom,
+  OutboundContext,
+  requestIdentity,
+  validConversationId,
+  type ApprovalGate,
+  type Identity,
+  type RequestScope,
+} from "../context/index.js";
 import { CONVERSATION_HEADER } from "../telemetry/index.js";
 import type { ServerTrace } from "../telemetry/index.js";
 import type { ForwardOptions, HandlerContext } from "./types.js";
@@ -16,6 +26,7 @@ export class CallContext implements HandlerContext, RequestScope {
   readonly capability: string;
   readonly requestId: string;
   readonly headers: IncomingMessage["headers"];
+  readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #state: ServerState;
   readonly #trace: ServerTrace | undefined;
@@ -27,6 +38,7 @@ export class CallContext implements HandlerContext, RequestScope {
     this.capability = capability;
     this.requestId = requestId;
     this.headers = req.headers;
+    this.#req = req;
     this.#res = res;
     this.#state = state;
     this.#trace = trace;
@@ -47,6 +59,11 @@ export class CallContext implements HandlerContext, RequestScope {
   /** RequestScope: the HITL gate the calling request carries (`X-Manifold-Approval-Gate`), made on first use. */
   get approval(): ApprovalGate {
     return (this.#approval ??= approvalGateFrom(this.headers[APPROVAL_GATE_HEADER]));
+  }
+
+  /** RequestScope: who is calling, as the inbound check settled it (anonymous without one). */
+  get identity(): Identity {
+    return requestIdentity(this.#req);
   }
 
   /** RequestScope: read by the caller without creating the outbound context. */

@@ -14,10 +14,36 @@ export type { ForwardOptions } from "../context/index.js";
 
 /** Bearer authentication of capability calls; `/health` and `/api/capabilities` stay open. */
 export interface AuthOptions {
-  /** Answer 401 UNAUTHORIZED to a capability call without a bearer token. @defaultValue true */
+  /**
+   * Answer 401 UNAUTHORIZED to a capability call without a bearer token (a verified agent token also
+   * counts). @defaultValue true when `auth` is given or a JWT is configured
+   */
   readonly required?: boolean;
-  /** Decides whether a present token is valid; false answers 401. @defaultValue any token is accepted */
-  readonly verify?: (token: string) => boolean | Promise<boolean>;
+  /**
+   * Decides whether a present (non-JWT, or any when no JWT is configured) token is valid: false answers
+   * 401; a string is the valid token's subject, the caller's identity; true is valid with no identity.
+   * @defaultValue any token is accepted, identifying nobody
+   */
+  readonly verify?: (token: string) => boolean | string | Promise<boolean | string>;
+  /** JWT bearer tokens, verified; the subject is the caller's identity. @defaultValue from `MANIFOLD_AUTH_*` */
+  readonly jwt?: JwtOptions;
+  /**
+   * Honour `X-User-ID` and `X-Manifold-Agent-Name` as the caller's identity: only behind a gateway that
+   * sets them itself and strips them from clients. @defaultValue `MANIFOLD_TRUST_IDENTITY_HEADERS === "true"`
+   */
+  readonly trustIdentityHeaders?: boolean;
+}
+
+/** Where JWT bearer tokens are verified: a JWKS URL and/or an HS256 secret; issuer and audience checked when set. */
+export interface JwtOptions {
+  /** @defaultValue `MANIFOLD_AUTH_JWKS_URL` */
+  readonly jwksUrl?: string;
+  /** HS256 shared secret, at least 32 bytes. @defaultValue `MANIFOLD_AUTH_JWT_SECRET` */
+  readonly secret?: string;
+  /** @defaultValue `MANIFOLD_AUTH_ISSUER`, else not checked */
+  readonly issuer?: string;
+  /** @defaultValue `MANIFOLD_AUTH_AUDIENCE`, else not checked */
+  readonly audience?: string;
 }
 
 export type Handler<I, O> = (input: I, ctx: HandlerContext) => O | Promise<O>;

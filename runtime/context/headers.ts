@@ -16,6 +16,8 @@ export const HEADER = {
   AGENT_NAME: "x-manifold-agent-name",
   /** A scheduled run's deterministic id (`<schedule_id>:<fire_unix_seconds>`): the agent drops a second delivery of it. */
   IDEMPOTENCY_KEY: "x-manifold-idempotency-key",
+  /** The calling agent's proof of its name (agent-token.ts): minted per call, never copied from an inbound request. */
+  AGENT_TOKEN: "x-manifold-agent-token",
   /** The sensitive capabilities the request may not call unapproved (approval.ts); only the caller sets it. */
   APPROVAL_GATE: "x-manifold-approval-gate",
 } as const;

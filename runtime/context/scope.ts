@@ -5,6 +5,7 @@ import { validConversationId, validRequestId } from "./ids.js";
 import { REDACTED, redactValues, registerSecret } from "./secrets.js";
 import { checkHeader, checkToken, isSkippedHeader } from "./headers.js";
 import { approvalGateFrom, type ApprovalGate } from "./approval.js";
+import { ANONYMOUS, type Identity } from "./identity.js";
 
 /**
  * The token and headers every outbound call made in one request context carries. Mutable on
@@ -65,6 +66,8 @@ export interface RequestScope {
   readonly conversationId: string | undefined;
   /** Token and headers for outbound calls; undefined until something set one. */
   readonly forwarded: OutboundContext | undefined;
+  /** Who is calling, as the inbound check proved it; undefined outside an inbound request (anonymous). */
+  readonly identity?: Identity | undefined;
   /** What this request, unapproved, may not call (approval.ts); absent outside any request context. */
   readonly approval?: ApprovalGate | undefined;
 }
@@ -121,8 +124,31 @@ export function withRequestContext<T>(init: RequestContextInit, fn: () => T): T 
     originalRequestId: checked(init.originalRequestId, validRequestId, "originalRequestId") ?? outer?.originalRequestId ?? requestId,
     conversationId: checked(init.conversationId, validConversationId, "conversationId") ?? outer?.conversationId,
     forwarded,
+    identity: outer?.identity,
     // One gate per request: a nested context shares it (restrictions only grow), the outermost makes it.
     approval: outer?.approval?.addHeader(init.approvalGate) ?? approvalGateFrom(init.approvalGate),
+  };
+  return storage.run(scope, fn);
+}
+
+/** The caller of the request being handled: what ownership is decided by. Anonymous outside a request. */
+export function callerIdentity(): Identity {
+  return storage.getStore()?.identity ?? ANONYMOUS;
+}
+
+/**
+ * Runs `fn` as `identity`: the component's inbound check calls it once per request, with what it
+ * verified. Not a RequestContextInit field, so nothing that builds a context from headers can set it.
+ */
+export function withIdentity<T>(identity: Identity, fn: () => T): T {
+  const outer = storage.getStore();
+  const scope: RequestScope = {
+    requestId: outer?.requestId,
+    originalRequestId: outer?.originalRequestId,
+    conversationId: outer?.conversationId,
+    forwarded: outer?.forwarded,
+    identity,
+    approval: outer?.approval,
   };
   return storage.run(scope, fn);
 }

@@ -4,7 +4,7 @@
  * answered as the spec's 202 `{status: "interrupted", checkpoint_id, checkpoint}`.
  */
 import { jsonReply, type JsonReply } from "../component/index.js";
-import { currentScope } from "../context/index.js";
+import { callerIdentity, currentScope } from "../context/index.js";
 import type { PlanContext, RunInterrupt, RunRequest, StepResult } from "../orchestration/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import type { IndirectCall } from "./gate.js";
@@ -102,6 +102,7 @@ export function newCheckpoint({ policy, agentName, agentUrl, clock }: Checkpoint
     },
     original_request: request,
     user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },
+    requested_by: { subject: callerIdentity().subject, kind: callerIdentity().kind },
     original_request_id: scope?.originalRequestId ?? scope?.requestId ?? checkpointIdFallback(),
     ...(trace === undefined ? {} : { trace }),
     completed_steps: paused.steps.filter((step) => step.status === "completed") as unknown as Readonly<Record<string, unknown>>[],

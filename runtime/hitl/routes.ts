@@ -9,13 +9,26 @@
  *   opens are envelopes with their status; after, one `error` event with `retryable: false`; `done`
  *   (the answer) or `checkpoint` (a further one) only once the run has finished;
  * - `GET /hitl/checkpoints` and `GET /hitl/checkpoints/<id>`: what the dashboard lists.
+ *
+ * Each route acts only on checkpoints the caller may decide: those its own requests made
+ * (`requested_by`, the proven identity of context/identity.ts), or any when its subject is listed in
+ * `MANIFOLD_HITL_APPROVERS` (the dashboard's token subject goes there). Others' checkpoints are left
+ * out of lists and are 404 like unknown ids, so a stranger can neither see nor approve them.
  */
 import { clientSafe, ManifoldError } from "../errors/index.js";
 import { JsonReply, jsonRoute, openRouteStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
-import { requestIdOf, withRequestContext } from "../context/index.js";
+import { callerIdentity, ownerKey, requestIdOf, sameIdentity, withIdentity, withRequestContext, type Identity } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { requireCheckpoint, requireOwnCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
-import { CHECKPOINT_STATUSES, type CheckpointStatus, type CheckpointStore, type CheckpointType, isCheckpointId, MAX_REASON } from "./store/index.js";
+import {
+  CHECKPOINT_STATUSES,
+  type Checkpoint,
+  type CheckpointStatus,
+  type CheckpointStore,
+  type CheckpointType,
+  isCheckpointId,
+  MAX_REASON,
+} from "./store/index.js";
 
 const TYPES: readonly CheckpointType[] = ["plan", "step", "error"];
 
@@ -93,14 +106,41 @@ export interface HitlRouteOptions {
   readonly clock: () => number;
   /** Aborted when the agent stops. */
   readonly running: Set<AbortController>;
+  /** Subjects who may decide any checkpoint. @defaultValue `MANIFOLD_HITL_APPROVERS` */
+  readonly approvers?: ReadonlySet<string>;
+}
+
+/** `MANIFOLD_HITL_APPROVERS`: comma-separated subjects (agents as `agent:<name>`) who may see and decide every checkpoint. */
+export function approversOf(env: Readonly<Record<string, string | undefined>> = process.env): ReadonlySet<string> {
+  return new Set(
+    (env["MANIFOLD_HITL_APPROVERS"] ?? "")
+      .split(",")
+      .map((subject) => subject.trim())
+      .filter((subject) => subject !== ""),
+  );
+}
+
+/** A checkpoint from before `requested_by` was recorded was made by nobody in particular: the anonymous user. */
+const ANONYMOUS_REQUESTER = { subject: "anonymous", kind: "user" } as const;
+
+function mayDecide(checkpoint: Checkpoint, caller: Identity, approvers: ReadonlySet<string>): boolean {
+  return approvers.has(ownerKey(caller)) || sameIdentity(caller, checkpoint.requested_by ?? ANONYMOUS_REQUESTER);
+}
+
+/** This agent's checkpoint, if the caller may decide it; else the same NOT_FOUND as an unknown id. */
+async function requireDecidable(store: CheckpointStore, checkpointId: string, agentName: string, approvers: ReadonlySet<string>): Promise<Checkpoint> {
+  const checkpoint = await store.get(checkpointId);
+  if (checkpoint !== undefined && !mayDecide(checkpoint, callerIdentity(), approvers)) throw new ManifoldError("NOT_FOUND", `no checkpoint ${checkpointId}`);
+  return requireOwnCheckpoint(store, checkpointId, agentName);
 }
 
 export function addHitlRoutes(add: AddRoute, options: HitlRouteOptions): void {
   const { store, agentName, bodyLimit } = options;
+  const approvers = options.approvers ?? approversOf();
   add(
     "POST",
     "/hitl/command",
-    jsonRoute((body) => command(options, body), { bodyLimit }),
+    jsonRoute((body) => command(options, approvers, body), { bodyLimit }),
   );
   add(
     "POST",
@@ -108,28 +148,34 @@ export function addHitlRoutes(add: AddRoute, options: HitlRouteOptions): void {
     jsonRoute(
       async (_body, { ctx, signal }) => {
         const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
+        await requireDecidable(store, checkpointId, agentName, approvers);
         return inCheckpointScope(store, checkpointId, () => options.coordinator.resume(checkpointId, { signal, requestMode: "non_streaming" }));
       },
       { bodyLimit },
     ),
   );
-  add("GET", "/hitl/auto-resume/:checkpoint_id/stream", (ctx) => resumeStream(options, ctx));
+  add("GET", "/hitl/auto-resume/:checkpoint_id/stream", (ctx) => resumeStream(options, approvers, ctx));
   add(
     "GET",
     "/hitl/checkpoints",
-    getRoute(async (ctx) => store.list({ ...listQuery(ctx), agent_name: agentName })),
+    getRoute(async (ctx) => {
+      // Filtered after the store's page (which may then be short, its cursor still right): the store indexes no requester.
+      const page = await store.list({ ...listQuery(ctx), agent_name: agentName });
+      const caller = callerIdentity();
+      return { ...page, checkpoints: page.checkpoints.filter((checkpoint) => mayDecide(checkpoint, caller, approvers)) };
+    }),
   );
   add(
     "GET",
     "/hitl/checkpoints/:checkpoint_id",
-    getRoute(async (ctx) => requireOwnCheckpoint(store, checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id"), agentName)),
+    getRoute(async (ctx) => requireDecidable(store, checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id"), agentName, approvers)),
   );
 }
 
 /** `POST /hitl/command`: one decision on one of this agent's checkpoints. */
-async function command({ store, agentName, clock }: HitlRouteOptions, body: Record<string, unknown>): Promise<unknown> {
+async function command({ store, agentName, clock }: HitlRouteOptions, approvers: ReadonlySet<string>, body: Record<string, unknown>): Promise<unknown> {
   const { checkpointId, action, reason, parameters } = commandOf(body);
-  await requireOwnCheckpoint(store, checkpointId, agentName);
+  await requireDecidable(store, checkpointId, agentName, approvers);
   const checkpoint = await store.command(checkpointId, action, {
     now: clock(),
     ...(reason === undefined ? {} : { reason }),
@@ -142,20 +188,29 @@ async function command({ store, agentName, clock }: HitlRouteOptions, body: Reco
 async function inCheckpointScope<T>(store: CheckpointStore, checkpointId: string, run: () => Promise<T>): Promise<T> {
   const checkpoint = await requireCheckpoint(store, checkpointId);
   const { conversation_id } = checkpoint.user_context;
-  return withRequestContext(
-    { originalRequestId: checkpoint.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
-    run,
+  // The run goes on as its requester's, whoever approved it: a further checkpoint is theirs too.
+  const requester = checkpoint.requested_by ?? ANONYMOUS_REQUESTER;
+  const identity: Identity = { ...requester, via: requester.subject === ANONYMOUS_REQUESTER.subject && requester.kind === "user" ? "anonymous" : "token" };
+  return withIdentity(identity, () =>
+    withRequestContext(
+      { originalRequestId: checkpoint.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
+      run,
+    ),
   );
 }
 
 /** `GET /hitl/auto-resume/<id>/stream`: refusals before the stream opens are envelopes; after, one `error` event; `done` or `checkpoint` once the run has finished. */
-async function resumeStream({ store, coordinator, agentName, heartbeatMs, running }: HitlRouteOptions, ctx: RouteContext): Promise<void> {
+async function resumeStream(
+  { store, coordinator, agentName, heartbeatMs, running }: HitlRouteOptions,
+  approvers: ReadonlySet<string>,
+  ctx: RouteContext,
+): Promise<void> {
   const trace = getTelemetry().serverTraceOf(ctx.req);
   const requestId = requestIdOf(ctx.req, trace?.requestId);
   ctx.set(REQUEST_ID_HEADER, requestId);
   const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
   // Before the stream opens every refusal is an envelope with its own status: unknown, another agent's, not approved.
-  const checkpoint = await requireOwnCheckpoint(store, checkpointId, agentName);
+  const checkpoint = await requireDecidable(store, checkpointId, agentName, approvers);
   if (checkpoint.status !== "approved" && checkpoint.status !== "expired_approved")
     throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} is ${checkpoint.status}; only an approved checkpoint resumes`, {
       details: [{ pointer: "/checkpoint_id", message: `status is ${checkpoint.status}`, status: checkpoint.status }],

@@ -3,12 +3,22 @@ import { inspect } from "node:util";
 import { ManifoldError } from "../errors/index.js";
 import { createLogger, type ClientTrace, type Logger, type Telemetry } from "../telemetry/index.js";
 import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
-import { HEADER, checkHeader, checkToken, currentScope, parametersHash, redactValues, registerSecret, type ApprovalGate, type RequestScope } from "../context/index.js";
+import {
+  HEADER,
+  checkHeader,
+  checkToken,
+  currentScope,
+  parametersHash,
+  redactValues,
+  registerSecret,
+  type ApprovalGate,
+  type RequestScope,
+} from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { isThenable, type AbortSource } from "../util/index.js";
 import { buildHeaders } from "./headers.js";
 import { keepAliveTransport, type Transport, type TransportResponse } from "./transport.js";
-import { createTokenHolder, isTokenSource, resolveTokenSource, type TokenSource } from "./token.js";
+import { createAgentTokens, createTokenHolder, isTokenSource, resolveTokenSource, type AgentTokens, type TokenSource } from "./token.js";
 
 export interface CallerOptions {
   /** The configured token. @defaultValue `MANIFOLD_OAUTH_TOKEN`, else none */
@@ -108,6 +118,8 @@ interface CallerState {
   source: TokenSource;
   readonly configured: Readonly<Record<string, string>>;
   readonly agentName: string | undefined;
+  /** The agent's proof of its name, when it has a name and the network a key. */
+  readonly agentTokens: AgentTokens | undefined;
   readonly defaultTimeout: number;
   readonly transport: Transport;
   readonly log: Logger;
@@ -205,6 +217,8 @@ async function call(state: CallerState, request: OutboundRequest): Promise<unkno
   if (method === "GET") delete headers[HEADER.CONTENT_TYPE];
   if (request.idempotencyKey !== undefined) headers[HEADER.IDEMPOTENCY_KEY] = checkHeader(HEADER.IDEMPOTENCY_KEY, request.idempotencyKey);
   if (gate !== undefined) headers[HEADER.APPROVAL_GATE] = gate;
+  // The receiver verifies it: the agent's identity there (X-Manifold-Agent-Name alone proves nothing); a forwarded user token stays the user's.
+  if (state.agentTokens !== undefined) headers[HEADER.AGENT_TOKEN] = await state.agentTokens.token(request.target);
   const trace = telemetry.enabled ? telemetry.startClient({ method, url, target: request.target, capability: request.name }) : undefined;
   if (trace !== undefined) {
     trace.inject(headers, { requestId, originalRequestId: scope?.originalRequestId ?? requestId, conversationId: scope?.conversationId });
@@ -240,6 +254,7 @@ export function createCaller(options: CallerOptions = {}): Caller {
     source: resolveTokenSource(options.token, env),
     configured,
     agentName: options.agentName === undefined ? undefined : checkHeader(HEADER.AGENT_NAME, options.agentName),
+    agentTokens: options.agentName === undefined ? undefined : createAgentTokens(options.agentName, env),
     defaultTimeout,
     transport,
     log: options.log ?? createLogger({ component: "outbound" }),

@@ -1,11 +1,13 @@
 /**
  * The scheduler tool's five capabilities over a schedule store. The caller is the agent whose runs
- * these are: `target_agent` is always the `X-Manifold-Agent-Name` header every agent's outbound
- * caller sends, never a body field, so an agent cannot schedule work onto another.
+ * these are: `target_agent` is always the caller's proven agent identity (the agent token every
+ * agent's outbound caller sends when the network has a key; `X-Manifold-Agent-Name` only behind a
+ * trusted gateway), never a body field or a bare header, so an agent cannot schedule work onto
+ * another, nor see, change or cancel another's schedules.
  */
 import { randomBytes } from "node:crypto";
 import { ManifoldError } from "../errors/index.js";
-import { HEADER } from "../context/index.js";
+import { callerIdentity } from "../context/index.js";
 import { isDnsLabel } from "../spec/index.js";
 import { isScheduleId, MAX_LIST_LIMIT, type ScheduleRecord, type ScheduleStore } from "./store/index.js";
 import { readTiming, type TimingFields } from "./timing.js";
@@ -33,15 +35,16 @@ export interface SchedulerHandlers {
 /** A schedule's instruction and input together, as JSON: what one schedule may make the store hold. */
 export const MAX_SCHEDULE_BYTES = 64 * 1024;
 
-function callerAgent(ctx: Context): string {
-  const value = ctx.headers[HEADER.AGENT_NAME];
-  const name = Array.isArray(value) ? value[0] : value;
-  if (!isDnsLabel(name)) {
-    throw new ManifoldError("INVALID_INPUT", "schedules belong to the calling agent: send its name in X-Manifold-Agent-Name (agents' clients do)", {
-      details: [{ pointer: "", message: "X-Manifold-Agent-Name header is missing or not a component name" }],
-    });
+/** The calling agent, as proven; any other caller (a user, nobody) is 401: schedules belong to agents. */
+function callerAgent(): string {
+  const { kind, subject } = callerIdentity();
+  if (kind !== "agent" || !isDnsLabel(subject)) {
+    throw new ManifoldError(
+      "UNAUTHORIZED",
+      "schedules belong to the calling agent, which must prove its name: an agent token (MANIFOLD_REGISTRY_KEY set on the agent and the scheduler), or X-Manifold-Agent-Name behind a trusted gateway (MANIFOLD_TRUST_IDENTITY_HEADERS=true)",
+    );
   }
-  return name;
+  return subject;
 }
 
 function scheduleIdOf(input: Body): string {
@@ -64,10 +67,9 @@ function instructionOf(input: Body, fallback = ""): string {
   return typeof inner === "string" ? inner : fallback;
 }
 
-/** An agent may see and change only its own schedules; anyone else gets the same 404 as a missing id. */
-function checkOwner(record: ScheduleRecord, ctx: Context): void {
-  const value = ctx.headers[HEADER.AGENT_NAME];
-  if (value !== undefined && value !== record.target_agent) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
+/** An agent may see and change only its own schedules; another agent gets the same 404 as a missing id. */
+function checkOwner(record: ScheduleRecord): void {
+  if (callerAgent() !== record.target_agent) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
 }
 
 /** What the capabilities work with. */
@@ -77,8 +79,8 @@ interface Tool {
   readonly now: () => number;
 }
 
-async function scheduleTask({ schedules, changed, now }: Tool, input: Body, ctx: Context): Promise<ScheduleRecord> {
-  const target = callerAgent(ctx);
+async function scheduleTask({ schedules, changed, now }: Tool, input: Body): Promise<ScheduleRecord> {
+  const target = callerAgent();
   const at = now();
   const timing = readTiming(input, at);
   const { firstMs, recurring, ...fields } = timing;
@@ -114,10 +116,11 @@ export function listPage(input: Body): { limit: number; offset: number } {
   return { limit: limit as number, offset: offset as number };
 }
 
-async function listSchedules({ schedules }: Tool, input: Body, ctx: Context): Promise<{ schedules: ScheduleRecord[] }> {
-  const agent = ctx.headers[HEADER.AGENT_NAME];
+/** The calling agent's own schedules only; a caller that is no proven agent is 401, never "all". */
+async function listSchedules({ schedules }: Tool, input: Body): Promise<{ schedules: ScheduleRecord[] }> {
+  const agent = callerAgent();
   const page = listPage(input);
-  return { schedules: await schedules.list({ ...page, ...(typeof agent === "string" ? { target_agent: agent } : {}) }) };
+  return { schedules: await schedules.list({ ...page, target_agent: agent }) };
 }
 
 /**
@@ -146,9 +149,10 @@ export function updatedRecord(current: ScheduleRecord, input: Body, at: number):
   return { record: { ...base, ...fields, recurring, next_run_at: new Date(firstMs).toISOString() }, retime: true };
 }
 
-async function updateSchedule({ schedules, changed, now }: Tool, input: Body, ctx: Context): Promise<ScheduleRecord> {
+async function updateSchedule({ schedules, changed, now }: Tool, input: Body): Promise<ScheduleRecord> {
+  callerAgent();
   const current = await found(schedules, scheduleIdOf(input));
-  checkOwner(current, ctx);
+  checkOwner(current);
   const { record, retime } = updatedRecord(current, input, now());
   checkSize(record);
   if (!(await schedules.update(record, { retime }))) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
@@ -156,10 +160,11 @@ async function updateSchedule({ schedules, changed, now }: Tool, input: Body, ct
   return record;
 }
 
-async function cancelSchedule({ schedules }: Tool, input: Body, ctx: Context): Promise<{ schedule_id: string; cancelled: true }> {
+async function cancelSchedule({ schedules }: Tool, input: Body): Promise<{ schedule_id: string; cancelled: true }> {
+  callerAgent();
   const id = scheduleIdOf(input);
   const current = await found(schedules, id);
-  checkOwner(current, ctx);
+  checkOwner(current);
   if (!(await schedules.delete(id))) throw new ManifoldError("NOT_FOUND", `no schedule ${id}`);
   return { schedule_id: id, cancelled: true };
 }
@@ -167,15 +172,16 @@ async function cancelSchedule({ schedules }: Tool, input: Body, ctx: Context): P
 export function createSchedulerHandlers({ schedules, changed = () => undefined, now = Date.now }: SchedulerToolOptions): SchedulerHandlers {
   const tool: Tool = { schedules, changed, now };
   return {
-    scheduleTask: (input, ctx) => scheduleTask(tool, input, ctx),
-    listSchedules: (input, ctx) => listSchedules(tool, input, ctx),
-    async getSchedule(input, ctx) {
+    scheduleTask: (input) => scheduleTask(tool, input),
+    listSchedules: (input) => listSchedules(tool, input),
+    async getSchedule(input) {
+      callerAgent();
       const record = await found(schedules, scheduleIdOf(input));
-      checkOwner(record, ctx);
+      checkOwner(record);
       return record;
     },
-    updateSchedule: (input, ctx) => updateSchedule(tool, input, ctx),
-    cancelSchedule: (input, ctx) => cancelSchedule(tool, input, ctx),
+    updateSchedule: (input) => updateSchedule(tool, input),
+    cancelSchedule: (input) => cancelSchedule(tool, input),
   };
 }
 

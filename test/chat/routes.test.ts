@@ -16,6 +16,8 @@ import { postSse } from "../support/sse-client.js";
 
 // No language model in this process: only a chat handler can answer.
 for (const name of ["OPENAI_API_KEY", "MANIFOLD_LLM_API_KEY", "MANIFOLD_LLM_BASE_URL", "REDIS_URL"]) delete process.env[name];
+// The spec's X-User-ID names the user only behind a trusted gateway (issue 32 M3): these agents are deployed so.
+process.env["MANIFOLD_TRUST_IDENTITY_HEADERS"] = "true";
 
 const clients = TravelAgent.clients();
 const seen: ChatTurnInput[] = [];
@@ -66,7 +68,7 @@ test("a typed handler's events stream in order; its text is the stored answer; t
   assert.equal(done.message.metadata.tools_used, ["weather-service"]);
   assert.is(done.message.metadata.total_tokens, 0);
   const id = done.session_id as string;
-  await postSse(`${agent.url}/chat/stream`, { message: "And later?", session_id: id });
+  await postSse(`${agent.url}/chat/stream`, { message: "And later?", session_id: id }, { headers: { "X-User-ID": "u1" } });
   assert.equal(
     seen.at(-1)!.history.map((m) => [m.role, m.content]),
     [
@@ -115,7 +117,8 @@ test("session endpoints: create with metadata, read without transcript, retitle,
   assert.is(made.status, 200);
   const id = made.body.session_id as string;
   assert.is(Date.parse(made.body.expires_at) - Date.parse(made.body.created_at), 48 * 3600_000);
-  const read = await json(`/chat/session/${id}`);
+  const lister = { "X-User-ID": "lister" };
+  const read = await json(`/chat/session/${id}`, { headers: lister });
   assert.equal(read.body, {
     session_id: id,
     created_at: made.body.created_at,
@@ -123,19 +126,19 @@ test("session endpoints: create with metadata, read without transcript, retitle,
     message_count: 0,
     metadata: { channel: "web" },
   });
-  const renamed = await json(`/chat/session/${id}/title`, { method: "PUT", body: JSON.stringify({ title: "  Trip ideas  " }) });
+  const renamed = await json(`/chat/session/${id}/title`, { method: "PUT", headers: lister, body: JSON.stringify({ title: "  Trip ideas  " }) });
   assert.equal([renamed.status, renamed.body.title], [200, "Trip ideas"]);
 
-  assert.equal((await json("/chat/sessions")).status, 400, "X-User-ID is required to list");
+  assert.equal((await json("/chat/sessions")).status, 401, "an identity (here X-User-ID) is required to list");
   const listed = await json("/chat/sessions?limit=500", { headers: { "X-User-ID": "lister" } });
   assert.equal([listed.body.limit, listed.body.offset, listed.body.sessions[0].title, listed.body.sessions[0].id], [50, 0, "Trip ideas", id]);
   assert.is((await json("/chat/sessions?offset=-1", { headers: { "X-User-ID": "lister" } })).status, 400);
   assert.is((await json("/chat/sessions", { headers: { "X-User-ID": "bad user{}" } })).status, 400);
 
-  assert.is((await json("/chat/session/delete", { method: "POST", body: JSON.stringify({ session_id: id }) })).status, 200);
-  assert.is((await json("/chat/session/delete", { method: "POST", body: JSON.stringify({ session_id: id }) })).status, 404);
-  assert.is((await json(`/chat/session/${id}`)).status, 404);
-  assert.is((await json(`/chat/session/${id}/title`, { method: "PUT", body: JSON.stringify({ title: "x" }) })).status, 404);
+  assert.is((await json("/chat/session/delete", { method: "POST", headers: lister, body: JSON.stringify({ session_id: id }) })).status, 200);
+  assert.is((await json("/chat/session/delete", { method: "POST", headers: lister, body: JSON.stringify({ session_id: id }) })).status, 404);
+  assert.is((await json(`/chat/session/${id}`, { headers: lister })).status, 404);
+  assert.is((await json(`/chat/session/${id}/title`, { method: "PUT", headers: lister, body: JSON.stringify({ title: "x" }) })).status, 404);
   const big = await json("/chat/session", { method: "POST", body: JSON.stringify({ metadata: { blob: "x".repeat(5000) } }) });
   assert.equal([big.status, big.body.error.details[0].pointer], [400, "/metadata"]);
 });

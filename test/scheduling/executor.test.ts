@@ -73,6 +73,8 @@ test.before(async (context) => {
     registry,
     handleSignals: false,
     log: () => undefined,
+    // The test schedules as a trusted gateway would (X-Manifold-Agent-Name); agent tokens: test/trust/identity-ownership.test.ts.
+    auth: { required: false, trustIdentityHeaders: true },
     executor: { workerCount: 3, maxRetries: 1, retryBaseDelayMs: 10, retryMaxDelayMs: 10, log },
   });
 });

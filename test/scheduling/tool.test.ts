@@ -1,7 +1,8 @@
 /**
  * The scheduler tool's five capabilities over HTTP (serveScheduler on the embedded store, the
- * executor off): the caller's X-Manifold-Agent-Name is the target, each mistake is a clear envelope,
- * and an agent's generated client sends its name by itself.
+ * executor off), behind a trusted gateway (`trustIdentityHeaders`, so the caller's
+ * X-Manifold-Agent-Name is the target; test/trust/identity-ownership.test.ts covers agent tokens),
+ * each mistake is a clear envelope, and an agent's generated client sends its name by itself.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -14,7 +15,15 @@ interface Context {
 const test = suite<Context>("scheduler tool", {} as Context);
 
 test.before(async (context) => {
-  context.scheduler = await serveScheduler({ port: 0, registry: false, handleSignals: false, log: () => undefined, executor: false, tickMs: 60_000 });
+  context.scheduler = await serveScheduler({
+    port: 0,
+    registry: false,
+    handleSignals: false,
+    log: () => undefined,
+    executor: false,
+    tickMs: 60_000,
+    auth: { required: false, trustIdentityHeaders: true },
+  });
 });
 test.after(async ({ scheduler }) => {
   await scheduler.close();
@@ -58,7 +67,7 @@ test("mistakes are envelopes: two timing forms, a bad cron, a past run_at, no ca
   const past = await call(scheduler, "schedule_task", { run_at: "2001-01-01T00:00:00Z" });
   assert.match(past.body["error"].message, /in the past/);
   const anonymous = await call(scheduler, "schedule_task", { delay: "1m" }, null);
-  assert.is(anonymous.status, 400);
+  assert.equal([anonymous.status, anonymous.body["error"].code], [401, "UNAUTHORIZED"], "no caller: no agent to own the schedule");
   assert.match(anonymous.body["error"].message, /X-Manifold-Agent-Name/);
   for (const capability of ["get_schedule", "cancel_schedule", "update_schedule"]) {
     const missing = await call(scheduler, capability, { schedule_id: "sch-0000000000000000" });

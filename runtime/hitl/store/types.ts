@@ -107,6 +107,8 @@ export interface Checkpoint {
   /** The request body (or text) as received. */
   readonly original_request: unknown;
   readonly user_context: { readonly conversation_id?: string; readonly session_id?: string };
+  /** Who made the request that paused (context/identity.ts): with `MANIFOLD_HITL_APPROVERS`, who may see and decide it. */
+  readonly requested_by?: { readonly subject: string; readonly kind: "user" | "agent" };
   readonly original_request_id: string;
   /** W3C trace context of the interrupted request, so the resumed run's trace links to it. */
   readonly trace?: { readonly traceparent: string; readonly tracestate?: string };
