@@ -1,19 +1,21 @@
 /**
  * The one language-model provider of a process, on the `openai` package: it speaks to any
  * OpenAI-compatible endpoint (OpenAI, Azure-style base URLs, Ollama, vLLM, Groq, OpenRouter). The
- * client does the timeout; retries (408/409/429/5xx and connection errors, honouring `Retry-After`,
- * capped so a server cannot park a request for an hour) wait on the provider's clock (retry.ts). This
- * module maps the client's errors to the runtime's codes, streams, counts tokens, and keeps the key
- * out of everything it shows.
+ * call has one deadline on the provider's clock, retries included; retries (408/409/429/5xx and
+ * connection errors, honouring `Retry-After`, capped so a server cannot park a request for an hour)
+ * wait on that clock too, and a 429 cools the whole provider down (retry.ts, cooldown.ts). This module
+ * maps the client's errors to the runtime's codes, streams, counts tokens, and keeps the key and the
+ * endpoint's answers out of everything it shows.
  */
 import { inspect } from "node:util";
 import type OpenAI from "openai";
-import { registerSecret, redactSecrets } from "../context/index.js";
+import { registerSecret } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
 import { systemClock, type Clock } from "../util/index.js";
 import type { LlmConfig } from "./config.js";
-import { withRetries, type OpenAIModule, type RetryOptions } from "./retry.js";
+import { createCooldown } from "./cooldown.js";
+import { attemptMarginMs, createDeadline, withRetries, type Deadline, type OpenAIModule, type RetryOptions } from "./retry.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
 /** No tokens: what a call without a usage report counts, and the start of a sum. */
@@ -43,22 +45,18 @@ function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number; to
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage.total_tokens ?? prompt + completion };
 }
 
-/** The endpoint's complaint, short and with any registered secret (the key) blanked out. */
-function reason(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const said = typeof body?.message === "string" ? body.message : "";
-  return redactSecrets(said.replace(/\s+/g, " ").slice(0, 200));
-}
-
-function toError({ default: OpenAI }: OpenAIModule, error: unknown, baseUrl: string, signal: AbortSignal | undefined): ManifoldError {
+/**
+ * The runtime's error for what the client threw. An endpoint's answer body never goes into it (issue
+ * 32 L6): it may quote the key, a prefix of it, or the endpoint's internals, and errors reach clients.
+ */
+function toError({ default: OpenAI }: OpenAIModule, error: unknown, baseUrl: string, signal: AbortSignal | undefined, deadline: Deadline): ManifoldError {
+  if (signal?.aborted === true) return new ManifoldError("ABORTED", "the language model call was aborted");
+  if (deadline.passed() || error instanceof OpenAI.APIConnectionTimeoutError)
+    return new ManifoldError("TIMEOUT", "the language model did not answer within its timeout");
   if (error instanceof ManifoldError) return error;
-  if (error instanceof OpenAI.APIUserAbortError || signal?.aborted === true) return new ManifoldError("ABORTED", "the language model call was aborted");
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ManifoldError("TIMEOUT", "the language model did not answer within its timeout");
+  if (error instanceof OpenAI.APIUserAbortError) return new ManifoldError("ABORTED", "the language model call was aborted");
   if (error instanceof OpenAI.APIConnectionError) return new ManifoldError("LLM_ERROR", `could not reach the language model endpoint ${baseUrl}`);
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
-    const why = reason(error);
-    return new ManifoldError("LLM_ERROR", `language model endpoint answered ${error.status}${why === "" ? "" : `: ${why}`}`);
-  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) return new ManifoldError("LLM_ERROR", `language model endpoint answered ${error.status}`);
   return new ManifoldError("LLM_ERROR", "the language model answered with something unusable");
 }
 
@@ -80,7 +78,8 @@ function lazyClient(config: LlmConfig): () => Promise<{ module: OpenAIModule; cl
       client: new module.default({
         apiKey: config.apiKey,
         baseURL: config.baseUrl,
-        timeout: config.timeoutMs,
+        // A backstop only: the call's deadline on the provider's clock is what ends it (createDeadline).
+        timeout: 2 * config.timeoutMs,
         // Retried here, on the provider's clock (retry.ts).
         maxRetries: 0,
         defaultHeaders: config.headers,
@@ -135,20 +134,21 @@ interface CallSettings {
   readonly client: OpenAI;
   readonly model: string;
   readonly retry: Omit<RetryOptions, "signal">;
+  readonly deadline: Deadline;
 }
 
-/** One completion: the request retried until it is answered, then the answer read (a stream is not retried once it has begun). */
+/** One completion: the request retried until it is answered, then the answer read (a stream is not retried once it has begun), all before the deadline. */
 async function call(
-  { module, client, model, retry }: CallSettings,
+  { module, client, model, retry, deadline }: CallSettings,
   request: LlmRequest,
   format: "json_schema" | "json_object",
 ): Promise<Omit<LlmCompletion, "duration_ms">> {
-  const { signal, onChunk } = request;
+  const { onChunk } = request;
   const body = requestBody(model, request, format);
-  const options = signal === undefined ? {} : { signal };
-  const retrying = { ...retry, signal };
+  const options = { signal: deadline.signal };
+  const retrying = { ...retry, signal: deadline.signal, deadline: deadline.at };
   if (onChunk === undefined) {
-    const answer = await withRetries(module, () => client.chat.completions.create({ ...body, stream: false }, options), retrying);
+    const answer = await withRetries(module, () => deadline.during(() => client.chat.completions.create({ ...body, stream: false }, options)), retrying);
     const choice = answer.choices[0];
     return {
       text: choice?.message.content ?? "",
@@ -160,17 +160,24 @@ async function call(
   }
   const stream = await withRetries(
     module,
-    () => client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options),
+    () => deadline.during(() => client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options)),
     retrying,
   );
-  return readStream(stream, model, onChunk);
+  return deadline.during(() => readStream(stream, model, onChunk));
 }
 
 export function createLlmProvider(config: LlmConfig, { clock = systemClock }: LlmProviderOptions = {}): LlmProvider {
   const { baseUrl, model } = config;
   registerSecret(config.apiKey);
   const load = lazyClient(config);
-  const retry = { maxRetries: config.maxRetries, maxRetryWaitMs: config.maxRetryWaitMs, clock };
+  const retry = {
+    maxRetries: config.maxRetries,
+    maxRetryWaitMs: config.maxRetryWaitMs,
+    clock,
+    minAttemptMs: attemptMarginMs(config.timeoutMs),
+    // One per provider: every call it makes waits out the same rate-limit cooldown.
+    cooldown: createCooldown(clock),
+  };
   let structured = config.structuredOutput;
   const shown = { model, baseUrl };
 
@@ -182,7 +189,9 @@ export function createLlmProvider(config: LlmConfig, { clock = systemClock }: Ll
       const labels = { [ATTR.LLM_MODEL]: model, [ATTR.LLM_PHASE]: request.phase };
       const metrics = getTelemetry().metrics;
       const { module, client } = await load();
-      const settings: CallSettings = { module, client, model, retry };
+      // One deadline for the call, retries and the json_object fallback included (issue 32 L1).
+      const deadline = createDeadline(clock, config.timeoutMs, request.signal);
+      const settings: CallSettings = { module, client, model, retry, deadline };
       try {
         let answer: Omit<LlmCompletion, "duration_ms">;
         try {
@@ -200,7 +209,7 @@ export function createLlmProvider(config: LlmConfig, { clock = systemClock }: Ll
         metrics.histogram(METRIC.LLM_DURATION, duration_ms, labels);
         return { ...answer, duration_ms };
       } catch (error) {
-        const failure = toError(module, error, baseUrl, request.signal);
+        const failure = toError(module, error, baseUrl, request.signal, deadline);
         metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: failure.code });
         metrics.histogram(METRIC.LLM_DURATION, performance.now() - started, labels);
         throw failure;

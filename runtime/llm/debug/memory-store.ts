@@ -85,6 +85,59 @@ function snapshot(held: Held): LlmDebugRecord {
   });
 }
 
+/** The records and their byte count, changed together. */
+interface Ledger {
+  /** Insertion order is update order: the first entry is the least recently updated. */
+  readonly records: Map<string, Held>;
+  total: number;
+}
+
+function remove(ledger: Ledger, id: string): void {
+  const held = ledger.records.get(id);
+  if (held === undefined) return;
+  ledger.total -= held.bytes;
+  ledger.records.delete(id);
+}
+
+function sweep(ledger: Ledger, at: number): void {
+  for (const [id, held] of ledger.records) if (held.expires <= at) remove(ledger, id);
+}
+
+/** Appends the interaction to the record, which becomes the most recently updated. */
+function append(ledger: Ledger, held: Held, interaction: LlmInteraction): void {
+  if (!ledger.records.has(held.requestId)) ledger.total += held.bytes;
+  const size = sizeOf(interaction);
+  held.interactions.push(structuredClone(interaction));
+  held.sizes.push(size);
+  held.bytes += size;
+  ledger.total += size;
+  ledger.records.delete(held.requestId); // re-inserted last: the Map's order is the eviction order
+  ledger.records.set(held.requestId, held);
+}
+
+/**
+ * Least recently updated first: expired records, then whole records past the count or the budget,
+ * then the newest record's oldest calls (beyond maxInteractions, or while still over the budget).
+ */
+function evict(ledger: Ledger, newest: Held, { maxRecords, maxBytes, maxInteractions }: Limits, at: number): void {
+  const { records } = ledger;
+  if (records.size > maxRecords || ledger.total > maxBytes) sweep(ledger, at);
+  while (records.size > 1 && (records.size > maxRecords || ledger.total > maxBytes)) remove(ledger, records.keys().next().value!);
+  while (newest.interactions.length > maxInteractions || (newest.interactions.length > 1 && ledger.total > maxBytes)) {
+    newest.interactions.shift();
+    const size = newest.sizes.shift()!;
+    newest.bytes -= size;
+    ledger.total -= size;
+    newest.dropped += 1;
+  }
+}
+
+interface Limits {
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+  readonly maxInteractions: number;
+}
+
 /**
  * The embedded adapter: one process, bounded in count, bytes and time. A Map keyed by request id (so
  * an id like `__proto__` is just a key), whose insertion order is the update order: each append moves
@@ -103,44 +156,14 @@ export function createMemoryLlmDebugStore({
   checkLimits({ ttlMs, errorTtlMs, maxRecords, maxInteractions, maxTextBytes });
   // One interaction holds at most three texts of maxTextBytes (prompt, response, error) and short labels.
   checkInteger("maxBytes", maxBytes, { min: 4 * maxTextBytes + RECORD_OVERHEAD });
-  const records = new Map<string, Held>();
-  let total = 0;
-
-  const remove = (id: string): void => {
-    const held = records.get(id);
-    if (held === undefined) return;
-    total -= held.bytes;
-    records.delete(id);
-  };
-
-  const sweep = (): void => {
-    const at = now();
-    for (const [id, held] of records) if (held.expires <= at) remove(id);
-  };
+  const ledger: Ledger = { records: new Map(), total: 0 };
+  const limits: Limits = { maxRecords, maxBytes, maxInteractions };
 
   const live = (requestId: string): Held | undefined => {
-    const held = records.get(requestId);
+    const held = ledger.records.get(requestId);
     if (held === undefined || held.expires > now()) return held;
-    remove(requestId);
+    remove(ledger, requestId);
     return undefined;
-  };
-
-  /** Drops the record's oldest interactions beyond `keep` many, or while `over` says the store is over budget. */
-  const dropOldest = (held: Held, keep: number, over: () => boolean): void => {
-    while (held.interactions.length > keep || (held.interactions.length > 1 && over())) {
-      held.interactions.shift();
-      const size = held.sizes.shift()!;
-      held.bytes -= size;
-      total -= size;
-      held.dropped += 1;
-    }
-  };
-
-  /** Least recently updated first: expired records, then whole records past the count or the budget, then the newest record's oldest calls. */
-  const evict = (newest: Held): void => {
-    if (records.size > maxRecords || total > maxBytes) sweep();
-    while (records.size > 1 && (records.size > maxRecords || total > maxBytes)) remove(records.keys().next().value!);
-    dropOldest(newest, maxInteractions, () => total > maxBytes);
   };
 
   return {
@@ -161,21 +184,14 @@ export function createMemoryLlmDebugStore({
         expires: at,
         dropped: 0,
       };
-      if (!records.has(requestId)) total += held.bytes;
-      const size = sizeOf(interaction);
-      held.interactions.push(structuredClone(interaction));
-      held.sizes.push(size);
-      held.bytes += size;
-      total += size;
       if (!held.sourceComponents.includes(sourceComponent) && held.sourceComponents.length < MAX_SOURCE_COMPONENTS) {
         held.sourceComponents.push(sourceComponent);
       }
       if (!interaction.success) held.status = "error";
       held.updated = at;
       held.expires = at + (held.status === "error" ? errorTtlMs : ttlMs);
-      records.delete(requestId); // re-inserted last: the Map's order is the eviction order
-      records.set(requestId, held);
-      evict(held);
+      append(ledger, held, interaction);
+      evict(ledger, held, limits, at);
     },
     get: async (requestId) => {
       const held = live(checkRequestId(requestId));
@@ -183,16 +199,16 @@ export function createMemoryLlmDebugStore({
     },
     list: async (options) => {
       const { limit, status } = checkListOptions(options);
-      sweep();
+      sweep(ledger, now());
       const found: LlmDebugRecord[] = [];
       // Newest first is the Map's order backwards.
-      for (const held of [...records.values()].reverse()) {
+      for (const held of [...ledger.records.values()].reverse()) {
         if (found.length >= limit) break;
         if (status === undefined || held.status === status) found.push(snapshot(held));
       }
       return found;
     },
-    bytes: () => total,
+    bytes: () => ledger.total,
     close: async () => undefined,
   };
 }
