@@ -162,6 +162,7 @@ export const SchedulerSpec: ComponentSpec = {
       description: "Schedule a run of the calling agent (X-Manifold-Agent-Name) with exactly one of delay, run_at or cron_expr",
       type: "tool",
       internal: false,
+      effects: "lasting",
       endpoint: "/api/capabilities/schedule_task",
       input: {
         required: [],
@@ -458,6 +459,7 @@ export const SchedulerSpec: ComponentSpec = {
       description: "Replace a schedule's timing (exactly one form), instruction or input",
       type: "tool",
       internal: false,
+      effects: "lasting",
       endpoint: "/api/capabilities/update_schedule",
       input: {
         required: [
@@ -564,6 +566,7 @@ export const SchedulerSpec: ComponentSpec = {
       description: "Delete a schedule; an occurrence already fired still runs",
       type: "tool",
       internal: false,
+      effects: "lasting",
       endpoint: "/api/capabilities/cancel_schedule",
       input: {
         required: [

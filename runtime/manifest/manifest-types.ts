@@ -15,6 +15,7 @@ export interface RawCapability {
   readonly description: string;
   readonly type?: CapabilityType;
   readonly internal?: boolean;
+  readonly effects?: "lasting";
   readonly endpoint?: string;
   readonly input?: RawFields;
   readonly output?: RawFields;

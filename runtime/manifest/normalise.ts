@@ -41,6 +41,7 @@ function normaliseCapability(raw: RawCapability): CapabilitySpec {
     description: raw.description,
     type: raw.type ?? "tool",
     internal: raw.internal ?? false,
+    ...(raw.effects === "lasting" && { effects: "lasting" as const }),
     endpoint: raw.endpoint ?? defaultEndpoint(raw.name),
     ...(raw.input !== undefined && { input: normaliseFields(raw.input) }),
     ...(raw.output !== undefined && { output: normaliseFields(raw.output) }),

@@ -43,6 +43,21 @@ export async function readCatalog(registry: Registry | false, components: readon
     .map(({ capabilities, ...rest }) => ({ ...rest, capabilities: [...capabilities.values()] }));
 }
 
+/**
+ * The catalog a language-model planner may plan from: capabilities marked `effects: lasting` (a
+ * schedule acting later on the agent's behalf) are left out unless the agent allows them, by
+ * `component.capability` or all with true (issue 32, H2). The planner's proposal is checked against
+ * this same catalog, so a plan naming a hidden capability is refused as unknown.
+ */
+export function withoutLastingEffects(catalog: readonly CatalogComponent[], allowed: true | readonly string[] | undefined): CatalogComponent[] {
+  if (allowed === true) return [...catalog];
+  const allow = new Set(allowed ?? []);
+  return catalog.map((component) => ({
+    ...component,
+    capabilities: component.capabilities.filter((c) => c.effects !== "lasting" || allow.has(`${component.name}.${c.name}`)),
+  }));
+}
+
 /** A check context over a catalog, which also remembers the names it was asked for and did not know. */
 export interface CatalogCheckContext extends CheckContext {
   readonly missing: ReadonlySet<string>;

@@ -9,15 +9,18 @@ import type { WorkflowSpec } from "../spec/index.js";
 
 /** The `orchestration:` block as written. */
 export interface RawOrchestration {
-  readonly natural?: { readonly model: string };
+  readonly natural?: { readonly model: string; readonly allow_lasting_effects?: boolean | readonly string[] };
   readonly custom?: boolean;
   readonly workflows?: readonly string[];
 }
 
 /** The agent's orchestration front ends with their defaults filled in. */
 export interface OrchestrationSpec {
-  /** POST /orchestrate/natural. */
-  readonly natural?: { readonly model: string };
+  /**
+   * POST /orchestrate/natural. `allowLastingEffects`: the `effects: lasting` capabilities the planner
+   * may see and plan (`component.capability` names, or true for all); absent, none (issue 32, H2).
+   */
+  readonly natural?: { readonly model: string; readonly allowLastingEffects?: true | readonly string[] };
   /** POST /orchestrate/custom */
   readonly custom: boolean;
   /** Every workflow the agent runs (served, or run by another feature such as tasks), sorted by name. */
@@ -52,7 +55,14 @@ export const orchestrationSchema: ManifestFeature["schema"] = {
           type: "object",
           additionalProperties: false,
           required: ["model"],
-          properties: { model: { description: "The model name, e.g. gpt-4o-mini.", type: "string", minLength: 1 } },
+          properties: {
+            model: { description: "The model name, e.g. gpt-4o-mini.", type: "string", minLength: 1 },
+            allow_lasting_effects: {
+              description:
+                "Capabilities marked `effects: lasting` (the scheduler's schedule_task, update_schedule, cancel_schedule) the planner may see and plan: true for all, or a list of component.capability names. Default: none, so text a tool returns cannot make the model create a schedule.",
+              oneOf: [{ type: "boolean" }, { type: "array", uniqueItems: true, items: { type: "string", pattern: "^[a-z0-9][a-z0-9-]*\\.[a-z0-9_]+$" } }],
+            },
+          },
         },
         custom: { description: "true: POST /orchestrate/custom runs an inline step list.", type: "boolean" },
         workflows: {
@@ -73,7 +83,7 @@ export function normaliseOrchestration(raw: RawAgent, { workflows, referenced }:
   const natural = raw.orchestration?.natural;
   return {
     orchestration: {
-      ...(natural !== undefined && { natural: { model: natural.model } }),
+      ...(natural !== undefined && { natural: naturalSpec(natural) }),
       custom: raw.orchestration?.custom ?? false,
       workflows: [...new Set([...served, ...referenced])]
         .filter(known)
@@ -82,6 +92,12 @@ export function normaliseOrchestration(raw: RawAgent, { workflows, referenced }:
       endpoints: served.filter(known).sort(compareText),
     },
   };
+}
+
+function naturalSpec({ model, allow_lasting_effects: allowed }: NonNullable<RawOrchestration["natural"]>): NonNullable<OrchestrationSpec["natural"]> {
+  if (allowed === true) return { model, allowLastingEffects: true };
+  if (Array.isArray(allowed) && allowed.length > 0) return { model, allowLastingEffects: [...allowed].sort(compareText) };
+  return { model };
 }
 
 export function servedWorkflows(raw: RawAgent): WorkflowReference[] {

@@ -76,6 +76,11 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
    * up to `maxValidationRounds` times) and the synthesiser, unless `planner` / `synthesiser` replace them.
    */
   readonly llm?: LlmProvider;
+  /**
+   * The `effects: lasting` capabilities the language-model planner may see and plan (`component.capability`,
+   * or true for all). @defaultValue the agent manifest's `orchestration.natural.allow_lasting_effects`, else none
+   */
+  readonly allowLastingEffects?: true | readonly string[];
   /** Regenerations of an invalid plan. @defaultValue `MANIFOLD_MAX_VALIDATION_ROUNDS`, else 2 */
   readonly maxValidationRounds?: number;
   /** Most bytes of step results in a synthesis prompt. @defaultValue 32 KiB */

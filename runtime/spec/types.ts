@@ -38,6 +38,8 @@ export interface CapabilitySpec {
   readonly description: string;
   readonly type: CapabilityType;
   readonly internal: boolean;
+  /** `lasting`: a call leaves something acting later for the caller (a schedule); hidden from natural planners unless allowed. */
+  readonly effects?: "lasting";
   readonly endpoint: string;
   /** Absent when the manifest declares no `input`: no input schema, an empty-object request body. */
   readonly input?: FieldsSpec;

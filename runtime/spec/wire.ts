@@ -15,6 +15,8 @@ export interface CapabilityWire {
   readonly endpoint: string;
   readonly type: string;
   readonly internal: boolean;
+  /** `lasting`: hidden from natural planners unless the agent allows it (issue 32, H2). */
+  readonly effects?: "lasting";
   readonly input_summary?: FieldSummary;
   readonly output_summary?: FieldSummary;
 }
@@ -42,6 +44,7 @@ export function capabilityWire(capability: CapabilitySpec): CapabilityWire {
     endpoint: capability.endpoint,
     type: capability.type,
     internal: capability.internal,
+    ...(capability.effects === undefined ? {} : { effects: capability.effects }),
     ...(capability.input === undefined ? {} : { input_summary: summary(capability.input) }),
     ...(capability.output === undefined ? {} : { output_summary: summary(capability.output) }),
   };

@@ -6,7 +6,7 @@
 import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
-import type { CatalogComponent } from "../catalog.js";
+import { withoutLastingEffects, type CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
@@ -59,7 +59,8 @@ export function configureNatural(
     };
   } else if (llm !== undefined) {
     interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env) }));
-    const plan = createLlmPlanner({ provider: llm, catalog: fullCatalog });
+    const { allowLastingEffects } = options;
+    const plan = createLlmPlanner({ provider: llm, catalog: async () => withoutLastingEffects(await fullCatalog(), allowLastingEffects) });
     planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
   }
   let synthesiser = givenSynthesiser;
