@@ -8,7 +8,7 @@ import { currentScope } from "../context/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import { createCaller } from "../outbound/index.js";
-import { createLogger } from "../telemetry/index.js";
+import { createLogger, getTelemetry } from "../telemetry/index.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody } from "./custom.js";
 import { createExecutor } from "./executor.js";
@@ -44,7 +44,33 @@ function resolveStore(option: ExecutionStore | boolean | undefined, env: NodeJS.
   return enabled ? { store: createExecutionStore({ env }), owned: true } : { store: undefined, owned: false };
 }
 
+/**
+ * The spec's `orchestrator.construction.rejected`: a configuration that throws while an orchestrator
+ * is built or extended is marked on the active span, else (construction mostly runs at start-up, in
+ * no request) on a span of its own; the error is thrown on unchanged.
+ */
+function rejectedOnThrow<T>(operation: "create_orchestrator" | "use", build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    const telemetry = getTelemetry();
+    const attributes = { operation, reason: "invalid_configuration" };
+    const emit = telemetry.activeEvents();
+    if (emit !== undefined) emit("orchestrator.construction.rejected", attributes);
+    else {
+      const span = telemetry.startSpan("orchestrator.construction", { attributes: { operation } });
+      span?.event("orchestrator.construction.rejected", attributes);
+      span?.end("INVALID_INPUT");
+    }
+    throw error;
+  }
+}
+
 export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
+  return rejectedOnThrow("create_orchestrator", () => buildOrchestrator(options));
+}
+
+function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
   const { components = [], registry, timeoutMs = 30_000, concurrency = 10, backoff, hooks = [], interceptors = [], env = process.env } = options;
   const log = options.log ?? createLogger({ component: "orchestration" });
   checkHooks(hooks);
@@ -67,10 +93,11 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
     resolve,
     executor,
     setToken: (token) => caller.setToken(token),
-    use: (...more) => {
-      checkInterceptors([...core.interceptors, ...more]);
-      core.interceptors.push(...more);
-    },
+    use: (...more) =>
+      rejectedOnThrow("use", () => {
+        checkInterceptors([...core.interceptors, ...more]);
+        core.interceptors.push(...more);
+      }),
     hasPlanner: natural.planner !== undefined,
     hasSynthesiser: natural.synthesiser !== undefined,
     runWorkflow: (spec, inputs, run = {}) => runWorkflow(core, spec, inputs, run),

@@ -4,6 +4,7 @@
  * carries any of the four hooks; the orchestrator passes the step hooks on to the executor.
  */
 import type { ManifoldError } from "../errors/index.js";
+import { getTelemetry } from "../telemetry/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ExecutionResult } from "./executor-types.js";
 import { ACCEPT, CONTINUE, runChain, type Answered, type Awaitable, type InterceptorState, type StepInterceptor } from "./interceptors.js";
@@ -95,6 +96,19 @@ export interface Interceptor extends StepInterceptor {
   afterExecution?(context: ExecutionContext): Awaitable<AfterExecutionDecision | undefined>;
 }
 
+/**
+ * The spec's `pipeline.short_circuit.decision`: an interceptor answered something other than going on
+ * (pause, fail, replace), on the request's span. Names and codes only: never the plan or the answer.
+ */
+function shortCircuit(interceptor: string, stage: "after_plan" | "after_execution", decision: AfterPlanDecision | AfterExecutionDecision): void {
+  getTelemetry().event("pipeline.short_circuit.decision", {
+    interceptor,
+    stage,
+    action: decision.action,
+    ...(decision.action === "fail" ? { error_code: decision.error.code } : {}),
+  });
+}
+
 /** The after-plan chain: a `replace` is checked, settles any proposal, then is handed to the next interceptor. */
 export async function afterPlan(
   interceptors: readonly Interceptor[],
@@ -106,10 +120,13 @@ export async function afterPlan(
     const answer = await interceptor.afterPlan?.(current);
     if (answer === undefined || answer.action === "continue") continue;
     if (answer.action === "replace") {
+      // Settling a planner's proposal is the checker's ordinary answer, not a short circuit.
+      if (current.proposal === undefined) shortCircuit(interceptor.name, "after_plan", answer);
       const { proposal: _settled, ...rest } = current;
       current = { ...rest, plan: await check(answer.plan) };
       continue;
     }
+    shortCircuit(interceptor.name, "after_plan", answer);
     return { decision: answer, by: interceptor.name, context: current };
   }
   return { decision: CONTINUE, context: current };
@@ -124,5 +141,7 @@ export async function afterExecution(interceptors: readonly Interceptor[], conte
     ACCEPT,
     () => undefined,
   );
-  return by === undefined ? { decision } : { decision, by };
+  if (by === undefined) return { decision };
+  shortCircuit(by, "after_execution", decision);
+  return { decision, by };
 }
