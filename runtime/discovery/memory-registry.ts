@@ -11,7 +11,12 @@ import {
   toStoredRecord,
   type StoredRecord,
 } from "./entry.js";
+import { ManifoldError } from "../errors/index.js";
+import { heapBytes } from "../util/index.js";
 import type { ComponentRegistration, RegisterOptions, Registry, RegistryEntry } from "./types.js";
+
+/** Registrations one process's embedded registry holds at most, as UTF-16 JSON (`heapBytes`): thousands of components. */
+export const DEFAULT_REGISTRY_MAX_BYTES = 16 * 1024 * 1024;
 
 interface Slot {
   /** Stored serialised, as in Redis: a caller mutating what it passed or got back changes nothing here. */
@@ -19,16 +24,26 @@ interface Slot {
   readonly lastSeen: number;
   readonly expiresAt: number;
   readonly indexes: readonly string[];
+  /** What the slot counts against the byte budget. */
+  readonly bytes: number;
 }
 
 /** The registry's state; a memory store keeps one per namespace for the whole process. */
 export interface MemoryRegistryState {
   readonly records: Map<string, Slot>;
   readonly indexes: Map<string, Set<string>>;
+  /** The records' bytes (`heapBytes` of each stored JSON, ids included). */
+  bytes: number;
 }
 
 export function createMemoryRegistryState(): MemoryRegistryState {
-  return { records: new Map(), indexes: new Map() };
+  return { records: new Map(), indexes: new Map(), bytes: 0 };
+}
+
+/** Deletes a record and takes its bytes off the budget (index entries are the caller's). */
+function forget(state: MemoryRegistryState, id: string, slot: Slot): void {
+  state.records.delete(id);
+  state.bytes -= slot.bytes;
 }
 
 export interface MemoryRegistryOptions {
@@ -36,20 +51,27 @@ export interface MemoryRegistryOptions {
   readonly state?: MemoryRegistryState;
   /** @defaultValue Date.now */
   readonly now?: () => number;
+  /**
+   * Bytes of registrations held. A new id past it is refused with UNAVAILABLE (live records are not
+   * evicted: lookups would lose a running component); a known id's heartbeat always goes through,
+   * and expired records free their bytes. @defaultValue 16 MiB
+   */
+  readonly maxBytes?: number;
 }
 
 /** One registry over a state: the state may be shared by several (one per namespace), the sweep clock is this one's. */
 interface Registered {
   readonly state: MemoryRegistryState;
   readonly now: () => number;
+  readonly maxBytes: number;
   lastSweep: number;
 }
 
 /** The slot if its record has not expired; an expired one is deleted. */
-function live({ records }: MemoryRegistryState, id: string, at: number): Slot | undefined {
-  const slot = records.get(id);
+function live(state: MemoryRegistryState, id: string, at: number): Slot | undefined {
+  const slot = state.records.get(id);
   if (slot === undefined || slot.expiresAt > at) return slot;
-  records.delete(id);
+  forget(state, id, slot);
   return undefined;
 }
 
@@ -85,7 +107,7 @@ function sweep(registered: Registered, at: number): void {
   const { state } = registered;
   for (const [id, slot] of state.records)
     if (slot.expiresAt <= at) {
-      state.records.delete(id);
+      forget(state, id, slot);
       removeFromIndexes(state, id, ["all", ...slot.indexes]);
     }
 }
@@ -105,7 +127,16 @@ function register(registered: Registered, component: ComponentRegistration, opti
       component.id,
       previous.indexes.filter((name) => !names.includes(name)),
     );
-  state.records.set(component.id, { json: JSON.stringify(record), lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names });
+  const json = JSON.stringify(record);
+  const bytes = heapBytes(json) + heapBytes(component.id);
+  if (previous === undefined && state.bytes + bytes > registered.maxBytes) {
+    throw new ManifoldError(
+      "UNAVAILABLE",
+      `the embedded registry holds its maximum of ${Math.round(registered.maxBytes / 1048576)} MiB of registrations; ${component.id} was not registered (configure Redis, REDIS_URL, for a network this large)`,
+    );
+  }
+  state.bytes += bytes - (previous?.bytes ?? 0);
+  state.records.set(component.id, { json, lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names, bytes });
   for (const name of ["all", ...names]) {
     let members = state.indexes.get(name);
     if (members === undefined) state.indexes.set(name, (members = new Set()));
@@ -118,7 +149,7 @@ function unregister({ state, now }: Registered, id: string): boolean {
   checkName(id, "id");
   const slot = state.records.get(id);
   if (slot === undefined) return false;
-  state.records.delete(id);
+  forget(state, id, slot);
   removeFromIndexes(state, id, ["all", ...slot.indexes]);
   return slot.expiresAt > now();
 }
@@ -135,8 +166,13 @@ function getEntry({ state, now }: Registered, id: string): RegistryEntry | undef
  * stale index members dropped when met) so the contract suite holds both to the same behaviour, and
  * it runs no timers: an expired record costs nothing until a read or a write meets it.
  */
-export function createMemoryRegistry({ state = createMemoryRegistryState(), now = Date.now }: MemoryRegistryOptions = {}): Registry {
-  const registered: Registered = { state, now, lastSweep: 0 };
+export function createMemoryRegistry({
+  state = createMemoryRegistryState(),
+  now = Date.now,
+  maxBytes = DEFAULT_REGISTRY_MAX_BYTES,
+}: MemoryRegistryOptions = {}): Registry {
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError("maxBytes must be a positive whole number of bytes");
+  const registered: Registered = { state, now, maxBytes, lastSweep: 0 };
   return {
     register: async (component, options) => register(registered, component, options),
     unregister: async (id) => unregister(registered, id),
