@@ -2,6 +2,8 @@
  * `npm start`: the travel tools and the travel agent in one process on the embedded defaults. Each listens on its manifest
  * port unless PORT_OFFSET shifts them (or MANIFOLD_EPHEMERAL_PORTS=true picks free ones).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { CountryInfoService } from "../../generated/country-info-service/index.js";
 import { CurrencyService } from "../../generated/currency-service/index.js";
 import { GeocodingService } from "../../generated/geocoding-service/index.js";
@@ -27,6 +29,21 @@ process.env["MANIFOLD_LLM_DEBUG_ENABLED"] ??= "true";
 // An explicit port also keeps a PORT variable, meant for one service, from moving all four onto it.
 const port = (manifestPort: number | undefined) => (ephemeral ? 0 : (manifestPort ?? 0));
 
+/** A free loopback port, taken now so the components can name the dashboard's origin before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+// The API browser's "Try it out" calls each component from the dashboard's page: a cross-origin call
+// that a component answers only for the origins in MANIFOLD_CORS_ORIGINS, so the network's list names it.
+const dashboardPort = ephemeral ? await freePort() : DEFAULT_DASHBOARD_PORT;
+process.env["MANIFOLD_CORS_ORIGINS"] = [process.env["MANIFOLD_CORS_ORIGINS"], `http://127.0.0.1:${dashboardPort}`, `http://localhost:${dashboardPort}`]
+  .filter((origin) => origin !== undefined && origin !== "")
+  .join(",");
+
 const tools = await Promise.all([
   GeocodingService.serve({ handlers: geocodingHandlers, port: port(GeocodingService.spec.port) }),
   WeatherService.serve({ handlers: weatherHandlers, port: port(WeatherService.spec.port) }),
@@ -46,7 +63,7 @@ const agent = await TravelAgent.serve({
 // The scheduler tool, its firing loop and the executor, which delivers due runs to the agent.
 const scheduler = await serveScheduler({ port: ephemeral ? 0 : 8099 });
 // The dashboard reads the same (process-wide) embedded store the network writes.
-const dashboard = await serveDashboard({ port: ephemeral ? 0 : DEFAULT_DASHBOARD_PORT });
+const dashboard = await serveDashboard({ port: dashboardPort });
 const running = [...tools, agent, scheduler];
 
 const [geo] = running;

@@ -109,6 +109,15 @@ test("the API browser lists every service and shows its OpenAPI document, from t
   assert.match(await text(page.locator(".swagger-ui .info .title")), /currency-service/);
   await page.locator(".swagger-ui .opblock-summary-path", { hasText: "/api/capabilities/convert_currency" }).waitFor();
   await shot("api-browser");
+  // "Try it out" calls the component from the dashboard's origin: the component allows it through
+  // MANIFOLD_CORS_ORIGINS (network.ts), as `npm start` sets it; without it the browser blocks the read.
+  const operation = page.locator(".swagger-ui .opblock", { has: page.locator(".opblock-summary-path", { hasText: "/api/capabilities/convert_currency" }) });
+  await operation.locator(".opblock-summary").click();
+  await operation.locator(".try-out__btn").click();
+  await operation.locator(".execute").click();
+  const status = operation.locator(".live-responses-table tbody .response-col_status").first();
+  await status.waitFor({ timeout: WAIT_MS });
+  assert.is((await status.textContent())?.trim(), "200", await operation.locator(".live-responses-table").innerText());
 });
 
 test("HITL Interrupted: type filters; streaming buttons disabled with the reason; Approve resumes a non_streaming run", async () => {

@@ -79,8 +79,11 @@ export async function startNetwork(): Promise<Network> {
     DEV_MODE: "false",
   };
   try {
-    const started = await Promise.all(TRAVEL.map((name) => start(["test/dashboard/fixtures/travel.ts", name], env, name)));
+    // The dashboard first: its origin is the one the components allow, so the API browser's "Try it
+    // out" (a cross-origin call from the dashboard's page to the component) works as under `npm start`.
     const dashboard = await start(["generator/bin.ts", "dashboard"], { ...env, MANIFOLD_DASHBOARD_POLL_INTERVAL: "500ms" }, "manifold dashboard");
+    const components = { ...env, MANIFOLD_CORS_ORIGINS: new URL(dashboard.url).origin };
+    const started = await Promise.all(TRAVEL.map((name) => start(["test/dashboard/fixtures/travel.ts", name], components, name)));
     const urls = Object.fromEntries(TRAVEL.map((name, i) => [name, started[i]!.url])) as Network["urls"];
     return {
       redis,
