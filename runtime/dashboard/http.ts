@@ -40,8 +40,8 @@ export function sendValue(ctx: RouteContext, value: unknown): void {
 
 /**
  * Debug data (prompts, conversations, checkpoints) is for the dashboard's own pages: these routes
- * drop the component's `Access-Control-Allow-Origin: *`, so another site's script cannot read them
- * from a browser that can reach the dashboard. The registry routes stay open like `/api/capabilities`.
+ * drop `Access-Control-Allow-Origin` even for an origin the dashboard's `MANIFOLD_CORS_ORIGINS`
+ * lists, so no other site's script can read them from a browser that can reach the dashboard.
  */
 export function privateRoute(handler: (ctx: RouteContext) => void | Promise<void>): (ctx: RouteContext) => Promise<void> {
   return async (ctx) => {
