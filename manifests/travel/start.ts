@@ -2,6 +2,8 @@
  * `npm start`: the travel tools and the travel agent in one process on the embedded defaults. Each listens on its manifest
  * port unless PORT_OFFSET shifts them (or MANIFOLD_EPHEMERAL_PORTS=true picks free ones).
  */
+import { randomBytes } from "node:crypto";
+import { agentIdentityKey, mintAgentToken } from "agent-manifold/runtime/context";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CountryInfoService } from "../../generated/country-info-service/index.js";
@@ -21,6 +23,9 @@ import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
 const ephemeral = process.env["MANIFOLD_EPHEMERAL_PORTS"] === "true";
+// One network key per run unless one is given: registry records are signed with it, and each agent
+// proves its name to the scheduler with a token derived from it (X-Manifold-Agent-Name proves nothing).
+process.env["MANIFOLD_REGISTRY_KEY"] ||= randomBytes(32).toString("hex");
 // A person is reading this terminal: readable log lines unless asked for JSON.
 process.env["DEV_MODE"] ??= "true";
 // The example records its runs and model calls (bounded, in memory) so the dashboard has something to show.
@@ -67,6 +72,8 @@ const dashboard = await serveDashboard({ port: dashboardPort });
 const running = [...tools, agent, scheduler];
 
 const [geo] = running;
+// The curl below schedules as the travel agent: a person has no agent key, so the example carries a token minted for it (1 h).
+const agentToken = await mintAgentToken(agentIdentityKey()!, "travel-agent", "scheduler", Date.now(), 3600);
 console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
 console.log(`\nDashboard: ${dashboard.url}/  (registry, LLM debug, approvals, executions, skills, memory; API browser at ${dashboard.url}/api-browser)`);
@@ -85,8 +92,8 @@ console.log(
   `  curl -s -X POST ${agent.url}/api/v1/tasks -H 'Content-Type: application/json' -d '{"type":"packing_list","input":{"destination":"Lisbon","days":4}}'   # then GET the status_url`,
 );
 console.log(
-  `  curl -s -X POST ${scheduler.url}/api/capabilities/schedule_task -H 'Content-Type: application/json' -H 'X-Manifold-Agent-Name: travel-agent' -d '{"delay":"10s","instruction":"Morning brief","input":{"destination":"Kyoto"}}'   # runs in 10 s`,
+  `  curl -s -X POST ${scheduler.url}/api/capabilities/schedule_task -H 'Content-Type: application/json' -H 'X-Manifold-Agent-Token: ${agentToken}' -d '{"delay":"10s","instruction":"Morning brief","input":{"destination":"Kyoto"}}'   # runs in 10 s`,
 );
 console.log(
-  `  curl -s -X POST ${scheduler.url}/api/capabilities/schedule_task -H 'Content-Type: application/json' -H 'X-Manifold-Agent-Name: travel-agent' -d '{"cron_expr":"*/1 * * * *","instruction":"Minute brief","input":{"destination":"Lisbon"}}'   # every minute\n\nCtrl-C stops everything.`,
+  `  curl -s -X POST ${scheduler.url}/api/capabilities/schedule_task -H 'Content-Type: application/json' -H 'X-Manifold-Agent-Token: ${agentToken}' -d '{"cron_expr":"*/1 * * * *","instruction":"Minute brief","input":{"destination":"Lisbon"}}'   # every minute\n\nCtrl-C stops everything.`,
 );

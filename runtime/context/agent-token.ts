@@ -30,12 +30,21 @@ export function agentIdentityKey(env: Readonly<Record<string, string | undefined
   return new Uint8Array(hkdfSync("sha256", Buffer.from(networkKey, "utf8"), Buffer.alloc(0), LABEL, 32));
 }
 
-/** A token proving `agent` to `audience` (the called component's name, when the caller knows it). */
-export async function mintAgentToken(key: Uint8Array, agent: string, audience: string | undefined, nowMs: number = Date.now()): Promise<string> {
+/**
+ * A token proving `agent` to `audience` (the called component's name, when the caller knows it).
+ * `ttlSeconds` is for a person's copy-paste example (npm start's curl); calls use the default.
+ */
+export async function mintAgentToken(
+  key: Uint8Array,
+  agent: string,
+  audience: string | undefined,
+  nowMs: number = Date.now(),
+  ttlSeconds: number = TTL_SECONDS,
+): Promise<string> {
   const now = Math.floor(nowMs / 1000);
   const jwt = new SignJWT({ kind: "agent" }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(ISSUER).setSubject(agent).setIssuedAt(now);
   if (audience !== undefined) jwt.setAudience(audience);
-  const token = await jwt.setExpirationTime(now + TTL_SECONDS).sign(key);
+  const token = await jwt.setExpirationTime(now + ttlSeconds).sign(key);
   registerSecret(token);
   return token;
 }

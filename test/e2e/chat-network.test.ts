@@ -39,6 +39,8 @@ test.before(async () => {
     MANIFOLD_LLM_MAX_RETRIES: "0",
     OPENAI_API_KEY: "",
     MANIFOLD_CHAT_HEARTBEAT_INTERVAL: "200ms",
+    // X-User-ID names the user: the agent is deployed behind a trusted gateway (issue 32 M3).
+    MANIFOLD_TRUST_IDENTITY_HEADERS: "true",
   });
   await agent.waitFor((e) => e["event"] === "listening");
 });
@@ -72,7 +74,10 @@ test("a new conversation streams session, status, each step, the synthesis in ch
   assert.ok(stream.comments.length >= 1, `${stream.comments.length} heartbeats`);
 
   const id = session!.data.session_id as string;
-  const history = (await (await fetch(`${agent.url}/chat/session/${id}/history`)).json()) as { messages: { role: string; content: string }[]; count: number };
+  const history = (await (await fetch(`${agent.url}/chat/session/${id}/history`, { headers: { "X-User-ID": "ana" } })).json()) as {
+    messages: { role: string; content: string }[];
+    count: number;
+  };
   assert.equal(
     history.messages.map((m) => [m.role, m.content]),
     [
@@ -85,7 +90,7 @@ test("a new conversation streams session, status, each step, the synthesis in ch
 
   // The next turn of the same session: the earlier turns reach the planner, and no new session is made.
   llm.reply({ text: JSON.stringify(PLAN) }, { text: "Still mild." });
-  const second = await postSse(`${agent.url}/chat/stream`, { session_id: id, message: "And tomorrow?" });
+  const second = await postSse(`${agent.url}/chat/stream`, { session_id: id, message: "And tomorrow?" }, { headers: { "X-User-ID": "ana" } });
   assert.equal(second.events[0]!.data, { session_id: id, created: false });
   const planPrompt = JSON.stringify(llm.requests.at(-2)!.body.messages);
   assert.match(planPrompt, /What is the weather in Kyoto\?/);
@@ -179,12 +184,14 @@ test("/query answers without streaming; with a known session it keeps both messa
   const aware = (await (
     await fetch(`${agent.url}/query`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "X-User-ID": "bot" },
       body: JSON.stringify({ message: "Weather in Kyoto?", session_id: created.session_id }),
     })
   ).json()) as { response: string; session_id: string };
   assert.equal([aware.response, aware.session_id], ["Mild again.", created.session_id]);
-  const history = (await (await fetch(`${agent.url}/chat/session/${created.session_id}/history`)).json()) as { count: number };
+  const history = (await (await fetch(`${agent.url}/chat/session/${created.session_id}/history`, { headers: { "X-User-ID": "bot" } })).json()) as {
+    count: number;
+  };
   assert.is(history.count, 2);
 });
 

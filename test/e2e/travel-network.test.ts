@@ -3,6 +3,7 @@
  * (on free ports), prints each URL and a sample curl, and every travel tool answers its typed client
  * with the offline data.
  */
+import { randomBytes } from "node:crypto";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { CountryInfoService } from "../../generated/country-info-service/index.js";
@@ -15,6 +16,8 @@ import { startProcess, stopAll, type Started } from "../support/processes.js";
 import { eventually } from "../support/wait.js";
 
 let network: Started;
+// The network key npm start would otherwise draw itself: given here, so this process's travel-agent clients can prove their name too.
+process.env["MANIFOLD_REGISTRY_KEY"] = randomBytes(32).toString("hex");
 
 test.before(async () => {
   network = await startProcess({
@@ -59,7 +62,22 @@ test("npm start serves the dashboard and prints its URL; it sees the network and
 });
 
 test("the scheduler runs in npm start: a schedule made as the README shows fires at the travel agent, which prints its brief", async () => {
-  assert.match(network.stdout(), /-H 'X-Manifold-Agent-Name: travel-agent' -d '\{"delay":"10s",.*# runs in 10 s/);
+  const printed = /-H 'X-Manifold-Agent-Token: ([\w.-]+)' -d '(\{"delay":"10s",[^']*)'.*# runs in 10 s/.exec(network.stdout());
+  assert.ok(printed, `the curl names the agent with a token:\n${network.stdout()}`);
+  // What the curl does: the printed token proves travel-agent to the scheduler; the bare name header would not.
+  const curl = await fetch(`${urlOf("scheduler")}/api/capabilities/schedule_task`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-manifold-agent-token": printed![1]! },
+    body: printed![2]!,
+  });
+  const made = (await curl.json()) as { target_agent: string; schedule_id: string };
+  assert.is(made.target_agent, "travel-agent");
+  const forged = await fetch(`${urlOf("scheduler")}/api/capabilities/cancel_schedule`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-manifold-agent-name": "travel-agent" },
+    body: JSON.stringify({ schedule_id: made.schedule_id }),
+  });
+  assert.is(forged.status, 401, "X-Manifold-Agent-Name alone proves nothing");
   assert.match(network.stdout(), /"cron_expr":"\*\/1 \* \* \* \*"/);
   const { scheduler } = TravelAgent.clients({ baseUrls: { scheduler: urlOf("scheduler") } });
   const created = await scheduler.scheduleTask({ delay: "1s", instruction: "Morning brief", input: { destination: "Kyoto" } });
