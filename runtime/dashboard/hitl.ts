@@ -7,6 +7,7 @@ import { baseUrlOf, preferHealthy, type Registry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { MAX_REASON, type Checkpoint, type CheckpointStore, type CheckpointType } from "../hitl/index.js";
 import type { Caller } from "../outbound/index.js";
+import { describeIgnored, trusted } from "./registry-view.js";
 
 /** Whether the dashboard offers Approve and Reject, and why not when it does not. */
 export interface CheckpointActions {
@@ -100,12 +101,23 @@ export interface CommandDeps {
   readonly now: () => number;
 }
 
-/** Where the owning agent answers: a registered replica (any of them shares the store), else the URL the checkpoint recorded. */
+/**
+ * Where the owning agent answers: a registered replica (any of them shares the store), else the URL
+ * the checkpoint recorded. With a registry key only a verified record is used, and never the
+ * checkpoint's URL (the store is what a forger writes to): a command carries the dashboard's token.
+ */
 async function agentUrl(registry: Registry, agent: string, checkpoint: Checkpoint): Promise<string> {
-  const replicas = preferHealthy(await registry.byName(agent, { health: ["healthy", "degraded"] }));
+  const verifies = registry.verifies === true;
+  const registered = await registry.byName(agent, { health: ["healthy", "degraded"], unverified: true });
+  const replicas = preferHealthy(registered.filter((e) => trusted(e, verifies)));
   const first = replicas[0];
   if (first !== undefined) return baseUrlOf(first);
-  if (checkpoint.agent_url !== undefined && /^https?:\/\//.test(checkpoint.agent_url)) return checkpoint.agent_url.replace(/\/+$/, "");
+  if (registered.length > 0)
+    throw new ManifoldError(
+      "CONFLICT",
+      `agent ${agent} has no verified registration (${describeIgnored(registered)}): commands go only to records signed with MANIFOLD_REGISTRY_KEY`,
+    );
+  if (!verifies && checkpoint.agent_url !== undefined && /^https?:\/\//.test(checkpoint.agent_url)) return checkpoint.agent_url.replace(/\/+$/, "");
   throw new ManifoldError("UNAVAILABLE", `agent ${agent} is not registered: nobody can apply the command`);
 }
 

@@ -27,6 +27,8 @@ export interface RegistrySnapshot {
 
 export interface RegistryView {
   snapshot(): Promise<RegistrySnapshot>;
+  /** True when the registry checks records with a key (MANIFOLD_REGISTRY_KEY): only `verified` ones are trusted. */
+  readonly verifies: boolean;
   /** A read-only Registry over the snapshot, for code that takes one (the catalog reader). */
   readonly asRegistry: Registry;
 }
@@ -55,14 +57,30 @@ function select(entries: readonly RegistryEntry[], options: LookupOptions | unde
   return health === undefined ? [...entries] : entries.filter((e) => health.includes(e.health));
 }
 
+/**
+ * Whether the dashboard may act on a record (send it commands, fetch from it): with a registry key
+ * only a `verified` one; without a key every record, as before (the page says the registry is unsigned).
+ */
+export function trusted(entry: RegistryEntry, verifies: boolean): boolean {
+  return !verifies || entry.verification === "verified";
+}
+
+/** `2 ignored (unsigned, bad_signature)`: why a name's records are not acted on. */
+export function describeIgnored(entries: readonly RegistryEntry[]): string {
+  const reasons = [...new Set(entries.map((e) => e.verification ?? "unsigned"))].sort();
+  return `${entries.length} ignored (${reasons.join(", ")})`;
+}
+
 export function createRegistryView(registry: Registry, { freshMs = 1000, maxStaleMs = 30_000, now = Date.now }: RegistryViewOptions = {}): RegistryView {
+  const verifies = registry.verifies === true;
   let current: RegistrySnapshot | undefined;
   let loading: Promise<RegistrySnapshot> | undefined;
 
   const load = (): Promise<RegistrySnapshot> => {
     // One load at a time, however many requests find the snapshot old.
+    // Every record, each with its verification: the page shows forged ones too, marked.
     loading ??= registry
-      .listAll()
+      .listAll({ unverified: true })
       .then((entries) => {
         const made = createSnapshot(entries, now());
         made.servicesJson(); // the common answer is made here, off the next request's path
@@ -89,12 +107,17 @@ export function createRegistryView(registry: Registry, { freshMs = 1000, maxStal
   const read =
     (filter: (entry: RegistryEntry) => boolean, fallback: readonly HealthState[] | undefined) =>
     async (options?: LookupOptions): Promise<RegistryEntry[]> =>
-      select((await snapshot()).entries.filter(filter), options, fallback);
+      select(
+        (await snapshot()).entries.filter((e) => filter(e) && (options?.unverified === true || trusted(e, verifies))),
+        options,
+        fallback,
+      );
 
   const asRegistry: Registry = {
+    verifies,
     register: () => Promise.reject(new TypeError("the dashboard's registry view is read-only")),
     unregister: () => Promise.reject(new TypeError("the dashboard's registry view is read-only")),
-    get: async (id) => (await snapshot()).entries.find((e) => e.id === id),
+    get: async (id) => (await snapshot()).entries.find((e) => e.id === id && trusted(e, verifies)),
     byName: (name, options) => read((e) => e.name === name, DEFAULT_HEALTH)(options),
     byType: (type, options) => read((e) => e.type === type, DEFAULT_HEALTH)(options),
     byCapability: (capabilities, options) => {
@@ -106,5 +129,5 @@ export function createRegistryView(registry: Registry, { freshMs = 1000, maxStal
     close: async () => undefined,
   };
 
-  return { snapshot, asRegistry };
+  return { snapshot, verifies, asRegistry };
 }

@@ -14,7 +14,7 @@ import { addExecutionRoutes, addLlmDebugRoutes, EXECUTIONS_OFF, LLM_DEBUG_OFF } 
 import { addHitlRoutes } from "./hitl-routes.js";
 import { addMemoryRoutes } from "./memory-routes.js";
 import type { MemoryDomains } from "./memory.js";
-import type { RegistryView } from "./registry-view.js";
+import { describeIgnored, trusted, type RegistryView } from "./registry-view.js";
 import type { OpenApiProbe } from "./services.js";
 import { fetchOpenApiDocument } from "./openapi-document.js";
 import type { DashboardSettings } from "./settings.js";
@@ -43,6 +43,10 @@ export interface DashboardSources {
   readonly available: () => Promise<boolean>;
 }
 
+/** Shown (and answered in `/api/config`) while the dashboard has no registry key. */
+export const REGISTRY_UNSIGNED =
+  "registry is unsigned: any process that can write to the store can register a record under any name. Set MANIFOLD_REGISTRY_KEY (the same key) on every component and on the dashboard";
+
 /** The Settings view's answer: where the dashboard reads from and which debug stores are on. */
 function addConfigRoute(add: AddRoute, sources: DashboardSources): void {
   const { settings } = sources;
@@ -57,6 +61,7 @@ function addConfigRoute(add: AddRoute, sources: DashboardSources): void {
         memory_domains: settings.memoryDomains,
         trace_ui_url: settings.traceUiUrl ?? null,
         poll_ms: settings.pollMs,
+        registry: sources.view.verifies ? { signed: true } : { signed: false, message: REGISTRY_UNSIGNED },
         stores: {
           llm_debug: sources.llmDebug === undefined ? { enabled: false, message: LLM_DEBUG_OFF } : { enabled: true },
           executions: sources.executions === undefined ? { enabled: false, message: EXECUTIONS_OFF } : { enabled: true },
@@ -76,13 +81,21 @@ function addRegistryRoutes(add: AddRoute, view: RegistryView, probe: OpenApiProb
   });
 
   add("GET", "/swagger-urls.json", async (ctx) => {
-    const entries = (await view.snapshot()).entries.filter((e) => e.health === "healthy" || e.health === "degraded");
+    // Only trusted records are probed: a forged one must not make the dashboard send requests to its address.
+    const entries = (await view.snapshot()).entries.filter((e) => (e.health === "healthy" || e.health === "degraded") && trusted(e, view.verifies));
     sendValue(ctx, await probe.swaggerUrls(entries, (name) => `/api/openapi/${encodeURIComponent(name)}`));
   });
 
   add("GET", "/api/openapi/:name", async (ctx) => {
     const name = ctx.params["name"] ?? "";
-    const replicas = await probe.servingReplicas(await view.asRegistry.byName(name, { health: ["healthy", "degraded"] }));
+    const registered = await view.asRegistry.byName(name, { health: ["healthy", "degraded"], unverified: true });
+    const verified = registered.filter((e) => trusted(e, view.verifies));
+    if (verified.length === 0 && registered.length > 0)
+      throw new ManifoldError(
+        "FORBIDDEN",
+        `${JSON.stringify(name.slice(0, 80))} has no verified registration (${describeIgnored(registered)}): the dashboard fetches documents only from records signed with MANIFOLD_REGISTRY_KEY`,
+      );
+    const replicas = await probe.servingReplicas(verified);
     if (replicas.length === 0) throw new ManifoldError("NOT_FOUND", `no running service ${JSON.stringify(name.slice(0, 80))} serves an OpenAPI document`);
     ctx.set("Cache-Control", "no-store");
     sendJson(ctx, 200, await fetchOpenApiDocument(replicas));

@@ -88,7 +88,7 @@ interface DashboardSourcesOpened extends Pick<DashboardSources, "registry" | "vi
 function openSources(options: DashboardOptions, settings: DashboardSettings, env: Readonly<Record<string, string | undefined>>): DashboardSourcesOpened {
   const { store: given, registry: givenRegistry, checkpoints: givenCheckpoints } = options;
   const store = given ?? createStore({ env });
-  const registry = givenRegistry ?? createRegistry({ store });
+  const registry = givenRegistry ?? createRegistry({ store, env });
   const llm = chooseStore(options.llmDebug, settings.llmDebug, () => createLlmDebugStore({ store, env }));
   const executions = chooseStore(options.executions, settings.executions, () => createExecutionStore({ store, env }));
   const checkpoints = givenCheckpoints ?? createCheckpointStore({ store, env });

@@ -2,7 +2,7 @@
  * The registry as the dashboard shows it: the spec's service registration records (`/api/services`)
  * and the API browser's list of OpenAPI documents (`/swagger-urls.json`).
  */
-import { baseUrlOf, type ComponentType, type HealthState, type Registry, type RegistryEntry } from "../discovery/index.js";
+import { baseUrlOf, type ComponentType, type HealthState, type Registry, type RegistryEntry, type Verification } from "../discovery/index.js";
 import type { CapabilityWire } from "../spec/index.js";
 
 /** The capability as the dashboard shows it: the wire object without its output summary (the spec hides output schemas here). */
@@ -21,6 +21,16 @@ export interface ServiceRecord {
   readonly port: number;
   readonly metadata: Readonly<Record<string, string>>;
   readonly capabilities: readonly DashboardCapability[];
+  /**
+   * How the record checked against the registry key. Without a key the dashboard checks nothing:
+   * `unsigned` when the record carries no signature, `unchecked` when it does.
+   */
+  readonly verification: Verification | "unchecked";
+}
+
+/** What the dashboard says of a record's signature (the signature itself is never shown). */
+export function verificationOf(entry: RegistryEntry): Verification | "unchecked" {
+  return entry.verification ?? (entry.signature === undefined ? "unsigned" : "unchecked");
 }
 
 export interface SwaggerUrl {
@@ -58,6 +68,7 @@ export function serviceRecord(entry: RegistryEntry): ServiceRecord {
     port: entry.port,
     metadata: entry.metadata,
     capabilities: entry.capabilities.map(capabilityOf),
+    verification: verificationOf(entry),
   };
 }
 

@@ -332,6 +332,8 @@ test("with the debug stores off the views say so, and how to turn them on", asyn
     const config = (await get(`${off.url}/api/config`)).body;
     assert.equal(config.stores.llm_debug.enabled, false);
     assert.is(config.store, "redis");
+    assert.is(config.registry.signed, false, "no MANIFOLD_REGISTRY_KEY: the API says the registry is unsigned");
+    assert.match(config.registry.message, /^registry is unsigned: .*MANIFOLD_REGISTRY_KEY/);
     assert.not.match(JSON.stringify(config), /redis:\/\//, "no store address (or password) in an answer");
   } finally {
     await off.close();

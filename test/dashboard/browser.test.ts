@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { serveComponent } from "../../runtime/component/index.js";
 import { serveDashboard } from "../../runtime/dashboard/index.js";
 import { createRegistry } from "../../runtime/discovery/index.js";
 import { createStore } from "../../runtime/store/index.js";
@@ -17,6 +18,7 @@ import { startNetwork, TRAVEL, type Network } from "./network.js";
 import { seed, USER, type Seeded } from "./seed.js";
 import { eventually } from "../support/wait.js";
 import { get, post, registration } from "./support.js";
+import { tool, toolSpec } from "../support/specs.js";
 
 const SHOTS = fileURLToPath(new URL("../../test-output/dashboard/", import.meta.url));
 const WAIT_MS = 15_000;
@@ -78,6 +80,12 @@ test("Registry: every running service with health and capabilities; Agents and T
   await eventually("five services", async () => (await page.locator('[data-testid="service-row"]').count()) === TRAVEL.length);
   assert.equal((await attributes('[data-testid="service-row"]', "data-name")).sort(), [...TRAVEL].sort());
   assert.equal(await attributes('[data-testid="service-row"]', "data-health"), Array(TRAVEL.length).fill("healthy"));
+  assert.equal(
+    await attributes('[data-testid="service-row"]', "data-verification"),
+    Array(TRAVEL.length).fill("unsigned"),
+    "no registry key: each record says so",
+  );
+  assert.match(await text(page.locator('[data-testid="registry-unsigned"]:visible')), /^registry is unsigned: .*MANIFOLD_REGISTRY_KEY/);
   assert.is(await page.locator('[data-testid="openapi-link"]').count(), TRAVEL.length, "each service links to its OpenAPI");
   assert.match(await text(page.locator('[data-name="country-info-service"]')), /warm_cache · internal/);
   await shot("registry");
@@ -254,6 +262,52 @@ test("Memory: the user's chat sessions and their messages", async () => {
   const texts = await page.locator('[data-testid="message"] .content').allInnerTexts();
   assert.equal(texts.slice(0, 3), ["Where is Lisbon?", "Lisbon is on the Atlantic coast of Portugal.", "Convert 250 EUR to USD"]);
   await shot("memory");
+});
+
+test("the API browser shows every description as text: markup in a manifest creates no element, loads nothing, runs nothing (L5)", async () => {
+  const HOSTILE = `Pays. <img src="/l5-probe.png" onerror="window.__l5 = 'ran'"> <a href="javascript:window.__l5='link'">more</a> **bold**`;
+  const store = createStore({ env: { REDIS_URL: network.redis.url } });
+  const registry = createRegistry({ store, cache: false });
+  const spec = toolSpec(tool("hostile-service", { description: HOSTILE, capabilities: { pay: { description: HOSTILE, input: { amount: "number" } } } }));
+  const hostile = await serveComponent(spec, {
+    port: 0,
+    handlers: { pay: () => ({}) },
+    registry,
+    enableOpenApi: true,
+    handleSignals: false,
+    log: () => undefined,
+  });
+  const probes: string[] = [];
+  const onRequest = (request: { url(): string }) => void (request.url().includes("l5-probe") && probes.push(request.url()));
+  page.on("request", onRequest);
+  try {
+    await eventually("the API browser lists hostile-service", async () => {
+      await page.goto(`${network.dashboard}/api-browser?service=hostile-service`);
+      await page.waitForSelector(".swagger-ui .info .title");
+      return /hostile-service/.test(await text(page.locator(".swagger-ui .info .title")));
+    });
+    await page.locator(".swagger-ui .opblock-summary-path", { hasText: "/api/capabilities/pay" }).click();
+    await page.locator(".swagger-ui .opblock-body").waitFor();
+    // The component's description (the document's info, Markdown to Swagger UI) and the capability's (the operation's summary).
+    const shown = await page.$$eval(".swagger-ui .info .description, .swagger-ui .opblock-summary-description", (elements) =>
+      elements.map((e) => ({ text: e.textContent ?? "", markup: e.querySelectorAll("img, a, strong, script").length })),
+    );
+    const parts = shown.filter((part) => part.text.includes("Pays."));
+    assert.is(parts.length, 2, JSON.stringify(shown));
+    assert.is(await page.locator(".swagger-ui img, .swagger-ui a[href^='javascript']").count(), 0, "no image or script link anywhere in the page");
+    for (const part of parts) {
+      assert.ok(part.text.includes(HOSTILE), `shown literally: ${part.text}`);
+      assert.is(part.markup, 0, "no element made from the description");
+    }
+    assert.is(await page.evaluate(() => (globalThis as unknown as { __l5?: string }).__l5), undefined, "no handler ran");
+    await shot("api-browser-text");
+    assert.equal(probes, [], "no request for the injected image");
+  } finally {
+    page.off("request", onRequest);
+    await hostile.close();
+    await registry.close();
+    await store.close();
+  }
 });
 
 test("a debug store switched off is said so, with the variable to set", async () => {

@@ -48,8 +48,21 @@ test("/api/services answers the spec's registration records, output summaries le
     return services.length === 3;
   });
   const weather = services.find((s) => s.name === "weather-service");
-  assert.equal(Object.keys(weather).sort(), ["address", "capabilities", "description", "health", "id", "last_seen", "metadata", "name", "port", "type"]);
+  assert.equal(Object.keys(weather).sort(), [
+    "address",
+    "capabilities",
+    "description",
+    "health",
+    "id",
+    "last_seen",
+    "metadata",
+    "name",
+    "port",
+    "type",
+    "verification",
+  ]);
   assert.is(weather.id, tool.id);
+  assert.is(weather.verification, "unsigned", "no registry key: nothing is signed, and the record says so");
   assert.is(weather.health, "healthy");
   assert.ok(!Number.isNaN(Date.parse(weather.last_seen)), "last seen is a timestamp");
   assert.equal(weather.capabilities[0], {

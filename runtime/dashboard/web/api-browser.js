@@ -1,5 +1,26 @@
 // The API browser: Swagger UI over every running service's OpenAPI document, listed by
 // /swagger-urls.json (the format Swagger UI takes for its multi-spec selector).
+
+// Descriptions come from manifests and from whatever a component registered: text, never markup.
+// Swagger UI renders them as Markdown with inline HTML (sanitised, but an <img> survives and loads),
+// so every Markdown component (the core one and the OpenAPI 3 wrapper around it) is replaced by one
+// that shows the source as a text node.
+function PlainTextDescriptions() {
+  return {
+    wrapComponents: {
+      Markdown: (_Original, system) =>
+        function PlainText({ source, className }) {
+          if (typeof source !== "string" || source === "") return null;
+          return system.React.createElement(
+            "div",
+            { className: `${className ?? ""} markdown plain-text`, "data-testid": "plain-text", style: { whiteSpace: "pre-wrap" } },
+            source,
+          );
+        },
+    },
+  };
+}
+
 (async () => {
   const status = document.getElementById("browser-status");
   let urls = [];
@@ -24,6 +45,7 @@
     deepLinking: false,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     layout: "StandaloneLayout",
+    plugins: [PlainTextDescriptions],
     // Nothing is sent to a third party: the validator badge would call validator.swagger.io.
     validatorUrl: null,
   });

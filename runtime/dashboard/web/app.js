@@ -135,6 +135,11 @@ async function start() {
   } catch (error) {
     $("status").textContent = `Could not read the dashboard's settings: ${error.message}`;
   }
+  // Without MANIFOLD_REGISTRY_KEY any process that reaches the store can register under any name: said on every view.
+  if (config.registry && !config.registry.signed) {
+    $("registry-banner").textContent = config.registry.message;
+    $("registry-banner").hidden = false;
+  }
   if (config.trace_ui_url) {
     const link = $("trace-link");
     link.href = config.trace_ui_url;

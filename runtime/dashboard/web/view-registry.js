@@ -4,6 +4,15 @@ import { ago, api, badge, empty, h } from "./dom.js";
 
 const TYPES = { agents: "agent", tools: "tool" };
 
+/** What each verification means, as a tooltip. */
+const SIGNATURES = {
+  verified: "signed with this network's registry key: commands and OpenAPI requests may go to it",
+  unsigned: "not signed: with a registry key the dashboard sends it nothing",
+  bad_signature: "signed with another key, or changed after signing: ignored",
+  expired: "its signature is older than its TTL (a replayed record): ignored",
+  unchecked: "signed, but this dashboard has no MANIFOLD_REGISTRY_KEY to check it",
+};
+
 export default {
   id: "registry",
   title: "Registry",
@@ -22,10 +31,17 @@ export default {
     const rows = services.map((service) =>
       h(
         "tr",
-        { "data-testid": "service-row", "data-name": service.name, "data-type": service.type, "data-health": service.health },
+        {
+          "data-testid": "service-row",
+          "data-name": service.name,
+          "data-type": service.type,
+          "data-health": service.health,
+          "data-verification": service.verification,
+        },
         h("td", {}, h("strong", {}, service.name), h("div", { class: "muted small" }, service.id)),
         h("td", {}, badge(service.type)),
         h("td", {}, badge(service.health)),
+        h("td", { title: SIGNATURES[service.verification] ?? "" }, badge(service.verification.replace("_", " "), service.verification)),
         h("td", { title: service.last_seen }, ago(service.last_seen)),
         h("td", { class: "mono" }, `${service.address}:${service.port}`),
         h(
@@ -60,7 +76,7 @@ export default {
         h(
           "tr",
           {},
-          ["Service", "Type", "Health", "Last seen", "Address", "Capabilities", "API"].map((name) => h("th", {}, name)),
+          ["Service", "Type", "Health", "Signature", "Last seen", "Address", "Capabilities", "API"].map((name) => h("th", {}, name)),
         ),
       ),
       h("tbody", {}, rows),
