@@ -1,8 +1,10 @@
 /**
  * The per-request scope (AsyncLocalStorage) every outbound call reads: request ids, the token and
  * headers to propagate, the conversation id; plus the rules for the ids and headers it carries and
- * the registry of secret values the logger redacts. It depends on nothing but `errors/`, so
- * telemetry, outbound calls and the component can all build on it without a cycle.
+ * the registry of secret values the logger redacts; and the caller's proven identity (identity.ts,
+ * `callerIdentity()`) with the agent tokens that prove an agent's name (agent-token.ts, on `jose`).
+ * Of the runtime it depends on nothing but `errors/`, so telemetry, outbound calls and the component
+ * can all build on it without a cycle.
  */
 export {
   callerIdentity,

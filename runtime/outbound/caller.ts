@@ -36,7 +36,10 @@ export interface CallerOptions {
    * `fetchTransport` per call. @defaultValue keepAliveTransport
    */
   readonly transport?: Transport | undefined;
-  /** The agent these calls come from: sent as `X-Manifold-Agent-Name` on every call. @defaultValue none */
+  /**
+   * The agent these calls come from: sent as `X-Manifold-Agent-Name` on every call, and proven by an
+   * `X-Manifold-Agent-Token` when `env` has `MANIFOLD_REGISTRY_KEY`. @defaultValue none
+   */
   readonly agentName?: string | undefined;
 }
 
