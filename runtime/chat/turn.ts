@@ -4,8 +4,8 @@
  * `onEvent` as it happens; the result is the assistant message's text and metadata.
  */
 import { ManifoldError } from "../errors/index.js";
-import { llmUnavailable, NO_USAGE, toolOutput, type LlmUsage } from "../llm/index.js";
-import type { CallRecord, Orchestrator } from "../orchestration/index.js";
+import { capText, llmUnavailable, NO_USAGE, toolOutput, type LlmUsage } from "../llm/index.js";
+import { naturalConfidence, type CallRecord, type Orchestrator } from "../orchestration/index.js";
 import type { ChatMessage } from "./store/index.js";
 import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type ChatHandler, type ChatTurnInput, type ChatWorkflowRunner } from "./wire.js";
 
@@ -111,7 +111,7 @@ async function runNatural(
   input: ChatTurnInput,
   options: TurnOptions,
   usage: Map<string, LlmUsage>,
-): Promise<{ text: string; tools: Set<string>; paused?: unknown }> {
+): Promise<{ text: string; tools: Set<string>; paused?: unknown; confidence?: number }> {
   const { signal, onEvent, requestMode = "non_streaming" } = options;
   const tools = new Set<string>();
   let streamed = "";
@@ -138,11 +138,21 @@ async function runNatural(
   });
   if (result.paused !== undefined) return { text: "", tools, paused: result.paused };
   if (result.status === "interrupted" || signal.aborted) throw new ManifoldError("ABORTED", "the chat turn was interrupted");
-  if (typeof result.synthesis === "string") return { text: streamed === "" ? result.synthesis : streamed, tools };
+  // The same confidence `POST /orchestrate/natural` answers with (the spec's assistant message metadata).
+  const confidence = naturalConfidence(result);
+  if (typeof result.synthesis === "string") return { text: streamed === "" ? result.synthesis : streamed, tools, confidence };
   // No synthesiser: the steps' outputs are the answer, sent as one piece.
   const text = JSON.stringify(result.steps.map((s) => ({ step_id: s.step_id, status: s.status, output: s.output })));
   onEvent({ type: "chunk", text });
-  return { text, tools };
+  return { text, tools, confidence };
+}
+
+/** Most UTF-8 bytes of one assistant answer kept in the session's history (issue 32 L2); a longer one is cut and says so. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+function keptAnswer(text: string): string {
+  const kept = capText(text, MAX_ANSWER_BYTES);
+  return kept.cut ? `${kept.text}\n\n[answer truncated: it was longer than ${MAX_ANSWER_BYTES} bytes]` : text;
 }
 
 export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
@@ -150,15 +160,16 @@ export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promi
   const usage = new Map<string, LlmUsage>();
   const { handler, orchestrator } = options;
   checkAnswerable(handler, orchestrator);
-  const { text, tools, paused }: { text: string; tools: Set<string>; paused?: unknown } =
+  const { text, tools, paused, confidence }: { text: string; tools: Set<string>; paused?: unknown; confidence?: number } =
     handler !== undefined ? await runHandler(handler, input, options) : await runNatural(orchestrator!, input, options, usage);
   const total = [...usage.values()].reduce(addUsage, NO_USAGE);
   return {
-    content: text,
+    content: keptAnswer(text),
     ...(paused === undefined ? {} : { paused }),
     metadata: {
       request_id: options.requestId,
       tools_used: [...tools].sort(),
+      ...(confidence === undefined ? {} : { confidence }),
       duration_ms: Math.round(performance.now() - started),
       ...total,
       usage_by_phase: Object.fromEntries([...usage].sort(([a], [b]) => (a < b ? -1 : 1))),

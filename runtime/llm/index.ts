@@ -50,3 +50,4 @@ export {
   type ResolveLlmOptions,
 } from "./config.js";
 export { createLlmProvider, NO_USAGE } from "./provider.js";
+export { capText, DEFAULT_MAX_OUTPUT_BYTES } from "./output.js";

@@ -15,6 +15,7 @@ import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
 import { systemClock, type Clock } from "../util/index.js";
 import type { LlmConfig } from "./config.js";
 import { createCooldown } from "./cooldown.js";
+import { boundedFetch, capText, DEFAULT_MAX_OUTPUT_BYTES } from "./output.js";
 import { attemptMarginMs, createDeadline, withRetries, type Deadline, type OpenAIModule, type RetryOptions } from "./retry.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
@@ -54,6 +55,8 @@ function toError({ default: OpenAI }: OpenAIModule, error: unknown, baseUrl: str
   if (deadline.passed() || error instanceof OpenAI.APIConnectionTimeoutError)
     return new ManifoldError("TIMEOUT", "the language model did not answer within its timeout");
   if (error instanceof ManifoldError) return error;
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof ManifoldError) return cause;
   if (error instanceof OpenAI.APIUserAbortError) return new ManifoldError("ABORTED", "the language model call was aborted");
   if (error instanceof OpenAI.APIConnectionError) return new ManifoldError("LLM_ERROR", `could not reach the language model endpoint ${baseUrl}`);
   if (error instanceof OpenAI.APIError && error.status !== undefined) return new ManifoldError("LLM_ERROR", `language model endpoint answered ${error.status}`);
@@ -86,6 +89,8 @@ function lazyClient(config: LlmConfig): () => Promise<{ module: OpenAIModule; cl
         defaultQuery: config.query,
         // The client's own logger would print request details; the runtime logs what it decides to.
         logLevel: "off",
+        // No answer body is read past its cap (output.ts).
+        fetch: boundedFetch(),
       }),
     })));
 }
@@ -105,13 +110,19 @@ function requestBody(model: string, { messages, json, temperature, maxTokens }: 
   };
 }
 
-/** Reads a streamed answer, handing each piece of text to `onChunk` as it comes. */
+/**
+ * Reads a streamed answer, handing each piece of text to `onChunk` as it comes, until the text holds
+ * `maxBytes`: then the last piece is cut, the stream is left (which closes it) and the answer is
+ * marked truncated.
+ */
 async function readStream(
   stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
   model: string,
   onChunk: (piece: string) => void,
+  maxBytes: number,
 ): Promise<Omit<LlmCompletion, "duration_ms">> {
   let text = "";
+  let bytes = 0;
   let usage = NO_USAGE;
   let finish: string | undefined;
   let answeredBy = model;
@@ -121,10 +132,17 @@ async function readStream(
     const choice = chunk.choices[0];
     if (choice?.finish_reason) finish = choice.finish_reason;
     const piece = choice?.delta?.content;
-    if (piece) {
-      text += piece;
-      onChunk(piece);
+    if (!piece) continue;
+    const size = Buffer.byteLength(piece);
+    if (bytes + size > maxBytes) {
+      const last = capText(piece, maxBytes - bytes).text;
+      text += last;
+      if (last !== "") onChunk(last);
+      return { text, usage, model: answeredBy, finish_reason: "length", streamed: true, truncated: true };
     }
+    bytes += size;
+    text += piece;
+    onChunk(piece);
   }
   return { text, usage, model: answeredBy, finish_reason: finish, streamed: true };
 }
@@ -143,19 +161,21 @@ async function call(
   request: LlmRequest,
   format: "json_schema" | "json_object",
 ): Promise<Omit<LlmCompletion, "duration_ms">> {
-  const { onChunk } = request;
+  const { onChunk, maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES } = request;
   const body = requestBody(model, request, format);
   const options = { signal: deadline.signal };
   const retrying = { ...retry, signal: deadline.signal, deadline: deadline.at };
   if (onChunk === undefined) {
     const answer = await withRetries(module, () => deadline.during(() => client.chat.completions.create({ ...body, stream: false }, options)), retrying);
     const choice = answer.choices[0];
+    const kept = capText(choice?.message.content ?? "", maxOutputBytes);
     return {
-      text: choice?.message.content ?? "",
+      text: kept.text,
       usage: usageOf(answer.usage),
       model: answer.model || model,
-      finish_reason: choice?.finish_reason ?? undefined,
+      finish_reason: kept.cut ? "length" : (choice?.finish_reason ?? undefined),
       streamed: false,
+      ...(kept.cut ? { truncated: true as const } : {}),
     };
   }
   const stream = await withRetries(
@@ -163,7 +183,7 @@ async function call(
     () => deadline.during(() => client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options)),
     retrying,
   );
-  return deadline.during(() => readStream(stream, model, onChunk));
+  return deadline.during(() => readStream(stream, model, onChunk, maxOutputBytes));
 }
 
 export function createLlmProvider(config: LlmConfig, { clock = systemClock }: LlmProviderOptions = {}): LlmProvider {

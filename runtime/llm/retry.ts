@@ -76,6 +76,8 @@ export function createDeadline(clock: Clock, timeoutMs: number, signal: AbortSig
 /** Whether the client would retry after `error`: the server's word first, then the status; connection failures too. */
 export function isRetryable({ default: OpenAI }: OpenAIModule, error: unknown): boolean {
   if (error instanceof OpenAI.APIUserAbortError) return false;
+  // The runtime's own refusal inside the client (an answer past its size cap, output.ts): asking again gets the same.
+  if (error instanceof ManifoldError || (error as { cause?: unknown } | undefined)?.cause instanceof ManifoldError) return false;
   if (error instanceof OpenAI.APIConnectionError) return true;
   if (!(error instanceof OpenAI.APIError) || error.status === undefined) return false;
   const says = error.headers?.get("x-should-retry");

@@ -29,6 +29,8 @@ export interface LlmRequest {
   /** @defaultValue the provider's (0 for planning is the caller's choice) */
   readonly temperature?: number;
   readonly maxTokens?: number;
+  /** The most UTF-8 bytes of answer text kept (streamed pieces too); past it the answer is cut and marked `truncated`. @defaultValue 256 KiB */
+  readonly maxOutputBytes?: number;
   /** Aborts the call (and its retries): the caller hung up or the run was cancelled. */
   readonly signal?: AbortSignal;
   /** Given: the call streams and each piece of text is passed here as it arrives. */
@@ -44,6 +46,8 @@ export interface LlmCompletion {
   /** Wall time of the call, retries included, in ms. */
   readonly duration_ms: number;
   readonly streamed: boolean;
+  /** Set when the text was cut to the request's `maxOutputBytes` (`finish_reason` is then `length`). */
+  readonly truncated?: true;
 }
 
 export interface LlmProvider {

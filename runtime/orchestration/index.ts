@@ -137,3 +137,4 @@ export {
   type TrimResult,
 } from "./natural/index.js";
 export type { CallRecord, RecordCall } from "./natural/record.js";
+export { naturalConfidence } from "./http.js";

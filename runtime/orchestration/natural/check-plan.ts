@@ -17,6 +17,37 @@ import { newPlanId, type Plan, type PlanStep } from "../plan.js";
 
 /** Most steps a model may plan; a longer plan is a problem sent back, not a run. */
 export const MAX_PLAN_STEPS = 50;
+/** Most bytes of a plan's text: a longer answer is not parsed (the provider keeps no more of it). */
+export const MAX_PLAN_BYTES = 64 * 1024;
+/** Deepest nesting of a plan's JSON (the plan itself takes 4 levels), and most values in it. */
+export const MAX_PLAN_DEPTH = 32;
+export const MAX_PLAN_VALUES = 10_000;
+
+/** Why a text is not a plan, as a fixed word (event attributes never quote the model). */
+export type ParseReason = "not_json" | "not_object" | "no_steps" | "too_large" | "too_deep";
+
+const UNPARSED = Symbol("unparsed plan");
+
+/** What a proposal holds when the model's answer was not a plan at all: the checker reports `problem`. */
+export function unparsedPlan(problem: string): Record<string, unknown> {
+  return { [UNPARSED]: problem };
+}
+
+/**
+ * Why `value` is too deep or too big to check, or undefined. Iterative: the checks after it recurse
+ * (convertValue, ajv), and a plan nested 5,000 deep used to end in a RangeError and a 500.
+ */
+export function jsonTooLarge(value: unknown, { maxDepth = MAX_PLAN_DEPTH, maxValues = MAX_PLAN_VALUES } = {}): string | undefined {
+  const stack: [unknown, number][] = [[value, 1]];
+  let values = 0;
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if ((values += 1) > maxValues) return `it has more than ${maxValues} values`;
+    if (depth > maxDepth) return `it is nested deeper than ${maxDepth} levels`;
+    if (typeof item === "object" && item !== null) for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
 const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export interface PlanProblem {
@@ -41,17 +72,20 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * The model's text as JSON: a fenced block (```json … ```) is unwrapped, since many models add one
  * even when asked not to. Anything else than an object with a `steps` array is a parse problem.
  */
-export function parsePlanText(text: string): { readonly value?: Record<string, unknown>; readonly problem?: string } {
+export function parsePlanText(text: string): { readonly value?: Record<string, unknown>; readonly problem?: string; readonly reason?: ParseReason } {
+  if (Buffer.byteLength(text) > MAX_PLAN_BYTES) return { problem: `it is longer than ${MAX_PLAN_BYTES} bytes; write a shorter plan`, reason: "too_large" };
   const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
   const body = (fenced?.[1] ?? text).trim();
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
-    return { problem: `it is not JSON (${(error as Error).message})` };
+    return { problem: `it is not JSON (${(error as Error).message.slice(0, 200)})`, reason: "not_json" };
   }
-  if (!isObject(value)) return { problem: "it is not a JSON object" };
-  if (!Array.isArray(value["steps"])) return { problem: 'it has no "steps" array' };
+  if (!isObject(value)) return { problem: "it is not a JSON object", reason: "not_object" };
+  const tooLarge = jsonTooLarge(value);
+  if (tooLarge !== undefined) return { problem: tooLarge, reason: "too_deep" };
+  if (!Array.isArray(value["steps"])) return { problem: 'it has no "steps" array', reason: "no_steps" };
   return { value };
 }
 
@@ -200,6 +234,11 @@ interface Checking {
 }
 
 function checkPlanValue(index: CatalogIndex, value: unknown, request: string): PlanCheck {
+  const unparsed = isObject(value) ? (value as { [UNPARSED]?: string })[UNPARSED] : undefined;
+  if (unparsed !== undefined) return { problems: [{ pointer: "", message: `the answer is not a JSON plan: ${unparsed}` }], hallucinated: [] };
+  // Plans reach the checker from elsewhere than parsePlanText too: the same bound before anything recurses.
+  const tooLarge = jsonTooLarge(value);
+  if (tooLarge !== undefined) return { problems: [{ pointer: "", message: `the plan cannot be checked: ${tooLarge}` }], hallucinated: [] };
   const raw = isObject(value) ? value["steps"] : undefined;
   if (!Array.isArray(raw)) return { problems: [{ pointer: "/steps", message: "must be an array of steps" }], hallucinated: [] };
   if (raw.length > MAX_PLAN_STEPS)

@@ -15,6 +15,7 @@ import type { CatalogComponent } from "../catalog.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import type { Plan } from "../plan.js";
 import { createPlanChecker, type PlanCheck, type PlanChecker } from "./check-plan.js";
+import { llmEventScope } from "./record.js";
 
 export const PLAN_CHECK = "natural.plan_check";
 
@@ -54,7 +55,7 @@ export async function checkProposal(
     if (result.plan !== undefined) return result.plan;
     reportHallucinations(proposal, result, rounds);
     if (proposal.revisions >= rounds) {
-      getTelemetry().event("orchestrator.plan_validation.exhausted", { rounds });
+      getTelemetry().event("orchestrator.plan_validation.exhausted", { ...llmEventScope(), rounds });
       return new ManifoldError(
         "PLAN_INVALID",
         `the language model's plan is still invalid after ${rounds} regeneration${rounds === 1 ? "" : "s"}: ${result.problems[0]?.message ?? ""}`,
@@ -72,6 +73,7 @@ function reportHallucinations({ catalog, revisions, attempt }: PlanProposal, res
   const allowed = catalog.filter((c) => c.capabilities.some((wire) => !wire.internal)).length;
   for (const agent of result.hallucinated) {
     getTelemetry().event("llm.hallucination_detected", {
+      ...llmEventScope(),
       hallucinated_agent: agent.slice(0, 100),
       allowed_agent_count: allowed,
       hall_retry: revisions,

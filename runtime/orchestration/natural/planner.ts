@@ -7,6 +7,7 @@
  */
 import { ManifoldError } from "../../errors/index.js";
 import {
+  capText,
   PLAN_JSON_SCHEMA,
   parseCorrectionMessages,
   planningMessages,
@@ -19,10 +20,15 @@ import { getTelemetry } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import type { Plan } from "../plan.js";
 import type { PlanProposal } from "../pipeline-interceptors.js";
-import { parsePlanText } from "./check-plan.js";
-import type { RecordCall } from "./record.js";
+import { MAX_PLAN_BYTES, parsePlanText, unparsedPlan } from "./check-plan.js";
+import { llmEventScope, type RecordCall } from "./record.js";
 
 export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
+
+/** A plan request's `max_tokens`: room for a 50-step plan, not for a runaway answer. */
+export const PLAN_MAX_TOKENS = 8192;
+/** Most bytes of an unparsable answer quoted back in the parse correction (the model needs its start, not all of it). */
+export const QUOTED_ANSWER_BYTES = 2048;
 
 /** `MANIFOLD_MAX_VALIDATION_ROUNDS`: regenerations after the first plan, 0–10. @defaultValue 2 */
 export function maxValidationRounds(env: Readonly<Record<string, string | undefined>>): number {
@@ -84,7 +90,7 @@ export function createLlmPlanner({ provider, catalog, temperature = 0 }: LlmPlan
       revise: async (problems) => {
         revisions += 1;
         conversation.messages = regenerationMessages(conversation.messages, conversation.text, problems);
-        value = await answer(conversation);
+        value = await answer(conversation, { regenerating: true });
       },
     };
   };
@@ -104,27 +110,55 @@ interface Conversation {
   corrected: boolean;
 }
 
-/** Asks until the answer parses as a plan (one correction per conversation); the parsed plan, unchecked. */
-async function answer(conversation: Conversation): Promise<Record<string, unknown>> {
+/**
+ * Asks until the answer parses as a plan (one correction per conversation); the parsed plan,
+ * unchecked. A regenerated answer that still does not parse once the correction is spent is not a
+ * failed request: it is an invalid plan, sent back by the next validation round (or PLAN_INVALID).
+ */
+async function answer(conversation: Conversation, { regenerating = false } = {}): Promise<Record<string, unknown>> {
   for (;;) {
     conversation.attempt += 1;
     const { attempt } = conversation;
     const completion = await askForPlan(conversation, attempt, conversation.options);
     conversation.text = completion.text;
-    const parsed = parsePlanText(completion.text);
+    const parsed =
+      completion.truncated === true
+        ? { problem: `it is longer than ${MAX_PLAN_BYTES} bytes; write a shorter plan`, reason: "too_large" as const }
+        : parsePlanText(completion.text);
     if (parsed.value !== undefined) return parsed.value;
-    correctParse(conversation, completion.text, parsed.problem ?? "it is not a plan", attempt);
+    const { problem = "it is not a plan", reason = "not_json" } = parsed;
+    if (regenerating && conversation.corrected) {
+      getTelemetry().event("orchestrator.plan_validation.regeneration_parse_error", { ...llmEventScope(), reason, attempt });
+      conversation.text = quoted(completion.text);
+      return unparsedPlan(problem);
+    }
+    correctParse(conversation, completion.text, { problem, reason }, attempt);
   }
+}
+
+/** The start of an answer, for quoting it back: never more than QUOTED_ANSWER_BYTES of it. */
+function quoted(text: string): string {
+  const cut = capText(text, QUOTED_ANSWER_BYTES);
+  return cut.cut ? `${cut.text}\n[… the rest of the answer, ${Buffer.byteLength(text)} bytes in all, is left out]` : text;
 }
 
 async function askForPlan({ provider, temperature, messages }: Conversation, attempt: number, { signal, record }: PlanOptions): Promise<LlmCompletion> {
   const prompt_length = messages.reduce((n, m) => n + m.content.length, 0);
-  getTelemetry().event("llm.plan_generation.request", { prompt_length, temperature, model: provider.model, attempt });
+  getTelemetry().event("llm.plan_generation.request", {
+    ...llmEventScope(),
+    prompt_length,
+    temperature,
+    max_tokens: PLAN_MAX_TOKENS,
+    model: provider.model,
+    attempt,
+  });
   const call = {
     phase: "plan_generation" as const,
     messages,
     json: { name: "routing_plan", schema: PLAN_JSON_SCHEMA },
     temperature,
+    maxTokens: PLAN_MAX_TOKENS,
+    maxOutputBytes: MAX_PLAN_BYTES,
     ...(signal && { signal }),
   };
   const started = Date.now();
@@ -136,24 +170,29 @@ async function askForPlan({ provider, temperature, messages }: Conversation, att
     throw error;
   }
   record?.({ type: "plan_generation", messages, attempt, started, model: provider.model, completion });
-  getTelemetry().event("llm.plan_generation.response", { ...completion.usage, duration_ms: completion.duration_ms, attempt });
+  getTelemetry().event("llm.plan_generation.response", { ...llmEventScope(), ...completion.usage, duration_ms: completion.duration_ms, attempt });
   return completion;
 }
 
-/** An answer that is not a JSON plan: one correction message, then LLM_ERROR. */
-function correctParse(conversation: Conversation, text: string, problem: string, attempt: number): void {
+/**
+ * An answer that is not a JSON plan: one correction message quoting at most the answer's start,
+ * then LLM_ERROR. The event's reason is a fixed word, never the model's text.
+ */
+function correctParse(conversation: Conversation, text: string, { problem, reason }: { problem: string; reason: string }, attempt: number): void {
   const telemetry = getTelemetry();
   telemetry.event("llm.plan_generation.parse_error", {
+    ...llmEventScope(),
     error: "invalid_plan_json",
-    reason: problem.slice(0, 200),
+    reason,
     attempt,
     will_retry: !conversation.corrected,
   });
   if (conversation.corrected) {
-    telemetry.event("llm.plan_generation.retry_parse_exhausted", { attempt });
+    telemetry.event("llm.plan_generation.retry_parse_exhausted", { ...llmEventScope(), attempt });
     throw new ManifoldError("LLM_ERROR", `the language model did not answer with a JSON plan, even after a correction: ${problem}`);
   }
   conversation.corrected = true;
-  telemetry.event("llm.plan_generation.retry_parse_correction", { attempt });
-  conversation.messages = parseCorrectionMessages(conversation.messages, text, problem);
+  telemetry.event("llm.plan_generation.retry_parse_correction", { ...llmEventScope(), attempt });
+  conversation.text = quoted(text);
+  conversation.messages = parseCorrectionMessages(conversation.messages, conversation.text, problem);
 }

@@ -3,6 +3,7 @@
  * success or failure, with the full prompt and answer (the store caps their size). Saving never
  * fails or slows the request it describes: it is not awaited, and a failed save is logged.
  */
+import { currentScope } from "../../context/index.js";
 import { toManifoldError } from "../../errors/index.js";
 import { renderMessages, type LlmCompletion, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
 import type { Logger } from "../../telemetry/index.js";
@@ -51,4 +52,13 @@ export function createCallRecorder(store: LlmDebugStore, { requestId, originalRe
       .record({ request_id: requestId, original_request_id: originalRequestId ?? requestId, source_component: component, interaction })
       .catch((saveError: unknown) => log.warn(`LLM debug record of ${requestId} could not be saved`, { error: saveError }));
   };
+}
+
+/** Until the phase loop exists every plan is phase 1. */
+const PHASE_NUMBER = 1;
+
+/** What every `llm.*` and plan-handling event of a request carries: its id (when it has one) and the phase. */
+export function llmEventScope(): { request_id?: string; phase_number: number } {
+  const requestId = currentScope()?.requestId;
+  return { ...(requestId === undefined ? {} : { request_id: requestId }), phase_number: PHASE_NUMBER };
 }

@@ -8,7 +8,7 @@ import { synthesisMessages, type LlmCompletion, type LlmProvider } from "../../l
 import { getTelemetry } from "../../telemetry/index.js";
 import { checkInteger } from "../../util/index.js";
 import type { SynthesisInput } from "../orchestrator-types.js";
-import type { RecordCall } from "./record.js";
+import { llmEventScope, type RecordCall } from "./record.js";
 import { trimResults } from "./trim.js";
 
 export interface SynthesisOptions {
@@ -17,6 +17,12 @@ export interface SynthesisOptions {
   readonly onChunk?: (text: string) => void;
   readonly record?: RecordCall;
 }
+
+/** A synthesis request's `max_tokens`. */
+export const SYNTHESIS_MAX_TOKENS = 4096;
+/** Most bytes of a synthesised answer kept (and streamed); a longer one is cut and ends with {@link truncationMarker}. */
+export const MAX_SYNTHESIS_BYTES = 32 * 1024;
+export const truncationMarker = (maxBytes: number): string => `\n\n[answer truncated: it was longer than ${maxBytes} bytes]`;
 
 export type LlmSynthesiser = (input: SynthesisInput, options?: SynthesisOptions) => Promise<string>;
 
@@ -58,7 +64,13 @@ export function createLlmSynthesiser({ provider, resultBudgetBytes = 32 * 1024, 
     const steps = input.result.steps.map((s) => ({ step_id: s.step_id, component: s.component, capability: s.capability, status: s.status }));
     const messages = synthesisMessages(requestText(input), steps, trimmed.text);
     const type = onChunk === undefined ? "synthesis" : "synthesis_streaming";
-    telemetry.event("llm.synthesis.request", { step_count: steps.length, temperature, prompt_length: messages.reduce((n, m) => n + m.content.length, 0) });
+    telemetry.event("llm.synthesis.request", {
+      ...llmEventScope(),
+      step_count: steps.length,
+      temperature,
+      max_tokens: SYNTHESIS_MAX_TOKENS,
+      prompt_length: messages.reduce((n, m) => n + m.content.length, 0),
+    });
     const started = Date.now();
     let chunks = 0;
     const call = (stream: boolean) =>
@@ -66,6 +78,8 @@ export function createLlmSynthesiser({ provider, resultBudgetBytes = 32 * 1024, 
         phase: type,
         messages,
         temperature,
+        maxTokens: SYNTHESIS_MAX_TOKENS,
+        maxOutputBytes: MAX_SYNTHESIS_BYTES,
         ...(signal === undefined ? {} : { signal }),
         ...(stream && onChunk !== undefined
           ? {
@@ -78,19 +92,33 @@ export function createLlmSynthesiser({ provider, resultBudgetBytes = 32 * 1024, 
       });
     try {
       let completion: LlmCompletion;
+      let fellBack = false;
       try {
         completion = await call(true);
       } catch (error) {
         // An endpoint that cannot stream (it failed before the first piece) still gets to answer:
-        // once more without streaming, its text then passed on as one piece.
+        // once more without streaming, its text then passed on as one piece. The spec's
+        // orchestrator.streaming.fallback is for a client that cannot stream; this fallback is the
+        // provider's, said on the response event (stream_fallback).
         if (onChunk === undefined || chunks > 0 || toManifoldError(error).code !== "LLM_ERROR") throw error;
-        telemetry.event("orchestrator.streaming.fallback", { reason: "provider_streaming_failed" });
+        fellBack = true;
         completion = await call(false);
         onChunk(completion.text);
       }
       record?.({ type, messages, attempt: 1, started, model: provider.model, completion });
-      telemetry.event("llm.synthesis.response", { ...completion.usage, duration_ms: completion.duration_ms, streamed: completion.streamed });
-      return completion.text;
+      telemetry.event("llm.synthesis.response", {
+        ...llmEventScope(),
+        ...completion.usage,
+        duration_ms: completion.duration_ms,
+        streamed: completion.streamed,
+        ...(fellBack ? { stream_fallback: "provider_streaming_failed" } : {}),
+        ...(completion.truncated === true ? { truncated: true } : {}),
+      });
+      if (completion.truncated !== true) return completion.text;
+      // Cut to the cap: the reader is told, streamed or not.
+      const marker = truncationMarker(MAX_SYNTHESIS_BYTES);
+      onChunk?.(marker);
+      return completion.text + marker;
     } catch (error) {
       record?.({ type, messages, attempt: 1, started, model: provider.model, error });
       throw error;
