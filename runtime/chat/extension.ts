@@ -4,11 +4,12 @@
  * in flight aborted when the agent stops.
  */
 import type { ComponentExtension } from "../component/index.js";
-import type { ForwardOptions } from "../context/index.js";
+import { ownerKey, type ForwardOptions } from "../context/index.js";
 import { randomUUID } from "node:crypto";
 import type { Orchestrator, ResumedListener } from "../orchestration/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
+import { ownerOf } from "./requests.js";
 import { addSessionRoutes } from "./session-routes.js";
 import { createSessionStore, isSessionId, type ChatSessionStore } from "./store/index.js";
 import { addStreamRoutes } from "./stream-route.js";
@@ -37,6 +38,37 @@ function resumedContent(answer: unknown): string {
   return typeof response === "string" ? response : JSON.stringify(answer);
 }
 
+type Resumed = Parameters<ResumedListener>[0];
+
+/**
+ * Where a resumed answer is kept, by the spec's resume rule: the checkpoint's conversation id, else its
+ * session id, when it is a session of the requester's; a new session of the requester's when it named
+ * neither (a run not started from chat). A named session that is unknown, expired or someone else's
+ * gets nothing: an expired one is not recreated, and a client cannot write into another's history by
+ * naming its id as the conversation (X-Manifold-Conversation-ID).
+ */
+async function storeResumed(sessions: ChatSessionStore, { userContext, requestedBy, answer }: Resumed): Promise<{ session_id: string } | undefined> {
+  // The requester owns it; a checkpoint from before requesters were recorded resumes as the caller (routes.ts: anonymous).
+  const owner = requestedBy === undefined ? ownerOf(false) : ownerKey(requestedBy);
+  const message = {
+    id: randomUUID(),
+    role: "assistant" as const,
+    content: resumedContent(answer),
+    timestamp: new Date().toISOString(),
+    metadata: { resumed: true },
+  };
+  const named = [userContext.conversation_id, userContext.session_id].filter(isSessionId);
+  if (named.length === 0) {
+    const created = await sessions.create({ id: randomUUID(), userId: owner, metadata: {}, now: Date.now() });
+    return (await sessions.append(created.id, message)) ? { session_id: created.id } : undefined;
+  }
+  for (const id of named) {
+    if ((await sessions.get(id))?.user_id !== owner) continue;
+    if (await sessions.append(id, message)) return { session_id: id };
+  }
+  return undefined;
+}
+
 export function createChatExtension(options: ChatExtensionOptions = {}): ComponentExtension {
   const { handler, orchestrator, log, forward, runWorkflow, env = process.env } = options;
   const heartbeatMs = options.heartbeatMs ?? durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_MS);
@@ -45,21 +77,7 @@ export function createChatExtension(options: ChatExtensionOptions = {}): Compone
   const sessions = options.sessions ?? createSessionStore({ env });
   const running = new Set<AbortController>();
   let ready = false;
-  // The spec's resume rule: the conversation id first, then the session id; an expired session is
-  // not recreated. A run with neither (not from chat) has no conversation to join.
-  options.onResumed?.(async ({ userContext, answer }) => {
-    for (const id of [userContext.conversation_id, userContext.session_id]) {
-      if (id === undefined || !isSessionId(id)) continue;
-      const appended = await sessions.append(id, {
-        id: randomUUID(),
-        role: "assistant",
-        content: resumedContent(answer),
-        timestamp: new Date().toISOString(),
-        metadata: { resumed: true },
-      });
-      if (appended) return;
-    }
-  });
+  options.onResumed?.((resumed) => storeResumed(sessions, resumed));
   return {
     name: "chat",
     routes(add, { bodyLimit }) {

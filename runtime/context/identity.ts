@@ -37,6 +37,6 @@ export function sameIdentity(a: Identity, b: { readonly subject: string; readonl
  * How an identity is stored as a plain owner string (a chat session's `user_id`): users by their
  * subject, agents as `agent:<name>`, so an agent and a user of the same name own different things.
  */
-export function ownerKey(identity: Identity): string {
+export function ownerKey(identity: Pick<Identity, "subject" | "kind">): string {
   return identity.kind === "agent" ? `agent:${identity.subject}` : identity.subject;
 }

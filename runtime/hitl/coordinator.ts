@@ -166,6 +166,8 @@ async function resumeCheckpoint(deps: ResumeDeps, checkpointId: string, { signal
     runClaimed(deps, claimed, (resume) =>
       orchestration.resume(stored, resume, {
         ...(signal === undefined ? {} : { signal }),
+        // Whoever resumes it (the requester, an approver, the expiry processor), its answer is the requester's.
+        ...(claimed.requested_by === undefined ? {} : { requestedBy: claimed.requested_by }),
         requestContext: {
           request_mode: requestMode,
           user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },

@@ -226,7 +226,15 @@ async function resumeStream(
     if (answer instanceof JsonReply && answer.status === 202) {
       const next = answer.body as Interrupted;
       stream.send("checkpoint", { ...next, ...next.checkpoint.user_context });
-    } else stream.send("done", answer instanceof JsonReply ? answer.body : answer);
+    } else {
+      const body = answer instanceof JsonReply ? answer.body : answer;
+      // A session the checkpoint did not name was made for this answer: the spec's `session` event says so.
+      const sessionId = (body as { session_id?: unknown } | null)?.session_id;
+      const { conversation_id, session_id } = checkpoint.user_context;
+      if (typeof sessionId === "string" && sessionId !== conversation_id && sessionId !== session_id)
+        stream.send("session", { session_id: sessionId, created: true });
+      stream.send("done", body);
+    }
   } catch (error) {
     const failure = clientSafe(error, "the resumed run failed");
     stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });

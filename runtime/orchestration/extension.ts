@@ -57,19 +57,37 @@ export interface OrchestrationExtension extends ComponentExtension {
    * Continues a paused run (HITL: one a human approved) and answers as its route would have: the
    * result body, a new paused answer (a further checkpoint), or a thrown ManifoldError.
    */
-  resume(paused: RunRequest, resume: ResumeRun, options?: RunOptions): Promise<unknown>;
+  resume(paused: RunRequest, resume: ResumeRun, options?: ResumeRunOptions): Promise<unknown>;
   /**
    * Told when a resumed run finishes with an answer (not a further checkpoint), with the checkpoint's
-   * user context: chat appends the answer to the conversation the run started in.
+   * user context and requester: chat stores the answer in the conversation the run started in, or in
+   * a new session of the requester's when it named none. The answer then names that `session_id`.
    */
   onResumed(listener: ResumedListener): void;
+}
+
+/** Who made a paused request (a checkpoint's `requested_by`): the owner of what its resumed answer creates. */
+export interface Requester {
+  readonly subject: string;
+  readonly kind: "user" | "agent";
+}
+
+export interface ResumeRunOptions extends RunOptions {
+  /** @defaultValue unknown: listeners take the caller's identity */
+  readonly requestedBy?: Requester;
 }
 
 export type ResumedListener = (resumed: {
   readonly mode: RunRequest["mode"];
   readonly userContext: { readonly conversation_id?: string; readonly session_id?: string };
+  readonly requestedBy?: Requester;
   readonly answer: unknown;
-}) => void | Promise<void>;
+}) => ResumedOutcome | undefined | Promise<ResumedOutcome | undefined>;
+
+/** What a listener did with a resumed answer: the chat session now holding it, which the answer then names. */
+export interface ResumedOutcome {
+  readonly session_id?: string;
+}
 
 /** Reads each file now, for its name (routes are added before the agent listens); the check comes at start. */
 function readWorkflowFiles(files: readonly string[]): Map<string, { file: string; text: string }> {
@@ -280,18 +298,22 @@ async function continueRun(
   return result.paused === undefined ? { answer: workflowResponse(result) } : { paused: result.paused };
 }
 
-async function resumeRun(state: Served, paused: RunRequest, resume: ResumeRun, options: RunOptions): Promise<unknown> {
+async function resumeRun(state: Served, paused: RunRequest, resume: ResumeRun, { requestedBy, ...options }: ResumeRunOptions): Promise<unknown> {
   const { paused: again, answer } = await continueRun(state, paused, { ...options, resume });
   if (again !== undefined) return again;
   const userContext = options.requestContext?.user_context ?? {};
+  let sessionId: string | undefined;
   for (const listener of state.resumedListeners) {
     try {
-      await listener({ mode: paused.mode, userContext, answer });
+      const outcome = await listener({ mode: paused.mode, userContext, ...(requestedBy === undefined ? {} : { requestedBy }), answer });
+      sessionId ??= outcome?.session_id;
     } catch (error) {
       state.log.warn("a listener of resumed runs failed", { error });
     }
   }
-  return answer;
+  // The client learns where the answer was kept: the spec's resume makes a session when the run named none.
+  const isRecord = typeof answer === "object" && answer !== null && !Array.isArray(answer);
+  return sessionId === undefined || !isRecord ? answer : { ...answer, session_id: sessionId };
 }
 
 async function runWorkflowByName(
