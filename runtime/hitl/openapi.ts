@@ -104,7 +104,7 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
 };
 
 const RESUME_SSE_DESCRIPTION =
-  "Server-sent events: `done` with the resumed run's answer, `checkpoint` with an Interrupted body when the run pauses again, or `error` {code, message}. Comment lines are heartbeats.";
+  "Server-sent events: `done` with the resumed run's answer, `checkpoint` with an Interrupted body when the run pauses again, or `error` {code, message}; on an agent with chat, `session` {session_id, created: true} before `done` when the answer went into a new session (the checkpoint named none). Comment lines are heartbeats.";
 
 const checkpointPath: JsonSchema = { name: "checkpoint_id", in: "path", required: true, schema: CHECKPOINT_ID };
 const error = (description: string): JsonSchema => ({ description, content: json(ref("ErrorEnvelope")) });
@@ -164,7 +164,11 @@ function decisionPaths(): Record<string, JsonSchema> {
       responses: {
         "200": {
           description: "The resumed run's answer",
-          content: json({ type: "object", description: "the answer of the run's own route: a workflow, custom or natural result" }),
+          content: json({
+            type: "object",
+            description:
+              "the answer of the run's own route: a workflow, custom or natural result; on an agent with chat also `session_id`, the session now holding the answer (a new one of the requester's when the checkpoint named none)",
+          }),
         },
         "202": { description: "The resumed run paused again, at a further checkpoint", content: json(ref("Interrupted")) },
         "404": NOT_FOUND,
