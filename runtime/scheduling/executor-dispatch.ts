@@ -8,38 +8,78 @@ import type { Caller } from "../outbound/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { abortSourceOf, type TaskContext } from "../tasks/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { type Backoff, type Clock, sleepOn } from "../util/index.js";
+import { type Backoff, type Clock, type ClockTimer, sleepOn, systemClock } from "../util/index.js";
 import type { DeadLetter, DeadLetterReason, DeadLetters } from "./dead-letters.js";
 import { type AgentLabels, MODULE, type Targets } from "./executor-targets.js";
 import type { ExecutorSettings } from "./settings.js";
 import type { ScheduledRequest, ScheduledTaskInput } from "./wire.js";
 
-/** At most `limit` dispatches at once; the rest wait their turn in arrival order. */
+/** At most `limit` dispatches at once, and at most `perAgent` of them to one target agent. */
 export interface Slots {
-  /** Takes a place: at once (undefined) while one is free, else a promise of one. */
-  enter(): Promise<void> | undefined;
-  leave(): void;
+  /**
+   * Takes a place for a dispatch to `agent`: at once (undefined) while one is free and the agent is
+   * under its share, else a promise: true once placed, false when none came within the wait (the
+   * task is then deferred to the back of the queue, so it does not hold the pool meanwhile).
+   */
+  enter(agent: string): Promise<boolean> | undefined;
+  leave(agent: string): void;
+}
+
+interface Waiter {
+  readonly agent: string;
+  readonly resolve: (placed: boolean) => void;
+  timer: ClockTimer | undefined;
 }
 
 /**
- * The dispatch limit. Entering is synchronous while a place is free, so the common case costs no
- * promise. A waiter is not watched for an abort: one whose task was aborted while it waited (a lost
- * lease, the pool's shutdown) hands its place on as soon as it gets it, and the dispatches in flight
- * end on the same aborts, so the line always moves.
+ * The dispatch limit, per process and per target agent: an agent whose replicas hang holds at most
+ * its share, and the rest keep moving. Entering is synchronous while a place is free, so the common
+ * case costs no promise. Waiters are served in arrival order, skipping those whose agent is at its
+ * share; one that waits `waitMs` on the clock gives up (false). A waiter is not watched for an
+ * abort: one whose task was aborted while it waited hands its place on as soon as it gets it.
  */
-export function createSlots(limit: number): Slots {
+export function createSlots(
+  limit: number,
+  { perAgent = limit, clock = systemClock, waitMs = Number.POSITIVE_INFINITY }: { perAgent?: number; clock?: Clock; waitMs?: number } = {},
+): Slots {
   let free = limit;
-  const line: (() => void)[] = [];
+  const held = new Map<string, number>();
+  const line: Waiter[] = [];
+  const take = (agent: string) => {
+    free -= 1;
+    held.set(agent, (held.get(agent) ?? 0) + 1);
+  };
+  const fits = (agent: string) => free > 0 && (held.get(agent) ?? 0) < perAgent;
   return {
-    enter: () => {
-      if (free === 0) return new Promise((resolve) => line.push(resolve));
-      free -= 1;
-      return undefined;
+    enter: (agent) => {
+      // No waiter fits (each leave places the first that does), so one that fits now goes first.
+      if (fits(agent)) {
+        take(agent);
+        return undefined;
+      }
+      return new Promise((resolve) => {
+        const waiter: Waiter = { agent, resolve, timer: undefined };
+        line.push(waiter);
+        if (Number.isFinite(waitMs)) {
+          waiter.timer = clock.setTimeout(() => {
+            const at = line.indexOf(waiter);
+            if (at >= 0) line.splice(at, 1);
+            resolve(false);
+          }, waitMs);
+        }
+      });
     },
-    leave: () => {
-      const next = line.shift();
-      if (next === undefined) free += 1;
-      else next();
+    leave: (agent) => {
+      free += 1;
+      const count = (held.get(agent) ?? 1) - 1;
+      if (count === 0) held.delete(agent);
+      else held.set(agent, count);
+      const next = line.findIndex((w) => fits(w.agent));
+      if (next < 0) return;
+      const [waiter] = line.splice(next, 1);
+      clock.clearTimeout(waiter!.timer);
+      take(waiter!.agent);
+      waiter!.resolve(true);
     },
   };
 }
@@ -53,7 +93,8 @@ export function readInput(input: unknown): ScheduledTaskInput {
     typeof task.target_agent !== "string" ||
     typeof task.instruction !== "string" ||
     typeof task.input !== "object" ||
-    task.input === null
+    task.input === null ||
+    (task.attempt !== undefined && (!Number.isSafeInteger(task.attempt) || task.attempt < 1))
   ) {
     throw new ManifoldError("INVALID_INPUT", "a scheduled-executor task needs schedule_id, target_agent, instruction and input");
   }
@@ -76,6 +117,8 @@ export interface Dispatcher {
   readonly slots: Slots;
   readonly deadLetters: DeadLetters;
   readonly retryWait: Backoff;
+  /** Puts a deferred occurrence at the back of the queue, as a task of its own. */
+  readonly requeue: (task: { task_id: string; input: ScheduledTaskInput }) => Promise<void>;
   /** The clock of retry waits and dead letters' times. */
   readonly clock: Clock;
   readonly log: Logger;
@@ -120,6 +163,34 @@ async function deadLetter(
   return { status: "dead_letter", reason };
 }
 
+/**
+ * One call under the dispatch timeout, on the executor's clock: past it the call is aborted and
+ * fails TIMEOUT (retried, on another replica when the agent has one). The task's own abort (a lost
+ * lease, a shutdown) aborts it too.
+ */
+async function withDeadline<T>(d: Dispatcher, context: TaskContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const task = abortSourceOf(context);
+  const unlink =
+    "onAbort" in task
+      ? task.onAbort(() => controller.abort(task.reason))
+      : (task.addEventListener("abort", () => controller.abort(task.reason), { once: true }), () => undefined);
+  let timedOut = false;
+  const timer = d.clock.setTimeout(() => {
+    timedOut = true;
+    controller.abort(new ManifoldError("TIMEOUT", `the agent did not answer within ${d.settings.dispatchTimeoutMs} ms`));
+  }, d.settings.dispatchTimeoutMs);
+  try {
+    return await call(controller.signal);
+  } catch (error) {
+    if (timedOut && !abortSourceOf(context).aborted) throw new ManifoldError("TIMEOUT", `the agent did not answer within ${d.settings.dispatchTimeoutMs} ms`);
+    throw error;
+  } finally {
+    d.clock.clearTimeout(timer);
+    unlink();
+  }
+}
+
 /** One POST to the agent's endpoint; its answer must be `{success: true, data}`. */
 async function post(
   d: Dispatcher,
@@ -131,15 +202,17 @@ async function post(
   started: number,
   tags: AgentLabels,
 ): Promise<Outcome> {
-  const answer = (await d.caller.call({
-    url,
-    body,
-    name: "scheduled",
-    target: agent,
-    timeoutMs: d.settings.dispatchTimeoutMs,
-    signal: abortSourceOf(context),
-    idempotencyKey: idempotencyKeyOf(context.taskId),
-  })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
+  const answer = (await withDeadline(d, context, (signal) =>
+    d.caller.call({
+      url,
+      body,
+      name: "scheduled",
+      target: agent,
+      timeoutMs: d.settings.dispatchTimeoutMs,
+      signal,
+      idempotencyKey: idempotencyKeyOf(context.taskId),
+    }),
+  )) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
   if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
   const ms = performance.now() - started;
   metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.success);
@@ -155,7 +228,7 @@ async function post(
 }
 
 function attemptFailed(d: Dispatcher, agent: string, tags: AgentLabels, context: TaskContext, attempt: number, started: number, error: ManifoldError): void {
-  // The replica may be gone: the next attempt looks the agent up again.
+  // The replica may be gone or hung: the next attempt looks the agent up again, and prefers another replica.
   d.targets.forget(agent);
   metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.error);
   metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, performance.now() - started, tags.error);
@@ -176,6 +249,23 @@ function readTask(input: unknown): ScheduledTaskInput {
   }
 }
 
+/**
+ * The agent stayed at its share for the whole wait: the occurrence goes to the back of the queue as
+ * a task of its own (same idempotency key, its attempt count carried), so that it does not hold a
+ * place in the pool that another agent's run could use.
+ */
+async function defer(d: Dispatcher, task: ScheduledTaskInput, context: TaskContext, attempt: number): Promise<Outcome> {
+  const taskId = `${idempotencyKeyOf(context.taskId)}:defer-${d.clock.now()}`;
+  await d.requeue({ task_id: taskId, input: { ...task, attempt } });
+  d.log.debug("scheduled task deferred: its agent holds its share of the dispatch places", {
+    operation: "executor_consume",
+    task_id: context.taskId,
+    target_agent: task.target_agent,
+    deferred_as: taskId,
+  });
+  return { status: "deferred", deferred_as: taskId };
+}
+
 /** The handler of a `scheduled` task: attempts until one is delivered, the task is aborted, or it is dead-lettered. */
 export async function dispatch(d: Dispatcher, input: unknown, context: TaskContext): Promise<Outcome> {
   const task = readTask(input);
@@ -189,24 +279,26 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
   let lastError: ManifoldError | undefined;
   let attempts = 0;
   let unknown = false;
-  for (let attempt = 1; attempt <= d.settings.maxRetries + 1; attempt += 1) {
-    if (attempt > 1) {
+  let failedUrl: string | undefined;
+  for (let attempt = task.attempt ?? 1; attempt <= d.settings.maxRetries + 1; attempt += 1) {
+    if (attempt > 1 && lastError !== undefined) {
       metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...tags.received, [ATTR.ATTEMPT]: attempt - 1 });
       await sleepOn(d.clock, d.retryWait(attempt - 1), context.signal, { hold: true });
       if (abort.aborted) throw abort.reason;
     }
-    const place = d.slots.enter();
-    if (place !== undefined) await place;
+    const place = d.slots.enter(agent);
+    if (place !== undefined && !(await place)) return defer(d, task, context, attempt);
     const started = performance.now();
     try {
       // Aborted while it waited for its turn: the catch hands the task back to the pool.
       if (abort.aborted) throw abort.reason;
-      const target = d.targets.known(agent) ?? (await d.targets.resolve(agent));
+      const target = d.targets.known(agent, failedUrl) ?? (await d.targets.resolve(agent, failedUrl));
       // A tool cannot serve /api/v1/scheduled, and will not learn to: no retry.
       if (target.kind === "tool") return await deadLetter(d, task, context, "target_not_agent", attempts);
       unknown = target.kind === "unknown";
       if (target.kind === "unknown") throw new ManifoldError("NOT_FOUND", `no agent named ${agent} is registered`);
       attempts += 1;
+      failedUrl = target.url;
       return await post(d, target.url, body, agent, context, attempt, started, tags);
     } catch (error) {
       // Cancelled, timed out or shutting down: the pool decides (a shutdown hands the task back).
@@ -214,7 +306,7 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
       lastError = toManifoldError(error);
       attemptFailed(d, agent, tags, context, attempt, started, lastError);
     } finally {
-      d.slots.leave();
+      d.slots.leave(agent);
     }
   }
   return deadLetter(d, task, context, unknown ? "unknown_target_agent" : "max_retries_exhausted", attempts, lastError);

@@ -39,10 +39,10 @@ export function agentLabels(agent: string): AgentLabels {
 }
 
 export interface Targets {
-  /** Round-robin over the replicas looked up last, while that lookup is fresh; undefined when it is not. */
-  known(name: string): Target | undefined;
-  /** A healthy replica (round-robin), else any live one; a name registered only as a tool is `tool`. */
-  resolve(name: string): Promise<Target>;
+  /** Round-robin over the replicas looked up last, while that lookup is fresh (`avoid`: a replica that just failed, skipped while another exists); undefined when it is not. */
+  known(name: string, avoid?: string): Target | undefined;
+  /** A healthy replica (round-robin), else any live one, not `avoid` while another exists; a name registered only as a tool is `tool`. */
+  resolve(name: string, avoid?: string): Promise<Target>;
   /** The replica may be gone: the next attempt looks the agent up again. */
   forget(name: string): void;
   labelsOf(agent: string): AgentLabels;
@@ -52,16 +52,18 @@ export function createTargets(registry: Registry, clock: Clock): Targets {
   const replicas = new Map<string, { readonly urls: readonly string[]; readonly at: number }>();
   const turn = new Map<string, number>();
   const labels = new Map<string, AgentLabels>();
-  const known = (name: string): Target | undefined => {
+  const known = (name: string, avoid?: string): Target | undefined => {
     const found = replicas.get(name);
     if (found === undefined || clock.now() - found.at >= REPLICAS_FRESH_MS) return undefined;
-    const next = turn.get(name) ?? 0;
+    let next = turn.get(name) ?? 0;
+    // A retry goes to another replica when there is one: the one that failed may be hung.
+    if (found.urls.length > 1 && found.urls[next % found.urls.length] === avoid) next += 1;
     turn.set(name, next + 1);
     return { kind: "agent", url: found.urls[next % found.urls.length]! };
   };
   return {
     known,
-    resolve: async (name) => {
+    resolve: async (name, avoid) => {
       const entries = await lookUp(registry, name);
       const agents = entries.filter((e) => e.type === "agent");
       // Neither answer is remembered: an agent registering now is found by the next attempt.
@@ -71,7 +73,7 @@ export function createTargets(registry: Registry, clock: Clock): Targets {
         turn.clear();
       }
       replicas.set(name, { urls: preferHealthy(agents).map((entry) => `${baseUrlOf(entry)}${SCHEDULED_PATH}`), at: clock.now() });
-      return known(name)!;
+      return known(name, avoid)!;
     },
     forget: (name) => void replicas.delete(name),
     labelsOf: (agent) => {

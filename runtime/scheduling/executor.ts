@@ -12,7 +12,8 @@
 import { type Caller, createCaller } from "../outbound/index.js";
 import { createRegistry, type Registry } from "../discovery/index.js";
 import { createStore, type Store } from "../store/index.js";
-import { createTaskBackend, createWorkerPool, type TaskBackend, type WorkerPool } from "../tasks/index.js";
+import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { createTaskBackend, createWorkerPool, MAX_TASK_TIMEOUT_MS, type TaskBackend, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { type Clock, createBackoff, systemClock } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetters } from "./dead-letters.js";
@@ -35,6 +36,8 @@ export interface ScheduledExecutorOptions extends Partial<ExecutorSettings> {
   readonly maxDeadLetters?: number;
   /** @defaultValue a caller with `MANIFOLD_OAUTH_TOKEN` (keep-alive undici, the caller's default) */
   readonly caller?: Caller;
+  /** How long a run whose agent holds its share waits for a place before it is deferred to the back of the queue. @defaultValue 1 s */
+  readonly deferAfterMs?: number;
   /** How often the known-agents gauge is refreshed. @defaultValue 30 s */
   readonly catalogRefreshMs?: number;
   readonly log?: Logger;
@@ -66,7 +69,7 @@ async function refreshCatalog(registry: Registry, log: Logger): Promise<void> {
 }
 
 export function createScheduledExecutor(options: ScheduledExecutorOptions = {}): ScheduledExecutor {
-  const { env = process.env, leaseMs = 30_000, maxDeadLetters, catalogRefreshMs = 30_000, clock = systemClock } = options;
+  const { env = process.env, leaseMs = 30_000, maxDeadLetters, catalogRefreshMs = 30_000, clock = systemClock, deferAfterMs = 1_000 } = options;
   const settings = readExecutorSettings(options, env);
   const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
   const store = options.store ?? createStore({ env });
@@ -79,12 +82,27 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
     // `workerCount` dispatches in flight; the pool leases as many again ahead of them (waiting here
     // for a place), so a finished dispatch is followed at once by the next one instead of by a round
     // trip to the queue.
-    slots: createSlots(settings.workerCount),
+    // A run whose agent holds its share is deferred after the wait, so other agents' runs pass it;
+    // with one share for all (a single worker) there is nobody to let past, so it just waits.
+    slots: createSlots(settings.workerCount, {
+      perAgent: settings.perAgentLimit,
+      clock,
+      waitMs: settings.perAgentLimit < settings.workerCount ? deferAfterMs : Number.POSITIVE_INFINITY,
+    }),
     deadLetters,
     // No jitter: these are one occurrence's retries, spaced base × 2^(n−1) as the settings say.
     retryWait: createBackoff({ baseDelayMs: settings.retryBaseDelayMs, maxDelayMs: settings.retryMaxDelayMs, random: () => 1 }),
     clock,
     log,
+    requeue: async ({ task_id, input }) => {
+      if (backend === undefined) throw new ManifoldError("UNAVAILABLE", "the executor is not running");
+      try {
+        await backend.create({ task_id, type: SCHEDULED_TASK_TYPE, input, timeout_ms: MAX_TASK_TIMEOUT_MS });
+      } catch (error) {
+        // Created already (a redelivery of the task that deferred it): the copy is there.
+        if (toManifoldError(error).code !== "TASK_EXISTS") throw error;
+      }
+    },
   };
   const handlers = { [SCHEDULED_TASK_TYPE]: (input: unknown, context: Parameters<typeof dispatch>[2]) => dispatch(dispatcher, input, context) };
   let backend: TaskBackend | undefined;

@@ -19,14 +19,24 @@ export interface ExecutorSettings {
   readonly retryMaxDelayMs: number;
   /** One POST's time limit; at least the agent's orchestration timeout. @defaultValue `MANIFOLD_EXECUTOR_DISPATCH_TIMEOUT`, else 15 min */
   readonly dispatchTimeoutMs: number;
+  /**
+   * Dispatches in flight to one target agent: a hung agent holds at most these, the other agents
+   * keep the rest. @defaultValue `MANIFOLD_EXECUTOR_PER_AGENT_LIMIT`, else half the workers rounded up (1 of 1, 3 of 5)
+   */
+  readonly perAgentLimit: number;
 }
 
 export function readExecutorSettings(options: Partial<ExecutorSettings>, env: Env): ExecutorSettings {
+  const workerCount =
+    options.workerCount === undefined
+      ? integerFromEnv(env, "MANIFOLD_EXECUTOR_WORKER_COUNT", 5, { min: 1, max: 1000 })
+      : checkInteger("workerCount", options.workerCount, { min: 1 });
   const settings: ExecutorSettings = {
-    workerCount:
-      options.workerCount === undefined
-        ? integerFromEnv(env, "MANIFOLD_EXECUTOR_WORKER_COUNT", 5, { min: 1, max: 1000 })
-        : checkInteger("workerCount", options.workerCount, { min: 1 }),
+    workerCount,
+    perAgentLimit:
+      options.perAgentLimit === undefined
+        ? integerFromEnv(env, "MANIFOLD_EXECUTOR_PER_AGENT_LIMIT", Math.ceil(workerCount / 2), { min: 1, max: 1000 })
+        : checkInteger("perAgentLimit", options.perAgentLimit, { min: 1 }),
     maxRetries:
       options.maxRetries === undefined
         ? integerFromEnv(env, "MANIFOLD_EXECUTOR_MAX_RETRIES", 3, { min: 0, max: 100 })
@@ -36,6 +46,7 @@ export function readExecutorSettings(options: Partial<ExecutorSettings>, env: En
     dispatchTimeoutMs: options.dispatchTimeoutMs ?? durationFromEnv(env, "MANIFOLD_EXECUTOR_DISPATCH_TIMEOUT", 15 * 60_000),
   };
   const { retryBaseDelayMs, retryMaxDelayMs, dispatchTimeoutMs } = settings;
+  if (settings.perAgentLimit > settings.workerCount) throw new RangeError("perAgentLimit (MANIFOLD_EXECUTOR_PER_AGENT_LIMIT) must not exceed the worker count");
   for (const [name, ms] of Object.entries({ retryBaseDelayMs, retryMaxDelayMs, dispatchTimeoutMs })) {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`${name} must be a non-negative number of ms`);
   }

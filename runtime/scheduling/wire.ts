@@ -66,4 +66,6 @@ export interface ScheduledTaskInput {
   readonly input: Readonly<Record<string, unknown>>;
   /** ISO 8601 of the occurrence (the due time, not the moment it was enqueued). */
   readonly due_at: string;
+  /** A deferred occurrence's next attempt (its earlier attempts count toward the retries). @defaultValue 1 */
+  readonly attempt?: number;
 }

@@ -19,20 +19,39 @@ import { cronRecord, scheduleRecord } from "../support/schedules.js";
 
 test("createSlots: entering is synchronous while a place is free; waiters get places in arrival order", async () => {
   const slots = createSlots(2);
-  assert.is(slots.enter(), undefined);
-  assert.is(slots.enter(), undefined);
+  assert.is(slots.enter("a"), undefined);
+  assert.is(slots.enter("a"), undefined);
   const order: string[] = [];
-  const first = slots.enter()!.then(() => order.push("first"));
-  const second = slots.enter()!.then(() => order.push("second"));
-  slots.leave();
+  const first = slots.enter("a")!.then(() => order.push("first"));
+  const second = slots.enter("a")!.then(() => order.push("second"));
+  slots.leave("a");
   await first;
   assert.equal(order, ["first"], "one place freed: one waiter in");
-  slots.leave();
+  slots.leave("a");
   await second;
   assert.equal(order, ["first", "second"]);
-  slots.leave();
-  slots.leave();
-  assert.is(slots.enter(), undefined, "places come back once nobody waits");
+  slots.leave("a");
+  slots.leave("a");
+  assert.is(slots.enter("a"), undefined, "places come back once nobody waits");
+});
+
+test("createSlots: one agent holds at most its share; a waiter for a full agent gives up after the wait while others pass it", async () => {
+  const clock = createManualClock();
+  const slots = createSlots(3, { perAgent: 2, clock, waitMs: 1_000 });
+  assert.is(slots.enter("hung"), undefined);
+  assert.is(slots.enter("hung"), undefined);
+  const third = slots.enter("hung");
+  assert.ok(third !== undefined, "the hung agent's third waits: it is at its share");
+  let placed: boolean | undefined;
+  void third!.then((value) => (placed = value));
+  assert.is(slots.enter("healthy"), undefined, "the free place goes to the agent under its share, past the hung agent's waiter");
+  await clock.advance(1_000);
+  assert.is(placed, false, "no place within the wait: the task is deferred");
+  slots.leave("healthy");
+  assert.is(slots.enter("healthy"), undefined);
+  const later = slots.enter("hung");
+  slots.leave("hung");
+  assert.is(await later, true, "a place the hung agent frees goes to its own waiter");
 });
 
 test("readInput: a scheduled-executor task needs schedule_id, target_agent, instruction and an input object", () => {

@@ -1,0 +1,106 @@
+/**
+ * Issue 32 M1: one hung agent must not stall every schedule. In one process with real HTTP and the
+ * executor on a manual clock: an agent whose `scheduled` handler never answers holds only its share
+ * of the dispatch places (MANIFOLD_EXECUTOR_PER_AGENT_LIMIT) while a healthy agent's 100 runs, queued
+ * among the hung agent's 100, are all delivered.
+ */
+import { randomBytes } from "node:crypto";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { serveComponent } from "../../runtime/component/index.js";
+import { createRegistry, type Registry } from "../../runtime/discovery/index.js";
+import {
+  createScheduledExecutor,
+  createScheduledExtension,
+  SCHEDULED_EXECUTOR_QUEUE,
+  SCHEDULED_TASK_TYPE,
+  type ScheduledHandler,
+} from "../../runtime/scheduling/index.js";
+import { createStore, type Store } from "../../runtime/store/index.js";
+import { createTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
+import { createLogger } from "../../runtime/telemetry/index.js";
+import { createManualClock, type ManualClock } from "../support/clock.js";
+import { agent as agentManifest, agentSpec } from "../support/specs.js";
+
+const log = createLogger({ component: "scheduled-executor", env: {}, write: () => undefined });
+const test = suite("scheduled executor: per-agent share and dispatch timeout");
+
+async function serveAgent(name: string, registry: Registry, handler: ScheduledHandler) {
+  const spec = agentSpec(agentManifest(name, { description: "answers scheduled runs", capabilities: {}, more: { scheduled: true } }));
+  return serveComponent(spec, {
+    port: 0,
+    registry,
+    handleSignals: false,
+    log: () => undefined,
+    handlers: {},
+    extensions: [createScheduledExtension({ handler })],
+  });
+}
+
+/** A handler that never answers by itself: it ends only when the executor hangs up. */
+function hung(counter: { started: number; open: number; max: number }): ScheduledHandler {
+  return (_request, { signal }) =>
+    new Promise((resolve) => {
+      counter.started += 1;
+      counter.open += 1;
+      counter.max = Math.max(counter.max, counter.open);
+      signal.addEventListener(
+        "abort",
+        () => {
+          counter.open -= 1;
+          resolve("too late");
+        },
+        { once: true },
+      );
+    });
+}
+
+async function enqueue(backend: TaskBackend, agent: string): Promise<void> {
+  const schedule_id = `sch-${randomBytes(8).toString("hex")}`;
+  const input = { schedule_id, target_agent: agent, instruction: "tick", input: {}, due_at: new Date().toISOString() };
+  await backend.create({ task_id: `${schedule_id}:1767225600`, type: SCHEDULED_TASK_TYPE, input, timeout_ms: 3_600_000 });
+}
+
+/** Moves the executor's clock a second at a time (never near the dispatch timeout) until `done`, at most `steps` times. */
+async function step(clock: ManualClock, done: () => boolean, steps: number): Promise<void> {
+  for (let i = 0; i < steps && !done(); i += 1) {
+    await clock.advance(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // real HTTP between the advances
+  }
+}
+
+function setup(): { store: Store; registry: Registry; backend: TaskBackend } {
+  const store = createStore({ env: { MANIFOLD_REDIS_NAMESPACE: `f${randomBytes(4).toString("hex")}` }, log: () => undefined });
+  return { store, registry: createRegistry({ store }), backend: createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE }) };
+}
+
+test("a hung agent holds only its share: the healthy agent's 100 runs, queued among the hung agent's 100, are all delivered", async () => {
+  const { store, registry, backend } = setup();
+  const stuck = { started: 0, open: 0, max: 0 };
+  let delivered = 0;
+  const hungAgent = await serveAgent("hung-agent", registry, hung(stuck));
+  const healthy = await serveAgent("healthy-agent", registry, () => {
+    delivered += 1;
+    return "ok";
+  });
+  const clock = createManualClock();
+  const executor = createScheduledExecutor({ store, registry, workerCount: 5, perAgentLimit: 3, maxRetries: 0, log, clock });
+  try {
+    for (let i = 0; i < 100; i += 1) {
+      await enqueue(backend, "hung-agent");
+      await enqueue(backend, "healthy-agent");
+    }
+    await executor.start();
+    await step(clock, () => delivered >= 100, 300);
+    assert.is(delivered, 100, "every healthy run delivered while the hung agent's dispatches never end");
+    assert.is(stuck.max, 3, "the hung agent never held more than its share");
+    assert.is(stuck.open, 3);
+  } finally {
+    await executor.stop(0);
+    await Promise.all([hungAgent.close(), healthy.close()]);
+    await backend.close();
+    await store.close();
+  }
+});
+
+test.run();
