@@ -9,7 +9,7 @@ import { createLogger, noteServiceName } from "../telemetry/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { AUTH_CHALLENGE, createAuthCheck, type AuthCheck } from "./auth.js";
 import { createCapabilityCall, createPostCall, type CapabilityCall, type CapabilityCallOptions } from "./capability.js";
-import { requestIdentity, requestIdOf, withIdentity } from "../context/index.js";
+import { ApprovalGate, currentScope, requestIdentity, requestIdOf, runInScope, withIdentity } from "../context/index.js";
 import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import type { ExtensionContext } from "./extension.js";
@@ -90,14 +90,18 @@ function createCallTable(add: AddRoute): CallTable {
   };
 }
 
-/** An extension's JSON POST (orchestration, tasks), served like a capability call; `forward` names headers its outbound calls pass on. */
-function postRoutes(spec: ComponentSpec, table: CallTable, options: CapabilityCallOptions): ExtensionContext["post"] {
+/**
+ * An extension's JSON POST (orchestration, tasks), served like a capability call; `forward` names
+ * headers its outbound calls pass on; `gated` goes on its request's approval gate (issue 32, H2).
+ */
+function postRoutes(spec: ComponentSpec, table: CallTable, options: CapabilityCallOptions, gated: readonly string[]): ExtensionContext["post"] {
   return (path, work, { forward } = {}) => {
     const invoke =
-      forward === undefined
+      forward === undefined && gated.length === 0
         ? work
         : (input: Record<string, unknown>, context: CallContext) => {
-            context.forward(forward);
+            if (gated.length > 0) context.approval.restrict(gated);
+            if (forward !== undefined) context.forward(forward);
             return work(input, context);
           };
     const where = `${spec.name} POST ${path}`;
@@ -160,6 +164,22 @@ function guardedRoutes(add: AddRoute, authCheck: AuthCheck | undefined): AddRout
       }
       // The route and every scope it opens see the identity the check settled on.
       await withIdentity(requestIdentity(ctx.req), () => handler(ctx));
+    });
+}
+
+/**
+ * Extension routes (chat, HITL, orchestration, tasks) run in a scope whose approval gate already holds
+ * `gated`: a handler that calls a sensitive capability itself, before or without any orchestration run,
+ * is refused APPROVAL_REQUIRED (issue 32, H2). The route's own request context shares this gate.
+ */
+function gatedRoutes(add: AddRoute, gated: readonly string[]): AddRoute {
+  if (gated.length === 0) return add;
+  return (method, path, handler) =>
+    add(method, path, (ctx) => {
+      const outer = currentScope();
+      const approval = (outer?.approval ?? new ApprovalGate()).restrict(gated);
+      const { requestId, originalRequestId, conversationId, forwarded, identity } = outer ?? {};
+      return runInScope({ requestId, originalRequestId, conversationId, forwarded, identity, approval }, handler, ctx);
     });
 }
 
@@ -230,8 +250,9 @@ export function createComponentApp<C extends CapabilityTypes>(
   addDescriptionRoutes(add, spec, id, health, healthOnly);
   if (!healthOnly) {
     addCapabilityRoutes(add, calls, resolved, callOptions);
-    const post = postRoutes(spec, calls, callOptions);
-    const guarded = guardedRoutes(add, callOptions.auth);
+    const gated = extensions.flatMap((extension) => extension.gated ?? []);
+    const post = postRoutes(spec, calls, callOptions, gated);
+    const guarded = gatedRoutes(guardedRoutes(add, callOptions.auth), gated);
     for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
     if (resolveEnableOpenApi(enableOpenApi)) {
       const additions = extensions.flatMap((extension) => extension.openapi ?? []);

@@ -51,6 +51,13 @@ export interface ComponentExtension {
   routes?(add: AddRoute, context: ExtensionContext): void;
   /** Paths and schemas of its routes in the component's OpenAPI document (`/openapi.json`). */
   readonly openapi?: readonly OpenApiAddition[];
+  /**
+   * Capabilities (`name` or `component.name`) that no request served by an extension route may call
+   * unapproved: the request's approval gate (context/approval.ts) starts with them, so what its handlers
+   * call through typed clients is gated as a plan step's callee is. Capability routes are not gated here
+   * (a direct call is its caller's choice; an inbound gate header still applies). HITL sets its policy's.
+   */
+  readonly gated?: readonly string[];
   /** Called once the component listens, before it registers in discovery. */
   start?(running: ExtensionStart): void | Promise<void>;
   /**

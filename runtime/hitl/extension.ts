@@ -57,6 +57,8 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
   return {
     extension: {
       name: "hitl",
+      // Every request the agent's routes serve (chat, scheduled runs, …) starts gated, not only a run's steps (gate.ts).
+      gated: policy.enabled ? policy.sensitiveCapabilities : [],
       routes(add, { bodyLimit }) {
         addHitlRoutes(add, { store, coordinator, agentName: spec.name, bodyLimit, heartbeatMs, clock, running });
       },

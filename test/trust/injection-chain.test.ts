@@ -198,4 +198,33 @@ test("the scheduler query sees the concierge's schedules when there are some (th
   assert.equal(await schedules(), []);
 });
 
+test("gap: a chat handler of an agent with HITL that charges through its typed client is refused APPROVAL_REQUIRED, nothing charged", async () => {
+  const streamed = await postSse(`${handlers.url}/chat/stream`, { message: "charge 77 chat-stream" }, { timeoutMs: TIMEOUT_MS });
+  assert.equal(names(streamed.events), ["session", "error"], JSON.stringify(streamed.events));
+  assert.is(streamed.events[1]!.data.code, "APPROVAL_REQUIRED");
+  const query = await post(`${handlers.url}/query`, { message: "charge 78 chat-query" });
+  assert.is(query.status, 403, JSON.stringify(query.body));
+  assert.is(query.body.error.code, "APPROVAL_REQUIRED");
+  assert.equal([await charges("chat-stream"), await charges("chat-query")], [0, 0]);
+});
+
+test("gap: a scheduled handler of an agent with HITL that charges through its typed client fails its run on APPROVAL_REQUIRED, nothing charged", async () => {
+  const run = { schedule_id: "sch-0123456789abcdef", task_id: "sch-0123456789abcdef:1700000000", instruction: "pay", input: { amount: 79, ref: "scheduled" } };
+  const answer = await post(`${handlers.url}/api/v1/scheduled`, run);
+  // The scheduled route answers a failed handler as a failed run (its own mapping), naming the refusal.
+  assert.is(answer.body.success, false, JSON.stringify(answer.body));
+  assert.match(answer.body.error.message, /APPROVAL_REQUIRED: hitl-tool\.charge is a sensitive capability/);
+  assert.is(await charges("scheduled"), 0);
+});
+
+test("decision kept: the agent's own capability, called directly, is the caller's choice and runs (a header from an unapproved request still gates it)", async () => {
+  const direct = await post(`${handlers.url}/api/capabilities/settle`, { amount: 80, ref: "direct" });
+  assert.is(direct.status, 200, JSON.stringify(direct.body));
+  assert.is(await charges("direct"), 1);
+  const gated = await post(`${handlers.url}/api/capabilities/settle`, { amount: 81, ref: "direct-gated" }, { "X-Manifold-Approval-Gate": "charge" });
+  assert.is(gated.status, 403, JSON.stringify(gated.body));
+  assert.is(gated.body.error.code, "APPROVAL_REQUIRED");
+  assert.is(await charges("direct-gated"), 0);
+});
+
 test.run();
