@@ -13,7 +13,7 @@ import { serveComponentWith } from "../../runtime/component/serve.js";
 import type { ComponentOptions, RunningComponent } from "../../runtime/component/types.js";
 import { serveDashboard } from "../../runtime/dashboard/index.js";
 import { tool, toolSpec } from "../support/specs.js";
-import { rawRequest, type RawResponse } from "../runtime/support.js";
+import { comparable, rawRequest, type RawResponse } from "../runtime/support.js";
 
 const spec = toolSpec(tool("trust-tool", { capabilities: { charge: { input: { amount: "number" } } } }));
 type Caps = { charge: { input: { amount: number }; output: unknown } };
@@ -176,6 +176,15 @@ test("an allowlisted origin (option, else MANIFOLD_CORS_ORIGINS) is echoed with 
     const otherRead = await rawRequest(`${component.url}/ext/list`, { headers: { origin: EVIL } });
     assert.is(otherRead.headers["access-control-allow-origin"], undefined);
     assert.equal(ran, ["charge 1"]);
+  }
+  // With a list, the fast path and the Koa path still answer byte for byte the same (CORS headers first).
+  const [fast, koa] = fromOption;
+  for (const origin of [APP, EVIL, undefined]) {
+    for (const body of ['{"amount":2}', "{nope"]) {
+      const sent = { method: "POST", headers: { ...JSON_TYPE, "x-manifold-request-id": "same", ...(origin === undefined ? {} : { origin }) }, body };
+      const [a, b] = await Promise.all([rawRequest(`${fast!.url}/api/capabilities/charge`, sent), rawRequest(`${koa!.url}/api/capabilities/charge`, sent)]);
+      assert.equal(comparable(a), comparable(b), `${origin} ${body}`);
+    }
   }
   // The option replaces the environment's list rather than adding to it.
   process.env["MANIFOLD_CORS_ORIGINS"] = "https://env.example.com";
