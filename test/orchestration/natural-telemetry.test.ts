@@ -3,6 +3,7 @@
  * the request's span, bounded attributes only (never the prompt, the plan or the answer), and token
  * metrics by model, phase and kind with no id label.
  */
+import { trace } from "@opentelemetry/api";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
@@ -127,6 +128,30 @@ test("trimming results for synthesis is result_trim.completed with content_lost 
   assert.is(event.attributes["content_lost"], true);
   assert.is(event.attributes["method"], "structural");
   assert.ok(Number(event.attributes["original_bytes"]) > 50_000 && Number(event.attributes["trimmed_bytes"]) <= 32 * 1024);
+});
+
+test("a synthesis stream the model endpoint cannot give falls back to one answer: orchestrator.streaming.fallback, reason client_streaming_unsupported", async ({
+  receiver,
+  agent,
+  llm,
+}) => {
+  llm.reply({ text: plan("worker") }, { status: 400, body: { error: { message: "stream is not supported" } } }, { text: "PRIVATE-ANSWER five" });
+  const pieces: string[] = [];
+  await trace.getTracer("natural-telemetry-test").startActiveSpan("streaming probe", async (span) => {
+    try {
+      const result = await agent.extension.orchestrator.runNatural(REQUEST, { synthesise: true, onChunk: (piece) => pieces.push(piece) });
+      assert.is(result.synthesis, "PRIVATE-ANSWER five");
+    } finally {
+      span.end();
+    }
+  });
+  assert.equal(pieces, ["PRIVATE-ANSWER five"], "the whole answer as one piece");
+  await receiver.until(() => receiver.spans.some((s) => s.name === "streaming probe"), "the probe span");
+  const events = receiver.spans.find((s) => s.name === "streaming probe")!.events;
+  const fallback = events.filter((e) => e.name === "orchestrator.streaming.fallback");
+  assert.is(fallback.length, 1, JSON.stringify(events.map((e) => e.name)));
+  assert.is(fallback[0]!.attributes["reason"], "client_streaming_unsupported");
+  assert.is(events.find((e) => e.name === "llm.synthesis.response")!.attributes["stream_fallback"], true);
 });
 
 test("token metrics by model, phase and token type; no label is an id", async ({ receiver }) => {

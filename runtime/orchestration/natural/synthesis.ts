@@ -97,11 +97,11 @@ export function createLlmSynthesiser({ provider, resultBudgetBytes = 32 * 1024, 
         completion = await call(true);
       } catch (error) {
         // An endpoint that cannot stream (it failed before the first piece) still gets to answer:
-        // once more without streaming, its text then passed on as one piece. The spec's
-        // orchestrator.streaming.fallback is for a client that cannot stream; this fallback is the
-        // provider's, said on the response event (stream_fallback).
+        // once more without streaming, its text then passed on as one piece. The model client is the
+        // "client" of the spec's reason: it could not stream, so the answer comes whole.
         if (onChunk === undefined || chunks > 0 || toManifoldError(error).code !== "LLM_ERROR") throw error;
         fellBack = true;
+        telemetry.event("orchestrator.streaming.fallback", { ...llmEventScope(), reason: "client_streaming_unsupported" });
         completion = await call(false);
         onChunk(completion.text);
       }
@@ -111,7 +111,7 @@ export function createLlmSynthesiser({ provider, resultBudgetBytes = 32 * 1024, 
         ...completion.usage,
         duration_ms: completion.duration_ms,
         streamed: completion.streamed,
-        ...(fellBack ? { stream_fallback: "provider_streaming_failed" } : {}),
+        ...(fellBack ? { stream_fallback: true } : {}),
         ...(completion.truncated === true ? { truncated: true } : {}),
       });
       if (completion.truncated !== true) return completion.text;
