@@ -94,7 +94,8 @@ export function readInput(input: unknown): ScheduledTaskInput {
     typeof task.instruction !== "string" ||
     typeof task.input !== "object" ||
     task.input === null ||
-    (task.attempt !== undefined && (!Number.isSafeInteger(task.attempt) || task.attempt < 1))
+    (task.attempt !== undefined && (!Number.isSafeInteger(task.attempt) || task.attempt < 1)) ||
+    (task.avoid !== undefined && typeof task.avoid !== "string")
   ) {
     throw new ManifoldError("INVALID_INPUT", "a scheduled-executor task needs schedule_id, target_agent, instruction and input");
   }
@@ -107,6 +108,14 @@ export function readInput(input: unknown): ScheduledTaskInput {
  */
 export function idempotencyKeyOf(taskId: string): string {
   return taskId.replace(/(?::(?:replay|defer)-\d+)+$/, "");
+}
+
+/**
+ * The task id the agent is told: a deferred copy's suffix removed, so the agent sees one id for
+ * every delivery of a run (a replay keeps its own, being a run an operator asked for again).
+ */
+export function deliveredIdOf(taskId: string): string {
+  return taskId.replace(/(?::defer-\d+)+$/, "");
 }
 
 /** What the handler works with, built once by the executor. */
@@ -251,12 +260,14 @@ function readTask(input: unknown): ScheduledTaskInput {
 
 /**
  * The agent stayed at its share for the whole wait: the occurrence goes to the back of the queue as
- * a task of its own (same idempotency key, its attempt count carried), so that it does not hold a
- * place in the pool that another agent's run could use.
+ * a task of its own (same idempotency key, its attempt count and the replica that just failed
+ * carried), so that it does not hold a place in the pool that another agent's run could use. Without
+ * the replica, a deferred retry went back to the hung one half the time.
  */
-async function defer(d: Dispatcher, task: ScheduledTaskInput, context: TaskContext, attempt: number): Promise<Outcome> {
+async function defer(d: Dispatcher, task: ScheduledTaskInput, context: TaskContext, attempt: number, failedUrl: string | undefined): Promise<Outcome> {
   const taskId = `${idempotencyKeyOf(context.taskId)}:defer-${d.clock.now()}`;
-  await d.requeue({ task_id: taskId, input: { ...task, attempt } });
+  const { avoid: _, ...rest } = task;
+  await d.requeue({ task_id: taskId, input: { ...rest, attempt, ...(failedUrl === undefined ? {} : { avoid: failedUrl }) } });
   d.log.debug("scheduled task deferred: its agent holds its share of the dispatch places", {
     operation: "executor_consume",
     task_id: context.taskId,
@@ -273,13 +284,13 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
   const tags = d.targets.labelsOf(agent);
   metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, tags.received);
   d.log.debug("scheduled task received", { operation: "executor_consume", task_id: context.taskId, target_agent: agent, delivery: context.attempt });
-  const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: context.taskId, instruction: task.instruction, input: task.input };
+  const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: deliveredIdOf(context.taskId), instruction: task.instruction, input: task.input };
   // The run's abort without an AbortSignal per task (see Abortable); the signal only for a retry's wait.
   const abort = abortSourceOf(context);
   let lastError: ManifoldError | undefined;
   let attempts = 0;
   let unknown = false;
-  let failedUrl: string | undefined;
+  let failedUrl = task.avoid;
   for (let attempt = task.attempt ?? 1; attempt <= d.settings.maxRetries + 1; attempt += 1) {
     if (attempt > 1 && lastError !== undefined) {
       metrics().counter(METRIC.EXECUTOR_RETRY_ATTEMPTS, 1, { ...tags.received, [ATTR.ATTEMPT]: attempt - 1 });
@@ -287,7 +298,7 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
       if (abort.aborted) throw abort.reason;
     }
     const place = d.slots.enter(agent);
-    if (place !== undefined && !(await place)) return defer(d, task, context, attempt);
+    if (place !== undefined && !(await place)) return defer(d, task, context, attempt, failedUrl);
     const started = performance.now();
     try {
       // Aborted while it waited for its turn: the catch hands the task back to the pool.

@@ -68,4 +68,6 @@ export interface ScheduledTaskInput {
   readonly due_at: string;
   /** A deferred occurrence's next attempt (its earlier attempts count toward the retries). @defaultValue 1 */
   readonly attempt?: number;
+  /** A deferred retry's replica to skip: the scheduled URL of the one whose attempt just failed (it may be hung). */
+  readonly avoid?: string;
 }

@@ -2,7 +2,8 @@
  * Issue 32 M1: one hung agent must not stall every schedule. In one process with real HTTP and the
  * executor on a manual clock: an agent whose `scheduled` handler never answers holds only its share
  * of the dispatch places (MANIFOLD_EXECUTOR_PER_AGENT_LIMIT) while a healthy agent's 100 runs, queued
- * among the hung agent's 100, are all delivered.
+ * among the hung agent's 100, are all delivered; with two replicas of an agent of which one hangs,
+ * a dispatch that times out (on the executor's clock) is retried on the other replica.
  */
 import { randomBytes } from "node:crypto";
 import { suite } from "uvu";
@@ -55,10 +56,11 @@ function hung(counter: { started: number; open: number; max: number }): Schedule
     });
 }
 
-async function enqueue(backend: TaskBackend, agent: string): Promise<void> {
+async function enqueue(backend: TaskBackend, agent: string): Promise<string> {
   const schedule_id = `sch-${randomBytes(8).toString("hex")}`;
   const input = { schedule_id, target_agent: agent, instruction: "tick", input: {}, due_at: new Date().toISOString() };
   await backend.create({ task_id: `${schedule_id}:1767225600`, type: SCHEDULED_TASK_TYPE, input, timeout_ms: 3_600_000 });
+  return `${schedule_id}:1767225600`;
 }
 
 /** Moves the executor's clock a second at a time (never near the dispatch timeout) until `done`, at most `steps` times. */
@@ -98,6 +100,45 @@ test("a hung agent holds only its share: the healthy agent's 100 runs, queued am
   } finally {
     await executor.stop(0);
     await Promise.all([hungAgent.close(), healthy.close()]);
+    await backend.close();
+    await store.close();
+  }
+});
+
+test("two replicas, one hung: a dispatch that times out on the executor's clock is retried on the other replica", async () => {
+  const { store, registry, backend } = setup();
+  const stuck = { started: 0, open: 0, max: 0 };
+  const ran = new Set<string>();
+  const replicaA = await serveAgent("twin-agent", registry, hung(stuck));
+  const replicaB = await serveAgent("twin-agent", registry, ({ task_id }) => {
+    ran.add(task_id);
+    return "ok";
+  });
+  const clock = createManualClock();
+  const executor = createScheduledExecutor({
+    store,
+    registry,
+    workerCount: 4,
+    maxRetries: 2,
+    retryBaseDelayMs: 1_000,
+    retryMaxDelayMs: 1_000,
+    dispatchTimeoutMs: 10_000,
+    log,
+    clock,
+  });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i += 1) ids.push(await enqueue(backend, "twin-agent"));
+    await executor.start();
+    // Deferred copies (the agent at its share) are delivered under the run's own id.
+    await step(clock, () => ran.size >= 10, 200);
+    assert.equal([...ran].sort(), ids.sort(), "every run delivered by the replica that answers, under its own id");
+    assert.ok(stuck.started > 0, "some first attempts went to the hung replica");
+    assert.is(stuck.open, 0, "each of them was timed out and hung up");
+    assert.equal(await executor.deadLetters.list(), []);
+  } finally {
+    await executor.stop(0);
+    await Promise.all([replicaA.close(), replicaB.close()]);
     await backend.close();
     await store.close();
   }

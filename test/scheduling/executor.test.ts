@@ -75,7 +75,8 @@ test.before(async (context) => {
     log: () => undefined,
     // The test schedules as a trusted gateway would (X-Manifold-Agent-Name); agent tokens: test/trust/identity-ownership.test.ts.
     auth: { required: false, trustIdentityHeaders: true },
-    executor: { workerCount: 3, maxRetries: 1, retryBaseDelayMs: 10, retryMaxDelayMs: 10, log },
+    // One agent may take every place here (the default share is half): this suite checks the pool's own bound.
+    executor: { workerCount: 3, perAgentLimit: 3, maxRetries: 1, retryBaseDelayMs: 10, retryMaxDelayMs: 10, log },
   });
 });
 
