@@ -2,7 +2,8 @@
  * The agent side of scheduled execution: `POST /api/v1/scheduled`, where the scheduler's executor
  * delivers a due schedule. The agent's typed `scheduled` handler answers it; without one the
  * instruction goes to natural mode, which needs a language model. 503 until the agent has started
- * (and again once it drains); a handler's failure is `ORCHESTRATOR_ERROR`, which the executor retries.
+ * (and again once it drains); a handler's failure is `ORCHESTRATOR_ERROR`, which the executor retries,
+ * unless a retry cannot mend it (APPROVAL_REQUIRED, …): then it keeps its own code, not retryable.
  */
 import { randomUUID } from "node:crypto";
 import { compileValidator, type ComponentExtension, type PostContext } from "../component/index.js";
@@ -36,11 +37,22 @@ async function runInstruction(orchestrator: Orchestrator, { instruction, input }
 /** Codes that say the agent cannot run it now, kept as they are; every other failure is the run's. */
 const KEPT = new Set(["INVALID_INPUT", "LLM_UNAVAILABLE", "UNAVAILABLE", "ABORTED"]);
 
+/**
+ * A failed run as the executor sees it. A ManifoldError that no retry can mend (APPROVAL_REQUIRED: a
+ * scheduled run is a request no human approved, and a second delivery is not one either; CONFLICT,
+ * NOT_FOUND, …) keeps its code and status, not retryable, so the executor need not spend its retries
+ * on it. A retryable one, INTERNAL (unexpected, like a thrown Error) and anything else is
+ * ORCHESTRATOR_ERROR, retryable.
+ */
 function runFailure(error: unknown): ManifoldError {
   if (isManifoldError(error) && KEPT.has(error.code)) return error;
-  // A ManifoldError's message is meant for callers; anything else may hold internals.
-  const why = isManifoldError(error) ? `${error.code}: ${error.message}` : "the scheduled handler failed";
-  return new ManifoldError("ORCHESTRATOR_ERROR", `scheduled run failed (${why})`);
+  // A ManifoldError's message is meant for callers (unless it says otherwise); anything else may hold internals.
+  const why = isManifoldError(error) ? `${error.code}: ${error.expose ? error.message : "internal error"}` : "the scheduled handler failed";
+  const message = `scheduled run failed (${why})`;
+  if (isManifoldError(error) && !error.retryable && error.code !== "INTERNAL")
+    // The details stay: APPROVAL_REQUIRED's name the refused call.
+    return new ManifoldError(error.code, message, { cause: error, ...(error.details === undefined ? {} : { details: error.details }) });
+  return new ManifoldError("ORCHESTRATOR_ERROR", message);
 }
 
 export interface ScheduledExtensionOptions {

@@ -36,7 +36,8 @@ const agent = await ClockAgent.serve({
   ...quiet,
   scheduled: async (request, { requestId, signal }) => {
     seen.push({ request, requestId, aborted: signal.aborted });
-    if (request.instruction === "refuse") throw new ManifoldError("CONFLICT", "not now");
+    // A retryable cause (a downstream outage): a non-retryable one keeps its code (test/trust/gate-gaps-scheduled.test.ts).
+    if (request.instruction === "refuse") throw new ManifoldError("NETWORK_ERROR", "not now");
     if (request.instruction === "crash") throw new Error("secret internals at /srv/app.ts:12");
     if (request.instruction === "skip") return { filtered: true, reason: "quiet hours" };
     return `${request.instruction} (${String(request.input["zone"])})`;
@@ -66,7 +67,7 @@ test("a failing handler is 500 ORCHESTRATOR_ERROR, category service_error, retry
   assert.is(refused.status, 500);
   assert.equal(refused.body, {
     success: false,
-    error: { code: "ORCHESTRATOR_ERROR", message: "scheduled run failed (CONFLICT: not now)", category: "service_error", retryable: true },
+    error: { code: "ORCHESTRATOR_ERROR", message: "scheduled run failed (NETWORK_ERROR: not now)", category: "service_error", retryable: true },
   });
   const crashed = await post(agent.url, { ...REQUEST, instruction: "crash" });
   assert.equal(
