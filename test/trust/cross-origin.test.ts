@@ -81,8 +81,8 @@ async function attack(agentUrl: string, checkpointId: string, only?: "read"): Pr
   try {
     const query = new URLSearchParams({ agent: agentUrl, id: checkpointId, ...(only === undefined ? {} : { only }) });
     await page.goto(`${pageOrigin}/?${query}`);
-    await page.waitForFunction(() => (window as unknown as { results?: unknown }).results !== undefined, undefined, { timeout: WAIT_MS });
-    const results = await page.evaluate(() => (window as unknown as { results: Attempt[] }).results);
+    await page.waitForFunction(() => (globalThis as unknown as { results?: unknown }).results !== undefined, undefined, { timeout: WAIT_MS });
+    const results = await page.evaluate(() => (globalThis as unknown as { results: Attempt[] }).results);
     return { results, statuses };
   } finally {
     page.off("response", onResponse);
