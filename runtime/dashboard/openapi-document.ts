@@ -35,7 +35,7 @@ async function readCapped(response: Response, maxBytes: number, what: string): P
 
 /**
  * The first replica (in the order given) that answers its document; the document's own `servers`
- * entry still names the component, so "Try it out" calls it directly (components answer CORS).
+ * entry still names the component, so "Try it out" calls it directly (a component answers the dashboard's origin only when its MANIFOLD_CORS_ORIGINS lists it).
  */
 export async function fetchOpenApiDocument(
   replicas: readonly RegistryEntry[],
