@@ -44,7 +44,7 @@ test("discovery (memory): new registrations past the budget are refused; heartbe
   const { stored, refused } = await refusals(200, (i) => registry.register(registration({ name: `svc-${i}`, description: PAD }), { ttlMs: 30_000 }));
   assert.ok(refused > 150 && stored > 5, `stored ${stored}, refused ${refused}`);
   assert.ok(state.bytes <= BUDGET, `held ${state.bytes} bytes`);
-  assert.is((await registry.listAll({ limit: 1000 })).length, stored + 1);
+  assert.is((await registry.listAll()).length, stored + 1);
   await registry.register({ ...first, description: "heartbeat" }, { ttlMs: 30_000 });
   assert.is((await registry.get(first.id))?.description, "heartbeat", "a known id's heartbeat is never refused");
   now += 60_000;
