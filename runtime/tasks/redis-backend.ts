@@ -32,7 +32,7 @@ import {
   redeliveryExceeded,
   resolveBackendOptions,
 } from "./backend-shared.js";
-import { createCreateBatcher, createRedisCaller, createWakeWaiter, type RedisCaller, type WakeWaiter } from "./redis-connection.js";
+import { createCreateBatcher, createRedisCaller, createWakeWaiter, type RedisCaller, type RedisRetryOptions, type WakeWaiter } from "./redis-connection.js";
 import { decodeRecord } from "./redis-record.js";
 import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskOutcome, TaskRecord } from "./types.js";
 
@@ -48,6 +48,13 @@ const DEPTH = script("depth-2.lua");
 
 /** Creates or finishes sent per script call: bounds how long one call holds the server. */
 const CHUNK = 500;
+/**
+ * Reads, and the lease-token writes whose second run changes nothing (progress, extend): a reset or
+ * timeout is retried for them. Create, dequeue, cancel, release and finish are compare-and-sets that a
+ * repeat never applies twice, but whose repeat would answer as if another caller got there first
+ * (TASK_EXISTS for one's own create): only failures where Redis surely did not run them are retried.
+ */
+const IDEMPOTENT = { idempotent: true } as const;
 /** Longest single BLPOP: under the shared connection's 5 s command timeout, which a duplicate inherits. */
 const MAX_BLOCK_MS = 2_000;
 
@@ -60,6 +67,11 @@ export interface RedisTaskBackendOptions extends TaskBackendOptions {
    * caller gets a 503 now rather than after ioredis's reconnection attempts). @defaultValue 5000
    */
   readonly connectWaitMs?: number;
+  /**
+   * Transient failures (Redis not connected, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN; a reset or
+   * timeout for reads and token writes only) are tried again. @defaultValue 3 attempts, 100 ms apart, systemClock
+   */
+  readonly retry?: RedisRetryOptions;
 }
 
 /** One Redis backend: its keys, fixed script arguments and connections; the operations below are functions over it. */
@@ -185,7 +197,7 @@ async function extend(
       checkTaskId(taskId);
       args.push(taskId, String(token));
     }
-    const reply = (await redis.call(() => runScript(client, EXTEND, [leasesKey], args))) as LeasedWrite[];
+    const reply = (await redis.call(() => runScript(client, EXTEND, [leasesKey], args), IDEMPOTENT)) as LeasedWrite[];
     chunk.forEach(({ taskId }, j) => out.set(taskId, reply[j + 1]!));
   }
   return out;
@@ -211,7 +223,7 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
   const prefix = `${keys.tagged(tag, "task")}:`;
   const queueKey = keys.tagged(tag, "queue");
   const wakeKey = keys.tagged(tag, "wake");
-  const redis = createRedisCaller(client, connectWaitMs);
+  const redis = createRedisCaller(client, connectWaitMs, options.retry);
   return {
     client,
     prefix,
@@ -250,7 +262,7 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     get: async (taskId) => {
       openBackend(backend);
       checkTaskId(taskId);
-      const value = await redis.call(() => client.get(prefix + taskId));
+      const value = await redis.call(() => client.get(prefix + taskId), IDEMPOTENT);
       return value === null ? undefined : decodeRecord(taskId, value);
     },
     dequeue: (options) => dequeue(backend, options),
@@ -261,7 +273,7 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     progress: async (taskId, token, progress) => {
       openBackend(backend);
       checkTaskId(taskId);
-      return (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId], [String(token), encodeProgress(progress)]))) as LeasedWrite;
+      return (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId], [String(token), encodeProgress(progress)]), IDEMPOTENT)) as LeasedWrite;
     },
     release: async (taskId, token) => {
       openBackend(backend);
@@ -271,7 +283,7 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     cancel: (taskId) => cancel(backend, taskId),
     depth: async () => {
       openBackend(backend);
-      return Number(await redis.call(() => runScript(client, DEPTH, [queueKey, skipKey], [])));
+      return Number(await redis.call(() => runScript(client, DEPTH, [queueKey, skipKey], []), IDEMPOTENT));
     },
     close: async () => {
       if (backend.closed) return;

@@ -6,12 +6,52 @@
 import { Cluster } from "ioredis";
 import { ManifoldError } from "../errors/index.js";
 import type { RedisClient } from "../store/index.js";
+import { sleepOn, systemClock, type Clock } from "../util/index.js";
+
+/** SPEC Limits: "Queue and store retry | Default 3 attempts, 100ms delay." */
+export interface RedisRetryOptions {
+  /** Tries per call, the first included. @defaultValue 3 */
+  readonly attempts?: number;
+  /** Between tries, on `clock`. @defaultValue 100 */
+  readonly delayMs?: number;
+  /** @defaultValue systemClock */
+  readonly clock?: Clock;
+}
+
+export interface CallOptions {
+  /**
+   * Repeating the operation is harmless even if its first try ran (a read; a write that a lease
+   * token makes a no-op the second time): a connection reset or timeout is retried too.
+   * @defaultValue false: only failures where the command surely did not run are retried
+   */
+  readonly idempotent?: boolean;
+}
 
 export interface RedisCaller {
   /** Runs a command: UNAVAILABLE (retryable, no address or secret in the text) when Redis is not connected or the command fails. */
-  call<T>(run: () => Promise<T>): Promise<T>;
+  call<T>(run: () => Promise<T>, options?: CallOptions): Promise<T>;
   /** Stops watching the client's readiness. */
   dispose(): void;
+}
+
+/** Replies Redis gives instead of running a command: loading its data, a slot moving, the cluster or its master down. */
+const NOT_RUN_REPLY = /^(LOADING|TRYAGAIN|CLUSTERDOWN|MASTERDOWN)\b/;
+const NOT_RUN_CODES = new Set(["ECONNREFUSED", "ENOTCONN"]);
+/** The command may have reached Redis and run before the connection failed. */
+const MAYBE_RUN_CODES = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
+const MAYBE_RUN_MESSAGE = /^(Command timed out|Connection is closed|Reached the max retries per request limit)/;
+
+/**
+ * Whether a failure is transient: `not_run` (Redis surely did not run the command: safe to repeat any
+ * operation, a compare-and-set included), `maybe_run` (a reset or timeout after the command was sent:
+ * safe to repeat only an idempotent one), or undefined (a real error: WRONGTYPE, a script error).
+ */
+export function transientKind(error: unknown): "not_run" | "maybe_run" | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (NOT_RUN_REPLY.test(error.message) || (typeof code === "string" && NOT_RUN_CODES.has(code))) return "not_run";
+  if ((typeof code === "string" && MAYBE_RUN_CODES.has(code)) || MAYBE_RUN_MESSAGE.test(error.message)) return "maybe_run";
+  return undefined;
 }
 
 /**
@@ -19,7 +59,8 @@ export interface RedisCaller {
  * connected, a call while it is down fails at once (a worker retries with backoff; an API caller
  * gets a 503 now rather than after ioredis's reconnection attempts).
  */
-export function createRedisCaller(client: RedisClient, connectWaitMs: number): RedisCaller {
+export function createRedisCaller(client: RedisClient, connectWaitMs: number, retry: RedisRetryOptions = {}): RedisCaller {
+  const { attempts = 3, delayMs = 100, clock = systemClock } = retry;
   let everReady = client.status === "ready";
   const onReady = (): void => void (everReady = true);
   client.on("ready", onReady);
@@ -35,17 +76,30 @@ export function createRedisCaller(client: RedisClient, connectWaitMs: number): R
     return ready;
   };
 
+  /** One try: its result, or the error and whether another try may follow. */
+  const attempt = async <T>(run: () => Promise<T>, first: boolean, idempotent: boolean): Promise<{ value: T } | { error: ManifoldError; again: boolean }> => {
+    // Not connected: the command is never sent, so trying again is safe for any operation.
+    if (client.status !== "ready" && (everReady || !first || !(await whenReady(connectWaitMs)))) {
+      return { error: new ManifoldError("UNAVAILABLE", "task store unavailable: Redis is not connected"), again: true };
+    }
+    try {
+      return { value: await run() };
+    } catch (error) {
+      if (error instanceof ManifoldError) return { error, again: false };
+      const kind = transientKind(error);
+      // What failed, not where (the error text names host and port); the store logs the address once per outage.
+      const failed = new ManifoldError("UNAVAILABLE", "task store unavailable: a Redis command failed", { cause: error });
+      return { error: failed, again: kind === "not_run" || (kind === "maybe_run" && idempotent) };
+    }
+  };
+
   return {
-    call: async (run) => {
-      if (client.status !== "ready" && (everReady || !(await whenReady(connectWaitMs)))) {
-        throw new ManifoldError("UNAVAILABLE", "task store unavailable: Redis is not connected");
-      }
-      try {
-        return await run();
-      } catch (error) {
-        if (error instanceof ManifoldError) throw error;
-        // What failed, not where (the error text names host and port); the store logs the address once per outage.
-        throw new ManifoldError("UNAVAILABLE", "task store unavailable: a Redis command failed", { cause: error });
+    call: async (run, { idempotent = false } = {}) => {
+      for (let tried = 1; ; tried += 1) {
+        const outcome = await attempt(run, tried === 1, idempotent);
+        if ("value" in outcome) return outcome.value;
+        if (!outcome.again || tried >= attempts) throw outcome.error;
+        await sleepOn(clock, delayMs, undefined, { hold: true });
       }
     },
     dispose: () => void client.off("ready", onReady),
