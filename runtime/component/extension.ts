@@ -36,6 +36,12 @@ export interface ExtensionStart {
   /** `<name>-<hex>`, as registered in discovery. */
   readonly id: string;
   readonly url: string;
+  /**
+   * Every extension's `gated`, for background work that serves a client's request with no route around
+   * it (a task worker, also in a worker-only process): its request scope's approval gate starts with
+   * them, as an extension route's does. @defaultValue none
+   */
+  readonly gated?: readonly string[];
 }
 
 /**

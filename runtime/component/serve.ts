@@ -9,7 +9,7 @@ import { ManifoldError } from "../errors/index.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/index.js";
 import { capabilityWire, DEFAULT_DRAIN_TIMEOUT_MS } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
-import type { ComponentExtension } from "./extension.js";
+import type { ComponentExtension, ExtensionStart } from "./extension.js";
 import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
 import { resolveHost, resolvePort } from "./options.js";
 import type { ServerState } from "./reply.js";
@@ -100,12 +100,7 @@ function createHttpServer(listener: RequestListener, requestTimeoutMs: number): 
 }
 
 /** Starts the extensions in order; one that fails stops those started, and the server, before the error goes on. */
-async function startExtensions(
-  extensions: readonly ComponentExtension[],
-  server: Server,
-  running: { id: string; url: string },
-  drainTimeoutMs: number,
-): Promise<void> {
+async function startExtensions(extensions: readonly ComponentExtension[], server: Server, running: ExtensionStart, drainTimeoutMs: number): Promise<void> {
   try {
     for (const extension of extensions) await extension.start?.(running);
   } catch (error) {
@@ -203,7 +198,8 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const address = await listen(server, port, host);
   const url = dialableUrl(address);
   log(`${spec.name} listening on ${url}`);
-  await startExtensions(extensions, server, { id: app.id, url }, drainTimeoutMs);
+  const gated = extensions.flatMap((extension) => extension.gated ?? []);
+  await startExtensions(extensions, server, { id: app.id, url, ...(gated.length === 0 ? {} : { gated }) }, drainTimeoutMs);
 
   // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
   // reached delays the start by at most its connect wait: the component serves anyway and the

@@ -121,10 +121,12 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
           ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }),
         });
     },
-    async start() {
+    async start(running) {
       const store = await getBackend();
       if (settings === undefined) return;
-      pool = createWorkerPool({ backend: store, handlers, log, workerCount: settings.workerCount, leaseMs: settings.leaseMs });
+      // A task is a client's request nobody approved: its handler's calls are gated like a route's (HITL's policy).
+      const gated = running?.gated ?? [];
+      pool = createWorkerPool({ backend: store, handlers, log, workerCount: settings.workerCount, leaseMs: settings.leaseMs, gated });
       log.info(`${spec.name}: ${pool.settings.workerCount} task worker(s) started (${mode} mode)`);
     },
     draining() {

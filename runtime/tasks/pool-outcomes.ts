@@ -24,12 +24,15 @@ export interface ThrownOutcome {
 }
 
 /**
- * A ManifoldError fails HANDLER_ERROR with its message (an unexposed one says "internal error").
+ * A ManifoldError fails HANDLER_ERROR with its message (an unexposed one says "internal error"),
+ * but APPROVAL_REQUIRED (a sensitive call HITL refused: a task cannot pause) fails with that code.
  * The spec's "handler returns an error": an Error the handler threw on purpose fails the task with
  * its message (registered secrets redacted, at most 2,000 characters). A TypeError or ReferenceError
  * is a bug, and a thrown non-Error is not an error value: those are the panics, with a fixed message.
  */
 export function outcomeOfThrow(thrown: unknown): ThrownOutcome {
+  // Not the handler's error but the runtime's refusal (issue 32, H2): the client learns the task needs an approval it cannot get.
+  if (isManifoldError(thrown) && thrown.code === "APPROVAL_REQUIRED") return { error: { code: thrown.code, message: thrown.message } };
   if (isManifoldError(thrown)) return { error: { code: "HANDLER_ERROR", message: thrown.expose ? thrown.message : "internal error" } };
   if (thrown instanceof Error && !(thrown instanceof TypeError) && !(thrown instanceof ReferenceError)) {
     return { error: { code: "HANDLER_ERROR", message: redactSecrets(thrown.message).slice(0, MAX_ERROR_MESSAGE) || thrown.name }, log: "warn" };

@@ -22,6 +22,8 @@ export interface PoolState {
   readonly settings: PoolSettings;
   readonly clock: Clock;
   readonly handlers: ReadonlyMap<string, TaskHandler>;
+  /** What every run's approval gate starts with (WorkerPoolOptions.gated). */
+  readonly gated: readonly string[];
   /** Runs holding a lease, by task id, until their final write lands (or they are abandoned). */
   readonly inflight: Map<string, TaskRun>;
   /** Aborted by stop: ends a dequeue's wait and the backoff after a failed one. */

@@ -37,6 +37,11 @@ export interface WorkerPoolOptions {
   readonly clock?: Clock;
   /** Where `WORKER_COUNT` and `MANIFOLD_TASK_LEASE_MS` are read. @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Capabilities no handler may call unapproved: each run's approval gate starts with them (the
+   * component's extensions' `gated`, HITL's policy), so such a call fails APPROVAL_REQUIRED. @defaultValue none
+   */
+  readonly gated?: readonly string[];
 }
 
 export interface WorkerPool {
@@ -77,8 +82,10 @@ function runLease(pool: PoolState, lease: Lease): void {
   if (handler === undefined) return failRun(pool, entry, { code: "UNKNOWN_TASK_TYPE", message: `no handler for task type ${task.type} in this worker` });
   // Outbound calls the handler makes carry the task id as their request id.
   const requestId = validRequestId(task.task_id);
-  // The gate: a task's run is unapproved like a request's, so HITL can gate its handlers' calls too.
-  const scope: RequestScope = { requestId, originalRequestId: requestId, conversationId: undefined, forwarded: undefined, approval: new ApprovalGate() };
+  // The gate: a task's run is unapproved like a request's, gated from the start (a task cannot pause:
+  // a refused call fails it APPROVAL_REQUIRED); HITL's step gate adds to it in a workflow's steps.
+  const approval = pool.gated.length === 0 ? new ApprovalGate() : new ApprovalGate().restrict(pool.gated);
+  const scope: RequestScope = { requestId, originalRequestId: requestId, conversationId: undefined, forwarded: undefined, approval };
   let output: unknown;
   try {
     const span = entry.trace?.span;
@@ -196,6 +203,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     settings,
     clock,
     handlers: new Map(Object.entries(options.handlers).filter(([, h]) => typeof h === "function")),
+    gated: options.gated ?? [],
     inflight: new Map(),
     stopController: new AbortController(),
     active: 0,
