@@ -37,6 +37,7 @@ export { HOOK_PHASES, checkHooks, runHooks, type HookContext, type HookMode, typ
 export { readCatalog, checkContextOf, type CatalogCheckContext, type CatalogComponent } from "./catalog.js";
 export { MAX_CUSTOM_STEPS, customResponse, parseCustomBody, type CustomResponse, type CustomStepEntry } from "./custom.js";
 export { checkWorkflowInputs, resolveOutputs, type WorkflowDefinition, type WorkflowStepDefinition } from "./workflow.js";
+export type { HealthCheck, HealthCheckOptions, HealthCheckResult } from "./health-check.js";
 export {
   createOrchestrator,
   type NaturalRunResult,

@@ -2,6 +2,7 @@
  * The orchestrator's public types: its options, what a run takes and answers, and the two seams a
  * language model fills (the planner and the synthesiser). The orchestrator itself is orchestrator.ts.
  */
+import type { HealthCheck } from "./health-check.js";
 import type { LlmDebugStore, LlmProvider } from "../llm/index.js";
 import type { Caller, TokenSource } from "../outbound/index.js";
 import type { WorkflowSpec } from "../spec/index.js";
@@ -161,6 +162,12 @@ export interface Orchestrator {
   runNatural(request: string, options?: RunOptions): Promise<NaturalRunResult>;
   /** The catalog a planner sees: every known component, internal capabilities left out. */
   catalog(): Promise<CatalogComponent[]>;
+  /**
+   * GETs a component's `/health` through the steps' caller (same token and header resolution):
+   * `healthy`, `degraded`, or `unhealthy` with the error (503, unreachable); NOT_FOUND for a component
+   * with no base URL and no registry. Not called by the runs themselves (see the README).
+   */
+  healthCheck: HealthCheck;
   /** Replaces the outbound token (or source) for calls that start from now on; calls in flight keep theirs. Same as the caller's. */
   setToken(token: string | TokenSource | undefined): void;
   /** Adds interceptors after those given so far; they apply to every run that starts from now on. */

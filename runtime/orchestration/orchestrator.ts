@@ -12,6 +12,7 @@ import { createLogger, getTelemetry } from "../telemetry/index.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody } from "./custom.js";
 import { createExecutor } from "./executor.js";
+import { createHealthCheck } from "./health-check.js";
 import { checkHooks } from "./hooks.js";
 import { checkInterceptors } from "./interceptors.js";
 import { planFromCustom, planFromWorkflow, type Plan } from "./plan.js";
@@ -89,9 +90,16 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
   checkInterceptors(allInterceptors);
   const core: OrchestratorCore = { hooks, interceptors: allInterceptors, executor, store, natural, fullCatalog, log };
 
+  const healthCheck = createHealthCheck({
+    caller,
+    ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }),
+    ...(registry === undefined ? {} : { registry }),
+  });
+
   return {
     resolve,
     executor,
+    healthCheck,
     setToken: (token) => caller.setToken(token),
     use: (...more) =>
       rejectedOnThrow("use", () => {
