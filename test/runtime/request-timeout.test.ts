@@ -28,7 +28,7 @@ test("a body trickled one byte at a time is cut off with 408 once the request ti
   socket.on("data", (d) => (answer += d.toString()));
   const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now())));
   const started = Date.now();
-  socket.write("POST /api/capabilities/wait HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+  socket.write(`POST /api/capabilities/wait HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
   const drip = setInterval(() => {
     if (!socket.destroyed) socket.write(" ");
   }, 200);
