@@ -8,7 +8,7 @@
  */
 import { ManifoldError } from "../errors/index.js";
 import { loadLuaScript, runScript, type RedisStore, type Store } from "../store/index.js";
-import { type Clock, systemClock } from "../util/index.js";
+import { type Clock, sleepOn, systemClock } from "../util/index.js";
 
 /** What a claim finds: this delivery runs it, or another one is running it / has done it. */
 export type ClaimState = "claimed" | "running" | "done";
@@ -69,7 +69,8 @@ export function createMemoryRunClaims({
   return {
     claim: async (key, token, runningTtlMs) => {
       const found = live(key);
-      if (found !== undefined) return found.value === "d" ? "done" : "running";
+      // Its own token: the same delivery asking again (as a resent Redis script would) still holds it.
+      if (found !== undefined) return found.value === "d" ? "done" : found.value === `r:${token}` ? "claimed" : "running";
       // Bounded: the oldest claim goes first (a done run a day old, in the common case).
       while (held.size >= maxClaims) held.delete(held.keys().next().value!);
       held.set(key, { value: `r:${token}`, expiresAt: clock.now() + runningTtlMs });
@@ -83,6 +84,61 @@ export function createMemoryRunClaims({
 
 const CLAIM = loadLuaScript("scheduled", new URL("./lua/claim-1.lua", import.meta.url));
 const SETTLE = loadLuaScript("scheduled", new URL("./lua/settle-1.lua", import.meta.url));
+
+/** Claims whose release is still being tried, at most; past it one lapses on its own (its running TTL). */
+export const MAX_ORPHANS = 1_000;
+const ORPHAN_RETRY_FIRST_MS = 100;
+const ORPHAN_RETRY_CAP_MS = 2_000;
+
+export interface Orphans {
+  /**
+   * A claim call failed: the store may still have applied it (Redis killed after applying the script,
+   * before answering). Released now, and while that fails, again with backoff until `untilMs` on the
+   * clock (when it would lapse anyway); resolves after the first attempt. Without it, every later
+   * delivery of the run finds it running (409) until it lapses, and the executor gives up first.
+   */
+  release(key: string, token: string, untilMs: number): Promise<void>;
+  /** Stops the retries (the claims lapse on their own). */
+  close(): void;
+}
+
+export function createOrphans(claims: RunClaims, { clock = systemClock, max = MAX_ORPHANS }: { clock?: Clock; max?: number } = {}): Orphans {
+  const pending = new Set<string>();
+  const stop = new AbortController();
+  const retry = async (key: string, token: string, untilMs: number) => {
+    let pause = ORPHAN_RETRY_FIRST_MS;
+    try {
+      while (!stop.signal.aborted && clock.now() + pause < untilMs) {
+        await sleepOn(clock, pause, stop.signal);
+        pause = Math.min(pause * 2, ORPHAN_RETRY_CAP_MS);
+        if (
+          await claims.release(key, token).then(
+            () => true,
+            () => false,
+          )
+        )
+          return;
+      }
+    } finally {
+      pending.delete(token);
+    }
+  };
+  return {
+    async release(key, token, untilMs) {
+      if (
+        await claims.release(key, token).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+      if (pending.size >= max || stop.signal.aborted) return;
+      pending.add(token);
+      void retry(key, token, untilMs);
+    },
+    close: () => stop.abort(),
+  };
+}
 
 /** Claims shared by the agent's replicas: one key per run (`…:scheduled:runs:<key>`), each script one key, so any Cluster slot. */
 export function createRedisRunClaims(

@@ -13,7 +13,7 @@ import { llmUnavailable } from "../llm/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { type Clock, isThenable, systemClock } from "../util/index.js";
-import { checkIdempotencyKey, createMemoryRunClaims, type RunClaims } from "./run-claims.js";
+import { checkIdempotencyKey, createMemoryRunClaims, createOrphans, type Orphans, type RunClaims } from "./run-claims.js";
 import {
   SCHEDULED_EXECUTOR_QUEUE,
   SCHEDULED_PATH,
@@ -103,6 +103,8 @@ interface Route {
   readonly log: Logger | undefined;
   readonly validate: ReturnType<typeof compileValidator>;
   readonly claims: RunClaims;
+  /** Claims whose call failed, released once the store answers. */
+  readonly orphans: Orphans;
   readonly runTimeoutMs: number;
   readonly clock: Clock;
   ready: boolean;
@@ -227,11 +229,14 @@ function idempotencyKeyOf(context: PostContext): string | undefined {
 /** With an idempotency key (the executor always sends one), the run is claimed first: a second delivery never runs the handler. */
 async function claimAndRun(route: Route, request: ScheduledRequest, context: PostContext, key: string): Promise<ScheduledResponse> {
   const token = randomUUID();
+  const runningTtlMs = route.runTimeoutMs + CLAIM_GRACE_MS;
   let state: Awaited<ReturnType<RunClaims["claim"]>>;
   try {
-    state = await route.claims.claim(key, token, route.runTimeoutMs + CLAIM_GRACE_MS);
+    state = await route.claims.claim(key, token, runningTtlMs);
   } catch (error) {
     route.log?.warn("the record of scheduled runs is unreachable", { operation: "scheduled_task_handler", task_id: request.task_id, error });
+    // The claim may have landed with its answer lost: this delivery runs nothing, so it frees it.
+    await route.orphans.release(key, token, route.clock.now() + runningTtlMs);
     throw new ManifoldError("UNAVAILABLE", "the record of scheduled runs is unreachable; deliver the run again later");
   }
   if (state === "done") return duplicate(route, request, context.requestId);
@@ -272,7 +277,8 @@ export function createScheduledExtension({
 }: ScheduledExtensionOptions = {}): ComponentExtension {
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");
   if (!Number.isFinite(runTimeoutMs) || runTimeoutMs <= 0) throw new RangeError("runTimeoutMs must be a positive number of ms");
-  const route: Route = { handler, orchestrator, log, validate: compileValidator(SCHEDULED_REQUEST_SCHEMA), claims, runTimeoutMs, clock, ready: false };
+  const orphans = createOrphans(claims, { clock });
+  const route: Route = { handler, orchestrator, log, validate: compileValidator(SCHEDULED_REQUEST_SCHEMA), claims, orphans, runTimeoutMs, clock, ready: false };
   return {
     name: "scheduled",
     start() {
@@ -280,6 +286,7 @@ export function createScheduledExtension({
     },
     async stop() {
       route.ready = false;
+      orphans.close();
       await claims.close();
     },
     routes(_add, { post }) {

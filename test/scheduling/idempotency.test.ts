@@ -88,6 +88,44 @@ function claimCases(name: string, claims: () => RunClaims, close: () => Promise<
     }
   });
 
+  test("a claim applied with its answer lost (Redis killed after the script): 503, and the next delivery runs the handler", async () => {
+    const runs = new Map<string, number>();
+    const real = claims();
+    let loseNext = true;
+    const losing: RunClaims = {
+      ...real,
+      claim: async (key, token, ttl) => {
+        const state = await real.claim(key, token, ttl);
+        if (!loseNext) return state;
+        loseNext = false;
+        throw new Error("Connection is closed.");
+      },
+    };
+    const agent = await replica(losing, runs);
+    try {
+      const id = taskId();
+      const first = await deliver(agent.url, id);
+      assert.is(first.status, 503);
+      assert.is(first.body.error.code, "UNAVAILABLE");
+      assert.is(runs.get(id), undefined);
+      const second = await deliver(agent.url, id);
+      assert.is(second.status, 200, "not 409 until the orphaned claim lapses");
+      assert.is(runs.get(id), 1);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  test("a claim sent twice by one delivery (a client resending after a reconnection) is still that delivery's", async () => {
+    const shared = claims();
+    const key = taskId();
+    assert.is(await shared.claim(key, "token-a", 60_000), "claimed");
+    assert.is(await shared.claim(key, "token-a", 60_000), "claimed");
+    assert.is(await shared.claim(key, "token-b", 60_000), "running");
+    await shared.complete(key, "token-a");
+    assert.is(await shared.claim(key, "token-a", 60_000), "done");
+  });
+
   test("a failed run frees its key: the retry runs the handler again", async () => {
     const runs = new Map<string, number>();
     let failing = true;

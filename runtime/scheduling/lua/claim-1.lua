@@ -11,8 +11,12 @@
 
   Output:
     'claimed' | 'running' | 'done'
+
+  A claim already holding ARGV[1] is this delivery's own: the client sent the script again after a
+  reconnection (the first run applied, its answer lost), so it is 'claimed', not another's 'running'.
 ]]
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
 local held = redis.call('GET', KEYS[1])
 if held == 'd' then return 'done' end
+if held == ARGV[1] then return 'claimed' end
 return 'running'
