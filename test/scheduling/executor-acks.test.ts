@@ -52,7 +52,9 @@ test("a run answered while Redis is down is acknowledged when it is back: delive
     await eventually("the run at the agent", () => started === 1);
     await redis.stop();
     release();
-    await sleep(300); // the answer arrives and its acknowledgement fails while Redis is down
+    // The answer arrives and its acknowledgement fails while Redis is down; down for longer than the
+    // queue calls' own retries (3 × 100 ms), so the dequeues fail too.
+    await sleep(1_000);
     await redis.start();
     // The test's own reads may meet the reconnection too: a failed read is "not yet".
     await eventually("the task completed", async () => (await backend.get(id).catch(() => undefined))?.status === "completed");
