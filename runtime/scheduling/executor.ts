@@ -15,7 +15,7 @@ import { createStore, type Store } from "../store/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createTaskBackend, createWorkerPool, MAX_TASK_TIMEOUT_MS, type TaskBackend, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { type Clock, createBackoff, systemClock } from "../util/index.js";
+import { type Clock, createBackoff, integerFromEnv, systemClock } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetters } from "./dead-letters.js";
 import { countedBackend } from "./executor-backend.js";
 import { createSlots, type Dispatcher, dispatch } from "./executor-dispatch.js";
@@ -30,7 +30,7 @@ export interface ScheduledExecutorOptions extends Partial<ExecutorSettings> {
   readonly registry?: Registry;
   /** @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Visibility lease of a dispatch: a dead executor's task is redelivered this long after its last extension. @defaultValue 30 s */
+  /** Visibility lease of a dispatch: a dead executor's task is redelivered this long after its last extension. @defaultValue `MANIFOLD_TASK_LEASE_MS`, else 30 s */
   readonly leaseMs?: number;
   /** Most dead letters kept (the oldest are dropped). @defaultValue 10,000 */
   readonly maxDeadLetters?: number;
@@ -69,8 +69,10 @@ async function refreshCatalog(registry: Registry, log: Logger): Promise<void> {
 }
 
 export function createScheduledExecutor(options: ScheduledExecutorOptions = {}): ScheduledExecutor {
-  const { env = process.env, leaseMs = 30_000, maxDeadLetters, catalogRefreshMs = 30_000, clock = systemClock, deferAfterMs = 1_000 } = options;
+  const { env = process.env, maxDeadLetters, catalogRefreshMs = 30_000, clock = systemClock, deferAfterMs = 1_000 } = options;
   const settings = readExecutorSettings(options, env);
+  // The task queue's own lease variable: the executor's queue is a task queue like any other.
+  const leaseMs = options.leaseMs ?? integerFromEnv(env, "MANIFOLD_TASK_LEASE_MS", 30_000, { min: 100, max: 86_400_000 });
   const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
   const store = options.store ?? createStore({ env });
   const registry = options.registry ?? createRegistry({ store });

@@ -4,6 +4,7 @@
  */
 export { scheduledFeature, type ScheduledServeOptions } from "./feature.js";
 export { createScheduledExtension, type ScheduledExtensionOptions } from "./scheduled-route.js";
+export { type ClaimState, createMemoryRunClaims, createRedisRunClaims, createRunClaims, type RunClaims } from "./run-claims.js";
 export {
   SCHEDULED_EXECUTOR_QUEUE,
   SCHEDULED_PATH,
