@@ -277,6 +277,30 @@ async function defer(d: Dispatcher, task: ScheduledTaskInput, context: TaskConte
   return { status: "deferred", deferred_as: taskId };
 }
 
+/**
+ * Defers the run; when the queue refuses the copy (Redis down), the run is not failed for it (that
+ * lost the run: a failed task is not retried) but waits here for a place instead, bounded by its
+ * lease and timeout. Undefined once it holds a place.
+ */
+async function deferOrWait(
+  d: Dispatcher,
+  task: ScheduledTaskInput,
+  context: TaskContext,
+  attempt: number,
+  failedUrl: string | undefined,
+): Promise<Outcome | undefined> {
+  try {
+    return await defer(d, task, context, attempt, failedUrl);
+  } catch (error) {
+    d.log.warn("a scheduled run could not be deferred; it waits for a place instead", { operation: "executor_consume", task_id: context.taskId, error });
+  }
+  const abort = abortSourceOf(context);
+  while (!(await (d.slots.enter(task.target_agent) ?? true))) {
+    if (abort.aborted) throw abort.reason;
+  }
+  return undefined;
+}
+
 /** The handler of a `scheduled` task: attempts until one is delivered, the task is aborted, or it is dead-lettered. */
 export async function dispatch(d: Dispatcher, input: unknown, context: TaskContext): Promise<Outcome> {
   const task = readTask(input);
@@ -298,7 +322,10 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
       if (abort.aborted) throw abort.reason;
     }
     const place = d.slots.enter(agent);
-    if (place !== undefined && !(await place)) return defer(d, task, context, attempt, failedUrl);
+    if (place !== undefined && !(await place)) {
+      const deferred = await deferOrWait(d, task, context, attempt, failedUrl);
+      if (deferred !== undefined) return deferred;
+    }
     const started = performance.now();
     try {
       // Aborted while it waited for its turn: the catch hands the task back to the pool.

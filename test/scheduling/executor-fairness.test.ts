@@ -17,6 +17,12 @@ import {
   SCHEDULED_TASK_TYPE,
   type ScheduledHandler,
 } from "../../runtime/scheduling/index.js";
+import { ManifoldError } from "../../runtime/errors/index.js";
+import { createCaller } from "../../runtime/outbound/index.js";
+import { createDeadLetters } from "../../runtime/scheduling/dead-letters.js";
+import { createSlots, type Dispatcher, dispatch } from "../../runtime/scheduling/executor-dispatch.js";
+import { createTargets } from "../../runtime/scheduling/executor-targets.js";
+import { readExecutorSettings } from "../../runtime/scheduling/settings.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { createTaskBackend, type TaskBackend } from "../../runtime/tasks/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
@@ -139,6 +145,51 @@ test("two replicas, one hung: a dispatch that times out on the executor's clock 
   } finally {
     await executor.stop(0);
     await Promise.all([replicaA.close(), replicaB.close()]);
+    await backend.close();
+    await store.close();
+  }
+});
+
+test("a deferral the queue refuses (Redis down) does not lose the run: it waits for a place and is delivered", async () => {
+  const { store, registry, backend } = setup();
+  const ran: string[] = [];
+  const agent = await serveAgent("late-agent", registry, ({ task_id }) => {
+    ran.push(task_id);
+    return "ok";
+  });
+  const clock = createManualClock();
+  const slots = createSlots(2, { perAgent: 1, clock, waitMs: 1_000 });
+  const d: Dispatcher = {
+    settings: readExecutorSettings({ workerCount: 2, perAgentLimit: 1, maxRetries: 0 }, {}),
+    caller: createCaller({ log, env: {} }),
+    targets: createTargets(registry, clock),
+    slots,
+    deadLetters: createDeadLetters(store),
+    retryWait: () => 0,
+    requeue: async () => {
+      throw new ManifoldError("UNAVAILABLE", "task store unavailable: Redis is not connected");
+    },
+    clock,
+    log,
+  };
+  const input = { schedule_id: "sch-0123456789abcdef", target_agent: "late-agent", instruction: "tick", input: {}, due_at: new Date().toISOString() };
+  const context = {
+    input,
+    signal: new AbortController().signal,
+    taskId: "sch-0123456789abcdef:1767225600",
+    type: "scheduled",
+    attempt: 1,
+    progress: async () => undefined,
+  };
+  try {
+    assert.is(slots.enter("late-agent"), undefined, "another run of the agent holds its share");
+    const outcome = dispatch(d, input, context);
+    await clock.advance(1_000); // the wait ends; the copy is refused
+    slots.leave("late-agent"); // the other run ends
+    assert.is(((await outcome) as { status: string }).status, "success");
+    assert.equal(ran, ["sch-0123456789abcdef:1767225600"]);
+  } finally {
+    await agent.close();
     await backend.close();
     await store.close();
   }
