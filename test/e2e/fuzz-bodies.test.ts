@@ -9,22 +9,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { killAll, startFixture, type Fixture } from "./helpers.js";
+import { fuzzSeed, seededRandom, type SeededRandom } from "../support/random.js";
 
-const SEED = Number(process.env["FUZZ_SEED"] ?? 20261125);
+const SEED = fuzzSeed(20261125);
 const TOTAL = 10_000;
 const CONCURRENCY = 8;
-
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Target {
   readonly name: string;
@@ -68,9 +57,8 @@ function setAt(body: Record<string, unknown>, path: readonly string[], value: un
 
 type Bad = { readonly kind: string; readonly body: Buffer | string; readonly type?: string };
 
-function badBody(target: Target, rand: () => number): Bad {
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-  const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
+function badBody(target: Target, rand: SeededRandom): Bad {
+  const { pick, int } = rand;
   const text = JSON.stringify(target.valid);
   const roll = rand();
   if (roll < 0.14) return { kind: "malformed", body: text.slice(0, int(1, text.length - 1)) };
@@ -114,7 +102,7 @@ async function heap(fixture: Fixture): Promise<number> {
   return event["used"] as number;
 }
 
-async function flood(count: number, rand: () => number, failures: string[]): Promise<Map<string, number>> {
+async function flood(count: number, rand: SeededRandom, failures: string[]): Promise<Map<string, number>> {
   const kinds = new Map<string, number>();
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -152,7 +140,7 @@ test.before(async () => {
 test.after(() => killAll());
 
 test(`${TOTAL} seeded bad bodies (seed ${SEED}): every answer a 4xx envelope, no stack trace or error logged, heaps back within 10 %`, async () => {
-  const rand = random(SEED);
+  const rand = seededRandom(SEED);
   const failures: string[] = [];
   // Warm up (JIT, caches, connection pools), then take the baseline.
   await flood(400, rand, failures);

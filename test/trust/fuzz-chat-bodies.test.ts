@@ -17,26 +17,16 @@ import { createTravelAgentHandlers } from "../../manifests/travel/handlers/trave
 import type { ChatHandler } from "../../runtime/chat/index.js";
 import { ERROR_CODES } from "../../runtime/errors/index.js";
 import { postSse } from "../support/sse-client.js";
+import { fuzzSeed, seededRandom } from "../support/random.js";
 
 for (const name of ["OPENAI_API_KEY", "MANIFOLD_LLM_API_KEY", "MANIFOLD_LLM_BASE_URL", "REDIS_URL"]) delete process.env[name];
 
-const SEED = Number(process.env["FUZZ_SEED"] ?? 20261126);
+const SEED = fuzzSeed(20261126);
 const TOTAL = 1_000;
 const CONCURRENCY = 8;
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = random(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-const int = (min: number, max: number): number => min + Math.floor(rand() * (max - min + 1));
+const rand = seededRandom(SEED);
+const { pick, int } = rand;
 
 const handler: ChatHandler = (input) => Promise.resolve(`you said ${input.message.length} characters`);
 const clients = TravelAgent.clients();

@@ -13,25 +13,16 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { killAll, startFixture, type Fixture } from "../e2e/helpers.js";
+import { fuzzSeed, seededRandom } from "../support/random.js";
 
-const SEED = Number(process.env["FUZZ_SEED"] ?? 20261126);
+const SEED = fuzzSeed(20261126);
 const CHECKPOINTS = 30;
 const OPS_PER_CHECKPOINT = 8;
 const CONCURRENCY = 16;
 const TIMEOUT_MS = 20_000;
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = random(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+const rand = seededRandom(SEED);
+const { pick } = rand;
 
 let redis: RedisServer;
 let tool: Fixture;

@@ -22,28 +22,16 @@ import { createLlmDebugStore, createLlmProvider, resolveLlmConfig, type LlmDebug
 import { capabilitySchema } from "../../runtime/spec/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { agentSpec, memoryLog, serveAgent, startTools, type Tools } from "../orchestration/support.js";
+import { fuzzSeed, seededRandom } from "../support/random.js";
 
-const SEED = Number(process.env["FUZZ_SEED"] ?? 20261126);
+const SEED = fuzzSeed(20261126);
 const OUTPUTS = 10_000;
 const CONCURRENCY = 8;
 /** What a user may get back as `response`: generous, but a 10 MB synthesis must not come back whole. */
 const MAX_RESPONSE_CHARS = 1024 * 1024;
 
-/** mulberry32: the same sequence for the same seed on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rand = random(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-const int = (min: number, max: number): number => min + Math.floor(rand() * (max - min + 1));
+const rand = seededRandom(SEED);
+const { pick, int } = rand;
 
 const HOSTILE_TEMPLATES = [
   "{{__proto__}}",
