@@ -14,6 +14,7 @@ import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
 import { eventually, sleep } from "../support/wait.js";
 import { agentSpec, startTools, type Tools } from "../orchestration/support.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 const AUTO_APPROVE: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo"], expiryMs: 300, defaultAction: "approve" };
 
@@ -27,13 +28,7 @@ async function startAgent(tools: Tools, store: CheckpointStore): Promise<Running
     steps: [{ step_id: "only", agent_name: "worker", depends_on: [], metadata: { capability: "echo", parameters: { tag: "auto" } }, on_error: "continue" }],
   };
   return serveAgent(spec, tools.specs, {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    drainTimeoutMs: 500,
-    llm: false,
+    ...QUIET_AGENT,
     orchestration: { baseUrls: tools.baseUrls, executionStore: false, synthesiser: async () => "synthesised", planner: async () => plan },
     hitl: { store, expiry: { intervalMs: 50 } },
   } as never);

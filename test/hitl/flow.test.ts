@@ -15,6 +15,7 @@ import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
 import { eventually, sleep } from "../support/wait.js";
 import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 const pay: WorkflowSpec = {
   name: "pay",
@@ -81,13 +82,7 @@ async function startAgent(tools: Tools, hitl: HitlSpec, more: AgentMore = {}): P
     ],
   };
   const running = await serveAgent(spec, tools.specs, {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    drainTimeoutMs: 500,
-    llm: false,
+    ...QUIET_AGENT,
     orchestration: {
       baseUrls: tools.baseUrls,
       executionStore: false,

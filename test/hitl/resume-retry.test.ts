@@ -17,6 +17,7 @@ import { createExecutor, type StepInterceptor, wasNeverSent } from "../../runtim
 import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { freePort } from "../support/ports.js";
 import { agentSpec, capability, workflowStep } from "../orchestration/support.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 const bankSpec: ComponentSpec = {
   kind: "tool",
@@ -89,13 +90,7 @@ async function startAgent(bank: Bank, store: CheckpointStore): Promise<Agent> {
   const base = agentSpec(`payer-${Math.random().toString(16).slice(2, 8)}`, { workflows: [pay] });
   const spec: ComponentSpec = { ...base, agent: { ...base.agent!, uses: ["bank"], hitl: HITL } };
   const running = await serveAgent(spec, [bankSpec], {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    drainTimeoutMs: 500,
-    llm: false,
+    ...QUIET_AGENT,
     orchestration: { baseUrls: { bank: `http://127.0.0.1:${bank.port}` }, executionStore: false },
     hitl: { store, expiry: false },
   } as never);

@@ -18,6 +18,7 @@ import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
 import { eventually } from "../support/wait.js";
 import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 for (const name of ["REDIS_URL", "MANIFOLD_TRUST_IDENTITY_HEADERS", "MANIFOLD_AUTH_JWKS_URL", "MANIFOLD_AUTH_JWT_SECRET", "MANIFOLD_HITL_APPROVERS"])
   delete process.env[name];
@@ -37,13 +38,7 @@ async function startAgent(tools: Tools, { chat = true, hitl = HITL, expiryInterv
   const base = agentSpec(`resumer-${Math.random().toString(16).slice(2, 8)}`, { custom: true, workflows: [pay] });
   const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl, ...(chat ? { chat: true as const } : {}) } };
   return serveAgent(spec, tools.specs, {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    drainTimeoutMs: 500,
-    llm: false,
+    ...QUIET_AGENT,
     auth: { jwt: { secret: SECRET } },
     orchestration: { baseUrls: tools.baseUrls, executionStore: false },
     hitl: { store: createMemoryCheckpointStore(), expiry: expiryIntervalMs === undefined ? false : { intervalMs: expiryIntervalMs } },

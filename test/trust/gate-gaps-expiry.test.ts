@@ -17,6 +17,7 @@ import { agentSpec, startTools } from "../orchestration/support.js";
 import { startRecorder } from "../outbound/support.js";
 import { tool, toolSpec } from "../support/specs.js";
 import { eventually } from "../support/wait.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 const EXPIRY_MS = 60_000;
 const POLICY: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo", "charge"], expiryMs: EXPIRY_MS, defaultAction: "approve" };
@@ -51,13 +52,7 @@ test("a run resumed by the expiry processor is gated: a later step whose callee 
   const base = agentSpec("expiry-gate-agent", { natural: true });
   const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl: POLICY } };
   const agent = await serveAgent(spec, [...tools.specs, tripSpec], {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    drainTimeoutMs: 500,
-    llm: false,
+    ...QUIET_AGENT,
     orchestration: { baseUrls: { ...tools.baseUrls, "trip-agent": trip.url }, executionStore: false, planner: async () => plan },
     hitl: { store, clock: () => now, expiry: { intervalMs: 20 } },
   } as never);

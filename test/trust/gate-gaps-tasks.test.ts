@@ -17,6 +17,7 @@ import { createMemoryTaskBackend, type TaskBackend, type TaskView } from "../../
 import { startRecorder } from "../outbound/support.js";
 import { silentLogger, submit, view } from "../tasks/support.js";
 import { eventually } from "../support/wait.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 const POLICY: HitlSpec = { planApproval: false, sensitiveCapabilities: ["charge"], expiryMs: 60_000, defaultAction: "reject" };
 const SPEC: ComponentSpec = {
@@ -38,12 +39,7 @@ const pay = async (input: { amount: number; ref: string }) => {
 
 function start(backend: TaskBackend, mode: "embedded" | "api" | "worker" = "embedded"): Promise<RunningComponent> {
   return serveAgent(SPEC, [], {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    llm: false,
+    ...QUIET_AGENT,
     hitl: { expiry: false },
     tasks: { pay },
     taskOptions: { backend, mode, log: silentLogger(), shutdownTimeoutMs: 1_000 },

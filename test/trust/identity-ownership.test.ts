@@ -16,6 +16,7 @@ import { createCaller } from "../../runtime/outbound/index.js";
 import { serveScheduler } from "../../runtime/scheduling/index.js";
 import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { agentSpec, startTools, workflowStep } from "../orchestration/support.js";
+import { QUIET_AGENT } from "../support/serve.js";
 
 for (const name of ["REDIS_URL", "MANIFOLD_TRUST_IDENTITY_HEADERS", "MANIFOLD_AUTH_JWKS_URL", "MANIFOLD_AUTH_ISSUER", "MANIFOLD_AUTH_AUDIENCE"])
   delete process.env[name];
@@ -112,12 +113,7 @@ test("checkpoints: a non-owner who is no approver can neither list, read, approv
   process.env["MANIFOLD_AUTH_JWT_SECRET"] = SECRET;
   process.env["MANIFOLD_HITL_APPROVERS"] = "dashboard, ops";
   const running = await serveAgent(spec, tools.specs, {
-    port: 0,
-    handlers: {},
-    registry: false,
-    handleSignals: false,
-    log: () => undefined,
-    llm: false,
+    ...QUIET_AGENT,
     orchestration: { baseUrls: tools.baseUrls, executionStore: false },
     hitl: { store: createMemoryCheckpointStore(), expiry: false },
   } as never);
