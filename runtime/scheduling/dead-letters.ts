@@ -9,7 +9,8 @@ import type { RedisStore, Store } from "../store/index.js";
 import { createTaskBackend, MAX_TASK_TIMEOUT_MS, type TaskRecord } from "../tasks/index.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_TASK_TYPE } from "./wire.js";
 
-export type DeadLetterReason = "unknown_target_agent" | "target_not_agent" | "max_retries_exhausted";
+/** `rejected`: the agent answered with a code no retry can mend (its `last_error`), dead-lettered at once. */
+export type DeadLetterReason = "unknown_target_agent" | "target_not_agent" | "max_retries_exhausted" | "rejected";
 
 export interface DeadLetter {
   /** The task as the executor received it. */

@@ -5,84 +5,17 @@
  * a tool.
  */
 import type { Caller } from "../outbound/index.js";
-import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { isManifoldError, ManifoldError, toManifoldError } from "../errors/index.js";
 import { abortSourceOf, type TaskContext } from "../tasks/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { type Backoff, type Clock, type ClockTimer, sleepOn, systemClock } from "../util/index.js";
+import { type Backoff, type Clock, sleepOn } from "../util/index.js";
+import type { Slots } from "./executor-slots.js";
 import type { DeadLetter, DeadLetterReason, DeadLetters } from "./dead-letters.js";
 import { type AgentLabels, MODULE, type Targets } from "./executor-targets.js";
 import type { ExecutorSettings } from "./settings.js";
 import type { ScheduledRequest, ScheduledTaskInput } from "./wire.js";
 
-/** At most `limit` dispatches at once, and at most `perAgent` of them to one target agent. */
-export interface Slots {
-  /**
-   * Takes a place for a dispatch to `agent`: at once (undefined) while one is free and the agent is
-   * under its share, else a promise: true once placed, false when none came within the wait (the
-   * task is then deferred to the back of the queue, so it does not hold the pool meanwhile).
-   */
-  enter(agent: string): Promise<boolean> | undefined;
-  leave(agent: string): void;
-}
-
-interface Waiter {
-  readonly agent: string;
-  readonly resolve: (placed: boolean) => void;
-  timer: ClockTimer | undefined;
-}
-
-/**
- * The dispatch limit, per process and per target agent: an agent whose replicas hang holds at most
- * its share, and the rest keep moving. Entering is synchronous while a place is free, so the common
- * case costs no promise. Waiters are served in arrival order, skipping those whose agent is at its
- * share; one that waits `waitMs` on the clock gives up (false). A waiter is not watched for an
- * abort: one whose task was aborted while it waited hands its place on as soon as it gets it.
- */
-export function createSlots(
-  limit: number,
-  { perAgent = limit, clock = systemClock, waitMs = Number.POSITIVE_INFINITY }: { perAgent?: number; clock?: Clock; waitMs?: number } = {},
-): Slots {
-  let free = limit;
-  const held = new Map<string, number>();
-  const line: Waiter[] = [];
-  const take = (agent: string) => {
-    free -= 1;
-    held.set(agent, (held.get(agent) ?? 0) + 1);
-  };
-  const fits = (agent: string) => free > 0 && (held.get(agent) ?? 0) < perAgent;
-  return {
-    enter: (agent) => {
-      // No waiter fits (each leave places the first that does), so one that fits now goes first.
-      if (fits(agent)) {
-        take(agent);
-        return undefined;
-      }
-      return new Promise((resolve) => {
-        const waiter: Waiter = { agent, resolve, timer: undefined };
-        line.push(waiter);
-        if (Number.isFinite(waitMs)) {
-          waiter.timer = clock.setTimeout(() => {
-            const at = line.indexOf(waiter);
-            if (at >= 0) line.splice(at, 1);
-            resolve(false);
-          }, waitMs);
-        }
-      });
-    },
-    leave: (agent) => {
-      free += 1;
-      const count = (held.get(agent) ?? 1) - 1;
-      if (count === 0) held.delete(agent);
-      else held.set(agent, count);
-      const next = line.findIndex((w) => fits(w.agent));
-      if (next < 0) return;
-      const [waiter] = line.splice(next, 1);
-      clock.clearTimeout(waiter!.timer);
-      take(waiter!.agent);
-      waiter!.resolve(true);
-    },
-  };
-}
+export { createSlots, type Slots } from "./executor-slots.js";
 
 export function readInput(input: unknown): ScheduledTaskInput {
   const task = input as Partial<ScheduledTaskInput> | null;
@@ -128,6 +61,12 @@ export interface Dispatcher {
   readonly retryWait: Backoff;
   /** Puts a deferred occurrence at the back of the queue, as a task of its own. */
   readonly requeue: (task: { task_id: string; input: ScheduledTaskInput }) => Promise<void>;
+  /**
+   * Whether a run is recorded done by its agent (its run claim, in the same store and namespace):
+   * asked only for a redelivered task, whose earlier delivery may have been answered by the agent
+   * but not acknowledged (an executor killed mid-dispatch). Absent: every task is dispatched.
+   */
+  readonly runDone?: ((key: string) => Promise<boolean>) | undefined;
   /** The clock of retry waits and dead letters' times. */
   readonly clock: Clock;
   readonly log: Logger;
@@ -168,6 +107,7 @@ async function deadLetter(
     target_agent: task.target_agent,
     reason,
     attempts,
+    ...(lastError === undefined ? {} : { code: lastError.code }),
   });
   return { status: "dead_letter", reason };
 }
@@ -200,6 +140,23 @@ async function withDeadline<T>(d: Dispatcher, context: TaskContext, call: (signa
   }
 }
 
+/**
+ * The caller's own failures: the agent was not reached, did not answer in time, answered something
+ * that is not an envelope, or the call was aborted; INTERNAL is an unexpected failure (perhaps ours).
+ * Retried whatever their `retryable` says: no agent has judged the run.
+ */
+const NOT_AN_ANSWER = new Set(["NETWORK_ERROR", "TIMEOUT", "INVALID_RESPONSE", "ABORTED", "INTERNAL"]);
+
+/** The agent's answer says no retry can mend the run (403 APPROVAL_REQUIRED, 409 CONFLICT, 400 INVALID_INPUT, …). */
+function isRejection(error: unknown): error is ManifoldError {
+  return isManifoldError(error) && !error.retryable && !NOT_AN_ANSWER.has(error.code);
+}
+
+/** A non-retryable answer, carried from the POST to the handler's loop, which dead-letters the run at once. */
+class Rejection {
+  constructor(readonly error: ManifoldError) {}
+}
+
 /** One POST to the agent's endpoint; its answer must be `{success: true, data}`. */
 async function post(
   d: Dispatcher,
@@ -221,7 +178,9 @@ async function post(
       signal,
       idempotencyKey: idempotencyKeyOf(context.taskId),
     }),
-  )) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
+  ).catch((error: unknown) => {
+    throw isRejection(error) ? new Rejection(error) : error;
+  })) as { success?: unknown; data?: { response?: unknown; request_id?: unknown } };
   if (answer?.success !== true) throw new ManifoldError("INVALID_RESPONSE", "the agent's answer is not {success: true, data}");
   const ms = performance.now() - started;
   metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.success);
@@ -301,6 +260,45 @@ async function deferOrWait(
   return undefined;
 }
 
+/** The agent refused the run for good: dead-lettered at once (`rejected`, with its code), its replica not forgotten (it answered). */
+async function rejected(
+  d: Dispatcher,
+  task: ScheduledTaskInput,
+  context: TaskContext,
+  tags: AgentLabels,
+  started: number,
+  attempts: number,
+  error: ManifoldError,
+): Promise<Outcome> {
+  metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, tags.error);
+  metrics().histogram(METRIC.EXECUTOR_DISPATCH_DURATION, performance.now() - started, tags.error);
+  return deadLetter(d, task, context, "rejected", attempts, error);
+}
+
+/**
+ * A redelivered task (its lease lapsed: an executor died holding it) whose run the agent recorded
+ * done: its earlier POST was answered, only not acknowledged. Completed without a POST. A failed
+ * read is not a reason to hold the run: it is dispatched, and the agent drops it if it is a duplicate.
+ */
+async function alreadyDone(d: Dispatcher, context: TaskContext, agent: string): Promise<Outcome | undefined> {
+  if (context.attempt <= 1 || d.runDone === undefined) return undefined;
+  const key = idempotencyKeyOf(context.taskId);
+  const done = await d.runDone(key).catch((error: unknown) => {
+    d.log.warn("a redelivered run's record could not be read; it is dispatched", { operation: "executor_dispatch", task_id: context.taskId, error });
+    return false;
+  });
+  if (!done) return undefined;
+  metrics().counter(METRIC.EXECUTOR_TASKS_DISPATCHED, 1, d.targets.labelsOf(agent).suppressed);
+  d.log.info("redelivered scheduled run already done at its agent: not delivered again", {
+    operation: "executor_dispatch",
+    task_id: context.taskId,
+    target_agent: agent,
+    status: "duplicate_suppressed",
+    delivery: context.attempt,
+  });
+  return { status: "duplicate_suppressed" };
+}
+
 /** The handler of a `scheduled` task: attempts until one is delivered, the task is aborted, or it is dead-lettered. */
 export async function dispatch(d: Dispatcher, input: unknown, context: TaskContext): Promise<Outcome> {
   const task = readTask(input);
@@ -308,6 +306,8 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
   const tags = d.targets.labelsOf(agent);
   metrics().counter(METRIC.EXECUTOR_TASKS_RECEIVED, 1, tags.received);
   d.log.debug("scheduled task received", { operation: "executor_consume", task_id: context.taskId, target_agent: agent, delivery: context.attempt });
+  const suppressed = await alreadyDone(d, context, agent);
+  if (suppressed !== undefined) return suppressed;
   const body: ScheduledRequest = { schedule_id: task.schedule_id, task_id: deliveredIdOf(context.taskId), instruction: task.instruction, input: task.input };
   // The run's abort without an AbortSignal per task (see Abortable); the signal only for a retry's wait.
   const abort = abortSourceOf(context);
@@ -341,6 +341,7 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
     } catch (error) {
       // Cancelled, timed out or shutting down: the pool decides (a shutdown hands the task back).
       if (abort.aborted) throw abort.reason;
+      if (error instanceof Rejection) return await rejected(d, task, context, tags, started, attempts, error.error);
       lastError = toManifoldError(error);
       attemptFailed(d, agent, tags, context, attempt, started, lastError);
     } finally {

@@ -26,6 +26,8 @@ export interface AgentLabels {
   readonly success: Readonly<Record<string, string>>;
   readonly error: Readonly<Record<string, string>>;
   readonly deadLetter: Readonly<Record<string, string>>;
+  /** A redelivered run its agent had already done: completed without a POST. */
+  readonly suppressed: Readonly<Record<string, string>>;
 }
 
 export function agentLabels(agent: string): AgentLabels {
@@ -35,6 +37,7 @@ export function agentLabels(agent: string): AgentLabels {
     success: { ...received, [ATTR.STATUS]: "success" },
     error: { ...received, [ATTR.STATUS]: "error" },
     deadLetter: { ...received, [ATTR.STATUS]: "dead_letter" },
+    suppressed: { ...received, [ATTR.STATUS]: "duplicate_suppressed" },
   };
 }
 

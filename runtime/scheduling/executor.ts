@@ -20,6 +20,7 @@ import { createDeadLetters, replayDeadLetter, type DeadLetters } from "./dead-le
 import { countedBackend } from "./executor-backend.js";
 import { createSlots, type Dispatcher, dispatch } from "./executor-dispatch.js";
 import { createTargets, MODULE } from "./executor-targets.js";
+import { createRunRecord } from "./run-claims.js";
 import { readExecutorSettings, type ExecutorSettings } from "./settings.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_TASK_TYPE } from "./wire.js";
 
@@ -92,6 +93,8 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
       waitMs: settings.perAgentLimit < settings.workerCount ? deferAfterMs : Number.POSITIVE_INFINITY,
     }),
     deadLetters,
+    // The agents' run claims, read where the executor's own store is: same cluster only (the spec).
+    runDone: createRunRecord(store).isDone,
     // No jitter: these are one occurrence's retries, spaced base × 2^(n−1) as the settings say.
     retryWait: createBackoff({ baseDelayMs: settings.retryBaseDelayMs, maxDelayMs: settings.retryMaxDelayMs, random: () => 1 }),
     clock,

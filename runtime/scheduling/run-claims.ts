@@ -7,7 +7,7 @@
  * bounded by count and TTL.
  */
 import { ManifoldError } from "../errors/index.js";
-import { loadLuaScript, runScript, type RedisStore, type Store } from "../store/index.js";
+import { loadLuaScript, type MemoryStore, runScript, type RedisStore, type Store } from "../store/index.js";
 import { type Clock, sleepOn, systemClock } from "../util/index.js";
 
 /** What a claim finds: this delivery runs it, or another one is running it / has done it. */
@@ -49,12 +49,17 @@ export interface MemoryRunClaimsOptions {
   readonly clock?: Clock;
 }
 
+/** One process's claims, and a read of whether a run is done (for an executor sharing the memory store). */
+export interface MemoryRunClaims extends RunClaims {
+  isDone(key: string): boolean;
+}
+
 /** One process's claims: a Map in insertion order, so the oldest claim is the one dropped at the bound. */
 export function createMemoryRunClaims({
   maxClaims = DEFAULT_MAX_CLAIMS,
   doneTtlMs = DONE_TTL_MS,
   clock = systemClock,
-}: MemoryRunClaimsOptions = {}): RunClaims {
+}: MemoryRunClaimsOptions = {}): MemoryRunClaims {
   const held = new Map<string, Held>();
   const live = (key: string): Held | undefined => {
     const found = held.get(key);
@@ -67,6 +72,7 @@ export function createMemoryRunClaims({
     if (done) held.set(key, { value: "d", expiresAt: clock.now() + doneTtlMs });
   };
   return {
+    isDone: (key) => live(key)?.value === "d",
     claim: async (key, token, runningTtlMs) => {
       const found = live(key);
       // Its own token: the same delivery asking again (as a resent Redis script would) still holds it.
@@ -163,5 +169,24 @@ export function createRedisRunClaims(
 /** The claims for a store: shared through Redis, else this process's, held in the memory store's namespace. */
 export function createRunClaims(store: Store, options: MemoryRunClaimsOptions & { readonly ownsStore?: boolean } = {}): RunClaims {
   if (store.kind === "redis") return createRedisRunClaims(store, options);
+  return memoryClaimsOf(store, options);
+}
+
+/** One memory store's claims: the same instance for every caller of the store (the agent's route, the executor's check). */
+function memoryClaimsOf(store: MemoryStore, options: MemoryRunClaimsOptions = {}): MemoryRunClaims {
   return store.slot("scheduled-runs", () => createMemoryRunClaims(options));
+}
+
+/**
+ * Whether the run of `key` is recorded done in `store`, read the way the agent's claims write it: the
+ * executor asks before it delivers a redelivered task again (the killed executor's POST may have been
+ * answered). Same cluster only (the spec's scheduling): when the agent keeps its claims in the same
+ * store and namespace; otherwise the key is simply absent here and the run is delivered as before.
+ */
+export function createRunRecord(store: Store): { isDone(key: string): Promise<boolean> } {
+  if (store.kind === "redis") {
+    return { isDone: async (key) => (await store.client.get(store.keys.key("scheduled", "runs", checkIdempotencyKey(key)))) === "d" };
+  }
+  const claims = memoryClaimsOf(store);
+  return { isDone: async (key) => claims.isDone(checkIdempotencyKey(key)) };
 }

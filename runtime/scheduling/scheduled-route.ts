@@ -240,7 +240,10 @@ async function claimAndRun(route: Route, request: ScheduledRequest, context: Pos
     throw new ManifoldError("UNAVAILABLE", "the record of scheduled runs is unreachable; deliver the run again later");
   }
   if (state === "done") return duplicate(route, request, context.requestId);
-  if (state === "running") throw new ManifoldError("CONFLICT", "a delivery of this scheduled run is in progress; deliver it again later if it does not finish");
+  // Retryable (503, not 409 CONFLICT): the executor dead-letters a non-retryable answer at once, and
+  // this run may still fail and be freed, or its claim lapse (a replica that died mid-run).
+  if (state === "running")
+    throw new ManifoldError("UNAVAILABLE", "a delivery of this scheduled run is in progress; deliver it again later if it does not finish");
   return runClaimed(route, request, context, key, token);
 }
 
