@@ -14,13 +14,13 @@
  *
  * Why the bound holds by design: a run is acknowledged on the executor's queue only after the agent
  * answered, so a scheduler killed with POSTs in flight (sent, perhaps answered, not yet acknowledged)
- * has those runs redelivered when their lease lapses, and the agent sees them a second time (and
- * drops them: its claim says done). That is at-least-once delivery, and it is bounded by the killed
- * process's POSTs in flight: MANIFOLD_EXECUTOR_WORKER_COUNT dispatches, plus outcomes of the last
- * event-loop turn not yet written. Here one dispatcher per scheduler and a burst of BURST runs keep
- * that bound far below a thousandth of the burst. Nothing else may add a duplicate: the firing is
- * exactly-once by task id and compare-and-set, and an acknowledgement that fails while Redis is down
- * is retried once it is back instead of the run being delivered again.
+ * has those runs redelivered when their lease lapses. The executors run with the default worker
+ * count (5 dispatches in flight each, as many leased ahead): before dispatching a redelivered task
+ * the executor reads the agent's run claim in the shared store and completes a run already done
+ * without a POST, so only a POST whose run had not finished by then reaches the agent again
+ * (measured 0 per kill; 3 per kill without that read). Nothing else may add a duplicate: the firing
+ * is exactly-once by task id and compare-and-set, and an acknowledgement that fails while Redis is
+ * down is retried once it is back instead of the run being delivered again.
  */
 import { randomBytes } from "node:crypto";
 import { test } from "uvu";
@@ -56,7 +56,6 @@ test.before(async () => {
     MANIFOLD_TASK_LEASE_MS: String(LEASE_MS),
     MANIFOLD_SCHEDULER_TICK_INTERVAL: "500ms",
     MANIFOLD_SCHEDULER_LOCK_TTL: "2s",
-    MANIFOLD_EXECUTOR_WORKER_COUNT: "1",
     MANIFOLD_EXECUTOR_RETRY_BASE_DELAY: "100ms",
     MANIFOLD_EXECUTOR_RETRY_MAX_DELAY: "1s",
     MANIFOLD_EXECUTOR_MAX_RETRIES: "10",
@@ -151,7 +150,7 @@ async function settle(phase: string, keys: readonly string[], crashedAt: number)
     describe: async () => {
       const { deliveries, runs } = await counts();
       const missing = keys.filter((key) => (runs[key] ?? 0) === 0);
-        for (const key of missing) console.log(key, redis.cli("--scan", "--pattern", `*${key.slice(0, key.indexOf(":"))}*`), redis.cli("keys", `*runs:${key}`));
+      for (const key of missing) console.log(key, redis.cli("--scan", "--pattern", `*${key.slice(0, key.indexOf(":"))}*`), redis.cli("keys", `*runs:${key}`));
       return `${keys.length - missing.length} ran; not run: ${JSON.stringify(missing.slice(0, 5).map((key) => [key, deliveries[key] ?? {}]))}`;
     },
   });
