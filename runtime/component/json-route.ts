@@ -4,7 +4,15 @@
  * up, the request id echoed, the server span, and the request context (ids, forwarded token and
  * headers) every outbound call made while answering reads.
  */
-import { APPROVAL_GATE_HEADER, forwardedFrom, requestIdOf, validConversationId, withRequestContext, type ForwardOptions, type RequestContextInit } from "../context/index.js";
+import {
+  APPROVAL_GATE_HEADER,
+  forwardedFrom,
+  requestIdOf,
+  validConversationId,
+  withRequestContext,
+  type ForwardOptions,
+  type RequestContextInit,
+} from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { CONVERSATION_HEADER } from "../telemetry/index.js";
 import { getTelemetry, type ServerTrace } from "../telemetry/index.js";

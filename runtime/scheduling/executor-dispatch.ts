@@ -120,10 +120,9 @@ async function deadLetter(
 async function withDeadline<T>(d: Dispatcher, context: TaskContext, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const task = abortSourceOf(context);
-  const unlink =
-    "onAbort" in task
-      ? task.onAbort(() => controller.abort(task.reason))
-      : (task.addEventListener("abort", () => controller.abort(task.reason), { once: true }), () => undefined);
+  let unlink: () => void = () => undefined;
+  if ("onAbort" in task) unlink = task.onAbort(() => controller.abort(task.reason));
+  else task.addEventListener("abort", () => controller.abort(task.reason), { once: true });
   let timedOut = false;
   const timer = d.clock.setTimeout(() => {
     timedOut = true;

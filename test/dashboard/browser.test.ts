@@ -125,7 +125,7 @@ test("the API browser lists every service and shows its OpenAPI document, from t
   await operation.locator(".execute").click();
   const status = operation.locator(".live-responses-table tbody .response-col_status").first();
   await status.waitFor({ timeout: WAIT_MS });
-  assert.is((await status.textContent())?.trim(), "200", await operation.locator(".live-responses-table").innerText());
+  assert.is((await status.textContent())?.trim(), "200", (await operation.locator(".live-responses-table").textContent()) ?? "");
 });
 
 test("HITL Interrupted: type filters; streaming buttons disabled with the reason; Approve resumes a non_streaming run", async () => {

@@ -14,7 +14,10 @@ const workflow = (steps: string, head = "") => `kind: workflow\nname: w\nversion
 test("MF1201: an unknown key is reported at the key, naming the allowed keys", () => {
   const d = single(load(tool("    summary: y\n")));
   assert.equal([d.code, d.line, d.column], ["MF1201", 7, 5]);
-  assert.is(d.message, "unknown key `summary` in capability at `capabilities[0]`; allowed keys: name, description, type, internal, effects, endpoint, input, output");
+  assert.is(
+    d.message,
+    "unknown key `summary` in capability at `capabilities[0]`; allowed keys: name, description, type, internal, effects, endpoint, input, output",
+  );
 });
 
 test("MF1201: a misspelt key gets a suggestion, and the key it was meant to be is missing", () => {

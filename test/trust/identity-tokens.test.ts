@@ -20,7 +20,7 @@ const handlers = { whoami: () => ({ ...callerIdentity() }) };
 const withVerify = await serveComponent(spec, {
   ...quiet,
   handlers,
-  auth: { required: false, verify: (token: string) => (token === "static-token-of-ops" ? "ops" : token === "valid-anonymous" ? true : false) },
+  auth: { required: false, verify: (token: string) => (token === "static-token-of-ops" ? "ops" : token === "valid-anonymous") },
 });
 process.env["MANIFOLD_REGISTRY_KEY"] = key;
 const keyed = await serveComponent(spec, { ...quiet, handlers });
