@@ -151,6 +151,11 @@ function claimCases(name: string, claims: () => RunClaims, close: () => Promise<
   test.run();
 }
 
+// Both servers start before any suite is queued: uvu starts running the queue on a timer after the
+// first `run()`, so a suite queued after a top-level await would miss that run (or run twice).
+const server = await startRedisServer();
+const cluster = await startRedisCluster();
+
 const shared = createMemoryRunClaims();
 claimCases(
   "memory",
@@ -158,7 +163,6 @@ claimCases(
   async () => undefined,
 );
 
-const server = await startRedisServer();
 const redisStores: RedisStore[] = [];
 const redisNamespace = `r${randomBytes(4).toString("hex")}`;
 claimCases(
@@ -174,7 +178,6 @@ claimCases(
   },
 );
 
-const cluster = await startRedisCluster();
 const clusterStores: RedisStore[] = [];
 const clusterNamespace = `c${randomBytes(4).toString("hex")}`;
 claimCases(
