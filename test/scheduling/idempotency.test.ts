@@ -48,6 +48,11 @@ async function deliver(url: string, taskId: string, key: string | undefined = ta
 const taskId = () => `sch-${randomBytes(6).toString("hex")}:1767225600`;
 const scheduleOf = (id: string) => id.slice(0, id.indexOf(":"));
 
+// Both servers start before any suite is queued: uvu starts running the queue on a timer after the
+// first `run()`, so a suite queued after a top-level await would miss that run (or run twice).
+const server = await startRedisServer();
+const cluster = await startRedisCluster();
+
 /** The cases every claims adapter passes; `claims()` gives one replica's view of the shared claims. */
 function claimCases(name: string, claims: () => RunClaims, close: () => Promise<void>) {
   const test = suite(`scheduled idempotency (${name})`);
@@ -150,11 +155,6 @@ function claimCases(name: string, claims: () => RunClaims, close: () => Promise<
 
   test.run();
 }
-
-// Both servers start before any suite is queued: uvu starts running the queue on a timer after the
-// first `run()`, so a suite queued after a top-level await would miss that run (or run twice).
-const server = await startRedisServer();
-const cluster = await startRedisCluster();
 
 const shared = createMemoryRunClaims();
 claimCases(
