@@ -32,7 +32,7 @@ export function refuseCrossOrigin(ctx: RouteContext): void {
       sameOrigin = false;
     }
   } else if (origin === "null") sameOrigin = false;
-  if (!sameOrigin) throw new ManifoldError("UNAUTHORIZED", "checkpoint commands are accepted only from the dashboard's own pages");
+  if (!sameOrigin) throw new ManifoldError("FORBIDDEN", "checkpoint commands are accepted only from the dashboard's own pages");
 }
 
 export function addHitlRoutes(add: AddRoute, sources: HitlRouteSources, dataRoute: RouteWrapper): void {

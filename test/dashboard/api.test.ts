@@ -154,6 +154,14 @@ test("the command proxy refuses what the buttons would not offer, bad bodies, ot
   );
   assert.is(cross.status, 403);
   assert.is(cross.body.error.code, "FORBIDDEN");
+  // A browser that marks the request cross-site without an Origin (an old or privacy-hardened one) is refused the same way.
+  const site = await post(
+    `${dashboard.url}/api/hitl/command`,
+    { checkpoint_id: streaming.checkpoint_id, action: "approve" },
+    { "sec-fetch-site": "cross-site" },
+  );
+  assert.equal([site.status, site.body.error.code], [403, "FORBIDDEN"]);
+  assert.is(agent.calls.length, 0, "no refused command reached the agent");
   const invalid = await post(`${dashboard.url}/api/hitl/command`, { checkpoint_id: 7, action: "maybe", extra: true });
   assert.is(invalid.status, 400);
   assert.equal(
