@@ -189,15 +189,7 @@ export function memoryLog(): { lines: string[]; log: Logger } {
   return { lines, log };
 }
 
-/** The error a promise rejects with; fails when it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<ManifoldError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ManifoldError;
-  }
-  throw new Error("expected a rejection, the promise resolved");
-}
+export { rejection } from "../support/errors.js";
 
 /** An agent spec with the orchestration features a test needs and no capabilities of its own. */
 export function agentSpec(

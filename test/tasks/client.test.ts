@@ -5,13 +5,14 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { RunningComponent } from "../../runtime/component/index.js";
-import { isManifoldError, ManifoldError } from "../../runtime/errors/index.js";
+import { ManifoldError } from "../../runtime/errors/index.js";
 import { createMemoryTaskBackend, createTaskClient, type TaskBackend, type TaskClient } from "../../runtime/tasks/index.js";
 import { callerHeaders, startRecorder } from "../outbound/support.js";
 import { startServer } from "../runtime/support.js";
 import { createManualClock } from "../support/clock.js";
 import { eventually, sleep, within } from "../support/wait.js";
 import { agentSpec, serveAgent, silentLogger } from "./support.js";
+import { rejection } from "../support/errors.js";
 
 type Types = {
   echo: { input: { text: string; times?: number }; output: { text: string } };
@@ -64,16 +65,6 @@ test.after(async ({ running, backend }) => {
   await running?.close();
   await backend.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<ManifoldError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isManifoldError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-}
 
 test("submit → 202 answer; wait → the typed result; get → the finished view", async ({ client }) => {
   const submitted = await client!.echo.submit({ text: "ha", times: 3 });

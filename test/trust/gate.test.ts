@@ -8,7 +8,6 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
 import { ApprovalGate, currentScope, parametersHash, withRequestContext } from "../../runtime/context/index.js";
-import { isManifoldError, type ManifoldError } from "../../runtime/errors/index.js";
 import { createCheckpointInterceptor, createHitlInterceptors, createStepGateInterceptor, resolveHitlPolicy, type PausedRun } from "../../runtime/hitl/index.js";
 import { resumeOf } from "../../runtime/hitl/coordinator.js";
 import type { Checkpoint } from "../../runtime/hitl/index.js";
@@ -16,19 +15,10 @@ import type { ExecutionContext, PlanStep, StepContext, StepOutcomeContext } from
 import { createCaller } from "../../runtime/outbound/index.js";
 import { startRecorder } from "../outbound/support.js";
 import { tool, toolSpec } from "../support/specs.js";
+import { rejection } from "../support/errors.js";
 
 const POLICY = resolveHitlPolicy({ planApproval: false, sensitiveCapabilities: ["convert_currency"], expiryMs: 60_000, defaultAction: "reject" }, {});
 const AMOUNT = { amount: 424_242, from: "EUR", to: "JPY" };
-
-async function rejection(promise: Promise<unknown>): Promise<ManifoldError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isManifoldError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-}
 
 /** The gate of the request the test code runs in, with the policy on it. */
 function gated(): ApprovalGate {
