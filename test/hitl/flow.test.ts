@@ -16,6 +16,7 @@ import { postSse } from "../support/sse-client.js";
 import { eventually, sleep } from "../support/wait.js";
 import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
 import { QUIET_AGENT } from "../support/serve.js";
+import { SENSITIVE_ECHO } from "./support.js";
 
 const pay: WorkflowSpec = {
   name: "pay",
@@ -108,8 +109,6 @@ async function startAgent(tools: Tools, hitl: HitlSpec, more: AgentMore = {}): P
     },
   };
 }
-
-const SENSITIVE_ECHO: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo"], expiryMs: 60_000, defaultAction: "reject" };
 
 const test = suite<{ tools: Tools; agent: Agent }>("hitl over HTTP", {} as never);
 test.before(async (context) => {

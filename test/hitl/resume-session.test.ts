@@ -14,28 +14,23 @@ import * as assert from "uvu/assert";
 import { serveAgent } from "../../runtime/agent/index.js";
 import type { RunningComponent } from "../../runtime/component/index.js";
 import { createMemoryCheckpointStore, type HitlSpec } from "../../runtime/hitl/index.js";
-import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
+import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { postSse } from "../support/sse-client.js";
 import { eventually } from "../support/wait.js";
-import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { agentSpec, startTools, type Tools } from "../orchestration/support.js";
 import { QUIET_AGENT } from "../support/serve.js";
+import { ECHO_PAY, SENSITIVE_ECHO } from "./support.js";
 
 for (const name of ["REDIS_URL", "MANIFOLD_TRUST_IDENTITY_HEADERS", "MANIFOLD_AUTH_JWKS_URL", "MANIFOLD_AUTH_JWT_SECRET", "MANIFOLD_HITL_APPROVERS"])
   delete process.env[name];
 const SECRET = randomBytes(32).toString("hex");
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const pay: WorkflowSpec = {
-  name: "pay",
-  version: "1.0",
-  inputs: [{ name: "a", type: "number", required: true }],
-  steps: [workflowStep("charge", "echo", { amount: "${inputs.a}", tag: "charge" })],
-  outputs: [{ name: "charged", value: "${steps.charge.output.amount}", type: { type: "number" }, required: true }],
-};
-const HITL: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo"], expiryMs: 60_000, defaultAction: "reject" };
-
-async function startAgent(tools: Tools, { chat = true, hitl = HITL, expiryIntervalMs }: { chat?: boolean; hitl?: HitlSpec; expiryIntervalMs?: number } = {}) {
-  const base = agentSpec(`resumer-${Math.random().toString(16).slice(2, 8)}`, { custom: true, workflows: [pay] });
+async function startAgent(
+  tools: Tools,
+  { chat = true, hitl = SENSITIVE_ECHO, expiryIntervalMs }: { chat?: boolean; hitl?: HitlSpec; expiryIntervalMs?: number } = {},
+) {
+  const base = agentSpec(`resumer-${Math.random().toString(16).slice(2, 8)}`, { custom: true, workflows: [ECHO_PAY] });
   const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl, ...(chat ? { chat: true as const } : {}) } };
   return serveAgent(spec, tools.specs, {
     ...QUIET_AGENT,
@@ -178,7 +173,7 @@ test("a checkpoint naming someone else's session appends nothing there, and crea
 });
 
 test("the expiry processor's resume of an auto-approved checkpoint makes the session its requester's", async ({ tools }) => {
-  const agent = await startAgent(tools, { hitl: { ...HITL, expiryMs: 300, defaultAction: "approve" }, expiryIntervalMs: 50 });
+  const agent = await startAgent(tools, { hitl: { ...SENSITIVE_ECHO, expiryMs: 300, defaultAction: "approve" }, expiryIntervalMs: 50 });
   const alice = usersOf(agent).as("alice");
   try {
     const paused = await alice("POST", "/orchestrate/pay", { a: 5 });

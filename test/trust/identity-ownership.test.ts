@@ -11,12 +11,13 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
 import { serveAgent } from "../../runtime/agent/index.js";
-import { createMemoryCheckpointStore, type HitlSpec } from "../../runtime/hitl/index.js";
+import { createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
 import { createCaller } from "../../runtime/outbound/index.js";
 import { serveScheduler } from "../../runtime/scheduling/index.js";
-import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
-import { agentSpec, startTools, workflowStep } from "../orchestration/support.js";
+import type { ComponentSpec } from "../../runtime/spec/index.js";
+import { agentSpec, startTools } from "../orchestration/support.js";
 import { QUIET_AGENT } from "../support/serve.js";
+import { ECHO_PAY, SENSITIVE_ECHO } from "../hitl/support.js";
 
 for (const name of ["REDIS_URL", "MANIFOLD_TRUST_IDENTITY_HEADERS", "MANIFOLD_AUTH_JWKS_URL", "MANIFOLD_AUTH_ISSUER", "MANIFOLD_AUTH_AUDIENCE"])
   delete process.env[name];
@@ -93,23 +94,14 @@ test("schedules: the agent token names the owner; a forged X-Manifold-Agent-Name
   assert.equal(await travel.cancelSchedule({ schedule_id: id }), { schedule_id: id, cancelled: true });
 });
 
-const pay: WorkflowSpec = {
-  name: "pay",
-  version: "1.0",
-  inputs: [{ name: "a", type: "number", required: true }],
-  steps: [workflowStep("charge", "echo", { amount: "${inputs.a}", tag: "charge" })],
-  outputs: [{ name: "charged", value: "${steps.charge.output.amount}", type: { type: "number" }, required: true }],
-};
-const hitl: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo"], expiryMs: 60_000, defaultAction: "reject" };
-
 async function token(sub: string): Promise<string> {
   return new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setIssuedAt().setExpirationTime("5m").sign(new TextEncoder().encode(SECRET));
 }
 
 test("checkpoints: a non-owner who is no approver can neither list, read, approve nor resume one; the owner and an approver can", async () => {
   const tools = await startTools();
-  const base = agentSpec("pay-agent", { custom: true, workflows: [pay] });
-  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl } };
+  const base = agentSpec("pay-agent", { custom: true, workflows: [ECHO_PAY] });
+  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl: SENSITIVE_ECHO } };
   process.env["MANIFOLD_AUTH_JWT_SECRET"] = SECRET;
   process.env["MANIFOLD_HITL_APPROVERS"] = "dashboard, ops";
   const running = await serveAgent(spec, tools.specs, {
