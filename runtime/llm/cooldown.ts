@@ -8,7 +8,7 @@
  * them go. Under a steady storm, N concurrent requests make at most N calls (those in flight before
  * the first 429) plus one probe per retry of one request.
  */
-import { sleepOn, type Clock } from "../util/index.js";
+import { holdOpen, sleepOn, type Clock } from "../util/index.js";
 
 /** Leave to make one attempt, and whether it is the probe after a cooldown. */
 export interface Permit {
@@ -35,14 +35,22 @@ export interface Cooldown {
   settle(permit: Permit, outcome: AttemptOutcome): number;
 }
 
-/** `probe` settled to whether the waiters may go, or false as soon as `signal` fires. */
-function outcomeOf(probe: Promise<boolean>, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal === undefined) return probe;
-  if (signal.aborted) return Promise.resolve(false);
+/**
+ * `probe` settled to whether the waiters may go; false as soon as `signal` fires, or once `ms` have
+ * passed on `clock` (the wait a request's deadline allows: a probe of its own may take its whole timeout).
+ */
+function outcomeWithin(probe: Promise<boolean>, signal: AbortSignal | undefined, clock: Clock, ms: number): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const abort = (): void => resolve(false);
-    signal.addEventListener("abort", abort, { once: true });
-    probe.then(resolve).finally(() => signal.removeEventListener("abort", abort));
+    const finish = (go: boolean): void => {
+      clock.clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+      resolve(go);
+    };
+    const abort = (): void => finish(false);
+    const timer = Number.isFinite(ms) ? holdOpen(clock.setTimeout(abort, ms)) : undefined;
+    signal?.addEventListener("abort", abort, { once: true });
+    void probe.then(finish);
   });
 }
 
@@ -64,7 +72,8 @@ export function createCooldown(clock: Clock): Cooldown {
           if (until + minAttemptMs > deadline) return undefined;
           await sleepOn(clock, until - now, signal, { hold: true });
         } else if (probe !== undefined) {
-          if (!(await outcomeOf(probe.settled, signal))) return undefined;
+          const left = deadline - minAttemptMs - now;
+          if (left <= 0 || !(await outcomeWithin(probe.settled, signal, clock, left))) return undefined;
         } else {
           let resolve!: (go: boolean) => void;
           probe = { settled: new Promise<boolean>((r) => (resolve = r)), resolve };

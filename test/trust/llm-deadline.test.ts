@@ -7,6 +7,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import type { ManifoldError } from "../../runtime/errors/index.js";
+import { createCooldown } from "../../runtime/llm/cooldown.js";
 import { createLlmProvider, resolveLlmConfig, type LlmProvider } from "../../runtime/llm/index.js";
 import type { Clock } from "../../runtime/util/index.js";
 import { createManualClock, type ManualClock } from "../support/clock.js";
@@ -94,6 +95,22 @@ test("an attempt that hangs: the call ends as TIMEOUT when the clock passes the 
   } finally {
     await close();
   }
+});
+
+test("a call waiting for another call's probe after a 429 stops waiting when its own deadline is near", async () => {
+  const clock = createManualClock();
+  const cooldown = createCooldown(clock);
+  const first = (await cooldown.enter({ signal: undefined, minAttemptMs: 0 }))!;
+  cooldown.settle(first, { limitedMs: 100 });
+  await clock.advance(100);
+  const probe = await cooldown.enter({ signal: undefined, minAttemptMs: 0 });
+  assert.equal(probe, { probe: true }, "the first call after the cooldown probes, and hangs");
+  let waiter: unknown = "waiting";
+  void cooldown.enter({ signal: undefined, deadline: clock.now() + 1_000, minAttemptMs: 250 }).then((permit) => (waiter = permit));
+  await clock.advance(749);
+  assert.is(waiter, "waiting", "it waits for the probe while an attempt still fits");
+  await clock.advance(1);
+  assert.is(waiter, undefined, "no permit once an attempt no longer fits before its deadline: it fails without calling");
 });
 
 test.run();
