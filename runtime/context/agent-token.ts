@@ -8,6 +8,7 @@
 import { hkdfSync } from "node:crypto";
 import { jwtVerify, SignJWT } from "jose";
 import { ManifoldError } from "../errors/index.js";
+import { isDnsLabel } from "../spec/index.js";
 import { HEADER } from "./headers.js";
 import { registerSecret } from "./secrets.js";
 
@@ -18,7 +19,6 @@ const LABEL = "manifold agent identity";
 const TTL_SECONDS = 120;
 /** Node clocks disagree by milliseconds under NTP; a few seconds of slack covers an unsynced laptop. */
 const CLOCK_TOLERANCE_SECONDS = 5;
-const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 const rejected = (): ManifoldError => new ManifoldError("UNAUTHORIZED", "the agent token is not valid");
 
@@ -67,7 +67,7 @@ export async function verifyAgentToken(key: Uint8Array, token: string, self: str
     throw rejected();
   }
   const { sub, aud, kind } = payload;
-  if (kind !== "agent" || typeof sub !== "string" || !NAME.test(sub)) throw rejected();
+  if (kind !== "agent" || typeof sub !== "string" || !isDnsLabel(sub)) throw rejected();
   if (aud !== undefined && !(aud === self || (Array.isArray(aud) && aud.includes(self)))) throw rejected();
   return sub;
 }

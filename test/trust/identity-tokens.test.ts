@@ -55,10 +55,14 @@ test("agent tokens: the audience, the expiry and the key are checked; a good one
     ["expired", expired],
     ["another network's key", stranger],
     ["garbage", "not.a.token"],
+    ["a subject no component can be named", await mintAgentToken(own, "1bot", "whoami-tool")],
   ] as const) {
     const reply = await whoami(keyed.url, { [HEADER.AGENT_TOKEN]: token });
     assert.equal([reply.status, reply.body.error?.code], [401, "UNAUTHORIZED"], what);
   }
+  // Any component name is an agent's name, a trailing hyphen included (the manifest's DNS-label rule).
+  const hyphen = await mintAgentToken(own, "travel-", "whoami-tool");
+  assert.equal((await whoami(keyed.url, { [HEADER.AGENT_TOKEN]: hyphen })).body.subject, "travel-");
   // A component without the network key cannot check a token, so it takes none as proof.
   assert.equal((await whoami(open.url, { [HEADER.AGENT_TOKEN]: good, "x-manifold-agent-name": "travel-agent" })).body.via, "anonymous");
 });
