@@ -63,7 +63,8 @@ export function resolveAllowedHosts(option: readonly string[] | undefined, env: 
         if (entry === "*") throw new RangeError(`${source}: "*" is not accepted: list the names clients use for this server, e.g. app.example.com`);
         const name = entry.toLowerCase();
         if (!HOST_NAME.test(name)) throw new RangeError(`${source}: ${quoted(entry)} is not a host name (no scheme, port or path, e.g. app.example.com)`);
-        return name;
+        // The fully qualified form (a trailing dot) names the same host; requests are compared without it too.
+        return name.endsWith(".") ? name.slice(0, -1) : name;
       }),
     ),
   ];
@@ -114,9 +115,10 @@ function createHostRule(boundHost: string, allowedHosts: readonly string[]): ((h
   const seen = new Set<string>();
   return (host) => {
     if (seen.has(host)) return true;
-    const name = hostNameOf(host).toLowerCase();
+    let name = hostNameOf(host).toLowerCase();
+    if (name.endsWith(".")) name = name.slice(0, -1);
     const bare = name.startsWith("[") ? name.slice(1, -1) : name;
-    const ok = names.has(name) || names.has(name.endsWith(".") ? name.slice(0, -1) : name) || isIP(bare) !== 0;
+    const ok = names.has(name) || isIP(bare) !== 0;
     if (ok && seen.size < MAX_REMEMBERED_HOSTS) seen.add(host);
     return ok;
   };

@@ -270,6 +270,13 @@ test("bound to every interface: any Host without a list (public names are unknow
   assert.is(listed(request("10.0.0.7:8080")), undefined, "a probe addressing the pod IP");
   assert.is(listed(request("localhost:8080")), undefined);
   assert.is(listed(request("anything.example"))?.code, "FORBIDDEN");
+  // A name listed fully qualified (trailing dot) is the same host as the one clients send, either way round.
+  const { resolveAllowedHosts } = await trust();
+  const qualified = createTrustCheck({ corsOrigins: [], allowedHosts: resolveAllowedHosts(["app.example.com."], {}), boundHost: "::" });
+  assert.is(qualified(request("app.example.com:443")), undefined);
+  assert.is(qualified(request("app.example.com.")), undefined);
+  assert.is(listed(request("app.example.com.:443")), undefined);
+  assert.is(qualified(request("app.example.com.evil.example"))?.code, "FORBIDDEN");
   const loopback = createTrustCheck({ corsOrigins: [], allowedHosts: [], boundHost: "localhost" });
   assert.is(loopback(request("evil.example"))?.code, "FORBIDDEN");
   assert.is(loopback(request("127.0.0.1:1"))?.code, undefined);
