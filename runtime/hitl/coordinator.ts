@@ -34,8 +34,6 @@ export interface ResumeOptions {
 }
 
 export interface Coordinator {
-  /** What the HITL feature registers on the orchestrator, in order. */
-  readonly interceptors: readonly Interceptor[];
   /**
    * Claims an approved checkpoint (once: a second resume is CONFLICT) and continues its run. Resolves
    * to what the run's route answers: the result body, or a `jsonReply(202, Interrupted)` for a further
@@ -56,10 +54,12 @@ export function createCoordinator({
 }: CoordinatorOptions): Coordinator {
   if (!Number.isSafeInteger(maxResumeAttempts) || maxResumeAttempts < 1) throw new RangeError("maxResumeAttempts must be a positive whole number");
   const checkpoint = createCheckpointMaker({ policy, store, agentName, agentUrl, clock });
+  // The probe comes last: when it is asked about a step, every other HITL interceptor let it through.
+  // Registered here, with the policy that decides it, because a resume trusts the probe only when it is.
+  if (policy.enabled) orchestration.orchestrator.use(...createHitlInterceptors(policy, checkpoint), resumeProbeInterceptor);
   return {
-    // The probe comes last: when it is asked about a step, every other HITL interceptor let it through.
-    interceptors: [...createHitlInterceptors(policy, checkpoint), resumeProbeInterceptor],
-    resume: (checkpointId, options) => resumeCheckpoint({ store, agentName, orchestration, clock, maxResumeAttempts, log }, checkpointId, options),
+    resume: (checkpointId, options) =>
+      resumeCheckpoint({ store, agentName, orchestration, clock, maxResumeAttempts, probed: policy.enabled, log }, checkpointId, options),
   };
 }
 
@@ -123,6 +123,8 @@ interface ResumeDeps {
   readonly orchestration: OrchestrationExtension;
   readonly clock: () => number;
   readonly maxResumeAttempts: number;
+  /** Whether the probe is registered (HITL on): without it nothing says the step did not run, so the claim is never released. */
+  readonly probed: boolean;
   readonly log: (message: string, error: unknown) => void;
 }
 
@@ -136,7 +138,7 @@ async function runClaimed(deps: ResumeDeps, claimed: Checkpoint, run: (resume: R
   const probe = createProbe(claimed);
   const base = resumeOf(claimed);
   const release = async (): Promise<void> => {
-    if (mayHaveRun(probe)) return;
+    if (!deps.probed || mayHaveRun(probe)) return;
     await deps.store
       .releaseResume(claimed.checkpoint_id, { attempts: claimed.attempts ?? 0, now: deps.clock(), maxAttempts: deps.maxResumeAttempts })
       .catch((error: unknown) =>

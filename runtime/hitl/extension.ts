@@ -32,7 +32,6 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
     clock,
     log: (message, error) => log.warn(message, { error }),
   });
-  if (policy.enabled) orchestration.orchestrator.use(...coordinator.interceptors);
   const running = new Set<AbortController>();
   const heartbeatMs = durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", 15_000);
   let expiry: ExpiryProcessor | undefined;

@@ -86,9 +86,13 @@ interface Agent {
   post(path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
 
-async function startAgent(bank: Bank, store: CheckpointStore): Promise<Agent> {
-  const base = agentSpec(`payer-${Math.random().toString(16).slice(2, 8)}`, { workflows: [pay] });
-  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, uses: ["bank"], hitl: HITL } };
+async function startAgent(
+  bank: Bank,
+  store: CheckpointStore,
+  { name = `payer-${Math.random().toString(16).slice(2, 8)}`, hitl = true }: { name?: string; hitl?: boolean } = {},
+): Promise<Agent> {
+  const base = agentSpec(name, { workflows: [pay] });
+  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, uses: ["bank"], ...(hitl ? { hitl: HITL } : {}) } };
   const running = await serveAgent(spec, [bankSpec], {
     ...QUIET_AGENT,
     orchestration: { baseUrls: { bank: `http://127.0.0.1:${bank.port}` }, executionStore: false },
@@ -206,6 +210,25 @@ test("wasNeverSent: an unresolvable target and a refused connection are never se
   await bank.stop();
   await executor.execute({ plan_id: "p2", original_request: "", mode: "custom", steps: [step("refused", "bank", 3)] });
   assert.equal(seen, { unresolved: true, answered: false, refused: true });
+});
+
+test("a replica with HITL off that resumes an approved checkpoint keeps it resumed: nothing says the step did not run, so it never runs twice", async ({
+  bank,
+  store,
+  agent,
+}) => {
+  const id = await approvedCheckpoint(agent, 77);
+  const off = await startAgent(bank, store, { name: agent.running.spec.name, hitl: false });
+  try {
+    const resumed = await off.post(`/hitl/resume/${id}`);
+    assert.is(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.is(bank.charges.length, 1);
+    assert.is((await store.get(id))!.status, "resumed");
+    assert.is((await off.post(`/hitl/resume/${id}`)).status, 409, "the approval is used");
+    assert.is(bank.charges.length, 1, "charged once");
+  } finally {
+    await off.running.close();
+  }
 });
 
 test.run();
