@@ -12,7 +12,7 @@ import { systemClock } from "../util/index.js";
 import { createCoordinator } from "./coordinator.js";
 import { createExpiryProcessor, type ExpiryProcessor } from "./expiry.js";
 import { resolveHitlPolicy } from "./policy.js";
-import { addHitlRoutes } from "./routes.js";
+import { addHitlRoutes, approversOf } from "./routes.js";
 import type { HitlServeOptions } from "./serve-options.js";
 import { createCheckpointStore } from "./store/index.js";
 
@@ -65,7 +65,7 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
       // Every request the agent's routes serve (chat, scheduled runs, …) starts gated, not only a run's steps (gate.ts).
       gated: policy.enabled ? policy.sensitiveCapabilities : [],
       routes(add, { bodyLimit }) {
-        addHitlRoutes(add, { store, coordinator, agentName: spec.name, bodyLimit, heartbeatMs, clock, running });
+        addHitlRoutes(add, { store, coordinator, agentName: spec.name, bodyLimit, heartbeatMs, clock, running, approvers: approversOf(env) });
       },
       start(context) {
         address = context?.url;
