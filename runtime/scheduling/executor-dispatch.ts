@@ -85,8 +85,11 @@ async function deadLetter(
   lastError?: ManifoldError,
 ): Promise<Outcome> {
   const at = new Date(d.clock.now()).toISOString();
+  // A deferred copy's bookkeeping (its attempt count, the replica to avoid) is not the occurrence: a
+  // replay starts the occurrence afresh, with every retry and every replica.
+  const { attempt: _attempt, avoid: _avoid, ...input } = task;
   const letter: DeadLetter = {
-    task: { task_id: context.taskId, type: context.type, input: task, created_at: at, deliveries: context.attempt },
+    task: { task_id: context.taskId, type: context.type, input, created_at: at, deliveries: context.attempt },
     reason,
     failed_at: at,
     attempts,
@@ -311,7 +314,8 @@ export async function dispatch(d: Dispatcher, input: unknown, context: TaskConte
   // The run's abort without an AbortSignal per task (see Abortable); the signal only for a retry's wait.
   const abort = abortSourceOf(context);
   let lastError: ManifoldError | undefined;
-  let attempts = 0;
+  // A deferred copy continues its occurrence: the POSTs its earlier copies made count too.
+  let attempts = (task.attempt ?? 1) - 1;
   let unknown = false;
   let failedUrl = task.avoid;
   for (let attempt = task.attempt ?? 1; attempt <= d.settings.maxRetries + 1; attempt += 1) {

@@ -83,7 +83,7 @@ test("a non-retryable answer is dead-lettered at once (rejected, its code); retr
   });
   const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
   try {
-    const [refused, conflict, flaky, busy] = [newId(), newId(), newId(), newId()];
+    const [refused, conflict, flaky, busy, copy] = [newId(), newId(), newId(), newId(), newId()];
     // Another delivery holds the busy run: every delivery meanwhile finds it running.
     assert.is(await agent.shared.claim(busy, "another-delivery", 60_000), "claimed");
     for (const [id, instruction] of [
@@ -94,8 +94,11 @@ test("a non-retryable answer is dead-lettered at once (rejected, its code); retr
     ] as const) {
       await backend.create({ task_id: id, type: SCHEDULED_TASK_TYPE, input: inputOf(id, instruction), timeout_ms: 60_000 });
     }
+    // A deferred copy of an occurrence on its third attempt, told to avoid the replica that failed it.
+    const deferred = { ...inputOf(copy, "refuse"), attempt: 3, avoid: "http://127.0.0.1:9" };
+    await backend.create({ task_id: `${copy}:defer-1767225601000`, type: SCHEDULED_TASK_TYPE, input: deferred, timeout_ms: 60_000 });
     await executor.start();
-    await eventually("both refusals dead-lettered", async () => (await executor.deadLetters.count()) >= 2);
+    await eventually("the three refusals dead-lettered", async () => (await executor.deadLetters.count()) >= 3);
     const letters = await executor.deadLetters.list();
     for (const [id, code] of [
       [refused, "APPROVAL_REQUIRED"],
@@ -107,6 +110,10 @@ test("a non-retryable answer is dead-lettered at once (rejected, its code); retr
       assert.is(letter?.attempts, 1);
       assert.is(agent.runs.get(id), 1, `${code}: the handler ran once, no retry`);
     }
+    const copied = letters.find((l) => l.task.task_id === `${copy}:defer-1767225601000`);
+    const { attempt: _attempt, avoid: _avoid, ...occurrence } = deferred;
+    assert.equal(copied?.task.input, occurrence, "a replay of the letter starts the occurrence afresh: no attempt count, no replica to avoid");
+    assert.is(copied?.attempts, 3, "the two POSTs of its earlier copies and its own");
     await eventually("the flaky run delivered on its retry", async () => (await backend.get(flaky))?.status === "completed");
     assert.is(agent.runs.get(flaky), 2);
     await eventually("the busy run's deliveries retried while it is in progress", () => (agent.seen.get(busy) ?? []).length >= 3);
@@ -114,7 +121,7 @@ test("a non-retryable answer is dead-lettered at once (rejected, its code); retr
     await agent.shared.release(busy, "another-delivery");
     await eventually("the busy run delivered once freed", async () => (await backend.get(busy))?.status === "completed");
     assert.is(agent.runs.get(busy), 1);
-    assert.is(await executor.deadLetters.count(), 2, "only the two refusals were dead-lettered");
+    assert.is(await executor.deadLetters.count(), 3, "only the three refusals were dead-lettered");
   } finally {
     await executor.stop();
     await backend.close();
