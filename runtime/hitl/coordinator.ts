@@ -4,6 +4,7 @@
  * route would, possibly with a further checkpoint).
  */
 import { JsonReply } from "../component/index.js";
+import { ANONYMOUS, currentScope, sameIdentity, withIdentity, withRequestContext, type Identity } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { type Interceptor, type OrchestrationExtension, type ResumeRun, type StepResult, wasNeverSent } from "../orchestration/index.js";
 import { getTelemetry } from "../telemetry/index.js";
@@ -59,7 +60,11 @@ export function createCoordinator({
   if (policy.enabled) orchestration.orchestrator.use(...createHitlInterceptors(policy, checkpoint), resumeProbeInterceptor);
   return {
     resume: (checkpointId, options) =>
-      resumeCheckpoint({ store, agentName, orchestration, clock, maxResumeAttempts, probed: policy.enabled, log }, checkpointId, options),
+      resumeCheckpoint(
+        { store, agentName, orchestration, clock, maxResumeAttempts, probed: policy.enabled, gated: policy.enabled ? policy.sensitiveCapabilities : [], log },
+        checkpointId,
+        options,
+      ),
   };
 }
 
@@ -125,7 +130,31 @@ interface ResumeDeps {
   readonly maxResumeAttempts: number;
   /** Whether the probe is registered (HITL on): without it nothing says the step did not run, so the claim is never released. */
   readonly probed: boolean;
+  /** What every request of the agent may not call unapproved (the component's `gated`): a resumed run is gated the same way. */
+  readonly gated: readonly string[];
   readonly log: (message: string, error: unknown) => void;
+}
+
+/**
+ * Runs `run` as the checkpoint's requester, whoever resumes it (the requester, an approver, the
+ * expiry processor): a further checkpoint is theirs too, with the original request id and
+ * conversation. Its request is gated like a route's (issue 32, H2): the approved step is granted by
+ * the step gate, the rest of the run is not, so a later step whose callee reaches a sensitive
+ * capability pauses again.
+ */
+function asRequester<T>(claimed: Checkpoint, gated: readonly string[], run: () => Promise<T>): Promise<T> {
+  const requester = claimed.requested_by ?? ANONYMOUS;
+  const identity: Identity = { subject: requester.subject, kind: requester.kind, via: sameIdentity(ANONYMOUS, requester) ? "anonymous" : "token" };
+  const { conversation_id } = claimed.user_context;
+  return withIdentity(identity, () =>
+    withRequestContext(
+      { originalRequestId: claimed.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
+      () => {
+        currentScope()?.approval?.restrict(gated);
+        return run();
+      },
+    ),
+  );
 }
 
 /**
@@ -165,16 +194,18 @@ async function resumeCheckpoint(deps: ResumeDeps, checkpointId: string, { signal
   const stored = claimed.original_request as StoredRequest;
   const { conversation_id, session_id } = claimed.user_context;
   const run = (): Promise<unknown> =>
-    runClaimed(deps, claimed, (resume) =>
-      orchestration.resume(stored, resume, {
-        ...(signal === undefined ? {} : { signal }),
-        // Whoever resumes it (the requester, an approver, the expiry processor), its answer is the requester's.
-        ...(claimed.requested_by === undefined ? {} : { requestedBy: claimed.requested_by }),
-        requestContext: {
-          request_mode: requestMode,
-          user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },
-        },
-      }),
+    asRequester(claimed, deps.gated, () =>
+      runClaimed(deps, claimed, (resume) =>
+        orchestration.resume(stored, resume, {
+          ...(signal === undefined ? {} : { signal }),
+          // Whoever resumes it (the requester, an approver, the expiry processor), its answer is the requester's.
+          ...(claimed.requested_by === undefined ? {} : { requestedBy: claimed.requested_by }),
+          requestContext: {
+            request_mode: requestMode,
+            user_context: { ...(conversation_id === undefined ? {} : { conversation_id }), ...(session_id === undefined ? {} : { session_id }) },
+          },
+        }),
+      ),
     );
   // Part of the resume request's own (new) trace, linked to the one the checkpoint interrupted.
   const telemetry = getTelemetry();
@@ -209,7 +240,7 @@ export async function requireOwnCheckpoint(store: CheckpointStore, checkpointId:
 }
 
 /** A command's checkpoint, refusing an unknown id with the store's NOT_FOUND. */
-export async function requireCheckpoint(store: CheckpointStore, checkpointId: string): Promise<Checkpoint> {
+async function requireCheckpoint(store: CheckpointStore, checkpointId: string): Promise<Checkpoint> {
   const checkpoint = await store.get(checkpointId);
   if (checkpoint === undefined) throw new ManifoldError("NOT_FOUND", `no checkpoint ${checkpointId.slice(0, 80)}`);
   return checkpoint;

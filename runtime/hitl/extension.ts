@@ -5,7 +5,6 @@
  * non-streaming checkpoint whose default action approves is resumed by the processor; a streaming one
  * waits for its client's resume; one that rejects ends its run.
  */
-import { currentScope, withRequestContext } from "../context/index.js";
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import { systemClock } from "../util/index.js";
@@ -47,12 +46,8 @@ export async function createHitlExtension({ hitl: options = {} }: HitlServeOptio
       // Only its own agent can continue a run (another agent's processor may have claimed it: followUps).
       onExpired: async (checkpoint) => {
         if (checkpoint.status !== "expired_approved" || checkpoint.agent_name !== spec.name || checkpoint.request_mode === "streaming") return;
-        // A request of its own, gated like a route's (issue 32, H2): the expired step is approved, the
-        // rest of the run is not, so a later step whose callee reaches a sensitive capability pauses again.
-        await withRequestContext({}, () => {
-          currentScope()?.approval?.restrict(policy.sensitiveCapabilities);
-          return coordinator.resume(checkpoint.checkpoint_id, { requestMode: "non_streaming" });
-        });
+        // As its requester's, gated like a route's request (the coordinator's asRequester).
+        await coordinator.resume(checkpoint.checkpoint_id, { requestMode: "non_streaming" });
       },
       followUps: async () =>
         (await store.list({ status: "expired_approved", agent_name: spec.name, limit: 100 })).checkpoints.filter((c) => c.request_mode !== "streaming"),

@@ -17,9 +17,9 @@
  */
 import { clientSafe, ManifoldError } from "../errors/index.js";
 import { JsonReply, jsonRoute, openRouteStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
-import { callerIdentity, ownerKey, requestIdOf, sameIdentity, withIdentity, withRequestContext, type Identity } from "../context/index.js";
+import { ANONYMOUS, callerIdentity, ownerKey, requestIdOf, sameIdentity, withRequestContext, type Identity } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
-import { requireCheckpoint, requireOwnCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
+import { requireOwnCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
 import {
   CHECKPOINT_STATUSES,
   type Checkpoint,
@@ -121,10 +121,8 @@ export function approversOf(env: Readonly<Record<string, string | undefined>> = 
 }
 
 /** A checkpoint from before `requested_by` was recorded was made by nobody in particular: the anonymous user. */
-const ANONYMOUS_REQUESTER = { subject: "anonymous", kind: "user" } as const;
-
 function mayDecide(checkpoint: Checkpoint, caller: Identity, approvers: ReadonlySet<string>): boolean {
-  return approvers.has(ownerKey(caller)) || sameIdentity(caller, checkpoint.requested_by ?? ANONYMOUS_REQUESTER);
+  return approvers.has(ownerKey(caller)) || sameIdentity(caller, checkpoint.requested_by ?? ANONYMOUS);
 }
 
 /** This agent's checkpoint, if the caller may decide it; else the same NOT_FOUND as an unknown id. */
@@ -149,7 +147,7 @@ export function addHitlRoutes(add: AddRoute, options: HitlRouteOptions): void {
       async (_body, { ctx, signal }) => {
         const checkpointId = checkpointIdOf(ctx.params["checkpoint_id"], "/checkpoint_id");
         await requireDecidable(store, checkpointId, agentName, approvers);
-        return inCheckpointScope(store, checkpointId, () => options.coordinator.resume(checkpointId, { signal, requestMode: "non_streaming" }));
+        return options.coordinator.resume(checkpointId, { signal, requestMode: "non_streaming" });
       },
       { bodyLimit },
     ),
@@ -185,20 +183,6 @@ async function command({ store, agentName, clock }: HitlRouteOptions, approvers:
 }
 
 /** The resumed run keeps the checkpoint's original request id (its own request id is new) and conversation. */
-async function inCheckpointScope<T>(store: CheckpointStore, checkpointId: string, run: () => Promise<T>): Promise<T> {
-  const checkpoint = await requireCheckpoint(store, checkpointId);
-  const { conversation_id } = checkpoint.user_context;
-  // The run goes on as its requester's, whoever approved it: a further checkpoint is theirs too.
-  const requester = checkpoint.requested_by ?? ANONYMOUS_REQUESTER;
-  const identity: Identity = { ...requester, via: requester.subject === ANONYMOUS_REQUESTER.subject && requester.kind === "user" ? "anonymous" : "token" };
-  return withIdentity(identity, () =>
-    withRequestContext(
-      { originalRequestId: checkpoint.original_request_id, ...(conversation_id === undefined ? {} : { conversationId: conversation_id }) },
-      run,
-    ),
-  );
-}
-
 /** `GET /hitl/auto-resume/<id>/stream`: refusals before the stream opens are envelopes; after, one `error` event; `done` or `checkpoint` once the run has finished. */
 async function resumeStream(
   { store, coordinator, agentName, heartbeatMs, running }: HitlRouteOptions,
@@ -219,9 +203,7 @@ async function resumeStream(
   running.add(controller);
   try {
     const run = (): Promise<unknown> =>
-      withRequestContext({ requestId }, () =>
-        inCheckpointScope(store, checkpointId, () => coordinator.resume(checkpointId, { signal: controller.signal, requestMode: "streaming" })),
-      );
+      withRequestContext({ requestId }, () => coordinator.resume(checkpointId, { signal: controller.signal, requestMode: "streaming" }));
     const answer = await (trace === undefined ? run() : trace.run(run));
     if (answer instanceof JsonReply && answer.status === 202) {
       const next = answer.body as Interrupted;

@@ -5,6 +5,8 @@
  * client pauses on a new checkpoint naming that call, and `charge` does not run; once that checkpoint
  * is auto-approved in turn, the processor's resume lets exactly that call through, once.
  */
+import { randomBytes } from "node:crypto";
+import { SignJWT } from "jose";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { serveAgent } from "../../runtime/agent/index.js";
@@ -20,6 +22,7 @@ import { eventually } from "../support/wait.js";
 import { QUIET_AGENT } from "../support/serve.js";
 
 const EXPIRY_MS = 60_000;
+const SECRET = randomBytes(32).toString("hex");
 const POLICY: HitlSpec = { planApproval: false, sensitiveCapabilities: ["echo", "charge"], expiryMs: EXPIRY_MS, defaultAction: "approve" };
 
 test("a run resumed by the expiry processor is gated: a later step whose callee charges pauses on a new checkpoint, nothing charged until that one is approved", async () => {
@@ -55,12 +58,19 @@ test("a run resumed by the expiry processor is gated: a later step whose callee 
     ...QUIET_AGENT,
     orchestration: { baseUrls: { ...tools.baseUrls, "trip-agent": trip.url }, executionStore: false, planner: async () => plan },
     hitl: { store, clock: () => now, expiry: { intervalMs: 20 } },
+    auth: { jwt: { secret: SECRET } },
   } as never);
+  const alice = await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject("alice")
+    .setIssuedAt()
+    .setExpirationTime("5m")
+    .sign(new TextEncoder().encode(SECRET));
   const checkpoints = async (): Promise<readonly Checkpoint[]> => (await store.list({ limit: 10 })).checkpoints;
   try {
     const response = await fetch(`${agent.url}/orchestrate/natural`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${alice}` },
       body: JSON.stringify({ request: "echo, then brief", ai_synthesis: false }),
     });
     assert.is(response.status, 202);
@@ -75,6 +85,9 @@ test("a run resumed by the expiry processor is gated: a later step whose callee 
     assert.is(tools.calls.filter((c) => c.capability === "echo").length, 1, "the auto-approved step ran");
     const second = (await checkpoints()).find((c) => c.checkpoint_id !== first)!;
     assert.is(second.status, "pending");
+    // The processor resumed the run as its requester's: the further checkpoint is alice's, in the same request chain.
+    const firstCheckpoint = (await store.get(first))!;
+    assert.equal([second.requested_by, second.original_request_id], [{ subject: "alice", kind: "user" }, firstCheckpoint.original_request_id]);
     assert.is(second.current_step?.step_id, "second");
     assert.equal(
       [second.decision.indirect?.component, second.decision.indirect?.capability, second.decision.indirect?.parameters],
