@@ -47,11 +47,11 @@ async function finishWithRetries(backend: TaskBackend, outcomes: Parameters<Task
   }
 }
 
-/** The backend as the executor's pool sees it: every call delegated, dequeues and acks counted, acks retried. */
+/** The backend as the executor's pool sees it: dequeues and acks counted, acks retried, every other call the backend's own. */
 export function countedBackend(backend: TaskBackend, options: CountedBackendOptions): TaskBackend {
   return {
-    create: (task) => backend.create(task),
-    get: (taskId) => backend.get(taskId),
+    // Both backends are object literals (createTaskBackend overrides `close` the same way).
+    ...backend,
     dequeue: async (dequeue) => {
       try {
         return await backend.dequeue(dequeue);
@@ -69,13 +69,6 @@ export function countedBackend(backend: TaskBackend, options: CountedBackendOpti
         throw error;
       }
     },
-    complete: (taskId, token, result) => backend.complete(taskId, token, result),
-    fail: (taskId, token, error) => backend.fail(taskId, token, error),
     finishMany: (outcomes) => (outcomes.length === 0 ? backend.finishMany(outcomes) : finishWithRetries(backend, outcomes, options)),
-    progress: (taskId, token, progress) => backend.progress(taskId, token, progress),
-    release: (taskId, token) => backend.release(taskId, token),
-    cancel: (taskId) => backend.cancel(taskId),
-    depth: () => backend.depth(),
-    close: () => backend.close(),
   };
 }
