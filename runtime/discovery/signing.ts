@@ -82,12 +82,8 @@ function mac(key: string, fields: SignedFields): Buffer {
   return createHmac("sha256", key).update(DOMAIN).update(canonicalJson(fields)).digest();
 }
 
-/**
- * How a record verifies under `key` at `now` (the reader's clock): `expired` once `signed_at + ttl_ms`
- * has passed, so a captured record replayed into the store is worth no more than its own TTL. A
- * heartbeat re-signs every `ttl_ms / 3`, which leaves room for two thirds of a TTL of clock skew.
- */
-export function verifyEntry(entry: RegistryEntry, key: string, now: number): Verification {
+/** Whether a record's signature is the one `key` makes over its fields: time plays no part, so it can be remembered per record. */
+function signatureOf(entry: RegistryEntry, key: string): "unsigned" | "bad_signature" | "good" {
   const { signature, signed_at: signedAt } = entry;
   if (typeof signature !== "string" || typeof signedAt !== "number") return "unsigned";
   let expected: Buffer;
@@ -98,8 +94,20 @@ export function verifyEntry(entry: RegistryEntry, key: string, now: number): Ver
     return "bad_signature";
   }
   const given = Buffer.from(signature, "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "bad_signature";
-  return now > signedAt + entry.ttl_ms ? "expired" : "verified";
+  return given.length === expected.length && timingSafeEqual(given, expected) ? "good" : "bad_signature";
+}
+
+/** A well-signed record at `now`: `expired` once `signed_at + ttl_ms` has passed. */
+const expiryAt = (entry: RegistryEntry, now: number): Verification => (now > (entry.signed_at as number) + entry.ttl_ms ? "expired" : "verified");
+
+/**
+ * How a record verifies under `key` at `now` (the reader's clock): `expired` once `signed_at + ttl_ms`
+ * has passed, so a captured record replayed into the store is worth no more than its own TTL. A
+ * heartbeat re-signs every `ttl_ms / 3`, which leaves room for two thirds of a TTL of clock skew.
+ */
+export function verifyEntry(entry: RegistryEntry, key: string, now: number): Verification {
+  const signature = signatureOf(entry, key);
+  return signature === "good" ? expiryAt(entry, now) : signature;
 }
 
 export interface RegistryKeyOptions {
@@ -136,11 +144,20 @@ export function withRegistryKey(registry: Registry, { key, now = Date.now, log, 
     (metrics ?? getTelemetry().metrics).counter(METRIC.DISCOVERY_REJECTED_RECORDS, 1, { [ATTR.MODULE]: "discovery", [ATTR.ERROR_TYPE]: reason });
   };
 
+  // The catalog cache hands out the same record objects while it is fresh: their MAC is computed once
+  // (a lookup precedes every outbound call), their expiry checked at each lookup.
+  const signatures = new WeakMap<RegistryEntry, ReturnType<typeof signatureOf>>();
+  const verify = (entry: RegistryEntry, at: number): Verification => {
+    let signature = signatures.get(entry);
+    if (signature === undefined) signatures.set(entry, (signature = signatureOf(entry, key)));
+    return signature === "good" ? expiryAt(entry, at) : signature;
+  };
+
   const judge = (entries: readonly RegistryEntry[], options: LookupOptions | undefined): RegistryEntry[] => {
     const at = now();
     const out: RegistryEntry[] = [];
     for (const entry of entries) {
-      const verification = verifyEntry(entry, key, at);
+      const verification = verify(entry, at);
       if (verification !== "verified") report(entry, verification);
       if (verification === "verified" || options?.unverified === true) out.push({ ...entry, verification });
     }
