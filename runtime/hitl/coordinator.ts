@@ -231,16 +231,20 @@ const isManifoldErrorCode = (error: unknown): string => (isManifoldError(error) 
 
 /** The checkpoint, if this agent made it: another agent's (they share a namespace's store) is CONFLICT. */
 export async function requireOwnCheckpoint(store: CheckpointStore, checkpointId: string, agentName: string): Promise<Checkpoint> {
-  const checkpoint = await requireCheckpoint(store, checkpointId);
+  return checkOwn(await requireCheckpoint(store, checkpointId), agentName);
+}
+
+/** `checkpoint`, when `agentName` paused it; another agent's is CONFLICT, naming the agent to send it to. */
+export function checkOwn(checkpoint: Checkpoint, agentName: string): Checkpoint {
   if (checkpoint.agent_name !== agentName)
-    throw new ManifoldError("CONFLICT", `checkpoint ${checkpointId} belongs to ${checkpoint.agent_name}; send it there`, {
+    throw new ManifoldError("CONFLICT", `checkpoint ${checkpoint.checkpoint_id} belongs to ${checkpoint.agent_name}; send it there`, {
       details: [{ pointer: "/checkpoint_id", message: `belongs to ${checkpoint.agent_name}`, agent_name: checkpoint.agent_name }],
     });
   return checkpoint;
 }
 
 /** A command's checkpoint, refusing an unknown id with the store's NOT_FOUND. */
-async function requireCheckpoint(store: CheckpointStore, checkpointId: string): Promise<Checkpoint> {
+export async function requireCheckpoint(store: CheckpointStore, checkpointId: string): Promise<Checkpoint> {
   const checkpoint = await store.get(checkpointId);
   if (checkpoint === undefined) throw new ManifoldError("NOT_FOUND", `no checkpoint ${checkpointId.slice(0, 80)}`);
   return checkpoint;

@@ -19,7 +19,7 @@ import { clientSafe, ManifoldError } from "../errors/index.js";
 import { JsonReply, jsonRoute, openRouteStream, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
 import { ANONYMOUS, callerIdentity, ownerKey, requestIdOf, sameIdentity, withRequestContext, type Identity } from "../context/index.js";
 import { getTelemetry } from "../telemetry/index.js";
-import { requireOwnCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
+import { checkOwn, requireCheckpoint, type Coordinator, type Interrupted } from "./coordinator.js";
 import {
   CHECKPOINT_STATUSES,
   type Checkpoint,
@@ -125,11 +125,11 @@ function mayDecide(checkpoint: Checkpoint, caller: Identity, approvers: Readonly
   return approvers.has(ownerKey(caller)) || sameIdentity(caller, checkpoint.requested_by ?? ANONYMOUS);
 }
 
-/** This agent's checkpoint, if the caller may decide it; else the same NOT_FOUND as an unknown id. */
+/** This agent's checkpoint, if the caller may decide it; else the same NOT_FOUND as an unknown id. One read of the store. */
 async function requireDecidable(store: CheckpointStore, checkpointId: string, agentName: string, approvers: ReadonlySet<string>): Promise<Checkpoint> {
-  const checkpoint = await store.get(checkpointId);
-  if (checkpoint !== undefined && !mayDecide(checkpoint, callerIdentity(), approvers)) throw new ManifoldError("NOT_FOUND", `no checkpoint ${checkpointId}`);
-  return requireOwnCheckpoint(store, checkpointId, agentName);
+  const checkpoint = await requireCheckpoint(store, checkpointId);
+  if (!mayDecide(checkpoint, callerIdentity(), approvers)) throw new ManifoldError("NOT_FOUND", `no checkpoint ${checkpointId}`);
+  return checkOwn(checkpoint, agentName);
 }
 
 export function addHitlRoutes(add: AddRoute, options: HitlRouteOptions): void {
