@@ -4,7 +4,7 @@
  * `onEvent` as it happens; the result is the assistant message's text and metadata.
  */
 import { ManifoldError } from "../errors/index.js";
-import { capText, llmUnavailable, NO_USAGE, toolOutput, type LlmUsage } from "../llm/index.js";
+import { cutUtf8, llmUnavailable, NO_USAGE, toolOutput, type LlmUsage } from "../llm/index.js";
 import { naturalConfidence, type CallRecord, type Orchestrator } from "../orchestration/index.js";
 import type { ChatMessage } from "./store/index.js";
 import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type ChatHandler, type ChatTurnInput, type ChatWorkflowRunner } from "./wire.js";
@@ -151,7 +151,7 @@ async function runNatural(
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
 function keptAnswer(text: string): string {
-  const kept = capText(text, MAX_ANSWER_BYTES);
+  const kept = cutUtf8(text, MAX_ANSWER_BYTES);
   return kept.cut ? `${kept.text}\n\n[answer truncated: it was longer than ${MAX_ANSWER_BYTES} bytes]` : text;
 }
 

@@ -8,7 +8,7 @@ export {
   DEFAULT_LLM_DEBUG_TTL_MS,
   LLM_DEBUG_ENV,
   LLM_DEBUG_ERROR_TTL_ENV,
-  LLM_DEBUG_MAX_BYTES_ENV,
+  cutUtf8,
   LLM_DEBUG_TTL_ENV,
   createLlmDebugStore,
   createMemoryLlmDebugStore,
@@ -34,7 +34,6 @@ export {
   renderMessages,
   synthesisMessages,
   DATA_RULE,
-  TOOL_OUTPUT_TAG,
   toolOutput,
   type PromptComponent,
   type SynthesisStep,
@@ -50,4 +49,3 @@ export {
   type ResolveLlmOptions,
 } from "./config.js";
 export { createLlmProvider, NO_USAGE } from "./provider.js";
-export { capText, DEFAULT_MAX_OUTPUT_BYTES } from "./output.js";

@@ -5,22 +5,16 @@
  * bytes read from any one answer body, so not even the client buffers an unbounded JSON answer.
  */
 import { ManifoldError } from "../errors/index.js";
-import { cutUtf8 } from "./debug/index.js";
 
 /** The text a call keeps when its request names no cap. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
 /** The most bytes read of one answer body: JSON answers carry the text once, plus a little. */
-export const MAX_ANSWER_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_ANSWER_BODY_BYTES = 4 * 1024 * 1024;
 /** A stream carries every piece in its own JSON event, so it is allowed more; the text cap stops it long before. */
-export const MAX_STREAM_BODY_BYTES = 16 * 1024 * 1024;
-
-/** `text` cut to `maxBytes` UTF-8 bytes on a character boundary, and whether it was. */
-export function capText(text: string, maxBytes: number): { readonly text: string; readonly cut: boolean } {
-  return cutUtf8(text, maxBytes);
-}
+const MAX_STREAM_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The error of an answer body past its cap; not retried (the same request would answer the same). */
-export const tooLarge = (limit: number): ManifoldError =>
+const tooLarge = (limit: number): ManifoldError =>
   new ManifoldError("LLM_ERROR", `the language model's answer was larger than ${limit} bytes; it was not read`);
 
 /** A body that errors with `tooLarge` once more than `limit` bytes have passed. */

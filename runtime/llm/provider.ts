@@ -15,7 +15,8 @@ import { ATTR, getTelemetry, METRIC } from "../telemetry/index.js";
 import { systemClock, type Clock } from "../util/index.js";
 import type { LlmConfig } from "./config.js";
 import { createCooldown } from "./cooldown.js";
-import { boundedFetch, capText, DEFAULT_MAX_OUTPUT_BYTES } from "./output.js";
+import { cutUtf8 } from "./debug/index.js";
+import { boundedFetch, DEFAULT_MAX_OUTPUT_BYTES } from "./output.js";
 import { attemptMarginMs, createDeadline, withRetries, type Deadline, type OpenAIModule, type RetryOptions } from "./retry.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
@@ -135,7 +136,7 @@ async function readStream(
     if (!piece) continue;
     const size = Buffer.byteLength(piece);
     if (bytes + size > maxBytes) {
-      const last = capText(piece, maxBytes - bytes).text;
+      const last = cutUtf8(piece, maxBytes - bytes).text;
       text += last;
       if (last !== "") onChunk(last);
       return { text, usage, model: answeredBy, finish_reason: "length", streamed: true, truncated: true };
@@ -168,7 +169,7 @@ async function call(
   if (onChunk === undefined) {
     const answer = await withRetries(module, () => deadline.during(() => client.chat.completions.create({ ...body, stream: false }, options)), retrying);
     const choice = answer.choices[0];
-    const kept = capText(choice?.message.content ?? "", maxOutputBytes);
+    const kept = cutUtf8(choice?.message.content ?? "", maxOutputBytes);
     return {
       text: kept.text,
       usage: usageOf(answer.usage),

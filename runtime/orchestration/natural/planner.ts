@@ -7,7 +7,7 @@
  */
 import { ManifoldError } from "../../errors/index.js";
 import {
-  capText,
+  cutUtf8,
   PLAN_JSON_SCHEMA,
   parseCorrectionMessages,
   planningMessages,
@@ -138,7 +138,7 @@ async function answer(conversation: Conversation, { regenerating = false } = {})
 
 /** The start of an answer, for quoting it back: never more than QUOTED_ANSWER_BYTES of it. */
 function quoted(text: string): string {
-  const cut = capText(text, QUOTED_ANSWER_BYTES);
+  const cut = cutUtf8(text, QUOTED_ANSWER_BYTES);
   return cut.cut ? `${cut.text}\n[… the rest of the answer, ${Buffer.byteLength(text)} bytes in all, is left out]` : text;
 }
 
