@@ -13,7 +13,6 @@ import { isScheduleId, MAX_LIST_LIMIT, type ScheduleRecord, type ScheduleStore }
 import { readTiming, type TimingFields } from "./timing.js";
 
 type Body = Readonly<Record<string, unknown>>;
-type Context = { readonly headers: Readonly<Record<string, string | string[] | undefined>> };
 
 export interface SchedulerToolOptions {
   readonly schedules: ScheduleStore;
@@ -25,11 +24,11 @@ export interface SchedulerToolOptions {
 
 /** Handlers by capability key, as `serveComponent` takes them. */
 export interface SchedulerHandlers {
-  scheduleTask(input: Body, ctx: Context): Promise<ScheduleRecord>;
-  listSchedules(input: Body, ctx: Context): Promise<{ schedules: ScheduleRecord[] }>;
-  getSchedule(input: Body, ctx: Context): Promise<ScheduleRecord>;
-  updateSchedule(input: Body, ctx: Context): Promise<ScheduleRecord>;
-  cancelSchedule(input: Body, ctx: Context): Promise<{ schedule_id: string; cancelled: true }>;
+  scheduleTask(input: Body): Promise<ScheduleRecord>;
+  listSchedules(input: Body): Promise<{ schedules: ScheduleRecord[] }>;
+  getSchedule(input: Body): Promise<ScheduleRecord>;
+  updateSchedule(input: Body): Promise<ScheduleRecord>;
+  cancelSchedule(input: Body): Promise<{ schedule_id: string; cancelled: true }>;
 }
 
 /** A schedule's instruction and input together, as JSON: what one schedule may make the store hold. */
@@ -68,8 +67,8 @@ function instructionOf(input: Body, fallback = ""): string {
 }
 
 /** An agent may see and change only its own schedules; another agent gets the same 404 as a missing id. */
-function checkOwner(record: ScheduleRecord): void {
-  if (callerAgent() !== record.target_agent) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
+function checkOwner(record: ScheduleRecord, agent: string): void {
+  if (agent !== record.target_agent) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
 }
 
 /** What the capabilities work with. */
@@ -150,9 +149,10 @@ export function updatedRecord(current: ScheduleRecord, input: Body, at: number):
 }
 
 async function updateSchedule({ schedules, changed, now }: Tool, input: Body): Promise<ScheduleRecord> {
-  callerAgent();
+  // The caller first: no identity is 401 before an unknown id is 404.
+  const agent = callerAgent();
   const current = await found(schedules, scheduleIdOf(input));
-  checkOwner(current);
+  checkOwner(current, agent);
   const { record, retime } = updatedRecord(current, input, now());
   checkSize(record);
   if (!(await schedules.update(record, { retime }))) throw new ManifoldError("NOT_FOUND", `no schedule ${record.schedule_id}`);
@@ -161,10 +161,10 @@ async function updateSchedule({ schedules, changed, now }: Tool, input: Body): P
 }
 
 async function cancelSchedule({ schedules }: Tool, input: Body): Promise<{ schedule_id: string; cancelled: true }> {
-  callerAgent();
+  const agent = callerAgent();
   const id = scheduleIdOf(input);
   const current = await found(schedules, id);
-  checkOwner(current);
+  checkOwner(current, agent);
   if (!(await schedules.delete(id))) throw new ManifoldError("NOT_FOUND", `no schedule ${id}`);
   return { schedule_id: id, cancelled: true };
 }
@@ -175,9 +175,9 @@ export function createSchedulerHandlers({ schedules, changed = () => undefined, 
     scheduleTask: (input) => scheduleTask(tool, input),
     listSchedules: (input) => listSchedules(tool, input),
     async getSchedule(input) {
-      callerAgent();
+      const agent = callerAgent();
       const record = await found(schedules, scheduleIdOf(input));
-      checkOwner(record);
+      checkOwner(record, agent);
       return record;
     },
     updateSchedule: (input) => updateSchedule(tool, input),
