@@ -13,9 +13,9 @@ import { type Caller, createCaller } from "../outbound/index.js";
 import { createRegistry, type Registry } from "../discovery/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
-import { createTaskBackend, createWorkerPool, MAX_TASK_TIMEOUT_MS, type TaskBackend, type WorkerPool } from "../tasks/index.js";
+import { createTaskBackend, createWorkerPool, MAX_TASK_TIMEOUT_MS, readLeaseMs, type TaskBackend, type WorkerPool } from "../tasks/index.js";
 import { ATTR, createLogger, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
-import { type Clock, createBackoff, integerFromEnv, systemClock } from "../util/index.js";
+import { type Clock, createBackoff, systemClock } from "../util/index.js";
 import { createDeadLetters, replayDeadLetter, type DeadLetters } from "./dead-letters.js";
 import { countedBackend } from "./executor-backend.js";
 import { createSlots, type Dispatcher, dispatch } from "./executor-dispatch.js";
@@ -73,7 +73,7 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   const { env = process.env, maxDeadLetters, catalogRefreshMs = 30_000, clock = systemClock, deferAfterMs = 1_000 } = options;
   const settings = readExecutorSettings(options, env);
   // The task queue's own lease variable: the executor's queue is a task queue like any other.
-  const leaseMs = options.leaseMs ?? integerFromEnv(env, "MANIFOLD_TASK_LEASE_MS", 30_000, { min: 100, max: 86_400_000 });
+  const leaseMs = readLeaseMs(options.leaseMs, env);
   const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
   const store = options.store ?? createStore({ env });
   const registry = options.registry ?? createRegistry({ store });

@@ -10,7 +10,7 @@ export { createRedisTaskBackend, type RedisTaskBackendOptions } from "./redis-ba
 export { createTasksExtension, type TaskTypes, type TasksExtension, type TasksExtensionOptions } from "./extension.js";
 export { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "./worker-pool.js";
 export { abortSourceOf } from "./task-run.js";
-export { DEFAULT_LEASE_MS, DEFAULT_WORKER_COUNT, readPoolSettings, type PoolSettings } from "./pool-settings.js";
+export { DEFAULT_LEASE_MS, DEFAULT_WORKER_COUNT, readLeaseMs, readPoolSettings, type PoolSettings } from "./pool-settings.js";
 export { checkProgress, type RunWorkflow, type RunWorkflowOptions, type TaskContext, type TaskHandler } from "./handler-context.js";
 export { checkMode, isHealthOnly, resolveMode, runsWorkers, servesTaskApi, type TaskMode } from "./modes.js";
 export {

@@ -28,15 +28,19 @@ export const MAX_TICK_MS = 500;
 const MIN_LEASE_MS = 100;
 const MAX_WORKERS = 10_000;
 
+/** A task lease: the option, else `MANIFOLD_TASK_LEASE_MS`, else 30 s; the same bounds either way. */
+export function readLeaseMs(leaseMs: number | undefined, env: Readonly<Record<string, string | undefined>> = process.env): number {
+  return leaseMs !== undefined
+    ? checkInteger("leaseMs", leaseMs, { min: MIN_LEASE_MS, max: 86_400_000 })
+    : integerFromEnv(env, "MANIFOLD_TASK_LEASE_MS", DEFAULT_LEASE_MS, { min: MIN_LEASE_MS, max: 86_400_000 });
+}
+
 export function readPoolSettings({ workerCount, leaseMs, tickMs, idleWaitMs = 1_000, env = process.env }: PoolSettingsInput): PoolSettings {
   const workers =
     workerCount !== undefined
       ? checkInteger("workerCount", workerCount, { min: 1, max: MAX_WORKERS })
       : integerFromEnv(env, "WORKER_COUNT", DEFAULT_WORKER_COUNT, { min: 1, max: MAX_WORKERS });
-  const lease =
-    leaseMs !== undefined
-      ? checkInteger("leaseMs", leaseMs, { min: MIN_LEASE_MS, max: 86_400_000 })
-      : integerFromEnv(env, "MANIFOLD_TASK_LEASE_MS", DEFAULT_LEASE_MS, { min: MIN_LEASE_MS, max: 86_400_000 });
+  const lease = readLeaseMs(leaseMs, env);
   const tick = checkInteger("tickMs", tickMs ?? Math.max(20, Math.min(MAX_TICK_MS, Math.floor(lease / 3))), { min: 1, max: Math.floor(lease / 2) });
   return { workerCount: workers, leaseMs: lease, tickMs: tick, idleWaitMs: checkInteger("idleWaitMs", idleWaitMs, { min: 0, max: 60_000 }) };
 }
