@@ -76,6 +76,13 @@ export const ERROR_CODES = {
     description:
       "Natural mode: the model's plan still failed the checks against the live catalog after its regeneration rounds; `details` lists each problem; nothing was dispatched.",
   },
+  BUDGET_EXCEEDED: {
+    status: 422,
+    category: "service_error",
+    retryable: false,
+    description:
+      "Natural mode: the request needed more language-model calls than `MANIFOLD_MAX_LLM_CALLS` allows (one is kept for the answer); nothing more was asked of the model.",
+  },
   UNAVAILABLE: {
     status: 503,
     category: "unavailable",
@@ -97,7 +104,12 @@ export const ERROR_CODES = {
   },
   INTERNAL: { status: 500, category: "internal_error", retryable: false, description: "An unexpected failure; the message says nothing about internals." },
   NETWORK_ERROR: { status: 502, category: "unavailable", retryable: true, description: "Client side: the component could not be reached." },
-  TIMEOUT: { status: 504, category: "unavailable", retryable: true, description: "Client side: the call did not finish within its timeout." },
+  TIMEOUT: {
+    status: 504,
+    category: "unavailable",
+    retryable: true,
+    description: "A call did not finish within its timeout (client side), or a natural-mode request within `MANIFOLD_ORCHESTRATION_TIMEOUT`.",
+  },
   INVALID_RESPONSE: {
     status: 502,
     category: "internal_error",

@@ -20,6 +20,11 @@ import type { BackoffOptions } from "./retry.js";
 import type { Planned } from "./natural/planner.js";
 import type { RecordCall } from "./natural/record.js";
 import type { WorkflowDefinition } from "./workflow.js";
+import type { AdaptiveSettings } from "./natural/adaptive.js";
+import type { NaturalProgress } from "./natural/run-context.js";
+import type { Clarification } from "./plan.js";
+import type { LlmUsage } from "../llm/index.js";
+import type { Clock } from "../util/index.js";
 
 /**
  * Natural mode's seam: turns a request into a plan (parameters may use `{{…}}` templates). The
@@ -82,6 +87,14 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
    * or true for all). @defaultValue the agent manifest's `orchestration.natural.allow_lasting_effects`, else none
    */
   readonly allowLastingEffects?: true | readonly string[];
+  /**
+   * Natural mode's adaptive loop and per-request budgets (phases, semantic retries, model calls,
+   * timeout, micro-resolution); `ONE_SHOT` turns the loop off. @defaultValue from `MANIFOLD_MAX_PHASES`,
+   * `MANIFOLD_MAX_SEMANTIC_RETRIES`, `MANIFOLD_MAX_LLM_CALLS`, `MANIFOLD_ORCHESTRATION_TIMEOUT`, `MANIFOLD_RESULT_BUDGET_BYTES`
+   */
+  readonly adaptive?: Partial<AdaptiveSettings>;
+  /** What the orchestration timeout is measured on. @defaultValue the system clock */
+  readonly clock?: Clock;
   /** Regenerations of an invalid plan. @defaultValue `MANIFOLD_MAX_VALIDATION_ROUNDS`, else 2 */
   readonly maxValidationRounds?: number;
   /** Most bytes of step results in a synthesis prompt. @defaultValue 32 KiB */
@@ -109,6 +122,8 @@ export interface RunOptions {
   readonly onStep?: (step: StepResult, done: number, total: number) => void;
   /** Told about every language-model call of the run (planning, synthesis): chat adds up its tokens by phase. */
   readonly onModelCall?: RecordCall;
+  /** Natural mode: told when a further phase or a corrected retry starts (chat streams these as `progress`). */
+  readonly onProgress?: (event: NaturalProgress) => void;
   /** Who asked and how the request is answered, for the interceptors (a checkpoint keeps it). @defaultValue non_streaming, no user context */
   readonly requestContext?: RequestContext;
   /** Continues a paused run: its plan as it was, without planning (its hooks, its after-plan interceptors) again. */
@@ -143,6 +158,14 @@ export interface NaturalRunResult extends ExecutionResult, Paused {
   readonly request_id: string;
   /** Plans the model had to regenerate before one checked. */
   readonly regenerations: number;
+  /** Phases planned (1 unless the phase loop continued). */
+  readonly phases: number;
+  /** Set when the model asked the user instead of planning further: the answer is `needs_input`. */
+  readonly clarification?: Clarification;
+  /** Tokens by interaction type (`plan_generation`, `continuation_plan`, `error_analysis`, `micro_resolution`, `synthesis`). */
+  readonly usage_by_phase: Readonly<Record<string, LlmUsage>>;
+  /** Model calls the request made. */
+  readonly llm_calls: number;
   readonly synthesis?: unknown;
   readonly hooks: readonly HookOutcome[];
 }

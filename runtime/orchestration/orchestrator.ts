@@ -15,7 +15,11 @@ import { createExecutor } from "./executor.js";
 import { createHealthCheck } from "./health-check.js";
 import { checkHooks } from "./hooks.js";
 import { checkInterceptors } from "./interceptors.js";
-import { planFromCustom, planFromWorkflow, type Plan } from "./plan.js";
+import { phaseOf, planFromCustom, planFromWorkflow, type Plan } from "./plan.js";
+import type { StepResult } from "./executor.js";
+import { createNaturalRun, withNaturalRun } from "./natural/run-context.js";
+import { ManifoldError } from "../errors/index.js";
+import { systemClock } from "../util/index.js";
 import { runPipeline, type OrchestratorCore, type PipelineResult } from "./pipeline.js";
 import type { PlanProposal } from "./pipeline-interceptors.js";
 import { createExecutionStore, executionDebugEnabled, type ExecutionStore } from "./records/index.js";
@@ -88,7 +92,7 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
   // Natural mode's plan check first: every other interceptor, and every hook, sees a checked plan.
   const allInterceptors = [...natural.interceptors, ...interceptors];
   checkInterceptors(allInterceptors);
-  const core: OrchestratorCore = { hooks, interceptors: allInterceptors, executor, store, natural, fullCatalog, log };
+  const core: OrchestratorCore = { hooks, interceptors: allInterceptors, executor, store, natural, fullCatalog, log, clock: options.clock ?? systemClock };
 
   const healthCheck = createHealthCheck({
     caller,
@@ -202,34 +206,79 @@ async function runCustom(core: OrchestratorCore, body: unknown, run: RunOptions)
 }
 
 async function runNatural(core: OrchestratorCore, request: string, run: RunOptions): Promise<NaturalRunResult> {
-  const { planner } = core.natural;
+  const { planner, settings } = core.natural;
   if (planner === undefined) throw llmUnavailable("natural mode");
   const { requestId, record } = requestScope(core, run.onModelCall);
+  // One signal for the whole request: the caller hanging up, or MANIFOLD_ORCHESTRATION_TIMEOUT passing.
+  const timeout = new AbortController();
+  const timer = core.clock.setTimeout(
+    () => timeout.abort(new ManifoldError("TIMEOUT", `the request did not finish within ${settings.timeoutMs} ms (MANIFOLD_ORCHESTRATION_TIMEOUT)`)),
+    settings.timeoutMs,
+  );
+  const signal = run.signal === undefined ? timeout.signal : AbortSignal.any([run.signal, timeout.signal]);
+  const naturalRun = createNaturalRun({
+    requestId,
+    settings,
+    synthesise: run.synthesise === true,
+    signal,
+    record,
+    phase: run.resume === undefined ? 1 : phaseOf(run.resume.plan),
+    ...(run.onProgress && { progress: run.onProgress }),
+  });
   let regenerations = 0;
   let proposal: PlanProposal | undefined;
   const plan = async (): Promise<Plan | PlanProposal> => {
-    const planned = await planner(request, { catalog: () => visibleCatalog(core), ...(run.signal && { signal: run.signal }), ...(record && { record }) });
+    const planned = await planner(request, { catalog: () => visibleCatalog(core), signal, ...(record && { record }) });
     if (!("plan" in planned)) return (proposal = planned);
     regenerations = planned.regenerations;
     return planned.plan;
   };
-  const done = await runPipeline(core, {
-    mode: "natural",
-    request,
-    plan,
-    execute: { syntax: "braces" },
-    checkReplacement: async (replaced) => checkReplacement(replaced, await core.fullCatalog()),
-    ...(record && { record }),
-    options: run,
-  });
-  return {
-    ...done.result,
-    plan: done.plan,
-    request_id: requestId,
-    // The language model's proposal was revised by natural.plan_check until it checked.
-    regenerations: proposal?.revisions ?? regenerations,
-    ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }),
-    hooks: done.hooks,
-    ...(done.paused === undefined ? {} : { paused: done.paused }),
-  };
+  try {
+    const done = await withNaturalRun(naturalRun, () =>
+      runPipeline(core, {
+        mode: "natural",
+        request,
+        plan,
+        execute: { syntax: "braces" },
+        checkReplacement: async (replaced) => checkReplacement(replaced, await core.fullCatalog()),
+        ...(record && { record }),
+        options: { ...run, signal },
+      }),
+    );
+    const { clarification } = done.plan;
+    return {
+      ...done.result,
+      steps: stepsOfAllPhases(done.plan, done.result.steps),
+      plan: done.plan,
+      request_id: requestId,
+      // The language model's proposal was revised by natural.plan_check until it checked.
+      regenerations: proposal?.revisions ?? regenerations,
+      phases: phaseOf(done.plan),
+      ...(clarification === undefined ? {} : { clarification }),
+      usage_by_phase: Object.fromEntries([...naturalRun.usage].sort(([a], [b]) => (a < b ? -1 : 1))),
+      llm_calls: naturalRun.calls,
+      ...(done.synthesis === undefined ? {} : { synthesis: done.synthesis }),
+      hooks: done.hooks,
+      ...(done.paused === undefined ? {} : { paused: done.paused }),
+    };
+  } catch (error) {
+    // The timeout, not the abort it caused, is what the caller is told.
+    if (timeout.signal.aborted && run.signal?.aborted !== true) throw timeout.signal.reason;
+    throw error;
+  } finally {
+    core.clock.clearTimeout(timer);
+  }
+}
+
+/**
+ * Every step the request ran, by phase: the plan holds the completed steps of earlier phases and the
+ * newest phase's; the steps of earlier phases that failed or were skipped are in its phase history.
+ */
+function stepsOfAllPhases(plan: Plan, steps: readonly StepResult[]): StepResult[] {
+  const unfinished = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []) as StepResult[];
+  if (unfinished.length === 0) return [...steps];
+  const order = new Map<string, number>();
+  for (const phase of plan.phases ?? []) for (const id of phase.step_ids) order.set(id, order.size);
+  const rank = (step: StepResult): number => order.get(step.step_id) ?? Number.MAX_SAFE_INTEGER;
+  return [...steps, ...unfinished].sort((a, b) => rank(a) - rank(b));
 }

@@ -43,6 +43,10 @@ export interface PlanProposal {
   readonly attempt: number;
   /** Sends the problems back in the planner's conversation; resolves once `value` is the new answer. */
   revise(problems: readonly string[]): Promise<void>;
+  /** A continuation (natural mode's phase loop): the proposal adds a phase to this plan, which holds the completed steps so far. */
+  readonly base?: Plan;
+  /** Why a continuation was asked for. */
+  readonly reason?: "continue" | "remediation";
 }
 
 /** A plan about to run, after planning and the `after_planning` hooks; not asked again for a resumed run. */
@@ -81,7 +85,17 @@ export interface ExecutionContext extends PlanContext {
   readonly result: ExecutionResult;
 }
 
-export type AfterExecutionDecision = { readonly action: "accept" } | PipelinePause | PipelineFail;
+/**
+ * The run goes on with a further phase (natural mode's phase loop): the proposal is settled by the
+ * `enforce: "pre"` interceptors like a first plan (nothing unchecked runs), the after-plan
+ * interceptors see the extended plan, and its new steps run with the completed ones kept.
+ */
+export interface PipelineExtend {
+  readonly action: "extend";
+  readonly proposal: PlanProposal;
+}
+
+export type AfterExecutionDecision = { readonly action: "accept" } | PipelineExtend | PipelinePause | PipelineFail;
 
 /** Everything that wraps a step or a run: a feature registers one object with the hooks it needs. */
 export interface Interceptor extends StepInterceptor {
@@ -142,6 +156,7 @@ export async function afterExecution(interceptors: readonly Interceptor[], conte
     () => undefined,
   );
   if (by === undefined) return { decision };
-  shortCircuit(by, "after_execution", decision);
+  // A further phase is the phase loop's ordinary answer, not a short circuit.
+  if (decision.action !== "extend") shortCircuit(by, "after_execution", decision);
   return { decision, by };
 }

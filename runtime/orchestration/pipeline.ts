@@ -10,6 +10,7 @@ import { currentScope } from "../context/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import type { Logger } from "../telemetry/index.js";
+import type { Clock } from "../util/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ExecuteOptions, ExecutionResult, Executor } from "./executor.js";
 import { skippedResult } from "./executor-run.js";
@@ -32,6 +33,8 @@ export interface OrchestratorCore {
   /** The catalog with internal capabilities. */
   readonly fullCatalog: () => Promise<CatalogComponent[]>;
   readonly log: Logger;
+  /** What natural mode's request timeout is measured on. */
+  readonly clock: Clock;
 }
 
 export interface PipelineRequest {
@@ -89,15 +92,26 @@ export async function runPipeline(core: OrchestratorCore, request: PipelineReque
     const plan = planned.context.plan;
     passage.plan = plan;
     if (planned.paused !== undefined) return await pausedBeforeRun(passage, plan, planned.paused);
-    const result = await executeStage(passage, plan);
+    let context = planned.context;
+    let result = await executeStage(passage, plan);
     passage.result = result;
-    const after = await afterExecution(core.interceptors, { ...planned.context, result });
-    if (after.decision.action === "fail") throw after.decision.error;
-    if (after.decision.action === "pause") {
-      await recordRun(passage, plan, result);
-      return { result, plan, hooks: passage.outcomes, paused: after.decision.answer };
+    for (;;) {
+      const after = await afterExecution(core.interceptors, { ...context, result });
+      const { decision } = after;
+      if (decision.action === "fail") throw decision.error;
+      if (decision.action === "pause") {
+        await recordRun(passage, context.plan, result);
+        return { result, plan: context.plan, hooks: passage.outcomes, paused: decision.answer };
+      }
+      if (decision.action !== "extend") break;
+      const extended = await extendStage(passage, decision.proposal, result);
+      if (extended === undefined) break;
+      if (extended.paused !== undefined) return await pausedBeforeRun(passage, extended.context.plan, extended.paused, result);
+      context = extended.context;
+      result = await executeStage(passage, context.plan, result);
+      passage.result = result;
     }
-    return await finishStage(passage, plan, result);
+    return await finishStage(passage, context.plan, result);
   } catch (thrown) {
     if (passage.plan !== undefined) {
       const error = toManifoldError(thrown);
@@ -180,15 +194,54 @@ export function waitingResult(plan: Plan, reason: string): ExecutionResult {
   };
 }
 
-async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable<Planned["paused"]>): Promise<PipelineResult> {
-  const result = waitingResult(plan, paused.waiting ?? "paused before the first step");
+async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable<Planned["paused"]>, earlier?: ExecutionResult): Promise<PipelineResult> {
+  const waiting = waitingResult(plan, paused.waiting ?? "paused before the first step");
+  // A further phase that paused before its first step: the steps that completed before it stay completed.
+  const done = new Map((earlier?.steps ?? []).filter((s) => s.status === "completed").map((s) => [s.step_id, s]));
+  const result = done.size === 0 ? waiting : { ...waiting, steps: waiting.steps.map((s) => done.get(s.step_id) ?? s) };
+  passage.plan = plan;
   await recordRun(passage, plan, result);
   return { result, plan, hooks: passage.outcomes, paused: paused.answer };
 }
 
-function executeStage({ core, request }: Passage, plan: Plan): Promise<ExecutionResult> {
+/**
+ * A further phase: the proposal is settled like a first plan (the `enforce: "pre"` interceptors check
+ * it: nothing unchecked runs), then the other after-plan interceptors see the extended plan. A
+ * continuation that cannot be settled (still invalid, the call budget spent, the model failing) ends
+ * the loop with what exists, as if it had not been asked for; an abort or a timeout stops the request.
+ */
+async function extendStage(passage: Passage, proposal: PlanProposal, earlier: ExecutionResult): Promise<Planned | undefined> {
+  const { core, request } = passage;
+  const checkReplaced = (replaced: Plan): Promise<Plan> =>
+    request.checkReplacement === undefined
+      ? Promise.resolve(checkPlan(replaced, "an interceptor's plan"))
+      : request.checkReplacement(checkPlan(replaced, "an interceptor's plan"));
+  let plan: Plan;
+  try {
+    plan = await preChecked(passage, proposal, checkReplaced);
+  } catch (thrown) {
+    const error = toManifoldError(thrown);
+    if (request.options.signal?.aborted === true || !ENDS_LOOP.has(error.code)) throw thrown;
+    core.log.warn(`a further phase was not run: ${error.code}`, { code: error.code });
+    return undefined;
+  }
+  passage.plan = plan;
+  passage.result = earlier;
+  const others = core.interceptors.filter((interceptor) => interceptor.enforce !== "pre");
+  const { decision, context } = await afterPlan(others, planContext(request, plan), checkReplaced);
+  if (decision.action === "fail") throw decision.error;
+  if (decision.action === "pause") return { context, paused: decision };
+  return { context };
+}
+
+/** A continuation failing with one of these ends the loop with what exists; anything else fails the request. */
+const ENDS_LOOP: ReadonlySet<string> = new Set(["PLAN_INVALID", "BUDGET_EXCEEDED", "LLM_ERROR"]);
+
+/** Runs the plan; a further phase (`earlier`) keeps the steps that completed before it, as a resume does. */
+function executeStage({ core, request }: Passage, plan: Plan, earlier?: ExecutionResult): Promise<ExecutionResult> {
   const { mode, workflow, options } = request;
-  const { signal, onStep, resume } = options;
+  const { signal, onStep } = options;
+  const resume = earlier === undefined ? options.resume : { ...options.resume, completed: earlier.steps.filter((s) => s.status === "completed") };
   return core.executor.execute(plan, {
     ...request.execute,
     mode,
@@ -196,7 +249,7 @@ function executeStage({ core, request }: Passage, plan: Plan): Promise<Execution
     ...(workflow === undefined ? {} : { workflow }),
     ...(onStep === undefined ? {} : { onStep }),
     ...(core.interceptors.length === 0 ? {} : { interceptors: core.interceptors }),
-    ...(resume && { completed: resume.completed }),
+    ...(resume?.completed && { completed: resume.completed }),
     ...(resume?.state && { state: resume.state }),
   });
 }

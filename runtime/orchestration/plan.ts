@@ -26,6 +26,42 @@ export interface PlanStep {
   /** Extra attempts after a retryable failure. @defaultValue 0 */
   readonly retry?: number;
   readonly on_error: OnError;
+  /** Natural mode: the phase that planned this step (1 for the first plan). */
+  readonly phase?: number;
+}
+
+/** A step of an earlier phase that did not complete: kept for the answer and the record, never run again. */
+export interface UnfinishedStep {
+  readonly step_id: string;
+  readonly component: string;
+  readonly capability: string;
+  readonly status: "failed" | "skipped";
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly reason?: string;
+  readonly skipped_because?: string;
+  readonly attempts: number;
+  readonly duration_ms: number;
+  readonly started_at?: string;
+}
+
+/** One phase of natural mode's loop: what it planned, and whether it asked for another. */
+export interface PlanPhase {
+  /** 1-based. */
+  readonly phase: number;
+  /** The steps this phase added to the plan. */
+  readonly step_ids: readonly string[];
+  /** The phase's plan said `"continue": true`: a continuation plan is asked for after its steps. */
+  readonly continue: boolean;
+  /** Why the phase was planned: the first request, a continuation the model asked for, or remediation after failures. */
+  readonly reason: "request" | "continue" | "remediation";
+  /** Once the phase ran: its steps that failed or were skipped (later phases do not carry them as steps). */
+  readonly unfinished?: readonly UnfinishedStep[];
+}
+
+/** The model asked the user instead of planning: the request ends with this question, nothing new dispatched. */
+export interface Clarification {
+  readonly question: string;
+  readonly missing_fields: readonly string[];
 }
 
 export interface Plan {
@@ -33,7 +69,20 @@ export interface Plan {
   /** What was asked: the natural-language request, or the JSON text of the inputs or body. */
   readonly original_request: string;
   readonly mode: PlanMode;
+  /**
+   * Natural mode: the steps of every phase so far that completed, then the newest phase's. A resumed
+   * run carries them, so it continues the phase loop where it paused.
+   */
   readonly steps: readonly PlanStep[];
+  /** Natural mode's phase history, oldest first; absent means one phase that asks for no other. */
+  readonly phases?: readonly PlanPhase[];
+  /** Set when the model answered with a question for the user instead of (further) steps. */
+  readonly clarification?: Clarification;
+}
+
+/** The phase a plan is in: 1 unless the phase loop added phases. */
+export function phaseOf(plan: Plan): number {
+  return plan.phases?.length ?? 1;
 }
 
 // Unix time in nanoseconds from the monotonic clock, anchored once to the wall clock: ids sort by

@@ -12,7 +12,9 @@ import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
 import { createPlanCheckInterceptor } from "./plan-check.js";
+import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
+import { budgetedProvider } from "./run-context.js";
 import { createCallRecorder, type RecordCall } from "./record.js";
 import { createLlmSynthesiser } from "./synthesis.js";
 
@@ -30,6 +32,8 @@ export type NaturalPlanner = (request: string, options: NaturalPlanOptions) => P
 
 export interface NaturalSetup {
   readonly planner: NaturalPlanner | undefined;
+  /** The adaptive loop's limits and the request's budgets (adaptive.ts). */
+  readonly settings: AdaptiveSettings;
   /** Natural mode's interceptors, asked before any other: `natural.plan_check` with the language-model planner. */
   readonly interceptors: readonly Interceptor[];
   readonly synthesiser: Synthesiser | undefined;
@@ -45,7 +49,10 @@ export function configureNatural(
   fullCatalog: () => Promise<CatalogComponent[]>,
   env: Readonly<Record<string, string | undefined>>,
 ): NaturalSetup {
-  const { llm, planner: given, synthesiser: givenSynthesiser, componentName = "orchestrator" } = options;
+  const { planner: given, synthesiser: givenSynthesiser, componentName = "orchestrator" } = options;
+  const settings = readAdaptiveSettings(env, options.adaptive);
+  // Every model call of a request is charged to its budget and aborted with it (run-context.ts).
+  const llm = options.llm === undefined ? undefined : budgetedProvider(options.llm);
   const log = options.log ?? createLogger({ component: "orchestration" });
   let planner: NaturalPlanner | undefined;
   const interceptors: Interceptor[] = [];
@@ -77,6 +84,7 @@ export function configureNatural(
   const store: LlmDebugStore | undefined = typeof option === "object" ? option : owned ? createLlmDebugStore({ env }) : undefined;
   return {
     planner,
+    settings,
     interceptors,
     synthesiser,
     recorder: (requestId, originalRequestId) =>

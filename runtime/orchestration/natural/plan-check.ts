@@ -16,6 +16,7 @@ import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import type { Plan } from "../plan.js";
 import { createPlanChecker, type PlanCheck, type PlanChecker } from "./check-plan.js";
 import { llmEventScope } from "./record.js";
+import { currentNaturalRun } from "./run-context.js";
 
 export const PLAN_CHECK = "natural.plan_check";
 
@@ -38,6 +39,9 @@ export function createPlanCheckInterceptor({ rounds }: PlanCheckOptions): Interc
     enforce: "pre",
     afterPlan: async ({ proposal, request }) => {
       if (proposal === undefined) return undefined;
+      // Recovery and micro-resolution read the capabilities' schemas from the catalog the plan was checked against.
+      const run = currentNaturalRun();
+      if (run !== undefined) run.catalog = proposal.catalog;
       const checked = await checkProposal(proposal, checkerOf(proposal.catalog), { request: String(request), rounds });
       return checked instanceof ManifoldError ? { action: "fail", error: checked } : { action: "replace", plan: checked };
     },

@@ -7,6 +7,7 @@ import { currentScope } from "../../context/index.js";
 import { toManifoldError } from "../../errors/index.js";
 import { renderMessages, type LlmCompletion, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
 import type { Logger } from "../../telemetry/index.js";
+import { currentNaturalRun } from "./run-context.js";
 
 export interface CallRecord {
   readonly type: string;
@@ -54,11 +55,9 @@ export function createCallRecorder(store: LlmDebugStore, { requestId, originalRe
   };
 }
 
-/** Until the phase loop exists every plan is phase 1. */
-const PHASE_NUMBER = 1;
-
-/** What every `llm.*` and plan-handling event of a request carries: its id (when it has one) and the phase. */
+/** What every `llm.*` and plan-handling event of a request carries: its id (when it has one) and the phase being planned or run. */
 export function llmEventScope(): { request_id?: string; phase_number: number } {
-  const requestId = currentScope()?.requestId;
-  return { ...(requestId === undefined ? {} : { request_id: requestId }), phase_number: PHASE_NUMBER };
+  const run = currentNaturalRun();
+  const requestId = currentScope()?.requestId ?? run?.requestId;
+  return { ...(requestId === undefined ? {} : { request_id: requestId }), phase_number: run?.phase ?? 1 };
 }

@@ -1,0 +1,58 @@
+/**
+ * The limits of natural mode's adaptive loop (phases, recovery, micro-resolution) and of one request
+ * as a whole (model calls, time), read once per orchestrator: option > variable > default. A value
+ * out of range fails start-up naming the variable, never a request.
+ */
+import { durationFromEnv } from "../../spec/index.js";
+import { checkInteger } from "../../util/index.js";
+
+export const MAX_PHASES_ENV = "MANIFOLD_MAX_PHASES";
+export const MAX_SEMANTIC_RETRIES_ENV = "MANIFOLD_MAX_SEMANTIC_RETRIES";
+export const MAX_LLM_CALLS_ENV = "MANIFOLD_MAX_LLM_CALLS";
+export const ORCHESTRATION_TIMEOUT_ENV = "MANIFOLD_ORCHESTRATION_TIMEOUT";
+export const RESULT_BUDGET_ENV = "MANIFOLD_RESULT_BUDGET_BYTES";
+
+export const DEFAULT_ORCHESTRATION_TIMEOUT_MS = 5 * 60_000;
+
+export interface AdaptiveSettings {
+  /** Phases a request may plan (the first plan is phase 1), 1–10. 1 turns the phase loop off. @defaultValue `MANIFOLD_MAX_PHASES`, else 3 */
+  readonly maxPhases: number;
+  /** Model-corrected retries of one failed step, 0–5. 0 turns error recovery off. @defaultValue `MANIFOLD_MAX_SEMANTIC_RETRIES`, else 1 */
+  readonly maxSemanticRetries: number;
+  /** Model calls one request may make (plans, continuations, analyses, micro-resolutions, synthesis), 2–100. @defaultValue `MANIFOLD_MAX_LLM_CALLS`, else 12 */
+  readonly maxLlmCalls: number;
+  /** The whole request, planning to synthesis. @defaultValue `MANIFOLD_ORCHESTRATION_TIMEOUT`, else 5m */
+  readonly timeoutMs: number;
+  /** Resolve a template whose value does not fit its parameter with a small model call. @defaultValue true */
+  readonly microResolution: boolean;
+  /** Most bytes of one step's result a continuation or recovery prompt quotes. @defaultValue `MANIFOLD_RESULT_BUDGET_BYTES`, else 16384 */
+  readonly resultBudgetBytes: number;
+}
+
+/** One-shot natural mode: one plan, no recovery, no micro-resolution (what `bench/agent-eval` compares against). */
+export const ONE_SHOT: Partial<AdaptiveSettings> = { maxPhases: 1, maxSemanticRetries: 0, microResolution: false };
+
+function intFromEnv(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
+
+export function readAdaptiveSettings(env: Readonly<Record<string, string | undefined>>, given: Partial<AdaptiveSettings> = {}): AdaptiveSettings {
+  const settings: AdaptiveSettings = {
+    maxPhases: given.maxPhases ?? intFromEnv(env, MAX_PHASES_ENV, 3, 1, 10),
+    maxSemanticRetries: given.maxSemanticRetries ?? intFromEnv(env, MAX_SEMANTIC_RETRIES_ENV, 1, 0, 5),
+    maxLlmCalls: given.maxLlmCalls ?? intFromEnv(env, MAX_LLM_CALLS_ENV, 12, 2, 100),
+    timeoutMs: given.timeoutMs ?? durationFromEnv(env, ORCHESTRATION_TIMEOUT_ENV, DEFAULT_ORCHESTRATION_TIMEOUT_MS),
+    microResolution: given.microResolution ?? true,
+    resultBudgetBytes: given.resultBudgetBytes ?? intFromEnv(env, RESULT_BUDGET_ENV, 16_384, 256, 16 * 1024 * 1024),
+  };
+  checkInteger("maxPhases", settings.maxPhases, { min: 1, max: 10 });
+  checkInteger("maxSemanticRetries", settings.maxSemanticRetries, { min: 0, max: 5 });
+  checkInteger("maxLlmCalls", settings.maxLlmCalls, { min: 2, max: 100 });
+  checkInteger("timeoutMs", settings.timeoutMs, { min: 1 });
+  checkInteger("resultBudgetBytes", settings.resultBudgetBytes, { min: 256 });
+  return settings;
+}
