@@ -15,8 +15,7 @@ import type { CatalogComponent } from "../catalog.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import type { Plan } from "../plan.js";
 import { createPlanChecker, type PlanCheck, type PlanChecker } from "./check-plan.js";
-import { llmEventScope } from "./record.js";
-import { currentNaturalRun } from "./run-context.js";
+import { currentNaturalRun, llmEventScope } from "./run-context.js";
 
 export const PLAN_CHECK = "natural.plan_check";
 

@@ -21,7 +21,8 @@ import type { CatalogComponent } from "../catalog.js";
 import type { Plan } from "../plan.js";
 import type { PlanProposal } from "../pipeline-interceptors.js";
 import { MAX_PLAN_BYTES, parsePlanText, unparsedPlan } from "./check-plan.js";
-import { llmEventScope, type RecordCall } from "./record.js";
+import type { RecordCall } from "./record.js";
+import { llmEventScope } from "./run-context.js";
 
 export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
 

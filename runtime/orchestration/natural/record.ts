@@ -3,11 +3,9 @@
  * success or failure, with the full prompt and answer (the store caps their size). Saving never
  * fails or slows the request it describes: it is not awaited, and a failed save is logged.
  */
-import { currentScope } from "../../context/index.js";
 import { toManifoldError } from "../../errors/index.js";
 import { renderMessages, type LlmCompletion, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
 import type { Logger } from "../../telemetry/index.js";
-import { currentNaturalRun } from "./run-context.js";
 
 export interface CallRecord {
   readonly type: string;
@@ -53,11 +51,4 @@ export function createCallRecorder(store: LlmDebugStore, { requestId, originalRe
       .record({ request_id: requestId, original_request_id: originalRequestId ?? requestId, source_component: component, interaction })
       .catch((saveError: unknown) => log.warn(`LLM debug record of ${requestId} could not be saved`, { error: saveError }));
   };
-}
-
-/** What every `llm.*` and plan-handling event of a request carries: its id (when it has one) and the phase being planned or run. */
-export function llmEventScope(): { request_id?: string; phase_number: number } {
-  const run = currentNaturalRun();
-  const requestId = currentScope()?.requestId ?? run?.requestId;
-  return { ...(requestId === undefined ? {} : { request_id: requestId }), phase_number: run?.phase ?? 1 };
 }

@@ -9,6 +9,7 @@
  * the call and counts its tokens after it: a call the budget does not allow is never sent.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { currentScope } from "../../context/index.js";
 import { ManifoldError } from "../../errors/index.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
@@ -138,4 +139,11 @@ export function budgetedProvider(provider: LlmProvider): LlmProvider {
       return completion;
     },
   };
+}
+
+/** What every `llm.*` and plan-handling event of a request carries: its id (when it has one) and the phase being planned or run. */
+export function llmEventScope(): { request_id?: string; phase_number: number } {
+  const run = currentNaturalRun();
+  const requestId = currentScope()?.requestId ?? run?.requestId;
+  return { ...(requestId === undefined ? {} : { request_id: requestId }), phase_number: run?.phase ?? 1 };
 }

@@ -8,7 +8,8 @@ import { synthesisMessages, type LlmCompletion, type LlmProvider } from "../../l
 import { getTelemetry } from "../../telemetry/index.js";
 import { checkInteger } from "../../util/index.js";
 import type { SynthesisInput } from "../orchestrator-types.js";
-import { llmEventScope, type RecordCall } from "./record.js";
+import type { RecordCall } from "./record.js";
+import { llmEventScope } from "./run-context.js";
 import { trimResults } from "./trim.js";
 
 export interface SynthesisOptions {
