@@ -73,6 +73,7 @@ function stepContext(run: Run, i: number, parameters: unknown): StepContext {
     round: run.tracks[i]!.round,
     signal: run.controller.signal,
     state: run.setup.options.state ?? {},
+    outputOf: run.scope.output,
   };
 }
 

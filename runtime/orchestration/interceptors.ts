@@ -36,6 +36,12 @@ export interface StepContext {
   /** Aborted when the run stops (a failure, the caller hanging up). */
   readonly signal: AbortSignal;
   readonly state: InterceptorState;
+  /**
+   * The output of an earlier step of this run (undefined for one not completed): what a template
+   * read, for an interceptor that looks at the source data again (micro-resolution, recovery).
+   * Not `output`: that name is a finished step's own output in `StepOutcomeContext`.
+   */
+  readonly outputOf?: (stepId: string) => unknown;
 }
 
 /** A step whose attempts have ended: exactly one of `output` and `error` is meaningful. */
