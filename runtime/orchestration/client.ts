@@ -6,6 +6,7 @@ import { createClientSend, type CallOptions, type ClientOptions } from "../compo
 import { AI_SYNTHESIS_FIELD, servedWorkflows } from "../spec/index.js";
 import { toCamelCase } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
+import type { LlmUsage } from "../llm/index.js";
 import type { StepResult } from "./executor.js";
 import type { Plan } from "./plan.js";
 
@@ -33,21 +34,45 @@ export type WorkflowClient<W extends WorkflowTypes> = {
 };
 
 /** What `POST /orchestrate/natural` answers. */
-export interface NaturalResponse {
+/** What every natural answer carries. */
+interface NaturalAnswer {
   readonly success: true;
   readonly request_id: string;
+  /** Phases planned (at most `MANIFOLD_MAX_PHASES`). */
+  readonly phases: number;
+  readonly plan_id: string;
+  readonly mode: "natural";
+  readonly steps: readonly StepResult[];
+  readonly duration_ms: number;
+  /** What the request cost. */
+  readonly metadata: {
+    /** Tokens by interaction type (`plan_generation`, `continuation_plan`, `error_analysis`, `micro_resolution`, `synthesis`). */
+    readonly usage_by_phase: Readonly<Record<string, LlmUsage>>;
+    /** Model calls the request made (at most `MANIFOLD_MAX_LLM_CALLS`). */
+    readonly llm_calls: number;
+  };
+}
+
+/** A natural request that was answered. */
+export interface NaturalCompleted extends NaturalAnswer {
+  readonly status: "completed";
   /** The synthesised answer; absent when `aiSynthesis: false`. */
   readonly response?: string;
   /** Components whose steps completed, in plan order. */
   readonly tools_used: readonly string[];
   /** Share of planned steps that completed (1 for none planned), times 0.9 per regenerated plan. */
   readonly confidence: number;
-  readonly plan_id: string;
-  readonly mode: "natural";
   readonly plan: Plan;
-  readonly steps: readonly StepResult[];
-  readonly duration_ms: number;
 }
+
+/** The model asked instead of guessing: answer `question` in the next request (or chat turn). Nothing new was dispatched. */
+export interface NaturalNeedsInput extends NaturalAnswer {
+  readonly status: "needs_input";
+  readonly question: string;
+  readonly missing_fields: readonly string[];
+}
+
+export type NaturalResponse = NaturalCompleted | NaturalNeedsInput;
 
 /** The natural-mode method of an agent whose manifest sets `orchestration.natural`. */
 export interface NaturalClient {

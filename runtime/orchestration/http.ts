@@ -59,9 +59,27 @@ export function naturalConfidence(result: NaturalRunResult): number {
 export function naturalResponse(result: NaturalRunResult): Record<string, unknown> {
   if (result.status === "interrupted") throw workflowFailed(`plan ${result.plan_id}`, result);
   const toolsUsed = [...new Set(result.steps.filter((s) => s.status === "completed").map((s) => s.component))];
+  const { clarification } = result;
+  // The model asked the user instead of guessing: the question is the answer; nothing new was dispatched.
+  if (clarification !== undefined)
+    return {
+      success: true,
+      request_id: result.request_id,
+      status: "needs_input",
+      question: clarification.question,
+      missing_fields: clarification.missing_fields,
+      steps: result.steps,
+      plan_id: result.plan_id,
+      mode: "natural",
+      phases: result.phases,
+      duration_ms: result.duration_ms,
+      metadata: { usage_by_phase: result.usage_by_phase, llm_calls: result.llm_calls },
+    };
   return {
     success: true,
     request_id: result.request_id,
+    status: "completed",
+    phases: result.phases,
     ...(result.synthesis === undefined ? {} : { response: result.synthesis }),
     tools_used: toolsUsed,
     confidence: naturalConfidence(result),
@@ -70,5 +88,7 @@ export function naturalResponse(result: NaturalRunResult): Record<string, unknow
     plan: result.plan,
     steps: result.steps,
     duration_ms: result.duration_ms,
+    // What the request cost: tokens by interaction type, and the model calls charged to MANIFOLD_MAX_LLM_CALLS.
+    metadata: { usage_by_phase: result.usage_by_phase, llm_calls: result.llm_calls },
   };
 }

@@ -95,6 +95,14 @@ const NATURAL_RESULT: JsonSchema = {
   properties: {
     success: { type: "boolean", enum: [true] },
     request_id: { type: "string" },
+    status: {
+      type: "string",
+      enum: ["completed", "needs_input"],
+      description: "needs_input: the model asked the user (question, missing_fields) instead of guessing; nothing new was dispatched",
+    },
+    phases: { type: "integer", minimum: 1, description: "Phases planned (MANIFOLD_MAX_PHASES at most)" },
+    question: { type: "string", description: "needs_input: the question for the user; answer it in the next request or chat turn" },
+    missing_fields: { type: "array", items: { type: "string" }, description: "needs_input: the values the request lacks" },
     response: { type: "string", description: "The synthesised answer; absent with ai_synthesis false" },
     tools_used: { type: "array", items: { type: "string" }, description: "Components whose steps completed, in plan order" },
     confidence: {
@@ -108,8 +116,26 @@ const NATURAL_RESULT: JsonSchema = {
     plan: ref("RoutingPlan"),
     steps: { type: "array", items: ref("WorkflowStepResult") },
     duration_ms: { type: "number" },
+    metadata: {
+      type: "object",
+      description: "What the request cost",
+      properties: {
+        usage_by_phase: {
+          type: "object",
+          description: "Tokens by interaction type (plan_generation, continuation_plan, error_analysis, micro_resolution, synthesis)",
+          additionalProperties: {
+            type: "object",
+            properties: { prompt_tokens: { type: "integer" }, completion_tokens: { type: "integer" }, total_tokens: { type: "integer" } },
+            required: ["prompt_tokens", "completion_tokens", "total_tokens"],
+          },
+        },
+        llm_calls: { type: "integer", minimum: 0, description: "Model calls the request made (at most MANIFOLD_MAX_LLM_CALLS)" },
+      },
+      required: ["usage_by_phase", "llm_calls"],
+    },
   },
-  required: ["success", "request_id", "tools_used", "confidence", "plan_id", "mode", "plan", "steps", "duration_ms"],
+  // A needs_input answer carries the question instead of tools_used, confidence and plan.
+  required: ["success", "request_id", "status", "phases", "plan_id", "mode", "steps", "duration_ms", "metadata"],
 };
 
 /** Adds the orchestration paths and schemas, in a fixed order so the emitted file is byte-stable. */

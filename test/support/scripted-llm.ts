@@ -42,6 +42,8 @@ export interface ScriptedRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** performance.now() at arrival. */
   readonly at: number;
+  /** Whether the client closed the connection before the answer was written (an aborted call). */
+  readonly aborted: boolean;
 }
 
 export interface ScriptedLlm {
@@ -128,7 +130,11 @@ export async function startScriptedLlm(script?: ScriptFunction): Promise<Scripte
       return json(res, 400, { error: { message: "body is not JSON" } });
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    requests.push({ body, headers, at: performance.now() });
+    const request = { body, headers, at: performance.now(), aborted: false };
+    requests.push(request);
+    res.on("close", () => {
+      if (!res.writableFinished) request.aborted = true;
+    });
     const index = count++;
     const entry = script?.(body, index) ?? queue.shift();
     if (entry === undefined) return json(res, 500, { error: { message: `scripted server: request ${index + 1} was not scripted` } });
