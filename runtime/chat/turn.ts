@@ -106,12 +106,17 @@ async function runHandler(
   return { text, tools };
 }
 
-async function runNatural(
-  orchestrator: Orchestrator,
-  input: ChatTurnInput,
-  options: TurnOptions,
-  usage: Map<string, LlmUsage>,
-): Promise<{ text: string; tools: Set<string>; paused?: unknown; confidence?: number }> {
+/** What a turn came to: the answer's text and what its metadata says. */
+interface TurnOutcome {
+  readonly text: string;
+  readonly tools: Set<string>;
+  readonly paused?: unknown;
+  readonly confidence?: number;
+  /** The turn asked the user: the values it lacks. */
+  readonly needsInput?: readonly string[];
+}
+
+async function runNatural(orchestrator: Orchestrator, input: ChatTurnInput, options: TurnOptions, usage: Map<string, LlmUsage>): Promise<TurnOutcome> {
   const { signal, onEvent, requestMode = "non_streaming" } = options;
   const tools = new Set<string>();
   let streamed = "";
@@ -127,6 +132,7 @@ async function runNatural(
       streamed += text;
       onEvent({ type: "chunk", text });
     },
+    onProgress: (progress) => onEvent({ type: "progress", ...progress }),
     onModelCall: ({ type, completion }: CallRecord) => {
       if (completion !== undefined) usage.set(type, addUsage(usage.get(type) ?? NO_USAGE, completion.usage));
     },
@@ -138,6 +144,12 @@ async function runNatural(
   });
   if (result.paused !== undefined) return { text: "", tools, paused: result.paused };
   if (result.status === "interrupted" || signal.aborted) throw new ManifoldError("ABORTED", "the chat turn was interrupted");
+  const { clarification } = result;
+  if (clarification !== undefined) {
+    // The question is the assistant's message: the user's answer, next turn, continues the conversation with it in the history.
+    onEvent({ type: "clarification", question: clarification.question, missing_fields: clarification.missing_fields });
+    return { text: clarification.question, tools, needsInput: clarification.missing_fields };
+  }
   // The same confidence `POST /orchestrate/natural` answers with (the spec's assistant message metadata).
   const confidence = naturalConfidence(result);
   if (typeof result.synthesis === "string") return { text: streamed === "" ? result.synthesis : streamed, tools, confidence };
@@ -160,7 +172,7 @@ export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promi
   const usage = new Map<string, LlmUsage>();
   const { handler, orchestrator } = options;
   checkAnswerable(handler, orchestrator);
-  const { text, tools, paused, confidence }: { text: string; tools: Set<string>; paused?: unknown; confidence?: number } =
+  const { text, tools, paused, confidence, needsInput }: TurnOutcome =
     handler !== undefined ? await runHandler(handler, input, options) : await runNatural(orchestrator!, input, options, usage);
   const total = [...usage.values()].reduce(addUsage, NO_USAGE);
   return {
@@ -170,6 +182,7 @@ export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promi
       request_id: options.requestId,
       tools_used: [...tools].sort(),
       ...(confidence === undefined ? {} : { confidence }),
+      ...(needsInput === undefined ? {} : { status: "needs_input", missing_fields: needsInput }),
       duration_ms: Math.round(performance.now() - started),
       ...total,
       usage_by_phase: Object.fromEntries([...usage].sort(([a], [b]) => (a < b ? -1 : 1))),

@@ -1,7 +1,8 @@
 /**
  * What chat puts on the wire and what an agent's typed `chat` handler gives back. The spec names the
  * SSE events `session`, `checkpoint`, `done` and `error` and leaves progress events to the
- * implementation: here `status`, `step` (one per finished plan step) and `chunk` (each piece of text).
+ * implementation: here `status`, `step` (one per finished plan step), `chunk` (each piece of text),
+ * `progress` (natural mode's further phases and retries) and `clarification` (a question for the user).
  */
 import type { ChatMessage } from "./store/index.js";
 
@@ -16,7 +17,18 @@ export type ChatEvent =
       readonly status: string;
       readonly duration_ms?: number;
     }
-  | { readonly type: "chunk"; readonly text: string };
+  | { readonly type: "chunk"; readonly text: string }
+  /** Natural mode asked the user instead of guessing: the question is the assistant's message, the next turn answers it. */
+  | { readonly type: "clarification"; readonly question: string; readonly missing_fields: readonly string[] }
+  /** Natural mode's loop at work: a further phase, or a step retried with corrected or resolved parameters. */
+  | {
+      readonly type: "progress";
+      readonly kind: "phase" | "retry";
+      readonly phase?: number;
+      readonly step_id?: string;
+      readonly capability?: string;
+      readonly reason: string;
+    };
 
 export interface ChatTurnInput {
   readonly message: string;

@@ -15,6 +15,8 @@ export {
   createRedisLlmDebugStore,
   llmDebugEnabled,
   type LlmDebugEntry,
+  type LlmDebugFinal,
+  type LlmDebugFinish,
   type LlmDebugListOptions,
   type LlmDebugRecord,
   type LlmDebugStatus,
@@ -27,6 +29,7 @@ export {
 } from "./debug/index.js";
 export {
   PLAN_JSON_SCHEMA,
+  continuationMessages,
   describeCatalog,
   parseCorrectionMessages,
   planningMessages,
@@ -35,6 +38,7 @@ export {
   synthesisMessages,
   DATA_RULE,
   toolOutput,
+  type PhaseResults,
   type PromptComponent,
   type SynthesisStep,
 } from "./prompts.js";

@@ -18,7 +18,15 @@ export interface PromptComponent {
 /** The schema of the plan the model answers with: `response_format` json_schema, and the format rules below. */
 export const PLAN_JSON_SCHEMA: Readonly<Record<string, unknown>> = {
   type: "object",
-  properties: { steps: { type: "array", items: PLAN_STEP_SCHEMA } },
+  properties: {
+    steps: { type: "array", items: PLAN_STEP_SCHEMA },
+    continue: { type: "boolean" },
+    clarification: {
+      type: "object",
+      properties: { question: { type: "string" }, missing_fields: { type: "array", items: { type: "string" } } },
+      required: ["question", "missing_fields"],
+    },
+  },
   required: ["steps"],
 };
 
@@ -82,6 +90,8 @@ Rules:
 - To pass an earlier step's output, write the string "{{<step_id>.response.data.<field>}}" (a whole field; no array indexes), use only fields listed in that capability's output, and list that step in depends_on.
 - Steps that do not depend on each other run in parallel.
 - If no capability is needed to answer, return {"steps": []}.
+- If the next step can only be chosen from a result you do not have yet (a lookup first, then an action that depends on what it found), plan what you can now and add "continue": true; you will be asked for the next steps with the results.
+- If the request lacks a value only the user can give (never guess one), answer {"steps": [], "clarification": {"question": "<one question for the user>", "missing_fields": ["<name>", ...]}} instead.
 - ${DATA_RULE}`;
 
 /** The first planning request: system rules with the catalog, then the user's request. */
@@ -92,6 +102,45 @@ export function planningMessages(request: string, catalog: readonly PromptCompon
       content: `You plan calls to HTTP capabilities that answer a user's request. The available capabilities:\n${describeCatalog(catalog)}\n\n${PLAN_RULES}`,
     },
     { role: "user", content: request },
+  ];
+}
+
+/** What a continuation request is told about the steps so far: each step's result (already trimmed) or failure, by step id. */
+export interface PhaseResults {
+  /** JSON of the completed steps' outputs by step id (trimmed to the budget). */
+  readonly completed: string;
+  /** One line per step that failed or was skipped, with its (bounded) failure evidence. */
+  readonly failed: readonly string[];
+}
+
+/**
+ * A continuation request (phase N of the loop): the request, the catalog, what earlier phases did.
+ * Earlier steps are referenced with the same templates; their ids are taken.
+ */
+export function continuationMessages(
+  request: string,
+  catalog: readonly PromptComponent[],
+  results: PhaseResults,
+  { phase, maxPhases, reason }: { readonly phase: number; readonly maxPhases: number; readonly reason: "continue" | "remediation" },
+): LlmMessage[] {
+  const why =
+    reason === "remediation"
+      ? 'Some steps failed or were skipped. Plan steps that reach the goal another way, or answer {"steps": []} if nothing more can be done.'
+      : 'Plan the next steps from these results, or answer {"steps": []} when the request can be answered now.';
+  const failed =
+    results.failed.length === 0
+      ? ""
+      : `\n\nSteps that did not complete:\n${toolOutput(results.failed.map((line) => `- ${line}`).join("\n"), { source: "failures" })}`;
+  const last = phase >= maxPhases ? "\nThis is the last phase: do not set continue." : "";
+  return [
+    {
+      role: "system",
+      content: `You plan calls to HTTP capabilities that answer a user's request. This is phase ${phase} of at most ${maxPhases}: earlier phases already ran. The available capabilities:\n${describeCatalog(catalog)}\n\n${PLAN_RULES}\n- Earlier steps' outputs may be referenced with the same templates; their step ids are taken, so use new ones.${last}`,
+    },
+    {
+      role: "user",
+      content: `Request: ${request}\n\nResults of earlier steps (JSON, by step id):\n${toolOutput(results.completed, { json: true, source: "results" })}${failed}\n\n${why}`,
+    },
   ];
 }
 

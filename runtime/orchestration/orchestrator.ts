@@ -16,7 +16,6 @@ import { createHealthCheck } from "./health-check.js";
 import { checkHooks } from "./hooks.js";
 import { checkInterceptors } from "./interceptors.js";
 import { phaseOf, planFromCustom, planFromWorkflow, type Plan } from "./plan.js";
-import type { StepResult } from "./executor.js";
 import { createNaturalRun, withNaturalRun } from "./natural/run-context.js";
 import { ManifoldError } from "../errors/index.js";
 import { systemClock } from "../util/index.js";
@@ -248,7 +247,6 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
     const { clarification } = done.plan;
     return {
       ...done.result,
-      steps: stepsOfAllPhases(done.plan, done.result.steps),
       plan: done.plan,
       request_id: requestId,
       // The language model's proposal was revised by natural.plan_check until it checked.
@@ -268,17 +266,4 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
   } finally {
     core.clock.clearTimeout(timer);
   }
-}
-
-/**
- * Every step the request ran, by phase: the plan holds the completed steps of earlier phases and the
- * newest phase's; the steps of earlier phases that failed or were skipped are in its phase history.
- */
-function stepsOfAllPhases(plan: Plan, steps: readonly StepResult[]): StepResult[] {
-  const unfinished = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []) as StepResult[];
-  if (unfinished.length === 0) return [...steps];
-  const order = new Map<string, number>();
-  for (const phase of plan.phases ?? []) for (const id of phase.step_ids) order.set(id, order.size);
-  const rank = (step: StepResult): number => order.get(step.step_id) ?? Number.MAX_SAFE_INTEGER;
-  return [...steps, ...unfinished].sort((a, b) => rank(a) - rank(b));
 }

@@ -12,7 +12,9 @@ import { llmUnavailable } from "../llm/index.js";
 import type { Logger } from "../telemetry/index.js";
 import type { Clock } from "../util/index.js";
 import type { CatalogComponent } from "./catalog.js";
-import type { ExecuteOptions, ExecutionResult, Executor } from "./executor.js";
+import type { ExecuteOptions, ExecutionResult, Executor, StepResult } from "./executor.js";
+import { getTelemetry } from "../telemetry/index.js";
+import { llmEventScope } from "./natural/run-context.js";
 import { skippedResult } from "./executor-run.js";
 import { runHooks, type HookContext, type HookOutcome, type PipelineHook } from "./hooks.js";
 import { afterExecution, afterPlan, type Interceptor, type PlanContext, type PlanProposal } from "./pipeline-interceptors.js";
@@ -100,8 +102,9 @@ export async function runPipeline(core: OrchestratorCore, request: PipelineReque
       const { decision } = after;
       if (decision.action === "fail") throw decision.error;
       if (decision.action === "pause") {
-        await recordRun(passage, context.plan, result);
-        return { result, plan: context.plan, hooks: passage.outcomes, paused: decision.answer };
+        const all = withEarlierPhases(context.plan, result);
+        await recordRun(passage, context.plan, all);
+        return { result: all, plan: context.plan, hooks: passage.outcomes, paused: decision.answer };
       }
       if (decision.action !== "extend") break;
       const extended = await extendStage(passage, decision.proposal, result);
@@ -198,7 +201,7 @@ async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable
   const waiting = waitingResult(plan, paused.waiting ?? "paused before the first step");
   // A further phase that paused before its first step: the steps that completed before it stay completed.
   const done = new Map((earlier?.steps ?? []).filter((s) => s.status === "completed").map((s) => [s.step_id, s]));
-  const result = done.size === 0 ? waiting : { ...waiting, steps: waiting.steps.map((s) => done.get(s.step_id) ?? s) };
+  const result = withEarlierPhases(plan, done.size === 0 ? waiting : { ...waiting, steps: waiting.steps.map((s) => done.get(s.step_id) ?? s) });
   passage.plan = plan;
   await recordRun(passage, plan, result);
   return { result, plan, hooks: passage.outcomes, paused: paused.answer };
@@ -254,17 +257,45 @@ function executeStage({ core, request }: Passage, plan: Plan, earlier?: Executio
   });
 }
 
+/**
+ * Every step of a request by phase: the plan holds the completed steps of earlier phases and the
+ * newest phase's; the steps of earlier phases that failed or were skipped are in its phase history.
+ */
+export function withEarlierPhases(plan: Plan, result: ExecutionResult): ExecutionResult {
+  const unfinished = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []) as StepResult[];
+  if (unfinished.length === 0) return result;
+  const order = new Map<string, number>();
+  for (const phase of plan.phases ?? []) for (const id of phase.step_ids) order.set(id, order.size);
+  const rank = (step: StepResult): number => order.get(step.step_id) ?? Number.MAX_SAFE_INTEGER;
+  return { ...result, steps: [...result.steps, ...unfinished].sort((a, b) => rank(a) - rank(b)) };
+}
+
+/** The model asked the user instead of planning further: nothing is synthesised, the question is the answer. */
+function clarified(plan: Plan, result: ExecutionResult): boolean {
+  const { clarification } = plan;
+  if (clarification === undefined) return false;
+  getTelemetry().event("orchestrator.clarification_short_circuit", {
+    ...llmEventScope(),
+    question: clarification.question,
+    missing_field_count: clarification.missing_fields.length,
+    prior_completed_steps: result.steps.filter((s) => s.status === "completed").length,
+  });
+  return true;
+}
+
 /** Outputs, after_execution hooks, the synthesis when asked for, after_synthesis hooks, the record. */
-async function finishStage(passage: Passage, plan: Plan, result: ExecutionResult): Promise<PipelineResult> {
+async function finishStage(passage: Passage, plan: Plan, ran: ExecutionResult): Promise<PipelineResult> {
   const { core, request, base, outcomes } = passage;
   const { hooks, log } = core;
+  const result = withEarlierPhases(plan, ran);
   const outputs = request.outputs?.(plan, result);
   const withResult = { ...base, plan, result, ...(outputs === undefined ? {} : { outputs }) };
   if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_execution" }, outcomes, log);
   let synthesis: unknown;
   const { synthesiser } = core.natural;
   const { options } = request;
-  if (options.synthesise === true && synthesiser !== undefined) {
+  const asked = clarified(plan, result);
+  if (options.synthesise === true && synthesiser !== undefined && !asked) {
     const { signal, onChunk } = options;
     synthesis = await synthesiser(
       {

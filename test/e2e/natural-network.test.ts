@@ -44,6 +44,8 @@ test("POST /orchestrate/natural answers with the synthesised text and the tools 
   llm.reply({ text: JSON.stringify(wrong) }, { text: JSON.stringify(PLAN) }, { text: "Kyoto is mild today." });
   const client = TravelAgent.workflows({ baseUrl: agent.url });
   const answer = await client.natural("What is the weather in Kyoto?");
+  if (answer.status !== "completed") throw new Error(`the request was not answered: ${answer.status}`);
+  assert.is(answer.phases, 1);
   assert.is(answer.response, "Kyoto is mild today.");
   assert.equal(answer.tools_used, ["geocoding-service", "weather-service"]);
   assert.is(answer.confidence, 0.9);

@@ -85,7 +85,8 @@ export function parsePlanText(text: string): { readonly value?: Record<string, u
   if (!isObject(value)) return { problem: "it is not a JSON object", reason: "not_object" };
   const tooLarge = jsonTooLarge(value);
   if (tooLarge !== undefined) return { problem: tooLarge, reason: "too_deep" };
-  if (!Array.isArray(value["steps"])) return { problem: 'it has no "steps" array', reason: "no_steps" };
+  // A clarification (a question for the user) is an answer without steps (phase-plan.ts checks it).
+  if (!Array.isArray(value["steps"]) && !isObject(value["clarification"])) return { problem: 'it has no "steps" array', reason: "no_steps" };
   return { value };
 }
 

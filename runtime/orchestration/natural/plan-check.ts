@@ -15,6 +15,8 @@ import type { CatalogComponent } from "../catalog.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import type { Plan } from "../plan.js";
 import { createPlanChecker, type PlanCheck, type PlanChecker } from "./check-plan.js";
+import { normalizePlan } from "./normalize.js";
+import { checkPhase } from "./phase-plan.js";
 import { currentNaturalRun, llmEventScope } from "./run-context.js";
 
 export const PLAN_CHECK = "natural.plan_check";
@@ -22,9 +24,11 @@ export const PLAN_CHECK = "natural.plan_check";
 export interface PlanCheckOptions {
   /** Most regenerations after the first proposal, 0–10 (`MANIFOLD_MAX_VALIDATION_ROUNDS`). */
   readonly rounds: number;
+  /** The agent that plans: a step calling it is dropped by normalisation. */
+  readonly self?: string;
 }
 
-export function createPlanCheckInterceptor({ rounds }: PlanCheckOptions): Interceptor {
+export function createPlanCheckInterceptor({ rounds, self }: PlanCheckOptions): Interceptor {
   checkInteger("maxValidationRounds", rounds, { min: 0, max: 10 });
   // One checker per catalog content: its views and ajv validators are reused while the network is unchanged.
   let cached: { key: string; checker: PlanChecker } | undefined;
@@ -41,21 +45,31 @@ export function createPlanCheckInterceptor({ rounds }: PlanCheckOptions): Interc
       // Recovery and micro-resolution read the capabilities' schemas from the catalog the plan was checked against.
       const run = currentNaturalRun();
       if (run !== undefined) run.catalog = proposal.catalog;
-      const checked = await checkProposal(proposal, checkerOf(proposal.catalog), { request: String(request), rounds });
+      const checked = await checkProposal(proposal, checkerOf(proposal.catalog), { request: String(request), rounds, ...(self === undefined ? {} : { self }) });
       return checked instanceof ManifoldError ? { action: "fail", error: checked } : { action: "replace", plan: checked };
     },
   };
 }
 
-/** Checks the proposal, sending problems back until it checks (the plan) or `rounds` are spent (the PLAN_INVALID error). */
+/**
+ * Checks the proposal (normalised first, every repair reported), sending problems back until it
+ * checks (the plan: a first plan, or the proposal's `base` with a further phase) or `rounds` are spent
+ * (the PLAN_INVALID error).
+ */
 export async function checkProposal(
   proposal: PlanProposal,
   check: PlanChecker,
-  { request, rounds }: { readonly request: string; readonly rounds: number },
+  { request, rounds, self }: { readonly request: string; readonly rounds: number; readonly self?: string },
 ): Promise<Plan | ManifoldError> {
+  const { base, reason } = proposal;
+  const taken = new Set(base?.steps.map((step) => step.step_id));
   for (;;) {
-    const result = check(proposal.value, request);
-    if (result.plan !== undefined) return result.plan;
+    const { value } = normalizePlan(proposal.value, { ...(self === undefined ? {} : { self }), taken });
+    const result = checkPhase(check, value, request, { ...(base && { base }), ...(reason && { reason }) });
+    if (result.plan !== undefined) {
+      if (base !== undefined) reportPriorDependencies(result.plan, taken);
+      return result.plan;
+    }
     reportHallucinations(proposal, result, rounds);
     if (proposal.revisions >= rounds) {
       getTelemetry().event("orchestrator.plan_validation.exhausted", { ...llmEventScope(), rounds });
@@ -66,6 +80,21 @@ export async function checkProposal(
       );
     }
     await proposal.revise(result.problems.map((p) => `${p.pointer}: ${p.message}`));
+  }
+}
+
+/** `orchestration.template.dependency_inclusion` (`declared_prior_phase`): a new step waits for a step of an earlier phase. */
+function reportPriorDependencies(plan: Plan, earlier: ReadonlySet<string>): void {
+  for (const step of plan.steps) {
+    if (earlier.has(step.step_id)) continue;
+    for (const referenced of step.depends_on)
+      if (earlier.has(referenced))
+        getTelemetry().event("orchestration.template.dependency_inclusion", {
+          ...llmEventScope(),
+          reason: "declared_prior_phase",
+          step_id: step.step_id,
+          referenced_step: referenced,
+        });
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { ManifoldError } from "../../errors/index.js";
 import {
+  continuationMessages,
   cutUtf8,
   PLAN_JSON_SCHEMA,
   parseCorrectionMessages,
@@ -15,10 +16,11 @@ import {
   type LlmCompletion,
   type LlmMessage,
   type LlmProvider,
+  type PhaseResults,
 } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
-import type { Plan } from "../plan.js";
+import { phaseOf, type Plan } from "../plan.js";
 import type { PlanProposal } from "../pipeline-interceptors.js";
 import { MAX_PLAN_BYTES, parsePlanText, unparsedPlan } from "./check-plan.js";
 import type { RecordCall } from "./record.js";
@@ -60,47 +62,90 @@ export interface PlanOptions {
   readonly record?: RecordCall;
 }
 
-export type LlmPlanner = (request: string, options?: PlanOptions) => Promise<PlanProposal>;
+/** What a continuation request is given: the plan so far and what its steps did, shown to the model. */
+export interface ContinuationRequest {
+  readonly request: string;
+  /** The plan so far: its completed steps and its phases (the new phase is `phaseOf(base) + 1`). */
+  readonly base: Plan;
+  readonly results: PhaseResults;
+  readonly reason: "continue" | "remediation";
+  readonly maxPhases: number;
+}
+
+export interface LlmPlanner {
+  (request: string, options?: PlanOptions): Promise<PlanProposal>;
+  /** A continuation plan (the phase loop): a proposal that adds a phase to `base`. */
+  continuation(next: ContinuationRequest, options?: PlanOptions): Promise<PlanProposal>;
+}
 
 export function createLlmPlanner({ provider, catalog, temperature = 0 }: LlmPlannerOptions): LlmPlanner {
-  return async (request, { signal, record } = {}) => {
+  const visibleOf = (components: readonly CatalogComponent[]): CatalogComponent[] =>
+    components.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
+  const converse = (messages: LlmMessage[], kind: PlanKind, { signal, record }: PlanOptions): Conversation => ({
+    provider,
+    temperature,
+    kind,
+    options: { ...(signal && { signal }), ...(record && { record }) },
+    messages,
+    attempt: 0,
+    text: "",
+    corrected: false,
+  });
+  const plan = async (request: string, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
-    const visible = components.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
-    const conversation: Conversation = {
-      provider,
-      temperature,
-      options: { ...(signal && { signal }), ...(record && { record }) },
-      messages: planningMessages(request, visible),
-      attempt: 0,
-      text: "",
-      corrected: false,
-    };
-    let value = await answer(conversation);
-    let revisions = 0;
-    return {
-      get value() {
-        return value;
-      },
-      catalog: components,
-      get revisions() {
-        return revisions;
-      },
-      get attempt() {
-        return conversation.attempt;
-      },
-      revise: async (problems) => {
-        revisions += 1;
-        conversation.messages = regenerationMessages(conversation.messages, conversation.text, problems);
-        value = await answer(conversation, { regenerating: true });
-      },
-    };
+    return proposalOf(converse(planningMessages(request, visibleOf(components)), "plan_generation", options), components);
+  };
+  const continuation = async (next: ContinuationRequest, options: PlanOptions = {}): Promise<PlanProposal> => {
+    const components = await catalog();
+    const phase = phaseOf(next.base) + 1;
+    const messages = continuationMessages(next.request, visibleOf(components), next.results, { phase, maxPhases: next.maxPhases, reason: next.reason });
+    getTelemetry().event("llm.continuation_plan_regeneration.request", {
+      ...llmEventScope(),
+      prompt_length: messages.reduce((n, m) => n + m.content.length, 0),
+      phase_number: phase,
+      selection_reused: false,
+    });
+    return proposalOf(converse(messages, "continuation_plan", options), components, { base: next.base, reason: next.reason });
+  };
+  return Object.assign(plan, { continuation });
+}
+
+/** The conversation's first answer as a proposal the plan check settles (`revise` asks again in the same conversation). */
+async function proposalOf(
+  conversation: Conversation,
+  components: readonly CatalogComponent[],
+  continuation: Pick<PlanProposal, "base" | "reason"> = {},
+): Promise<PlanProposal> {
+  let value = await answer(conversation);
+  let revisions = 0;
+  return {
+    get value() {
+      return value;
+    },
+    catalog: components,
+    get revisions() {
+      return revisions;
+    },
+    get attempt() {
+      return conversation.attempt;
+    },
+    revise: async (problems) => {
+      revisions += 1;
+      conversation.messages = regenerationMessages(conversation.messages, conversation.text, problems);
+      value = await answer(conversation, { regenerating: true });
+    },
+    ...continuation,
   };
 }
+
+/** A first plan, or a continuation plan of the phase loop: the debug record's interaction type and the call's phase. */
+type PlanKind = "plan_generation" | "continuation_plan";
 
 /** One planning conversation with the model. */
 interface Conversation {
   readonly provider: LlmProvider;
   readonly temperature: number;
+  readonly kind: PlanKind;
   readonly options: PlanOptions;
   messages: LlmMessage[];
   /** Model calls so far. */
@@ -143,18 +188,19 @@ function quoted(text: string): string {
   return cut.cut ? `${cut.text}\n[… the rest of the answer, ${Buffer.byteLength(text)} bytes in all, is left out]` : text;
 }
 
-async function askForPlan({ provider, temperature, messages }: Conversation, attempt: number, { signal, record }: PlanOptions): Promise<LlmCompletion> {
+async function askForPlan({ provider, temperature, messages, kind }: Conversation, attempt: number, { signal, record }: PlanOptions): Promise<LlmCompletion> {
   const prompt_length = messages.reduce((n, m) => n + m.content.length, 0);
-  getTelemetry().event("llm.plan_generation.request", {
-    ...llmEventScope(),
-    prompt_length,
-    temperature,
-    max_tokens: PLAN_MAX_TOKENS,
-    model: provider.model,
-    attempt,
-  });
+  if (kind === "plan_generation")
+    getTelemetry().event("llm.plan_generation.request", {
+      ...llmEventScope(),
+      prompt_length,
+      temperature,
+      max_tokens: PLAN_MAX_TOKENS,
+      model: provider.model,
+      attempt,
+    });
   const call = {
-    phase: "plan_generation" as const,
+    phase: kind,
     messages,
     json: { name: "routing_plan", schema: PLAN_JSON_SCHEMA },
     temperature,
@@ -167,10 +213,10 @@ async function askForPlan({ provider, temperature, messages }: Conversation, att
   try {
     completion = await provider.complete(call);
   } catch (error) {
-    record?.({ type: "plan_generation", messages, attempt, started, model: provider.model, error });
+    record?.({ type: kind, messages, attempt, started, model: provider.model, error });
     throw error;
   }
-  record?.({ type: "plan_generation", messages, attempt, started, model: provider.model, completion });
+  record?.({ type: kind, messages, attempt, started, model: provider.model, completion });
   getTelemetry().event("llm.plan_generation.response", { ...llmEventScope(), ...completion.usage, duration_ms: completion.duration_ms, attempt });
   return completion;
 }
@@ -181,7 +227,7 @@ async function askForPlan({ provider, temperature, messages }: Conversation, att
  */
 function correctParse(conversation: Conversation, text: string, { problem, reason }: { problem: string; reason: string }, attempt: number): void {
   const telemetry = getTelemetry();
-  telemetry.event("llm.plan_generation.parse_error", {
+  telemetry.event(conversation.kind === "continuation_plan" ? "llm.continuation_plan_generation.parse_error" : "llm.plan_generation.parse_error", {
     ...llmEventScope(),
     error: "invalid_plan_json",
     reason,

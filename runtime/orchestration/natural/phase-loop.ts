@@ -1,0 +1,149 @@
+/**
+ * `natural.phase_loop`: the after-execution interceptor that continues a natural-mode request in
+ * further phases. After a phase's steps ran, it asks the model for a continuation plan when the phase
+ * said `"continue": true`, or when steps were skipped because others failed (remediation), with the
+ * results so far; the pipeline settles the proposal with the same plan check as a first plan and runs
+ * the new steps with the completed ones kept. The loop ends at `MANIFOLD_MAX_PHASES`, when the call
+ * budget has no room, when a continuation has no steps, and when the same capability fails in two
+ * phases (`orchestrator.forced_terminal`): the request then answers with what exists.
+ */
+import { cutUtf8, type PhaseResults } from "../../llm/index.js";
+import { getTelemetry, type Logger } from "../../telemetry/index.js";
+import { isManifoldError } from "../../errors/index.js";
+import type { StepResult } from "../executor-types.js";
+import type { ExecutionContext, Interceptor } from "../pipeline-interceptors.js";
+import type { Plan, PlanPhase, UnfinishedStep } from "../plan.js";
+import type { AdaptiveSettings } from "./adaptive.js";
+import type { LlmPlanner } from "./planner.js";
+import { currentNaturalRun, llmEventScope, type NaturalRun } from "./run-context.js";
+import { trimResults } from "./trim.js";
+
+export const PHASE_LOOP = "natural.phase_loop";
+
+/** Most bytes of one failed step's line in a continuation prompt. */
+export const FAILURE_LINE_BYTES = 1024;
+/** Most bytes of all earlier results in a continuation prompt, whatever the per-step budget. */
+const MAX_RESULTS_BYTES = 128 * 1024;
+
+export interface PhaseLoopOptions {
+  readonly planner: LlmPlanner;
+  readonly settings: AdaptiveSettings;
+  readonly log: Logger;
+}
+
+const capabilityOf = (step: { readonly component: string; readonly capability: string }): string => `${step.component}.${step.capability}`;
+
+function unfinishedOf(step: StepResult): UnfinishedStep {
+  const { output: _output, ...rest } = step;
+  return rest as UnfinishedStep;
+}
+
+/** What the continuation prompt shows: completed outputs within the budget, a bounded line per failure. */
+function phaseResults(plan: Plan, steps: readonly StepResult[], budgetBytes: number): PhaseResults {
+  const completed = Object.fromEntries(steps.filter((s) => s.status === "completed").map((s) => [s.step_id, s.output]));
+  const count = Math.max(1, Object.keys(completed).length);
+  const trimmed = trimResults(completed, Math.min(budgetBytes * count, MAX_RESULTS_BYTES));
+  const earlier = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []);
+  const failed = [...earlier, ...steps.filter((s) => s.status !== "completed")].map((s) => {
+    const why = s.error === undefined ? (s.reason ?? s.status) : `${s.error.code}: ${s.error.message}`;
+    return cutUtf8(`${s.step_id} (${capabilityOf(s)}) ${s.status}: ${why}`, FAILURE_LINE_BYTES).text;
+  });
+  return { completed: trimmed.text, failed };
+}
+
+/** Capabilities that failed in this phase and in an earlier one: the loop would only repeat them. */
+function repeatedFailures(phases: readonly PlanPhase[], now: readonly StepResult[]): string[] {
+  const before = new Set(
+    phases
+      .slice(0, -1)
+      .flatMap((phase) => phase.unfinished ?? [])
+      .filter((s) => s.status === "failed")
+      .map(capabilityOf),
+  );
+  return [...new Set(now.filter((s) => s.status === "failed").map(capabilityOf))].filter((name) => before.has(name)).sort();
+}
+
+/** Why another phase is wanted, if it is: the plan asked for it, or steps were skipped after failures. */
+function wanted(context: ExecutionContext, current: PlanPhase, now: readonly StepResult[]): "continue" | "remediation" | undefined {
+  if (current.continue) return "continue";
+  const skipped = now.filter((s) => s.status === "skipped" && s.skipped_because !== undefined);
+  if (skipped.length === 0) return undefined;
+  getTelemetry().event("orchestrator.remediation.triggered", {
+    ...llmEventScope(),
+    plan_id: context.plan.plan_id,
+    skipped_count: skipped.length,
+    skipped_step_ids: JSON.stringify(skipped.map((s) => s.step_id).slice(0, 50)),
+    has_failure_pattern: now.some((s) => s.status === "failed"),
+  });
+  return "remediation";
+}
+
+export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoopOptions): Interceptor {
+  return {
+    name: PHASE_LOOP,
+    async afterExecution(context) {
+      const run = currentNaturalRun();
+      const { plan, result } = context;
+      const phases = plan.phases;
+      if (context.mode !== "natural" || run === undefined || phases === undefined || plan.clarification !== undefined) return undefined;
+      // A paused or aborted run is not the loop's: HITL's checkpoint (or the abort) answers it.
+      if (result.interrupt !== undefined || result.status === "interrupted") return undefined;
+      const current = phases.at(-1)!;
+      const ids = new Set(current.step_ids);
+      const now = result.steps.filter((s) => ids.has(s.step_id));
+      const reason = wanted(context, current, now);
+      if (reason === undefined) return undefined;
+      const repeated = repeatedFailures(phases, now);
+      if (repeated.length > 0) {
+        getTelemetry().event("orchestrator.forced_terminal", {
+          ...llmEventScope(),
+          reason: "repeated_failed_dependencies",
+          failed_dependencies: JSON.stringify(repeated.slice(0, 20)),
+        });
+        return undefined;
+      }
+      if (phases.length >= settings.maxPhases || !run.canAsk()) return undefined;
+      return await continuation(planner, settings, run, context, { reason, now, current, log });
+    },
+  };
+}
+
+interface Next {
+  readonly reason: "continue" | "remediation";
+  readonly now: readonly StepResult[];
+  readonly current: PlanPhase;
+  readonly log: Logger;
+}
+
+/** Asks for the next phase; a model that fails (or a budget spent meanwhile) ends the loop with what exists. */
+async function continuation(
+  planner: LlmPlanner,
+  settings: AdaptiveSettings,
+  run: NaturalRun,
+  { plan, result, request }: ExecutionContext,
+  { reason, now, current, log }: Next,
+): Promise<{ action: "extend"; proposal: Awaited<ReturnType<LlmPlanner["continuation"]>> } | undefined> {
+  const completed = new Set(result.steps.filter((s) => s.status === "completed").map((s) => s.step_id));
+  const base: Plan = {
+    ...plan,
+    steps: plan.steps.filter((s) => completed.has(s.step_id)),
+    phases: [...plan.phases!.slice(0, -1), { ...current, unfinished: now.filter((s) => s.status !== "completed").map(unfinishedOf) }],
+  };
+  const results = phaseResults(plan, result.steps, settings.resultBudgetBytes);
+  const phase = plan.phases!.length + 1;
+  const previous = run.phase;
+  run.phase = phase;
+  run.progress?.({ kind: "phase", phase, reason });
+  try {
+    const proposal = await planner.continuation(
+      { request: String(request), base, results, reason, maxPhases: settings.maxPhases },
+      { signal: run.signal, ...(run.record && { record: run.record }) },
+    );
+    return { action: "extend", proposal };
+  } catch (error) {
+    if (run.signal.aborted || !isManifoldError(error) || !["LLM_ERROR", "BUDGET_EXCEEDED"].includes(error.code)) throw error;
+    log.warn(`phase ${phase} was not planned: ${error.code}`, { code: error.code });
+    run.phase = previous;
+    return undefined;
+  }
+}
