@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { currentScope } from "../../context/index.js";
 import { ManifoldError } from "../../errors/index.js";
 import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "../../llm/index.js";
-import { getTelemetry } from "../../telemetry/index.js";
+import { getTelemetry, type SpanAttributes } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import type { AdaptiveSettings } from "./adaptive.js";
 import type { RecordCall } from "./record.js";
@@ -43,6 +43,8 @@ export interface NaturalRun {
   readonly progress: ((event: NaturalProgress) => void) | undefined;
   /** Whether an optional call (a continuation, an analysis, a micro-resolution) still fits, leaving the synthesis its call. */
   canAsk(): boolean;
+  /** Adds an event to the request's span (captured when the run was created); `requestEvent()` is the way to call it. */
+  readonly spanEvent: ((name: string, attributes?: SpanAttributes) => void) | undefined;
 }
 
 /** Calls that may use the call kept back for the synthesis. */
@@ -85,6 +87,7 @@ export function createNaturalRun({ requestId, settings, synthesise, signal, reco
     calls: 0,
     usage: new Map(),
     canAsk: () => run.calls + 1 + (synthesise ? 1 : 0) <= settings.maxLlmCalls,
+    spanEvent: getTelemetry().activeEvents(),
   };
   return run;
 }
@@ -146,4 +149,14 @@ export function llmEventScope(): { request_id?: string; phase_number: number } {
   const run = currentNaturalRun();
   const requestId = currentScope()?.requestId ?? run?.requestId;
   return { ...(requestId === undefined ? {} : { request_id: requestId }), phase_number: run?.phase ?? 1 };
+}
+
+/**
+ * An orchestration event on the request's span, where the spec attaches them, also from code that
+ * runs inside a run's or a step's span (a step interceptor); outside a natural run, on the active span.
+ */
+export function requestEvent(name: string, attributes: SpanAttributes): void {
+  const emit = currentNaturalRun()?.spanEvent;
+  if (emit === undefined) getTelemetry().event(name, attributes);
+  else emit(name, attributes);
 }
