@@ -11,6 +11,7 @@ import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js"
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
+import { createBindingInterceptor } from "./binding.js";
 import { createPlanCheckInterceptor } from "./plan-check.js";
 import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
@@ -66,6 +67,8 @@ export function configureNatural(
     };
   } else if (llm !== undefined) {
     interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env) }));
+    // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
+    interceptors.push(createBindingInterceptor({ provider: llm }));
     const { allowLastingEffects } = options;
     const plan = createLlmPlanner({ provider: llm, catalog: async () => withoutLastingEffects(await fullCatalog(), allowLastingEffects) });
     planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });

@@ -1,0 +1,197 @@
+/**
+ * Natural mode's run-time binding check and micro-resolution (issue 27 item 4): a step's resolved
+ * parameters are checked against the capability's input schema before it is dispatched; a templated
+ * value that does not fit is derived again by one `micro_resolution` model call over the source
+ * step's output and checked; one that still does not fit is rejected and never dispatched. The real
+ * `openai` client against the scripted server (answering by the json_schema name, DESIGN §5.3), real
+ * tools on loopback, span events through a local OTLP receiver.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createLlmProvider, DATA_RULE, resolveLlmConfig, type LlmProvider } from "../../runtime/llm/index.js";
+import { ONE_SHOT, type AdaptiveSettings } from "../../runtime/orchestration/natural/adaptive.js";
+import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
+import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
+
+interface Context {
+  receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  tools: Tools;
+  llm: ScriptedLlm;
+  provider: LlmProvider;
+  /** Answers queued by the json_schema name of the request (`text` for requests without one). */
+  answers: Map<string, ScriptedEntry[]>;
+  agents: Awaited<ReturnType<typeof serveAgent>>[];
+}
+const test = suite<Context>("natural mode: binding and micro-resolution", {} as Context);
+
+const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
+  step_id,
+  agent_name: "worker",
+  depends_on,
+  metadata: { capability: cap, parameters },
+});
+const plan = (...steps: unknown[]): ScriptedEntry => ({ text: JSON.stringify({ steps }) });
+const value = (v: unknown): ScriptedEntry => ({ text: JSON.stringify({ value: v }) });
+/** An error analysis that gives up, for whichever recovery interceptor asks about a rejected step. */
+const NOT_RECOVERABLE: ScriptedEntry = { text: JSON.stringify({ recoverable: false, reason: "no", parameters: {} }) };
+
+/** `echo` (no output summary: the static check cannot know its fields' types) feeds `add {a: number, b: number}`. */
+const ECHO_THEN_ADD = (echoed: Record<string, unknown>, a: string) => plan(step("s1", "echo", echoed), step("s2", "add", { a, b: 1 }, ["s1"]));
+
+test.before(async (context) => {
+  context.receiver = await startOtlpReceiver();
+  exportToReceiver(context.receiver.url);
+  await initTelemetry({ serviceName: "micro-resolution" });
+});
+test.after(async ({ receiver }) => {
+  await shutdownTelemetry();
+  await receiver.close();
+});
+
+test.before.each(async (context) => {
+  context.tools = await startTools();
+  context.answers = new Map();
+  context.llm = await startScriptedLlm((body) => {
+    const name = String(body.response_format?.json_schema?.name ?? "text");
+    const next = context.answers.get(name)?.shift() ?? (name === "error_analysis" ? NOT_RECOVERABLE : undefined);
+    return next ?? { status: 500, body: { error: { message: `scripted server: no ${name} answer scripted` } } };
+  });
+  context.provider = createLlmProvider(
+    resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: "k", model: "binding-model", maxRetries: 0 }, env: {} })!,
+  );
+  context.agents = [];
+});
+test.after.each(async ({ agents, tools, llm }) => {
+  for (const agent of agents) await agent.running.close();
+  await tools.close();
+  await llm.close();
+});
+
+async function agentOf(context: Context, adaptive: Partial<AdaptiveSettings> = {}) {
+  const agent = await serveAgent(agentSpec("binding-agent", { natural: true }), {
+    components: context.tools.specs,
+    baseUrls: context.tools.baseUrls,
+    llm: context.provider,
+    adaptive,
+  });
+  context.agents.push(agent);
+  return agent;
+}
+
+function script(context: Context, entries: Record<string, ScriptedEntry[]>): void {
+  for (const [name, list] of Object.entries(entries)) context.answers.set(name, [...list]);
+}
+
+/** The span events of request `id` (those carrying its request_id), once its span is exported. */
+async function eventsOf({ receiver }: Context, id: string) {
+  const mine = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["request_id"] === id));
+  await receiver.until(() => mine()?.events.some((e) => e.name === "llm.synthesis.response") === true, `the span of ${id}`);
+  return mine()!.events;
+}
+
+const addCalls = ({ tools }: Context) => tools.calls.filter((c) => c.capability === "add").map((c) => c.input);
+const microRequests = ({ llm }: Context) => llm.requests.filter((r) => r.body.response_format?.json_schema?.name === "micro_resolution");
+
+test("an array where a number is required is micro-resolved from the source output; the tool receives the fitted value once", async (context) => {
+  script(context, { routing_plan: [ECHO_THEN_ADD({ pair: [20, 22] }, "{{s1.response.data.pair}}")], micro_resolution: [value(20)], text: [{ text: "21" }] });
+  const agent = await agentOf(context);
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "add one to the first" }, { "x-manifold-request-id": "req-micro-1" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(addCalls(context), [{ a: 20, b: 1 }], "dispatched once, with the resolved value");
+  const [micro, ...more] = microRequests(context);
+  assert.is(more.length, 0);
+  const prompt = micro!.body.messages as { role: string; content: string }[];
+  assert.ok(prompt[0]!.content.includes(DATA_RULE), "the system prompt says tool output is data");
+  assert.match(prompt[1]!.content, /<tool_output source="s1">\n\{\n "pair": \[\n {2}20,\n {2}22\n \]\n\}\n<\/tool_output>/);
+  assert.match(prompt[1]!.content, /Parameter: a\nIts JSON schema: \{"type":"number"\}\nIts value in the plan: "\{\{s1\.response\.data\.pair\}\}"/);
+  assert.equal(micro!.body.response_format.json_schema.schema.properties, { value: { type: "number" } });
+
+  const events = await eventsOf(context, "req-micro-1");
+  const names = events.map((e) => e.name);
+  assert.ok(names.indexOf("llm.micro_resolution.request") < names.indexOf("llm.micro_resolution.response"));
+  assert.ok(names.indexOf("llm.micro_resolution.response") < names.indexOf("semantic_template_resolution"));
+  assert.not.ok(names.includes("parameter.binding.rejected"));
+  const resolution = events.find((e) => e.name === "semantic_template_resolution")!.attributes;
+  assert.equal(
+    { ...resolution, phase_number: undefined },
+    {
+      request_id: "req-micro-1",
+      phase_number: undefined,
+      step_id: "s2",
+      param_name: "a",
+      source_step: "s1",
+      original_template: "{{s1.response.data.pair}}",
+      binding_method: "inferred",
+    },
+  );
+  const request = events.find((e) => e.name === "llm.micro_resolution.request")!.attributes;
+  assert.is(request["capability"], "worker.add");
+  assert.ok(Number(request["prompt_length"]) > 0);
+  assert.ok(Number(events.find((e) => e.name === "llm.micro_resolution.response")!.attributes["duration_ms"]) >= 0);
+});
+
+test("a resolved value that still does not fit is rejected: the step fails with zero dispatches", async (context) => {
+  script(context, {
+    routing_plan: [ECHO_THEN_ADD({ pair: [20, 22] }, "{{s1.response.data.pair}}")],
+    micro_resolution: [value("twenty")],
+    text: [{ text: "no" }],
+  });
+  const agent = await agentOf(context);
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "add one" }, { "x-manifold-request-id": "req-micro-2" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(addCalls(context), [], "the tool never received the bad value");
+  assert.is(microRequests(context).length, 1);
+  const events = await eventsOf(context, "req-micro-2");
+  const rejected = events.filter((e) => e.name === "parameter.binding.rejected").map((e) => e.attributes);
+  assert.is(rejected.length, 1);
+  assert.is(rejected[0]!["step_id"], "s2");
+  assert.is(rejected[0]!["reason"], "shape_mismatch");
+  assert.is(rejected[0]!["dispatch_count"], 0);
+  assert.not.ok(events.some((e) => e.name === "semantic_template_resolution"));
+  const synthesis = JSON.stringify(context.llm.requests.find((r) => r.body.response_format === undefined)!.body.messages);
+  assert.match(synthesis, /step s2 was not dispatched: parameter a of worker\.add must be number/);
+});
+
+test("a field the source output lacks at run time is resolved from what the output has", async (context) => {
+  script(context, { routing_plan: [ECHO_THEN_ADD({ count: 7 }, "{{s1.response.data.total}}")], micro_resolution: [value(7)], text: [{ text: "8" }] });
+  const agent = await agentOf(context);
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "add one to the count" }, { "x-manifold-request-id": "req-micro-3" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(addCalls(context), [{ a: 7, b: 1 }]);
+  const events = await eventsOf(context, "req-micro-3");
+  assert.is(events.find((e) => e.name === "semantic_template_resolution")!.attributes["original_template"], "{{s1.response.data.total}}");
+});
+
+test("one-shot: the check still applies, with no model call: rejected, never dispatched", async (context) => {
+  script(context, { routing_plan: [ECHO_THEN_ADD({ pair: { first: 20 } }, "{{s1.response.data.pair}}")], text: [{ text: "no" }] });
+  const agent = await agentOf(context, ONE_SHOT);
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "add one" }, { "x-manifold-request-id": "req-micro-4" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(addCalls(context), []);
+  assert.is(microRequests(context).length, 0, "micro-resolution is off in one-shot mode");
+  assert.is(context.tools.calls.length, 1, "only the echo ran");
+  const events = await eventsOf(context, "req-micro-4");
+  assert.not.ok(events.some((e) => e.name.startsWith("llm.micro_resolution")));
+  const rejected = events.find((e) => e.name === "parameter.binding.rejected")!.attributes;
+  assert.equal([rejected["step_id"], rejected["reason"], rejected["dispatch_count"]], ["s2", "shape_mismatch", 0]);
+});
+
+test("a source output over the result budget is trimmed before it reaches the prompt (result_trim.micro_resolution)", async (context) => {
+  const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, label: `row number ${i}` }));
+  script(context, { routing_plan: [ECHO_THEN_ADD({ rows, first: 3 }, "{{s1.response.data.rows}}")], micro_resolution: [value(3)], text: [{ text: "4" }] });
+  const agent = await agentOf(context, { resultBudgetBytes: 1024 });
+  const { status } = await agent.post("/orchestrate/natural", { request: "add one" }, { "x-manifold-request-id": "req-micro-5" });
+  assert.is(status, 200);
+  assert.equal(addCalls(context), [{ a: 3, b: 1 }]);
+  const prompt = (microRequests(context)[0]!.body.messages as { content: string }[])[1]!.content;
+  assert.ok(Buffer.byteLength(prompt) < 2048, `prompt of ${Buffer.byteLength(prompt)} bytes`);
+  const events = await eventsOf(context, "req-micro-5");
+  const trim = events.find((e) => e.name === "result_trim.micro_resolution")!.attributes;
+  assert.is(trim["content_lost"], true);
+  assert.is(trim["step_id"], "s2");
+  assert.ok(Number(trim["original_bytes"]) > 1024 && Number(trim["trimmed_bytes"]) <= 1024);
+});
+
+test.run();
