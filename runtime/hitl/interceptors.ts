@@ -7,14 +7,23 @@
  * 2b. `hitl.indirect_gate` (after a step): a step whose callee reached a sensitive capability
  *    (APPROVAL_REQUIRED) pauses the run, its checkpoint naming that call;
  * 3. `hitl.error_checkpoint` (after a step): a step whose input the tool refused pauses the run for a
- *    human's correction instead of failing it;
+ *    human's correction instead of failing it; natural mode's recovery (asked before it) has tried
+ *    first, and its analysis is in the checkpoint's reason;
  * 4. `hitl.plan_approval` (after the plan): every plan waits for approval before its first step;
  * 5. `hitl.checkpoint` (after execution): a run one of these paused becomes a checkpoint, and the
  *    request answers 202.
  *
  * Registered in this order by the HITL feature. A resumed run carries `state.hitl` (`HitlState`).
  */
-import type { ExecutionContext, Interceptor, InterceptorState, PlanContext, StepContext, StepOutcomeContext } from "../orchestration/index.js";
+import {
+  recoveryAnalysis,
+  type ExecutionContext,
+  type Interceptor,
+  type InterceptorState,
+  type PlanContext,
+  type StepContext,
+  type StepOutcomeContext,
+} from "../orchestration/index.js";
 import type { CheckpointMaker } from "./checkpoint.js";
 import { createIndirectGateInterceptor, gateStep, type IndirectCall } from "./gate.js";
 import { createStepGate, type HitlPolicy } from "./policy.js";
@@ -60,17 +69,18 @@ export function createStepGateInterceptor(policy: HitlPolicy): Interceptor {
   const gate = createStepGate(policy);
   return {
     name: "hitl.step_gate",
-    beforeStep({ step, state, parameters }: StepContext) {
+    beforeStep({ step, state, parameters, round }: StepContext) {
       if (gate === undefined) return undefined;
       const { approved, indirect } = hitlState(state);
-      const isApproved = approved.includes(step.step_id);
+      // An approval covers the step as the human saw it: a recovery retry's corrected parameters are asked again.
+      const isApproved = approved.includes(step.step_id) && round === 0;
       gateStep(policy, step, parameters, { step: isApproved, indirect: isApproved ? indirect?.[step.step_id] : undefined });
       if (isApproved) return undefined;
       const answer = gate(step);
       if (answer === undefined) return undefined;
       return {
         action: "pause",
-        reason: answer.reason,
+        reason: round === 0 ? answer.reason : `${answer.reason}; its parameters were corrected by automatic recovery`,
         waiting: `waiting for approval of step ${step.step_id}`,
         data: { sensitive_matches: answer.sensitive_matches },
       };
@@ -78,18 +88,30 @@ export function createStepGateInterceptor(policy: HitlPolicy): Interceptor {
   };
 }
 
+/** Most characters of a recovery analysis quoted in a checkpoint's reason. */
+const ANALYSIS_CHARS = 500;
+
+/** What natural mode's recovery concluded about the step, for the human who corrects it. */
+function analysisNote(signal: AbortSignal, stepId: string): string {
+  const analysis = recoveryAnalysis(signal, stepId);
+  if (analysis === undefined) return "";
+  const reason = analysis.reason.length > ANALYSIS_CHARS ? `${analysis.reason.slice(0, ANALYSIS_CHARS)}…` : analysis.reason;
+  return ` (automatic recovery ${analysis.outcome === "retried" ? "retried it with corrected parameters, which were refused too" : "did not retry it"}: ${reason})`;
+}
+
 /**
  * A step whose input the tool refused (400 INVALID_INPUT) is one a human can correct: the run waits
- * for corrected parameters (an approve with `parameters`) or a reject, rather than failing.
+ * for corrected parameters (an approve with `parameters`) or a reject, rather than failing. Natural
+ * mode's recovery is asked first; when it did not fix the step, its analysis is in the reason.
  */
 export function createErrorCheckpointInterceptor(policy: HitlPolicy): Interceptor {
   return {
     name: "hitl.error_checkpoint",
-    afterStep({ step, error }: StepOutcomeContext) {
+    afterStep({ step, error, signal }: StepOutcomeContext) {
       if (!policy.enabled || error?.code !== "INVALID_INPUT") return undefined;
       return {
         action: "pause",
-        reason: `${step.agent_name}.${step.metadata.capability} refused its input: ${error.expose ? error.message : "invalid input"}`,
+        reason: `${step.agent_name}.${step.metadata.capability} refused its input: ${error.expose ? error.message : "invalid input"}${analysisNote(signal, step.step_id)}`,
         waiting: `waiting for a human to correct step ${step.step_id}`,
       };
     },

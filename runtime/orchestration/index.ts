@@ -131,6 +131,12 @@ export {
   createPlanCheckInterceptor,
   parsePlanText,
   trimResults,
+  FAILURE_EVIDENCE_LIMIT_BYTES,
+  projectFailure,
+  RECOVERY,
+  recoveryAnalysis,
+  type ProjectedFailure,
+  type RecoveryAnalysis,
   type PlanCheck,
   type PlanChecker,
   type PlanCheckOptions,
@@ -138,4 +144,7 @@ export {
   type TrimResult,
 } from "./natural/index.js";
 export type { CallRecord, RecordCall } from "./natural/record.js";
+// The request limit a scheduled run's dispatch must outlast (runtime/scheduling/settings.ts).
+export { DEFAULT_ORCHESTRATION_TIMEOUT_MS, ONE_SHOT, ORCHESTRATION_TIMEOUT_ENV, readAdaptiveSettings, type AdaptiveSettings } from "./natural/adaptive.js";
+export type { NaturalProgress } from "./natural/run-context.js";
 export { naturalConfidence } from "./http.js";

@@ -13,6 +13,7 @@ import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
 import { createBindingInterceptor } from "./binding.js";
 import { createPlanCheckInterceptor } from "./plan-check.js";
+import { createRecoveryInterceptor } from "./recovery.js";
 import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
 import { budgetedProvider } from "./run-context.js";
@@ -67,6 +68,8 @@ export function configureNatural(
     };
   } else if (llm !== undefined) {
     interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env) }));
+    // After each step: a refused input analysed by the model and retried with checked parameters (recovery.ts).
+    if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm }));
     // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
     interceptors.push(createBindingInterceptor({ provider: llm }));
     const { allowLastingEffects } = options;

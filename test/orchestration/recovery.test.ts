@@ -1,0 +1,203 @@
+/**
+ * Natural mode's error recovery against a scripted model (the real `openai` client) and a real tool
+ * on loopback: a refused input is analysed once, the model's corrected parameters are checked
+ * against the input schema before anything is sent, and only a client error is analysed, only while
+ * recovery is on and the request's model-call budget allows it.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { createLlmDebugStore, createLlmProvider, resolveLlmConfig, type LlmDebugStore } from "../../runtime/llm/index.js";
+import { ONE_SHOT, type AdaptiveSettings } from "../../runtime/orchestration/natural/adaptive.js";
+import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
+import { analysisText, kindOf, planText, startWeather, step, type Weather } from "./recovery-support.js";
+import { agentSpec, serveAgent } from "./support.js";
+
+interface Context {
+  weather: Weather;
+  llm: ScriptedLlm;
+  debug: LlmDebugStore;
+  agents: Awaited<ReturnType<typeof serveAgent>>[];
+}
+
+const recovery = suite<Context>("natural mode: error recovery", {} as Context);
+
+recovery.before.each(async (context) => {
+  context.weather = await startWeather();
+  context.llm = await startScriptedLlm();
+  context.debug = createLlmDebugStore({ env: {} });
+  context.agents = [];
+});
+
+recovery.after.each(async ({ weather, llm, debug, agents }) => {
+  for (const agent of agents) await agent.running.close();
+  await weather.close();
+  await llm.close();
+  await debug.close();
+});
+
+async function start(context: Context, adaptive: Partial<AdaptiveSettings> = {}, more: Record<string, unknown> = {}) {
+  const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: "k", model: "test-model", maxRetries: 0 }, env: {} })!);
+  const agent = await serveAgent(agentSpec("forecaster", { natural: true }), {
+    components: [context.weather.spec],
+    baseUrls: { weather: context.weather.url },
+    llm: provider,
+    llmDebug: context.debug,
+    componentName: "forecaster",
+    adaptive,
+    ...more,
+  });
+  context.agents.push(agent);
+  return agent;
+}
+
+const FORECAST_PLAN = planText(step("s1", "forecast", { city: "FR-PAR", date: "next friday" }));
+const stepsOf = (body: Record<string, unknown>) => body["steps"] as { step_id: string; status: string; attempts: number; error?: { code: string } }[];
+
+recovery("a 400 is analysed and the step retried with the corrected parameters: the tool is called exactly twice and the answer completes", async (context) => {
+  const agent = await start(context);
+  const { llm, weather } = context;
+  llm.reply(
+    { text: FORECAST_PLAN },
+    { text: analysisText(true, "the date must be ISO", { city: "FR-PAR", date: "2026-12-04" }) },
+    { text: "11 °C in Paris on Friday." },
+  );
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris next friday" }, { "x-manifold-request-id": "req-rec-1" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.is(body["response"], "11 °C in Paris on Friday.");
+  assert.equal(
+    weather.calls.map((c) => c.input),
+    [
+      { city: "FR-PAR", date: "next friday" },
+      { city: "FR-PAR", date: "2026-12-04" },
+    ],
+  );
+  assert.equal(
+    stepsOf(body).map((s) => [s.step_id, s.status]),
+    [["s1", "completed"]],
+  );
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "text"]);
+  // What the model was shown: the projected failure, the schema and the parameters sent, as data.
+  const prompt = JSON.stringify(llm.requests[1]!.body.messages);
+  assert.match(prompt, /date must be YYYY-MM-DD/);
+  assert.match(prompt, /not a date: next friday/);
+  assert.match(prompt, /<tool_output source=\\"failure\\">/);
+  assert.match(prompt, /\\"required\\":\[\\"city\\",\\"date\\"\]/);
+  assert.not.match(prompt, /at .*\.ts:\d+/, "no stack trace");
+  const usage = body["usage_by_phase"] as Record<string, unknown> | undefined;
+  if (usage !== undefined) assert.ok("error_analysis" in usage, "the analysis is accounted as its own phase");
+  const record = await context.debug.get("req-rec-1");
+  assert.ok(
+    record?.interactions.some((i) => i.type === "error_analysis"),
+    "the LLM debug record has the analysis",
+  );
+});
+
+recovery("corrected parameters that do not fit the input schema are never sent: the tool is called once and the step fails", async (context) => {
+  const agent = await start(context);
+  const { llm, weather } = context;
+  llm.reply(
+    { text: FORECAST_PLAN },
+    { text: analysisText(true, "use a number", { city: "FR-PAR", date: 20261204, units: "metric" }) },
+    { text: "I could not get the forecast." },
+  );
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris next friday" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.is(weather.calls.length, 1, "the correction was never dispatched");
+  const [only] = stepsOf(body);
+  assert.equal([only!.status, only!.error?.code], ["failed", "INVALID_INPUT"]);
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "text"]);
+});
+
+recovery("a model that finds nothing to correct leaves the step failed after one analysis", async (context) => {
+  const agent = await start(context);
+  const { llm, weather } = context;
+  llm.reply({ text: FORECAST_PLAN }, { text: analysisText(false, "the user gave no date") }, { text: "Which date?" });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris" });
+  assert.is(status, 200);
+  assert.is(weather.calls.length, 1);
+  assert.is(stepsOf(body)[0]!.status, "failed");
+});
+
+recovery("a retry refused again is not analysed again with MANIFOLD_MAX_SEMANTIC_RETRIES=1", async (context) => {
+  const agent = await start(context);
+  const { llm, weather } = context;
+  llm.reply({ text: FORECAST_PLAN }, { text: analysisText(true, "try a code", { city: "FR-PAR", date: "friday 4th" }) }, { text: "No forecast." });
+  const { body } = await agent.post("/orchestrate/natural", { request: "weather" });
+  assert.is(weather.calls.length, 2);
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "text"]);
+  assert.is(stepsOf(body)[0]!.status, "failed");
+});
+
+recovery("an input derived from an earlier step is re-resolved from that step's data", async (context) => {
+  const agent = await start(context);
+  const { llm, weather } = context;
+  llm.reply(
+    { text: planText(step("s1", "locate", { query: "Paris" }), step("s2", "forecast", { city: "{{s1.response.data.name}}", date: "2026-12-04" }, ["s1"])) },
+    { text: analysisText(true, "the code, not the name", { city: "FR-PAR", date: "2026-12-04" }) },
+    { text: "11 °C." },
+  );
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris on 4 December" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(
+    weather.calls.map((c) => [c.capability, c.input["city"] ?? c.input["query"]]),
+    [
+      ["locate", "Paris"],
+      ["forecast", "Paris"],
+      ["forecast", "FR-PAR"],
+    ],
+  );
+  const prompt = JSON.stringify(llm.requests[1]!.body.messages);
+  assert.match(prompt, /<tool_output source=\\"earlier_results\\">/);
+  assert.match(prompt, /FR-PAR/, "the source step's output is in the prompt");
+});
+
+recovery("server errors and timeouts are not analysed: they keep the executor's own policy", async (context) => {
+  const agent = await start(context, {}, { timeoutMs: 300 });
+  const { llm, weather } = context;
+  llm.reply({ text: planText(step("boom", "explode", {}), step("late", "stall", {})) }, { text: "Both failed." });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "break things" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(
+    stepsOf(body)
+      .map((s) => [s.step_id, s.error?.code])
+      .sort(),
+    [
+      ["boom", "INTERNAL"],
+      ["late", "TIMEOUT"],
+    ],
+  );
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "text"], "no error_analysis request");
+  assert.is(weather.calls.length, 2);
+});
+
+recovery("one-shot settings (MANIFOLD_MAX_SEMANTIC_RETRIES=0) make no analysis", async (context) => {
+  const agent = await start(context, ONE_SHOT);
+  const { llm, weather } = context;
+  llm.reply({ text: FORECAST_PLAN }, { text: "No forecast." });
+  const { body } = await agent.post("/orchestrate/natural", { request: "weather" });
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "text"]);
+  assert.is(weather.calls.length, 1);
+  assert.is(stepsOf(body)[0]!.status, "failed");
+});
+
+recovery("no analysis once the request's model-call budget has only the answer's call left", async (context) => {
+  const agent = await start(context, { maxLlmCalls: 2 });
+  const { llm, weather } = context;
+  llm.reply({ text: FORECAST_PLAN }, { text: "No forecast." });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "text"]);
+  assert.is(weather.calls.length, 1);
+});
+
+recovery("a capability with lasting effects is never re-sent on the model's word: its failure is not shown to the model", async (context) => {
+  const agent = await start(context, {}, { allowLastingEffects: true });
+  const { llm, weather } = context;
+  llm.reply({ text: planText(step("sub", "subscribe", { city: "Paris" })) }, { text: "Not subscribed." });
+  const { body } = await agent.post("/orchestrate/natural", { request: "subscribe me" });
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "text"]);
+  assert.is(weather.calls.length, 1);
+  assert.is(stepsOf(body)[0]!.status, "failed");
+});
+
+recovery.run();
