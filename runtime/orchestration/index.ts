@@ -28,12 +28,13 @@ export {
   type RunStatus,
   type StepError,
   type StepResult,
+  type StepRound,
   type StepStatus,
   type Target,
 } from "./executor.js";
 export { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 export { createResolver, defaultEndpoint, type ResolverOptions } from "./resolver.js";
-export { HOOK_PHASES, checkHooks, runHooks, type HookContext, type HookMode, type HookOutcome, type HookPhase, type PipelineHook } from "./hooks.js";
+export { HOOK_PHASES, checkHooks, runHooks, type HookContext, type HookDecision, type HookMode, type HookOutcome, type HookPhase, type PipelineHook } from "./hooks.js";
 export { readCatalog, checkContextOf, type CatalogCheckContext, type CatalogComponent } from "./catalog.js";
 export { MAX_CUSTOM_STEPS, customResponse, parseCustomBody, type CustomResponse, type CustomStepEntry } from "./custom.js";
 export { checkWorkflowInputs, resolveOutputs, type WorkflowDefinition, type WorkflowStepDefinition } from "./workflow.js";
@@ -61,8 +62,13 @@ export {
   type ExecutionStatus,
   type ExecutionStore,
   type ExecutionStoreOptions,
+  type HitlRecordState,
+  type InterceptorDecision,
+  type LifecycleEvent,
   type ListOptions,
   type MemoryExecutionStoreOptions,
+  type RecordedRound,
+  type RecordedStep,
   type RedisExecutionStoreOptions,
 } from "./records/index.js";
 export {
