@@ -13,6 +13,7 @@ import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
 import { createBindingInterceptor } from "./binding.js";
 import { createPlanCheckInterceptor } from "./plan-check.js";
+import { createPhaseLoopInterceptor } from "./phase-loop.js";
 import { createRecoveryInterceptor } from "./recovery.js";
 import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
@@ -67,7 +68,7 @@ export function configureNatural(
         : { plan: checkPlan(out, "the planner's plan"), regenerations: 0 };
     };
   } else if (llm !== undefined) {
-    interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env) }));
+    interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env), self: componentName }));
     // After each step: a refused input analysed by the model and retried with checked parameters (recovery.ts).
     if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm }));
     // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
@@ -75,6 +76,8 @@ export function configureNatural(
     const { allowLastingEffects } = options;
     const plan = createLlmPlanner({ provider: llm, catalog: async () => withoutLastingEffects(await fullCatalog(), allowLastingEffects) });
     planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
+    // After execution: further phases (the continuation is settled by natural.plan_check like a first plan).
+    interceptors.push(createPhaseLoopInterceptor({ planner: plan, settings, log }));
   }
   let synthesiser = givenSynthesiser;
   if (synthesiser === undefined && llm !== undefined) {
