@@ -29,6 +29,12 @@ async function runInstruction(orchestrator: Orchestrator, { instruction, input }
   const request = Object.keys(input).length === 0 ? instruction : `${instruction}\n\nInput: ${JSON.stringify(input)}`;
   const result = await orchestrator.runNatural(request, { signal, synthesise: orchestrator.hasSynthesiser });
   if (result.status === "interrupted") throw new ManifoldError("ABORTED", "the scheduled run was interrupted");
+  // Nobody is there to answer a question: the run fails, not retried, saying what the instruction lacks.
+  if (result.clarification !== undefined)
+    throw new ManifoldError(
+      "INVALID_INPUT",
+      `the instruction needs more input (${result.clarification.missing_fields.join(", ")}): ${result.clarification.question}`,
+    );
   return typeof result.synthesis === "string"
     ? result.synthesis
     : JSON.stringify(result.steps.map((s) => ({ step_id: s.step_id, status: s.status, output: s.output })));

@@ -158,6 +158,22 @@ test("without a handler: natural mode answers the instruction with its synthesis
   }
 });
 
+test("without a handler: an instruction the model cannot act on without asking fails 400 INVALID_INPUT with the question (nobody is there to answer it)", async () => {
+  const llm = await startScriptedLlm();
+  const bare = await ClockAgent.serve({ ...quiet, llm: { baseUrl: llm.baseUrl, apiKey: "k", model: "m", maxRetries: 0 } });
+  try {
+    llm.reply({ text: '{"steps": [], "clarification": {"question": "Which time zone?", "missing_fields": ["zone"]}}' });
+    const { status, body } = await post(bare.url, REQUEST);
+    assert.is(status, 400, JSON.stringify(body));
+    assert.is(body.error.code, "INVALID_INPUT");
+    assert.match(body.error.message, /needs more input \(zone\): Which time zone\?/);
+    assert.is(llm.requests.length, 1, "no synthesis of a question");
+  } finally {
+    await bare.close();
+    await llm.close();
+  }
+});
+
 test("without a handler or a language model: 503 LLM_UNAVAILABLE whose message names the variables to set", async () => {
   const bare = await ClockAgent.serve({ ...quiet, llm: false });
   try {

@@ -39,6 +39,13 @@ export function normalizePlan(value: unknown, { self, taken = new Set() }: Norma
     const id = step["step_id"];
     if (self !== undefined && step["agent_name"] === self) {
       changes.push(`dropped step ${typeof id === "string" ? id : `#${i}`}: it calls ${self}, the agent that plans`);
+      const capability = isObject(step["metadata"]) ? step["metadata"]["capability"] : undefined;
+      getTelemetry().event("orchestrator.terminal_synthesis.normalized", {
+        ...llmEventScope(),
+        dropped_agent: self,
+        dropped_capability: typeof capability === "string" ? capability.slice(0, 100) : "",
+        remaining_steps: (value["steps"] as unknown[]).length - 1,
+      });
       continue;
     }
     let repaired = step;

@@ -79,6 +79,8 @@ export async function checkProposal(
         { details: result.problems.map((p) => ({ pointer: p.pointer, message: p.message })) },
       );
     }
+    // Every regeneration plans over the whole catalog again (no capability selection is kept yet).
+    getTelemetry().event("orchestrator.plan_regeneration.selection", { ...llmEventScope(), selection_reused: false });
     await proposal.revise(result.problems.map((p) => `${p.pointer}: ${p.message}`));
   }
 }
