@@ -21,7 +21,7 @@ import { countedBackend } from "./executor-backend.js";
 import { createSlots, type Dispatcher, dispatch } from "./executor-dispatch.js";
 import { createTargets, MODULE } from "./executor-targets.js";
 import { createRunRecord } from "./run-claims.js";
-import { readExecutorSettings, type ExecutorSettings } from "./settings.js";
+import { dispatchLimitOf, dispatchTimeoutWarning, readExecutorSettings, runLimitOf, type ExecutorSettings } from "./settings.js";
 import { SCHEDULED_EXECUTOR_QUEUE, SCHEDULED_TASK_TYPE } from "./wire.js";
 
 export interface ScheduledExecutorOptions extends Partial<ExecutorSettings> {
@@ -75,6 +75,10 @@ export function createScheduledExecutor(options: ScheduledExecutorOptions = {}):
   // The task queue's own lease variable: the executor's queue is a task queue like any other.
   const leaseMs = readLeaseMs(options.leaseMs, env);
   const log = options.log ?? createLogger({ service: "scheduler", component: "scheduled-executor", env: env as NodeJS.ProcessEnv });
+  // A dispatch shorter than the agents' run limit would retry runs still running (settings.ts).
+  const dispatchSet = options.dispatchTimeoutMs !== undefined || dispatchLimitOf(env).set;
+  const shortDispatch = dispatchTimeoutWarning({ ms: settings.dispatchTimeoutMs, set: dispatchSet }, runLimitOf(env));
+  if (shortDispatch !== undefined) log.warn(shortDispatch, { operation: "executor_start" });
   const store = options.store ?? createStore({ env });
   const registry = options.registry ?? createRegistry({ store });
   const deadLetters = createDeadLetters(store, maxDeadLetters === undefined ? {} : { maxEntries: maxDeadLetters });

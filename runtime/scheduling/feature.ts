@@ -26,16 +26,21 @@ export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
   enabled: (agent) => agent.scheduled === true,
   openapi: addScheduledPaths,
   async build({ scheduled }, { orchestration, log, env }) {
-    const { createScheduledExtension, DEFAULT_RUN_TIMEOUT_MS } = await import("./scheduled-route.js");
+    const { createScheduledExtension } = await import("./scheduled-route.js");
     const { createRunClaims } = await import("./run-claims.js");
     const { createStore } = await import("../store/index.js");
-    const { durationFromEnv } = await import("../spec/index.js");
+    const { dispatchLimitOf, dispatchTimeoutWarning, runLimitOf } = await import("./settings.js");
+    const scheduledLog = log("scheduled");
+    // A run's deadline is the agent's orchestration timeout; the executor (the scheduler's process)
+    // must wait at least that long for the answer. Checked before the store is opened: a bad value fails start-up.
+    const run = runLimitOf(env);
+    const shortDispatch = dispatchTimeoutWarning(dispatchLimitOf(env), run);
+    if (shortDispatch !== undefined) scheduledLog.warn(shortDispatch, { operation: "scheduled_start" });
     // Runs are claimed where the agent's replicas meet (Redis when configured), so a redelivery to
-    // any replica is dropped; a run's deadline is the agent's orchestration timeout.
+    // any replica is dropped.
     const claims = createRunClaims(createStore({ env }), { ownsStore: true });
-    const runTimeoutMs = durationFromEnv(env, "MANIFOLD_ORCHESTRATION_TIMEOUT", DEFAULT_RUN_TIMEOUT_MS);
     return {
-      extension: createScheduledExtension({ handler: scheduled, orchestrator: orchestration.orchestrator, log: log("scheduled"), claims, runTimeoutMs }),
+      extension: createScheduledExtension({ handler: scheduled, orchestrator: orchestration.orchestrator, log: scheduledLog, claims, runTimeoutMs: run.ms }),
     };
   },
 };

@@ -8,6 +8,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createChatExtension } from "../../runtime/chat/index.js";
+import { defineAgent } from "../../runtime/codegen/v1/index.js";
 import { serveComponent, type RunningComponent } from "../../runtime/component/index.js";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
@@ -17,6 +18,7 @@ import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { postSse } from "../support/sse-client.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { eventually, within } from "../support/wait.js";
+import { agent as agentManifest, agentSpec as specOf } from "../support/specs.js";
 import { agentSpec, memoryLog, startTools, type Tools } from "./support.js";
 
 const planText = (steps: unknown[]): string => JSON.stringify({ steps });
@@ -256,3 +258,31 @@ traced("a call the budget refuses is an orchestrator.budget.exhausted event nami
 });
 
 traced.run();
+
+/** The budget variables are read when the agent starts: a bad value stops the start, naming the variable, never a request. */
+const startUp = suite("natural-mode budget variables at start-up");
+
+const NaturalAgent = defineAgent<{}, {}>(specOf(agentManifest("budget-start", { description: "natural", capabilities: {} })), {});
+
+for (const [name, value, says] of [
+  ["MANIFOLD_MAX_PHASES", "0", /MANIFOLD_MAX_PHASES must be an integer from 1 to 10/],
+  ["MANIFOLD_MAX_LLM_CALLS", "1", /MANIFOLD_MAX_LLM_CALLS must be an integer from 2 to 100/],
+  ["MANIFOLD_ORCHESTRATION_TIMEOUT", "soon", /MANIFOLD_ORCHESTRATION_TIMEOUT must be a duration/],
+  ["MANIFOLD_RESULT_BUDGET_BYTES", "12", /MANIFOLD_RESULT_BUDGET_BYTES must be an integer from 256/],
+] as const) {
+  startUp(`${name}=${value} stops the agent's start`, async () => {
+    process.env[name] = value;
+    try {
+      const agent = await NaturalAgent.serve({ port: 0, registry: false, handleSignals: false, log: () => {}, handlers: {}, llm: false });
+      await agent.close();
+      assert.unreachable("the agent started");
+    } catch (error) {
+      assert.instance(error, RangeError);
+      assert.match((error as Error).message, says);
+    } finally {
+      delete process.env[name];
+    }
+  });
+}
+
+startUp.run();
