@@ -119,7 +119,13 @@ export function resumeOf(claimed: Checkpoint): ResumeRun {
     ...(indirect === undefined || claimed.current_step === undefined ? {} : { indirect: { [claimed.current_step.step_id]: indirect } }),
     ...(corrected === undefined || claimed.current_step === undefined ? {} : { parameters: { [claimed.current_step.step_id]: corrected } }),
   };
-  return { plan: claimed.plan, completed: claimed.completed_steps as unknown as StepResult[], state: { [HITL_STATE]: state } };
+  const decision = corrected !== undefined ? "corrected" : claimed.resolution?.action === "expire" ? "expired_approved" : "approved";
+  return {
+    plan: claimed.plan,
+    completed: claimed.completed_steps as unknown as StepResult[],
+    state: { [HITL_STATE]: state },
+    checkpoint: { checkpoint_id: claimed.checkpoint_id, decision },
+  };
 }
 
 interface ResumeDeps {

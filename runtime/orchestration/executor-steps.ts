@@ -161,6 +161,7 @@ function askAfter(run: Run, i: number, outcome: Outcome): void {
 function applyAfter(run: Run, i: number, outcome: Outcome, answered: Answered<AfterStepDecision>): void {
   const { decision } = answered;
   if (decision.action === "retry") {
+    notifyRound(run, i, outcome, answered.by ?? "");
     run.tracks[i]!.round += 1;
     askBefore(run, i, decision.parameters, false);
   } else if (decision.action === "pause") endStep(run, i, outcome, { decision, ...(answered.by === undefined ? {} : { by: answered.by }) });
@@ -205,9 +206,30 @@ function endStep(run: Run, i: number, outcome: Outcome, paused?: Answered<StepPa
     }
   }
   run.ran += 1;
+  notifyRound(run, i, outcome);
   notifyStep(run, i);
   stepTelemetry(run, i, outcome, duration);
   pumpRun(run);
+}
+
+/** A round of step `i` ended: with `retriedBy` when an interceptor sends it round again, else as the step's last. */
+function notifyRound(run: Run, i: number, outcome: Outcome, retriedBy?: string): void {
+  const { onRound } = run.setup.options;
+  if (onRound === undefined) return;
+  const parameters = run.bodies[i];
+  try {
+    onRound({
+      step_id: run.steps[i]!.step_id,
+      round: run.tracks[i]!.round,
+      ...(parameters === undefined ? {} : { parameters }),
+      attempts: outcome.attempts,
+      status: outcome.error === undefined ? "completed" : "failed",
+      ...(outcome.error === undefined ? {} : { error: stepError(outcome.error) }),
+      ...(retriedBy === undefined ? {} : { retried_by: retriedBy }),
+    });
+  } catch (error) {
+    run.setup.log.warn(`onRound listener failed after step ${run.steps[i]!.step_id}`, { error });
+  }
 }
 
 function notifyStep(run: Run, i: number): void {

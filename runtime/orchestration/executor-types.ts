@@ -51,6 +51,25 @@ export interface StepResult {
   readonly started_at?: string;
 }
 
+/**
+ * One round of a step: the parameters it was called with and how it ended. A step has one round
+ * unless an after-step interceptor answered `retry` (a semantic retry: corrected parameters), which
+ * sends it round again; the executor's own retries of a retryable failure are `attempts` of a round.
+ */
+export interface StepRound {
+  readonly step_id: string;
+  /** 0 for the first. */
+  readonly round: number;
+  /** What the step was (or would have been) called with in this round; absent when they could not be resolved. */
+  readonly parameters?: unknown;
+  /** Calls made in this round (0: not dispatched). */
+  readonly attempts: number;
+  readonly status: "completed" | "failed";
+  readonly error?: StepError;
+  /** The interceptor that sent the step round again after this round, when one did. */
+  readonly retried_by?: string;
+}
+
 /** Where a run paused (an interceptor's `pause`): the step not dispatched, or the one that ended, with its resolved parameters. */
 export interface RunInterrupt {
   readonly step_id: string;
@@ -109,6 +128,8 @@ export interface ExecuteOptions {
   readonly mode?: PlanMode;
   /** Told after each step that ran finishes (completed or failed), with how many have finished so far. */
   readonly onStep?: (step: StepResult, finished: number, total: number) => void;
+  /** Told when each round of a step ends (execution records keep what was sent), before `onStep` for the last. */
+  readonly onRound?: (round: StepRound) => void;
   /** Completed results of an earlier, paused run of this plan: those steps are not run again. */
   readonly completed?: readonly StepResult[];
   /** Asked around each step of this run, after the executor's own. */

@@ -43,11 +43,23 @@ export interface PipelineHook {
   run(context: HookContext): void | Plan | undefined | Promise<void | Plan | undefined>;
 }
 
+/** What a hook decided: its failure policy, what the request did next, and why (an error code) when it did not simply go on. */
+export interface HookDecision {
+  readonly policy: HookMode;
+  readonly action: "continue" | "replace_plan" | "stop";
+  readonly reason?: string;
+}
+
 export interface HookOutcome {
   readonly name: string;
   readonly phase: HookPhase;
+  /** The hook's status. */
   readonly outcome: "ok" | "failed_open" | "failed_closed";
   readonly error?: { readonly code: string; readonly message: string };
+  /** 1-based position among the request's hook outcomes. */
+  readonly order?: number;
+  readonly duration_ms?: number;
+  readonly decision?: HookDecision;
 }
 
 const HOOK_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -83,13 +95,20 @@ export async function runHooks(hooks: readonly PipelineHook[], context: HookCont
     const span = telemetry.enabled
       ? telemetry.startSpan(hookSpanName(hook.phase, hook.name), { parent: "active", attributes: { "pipeline.hook.failure_policy": mode } })
       : undefined;
+    const started = performance.now();
+    const ended = (decision: HookDecision): Pick<HookOutcome, "order" | "duration_ms" | "decision"> => ({
+      order: outcomes.length + 1,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      decision,
+    });
     try {
       const current: HookContext = plan === undefined || plan === context.plan ? context : { ...context, plan };
       const returned = await (span === undefined ? hook.run(current) : span.run(() => hook.run(current)));
       if (context.phase === "after_planning" && returned !== undefined) plan = checkPlan(returned, `the plan returned by hook ${hook.name}`);
-      span?.setAttributes({ "pipeline.hook.action": context.phase === "after_planning" && returned !== undefined ? "replace_plan" : "continue" });
+      const action = context.phase === "after_planning" && returned !== undefined ? "replace_plan" : "continue";
+      span?.setAttributes({ "pipeline.hook.action": action });
       span?.end();
-      outcomes.push({ name: hook.name, phase: hook.phase, outcome: "ok" });
+      outcomes.push({ name: hook.name, phase: hook.phase, outcome: "ok", ...ended({ policy: mode, action }) });
     } catch (thrown) {
       const expected = isManifoldError(thrown);
       // An unexpected throw is a bug: its message may hold anything, so only the log sees it.
@@ -100,7 +119,13 @@ export async function runHooks(hooks: readonly PipelineHook[], context: HookCont
       span?.setAttributes({ "pipeline.hook.action": expected && mode === "fail_open" ? "continue" : "stop", "pipeline.hook.reason": error.code });
       span?.end(error.code);
       if (expected && mode === "fail_open") {
-        outcomes.push({ name: hook.name, phase: hook.phase, outcome: "failed_open", error });
+        outcomes.push({
+          name: hook.name,
+          phase: hook.phase,
+          outcome: "failed_open",
+          error,
+          ...ended({ policy: mode, action: "continue", reason: error.code }),
+        });
         log.warn(`hook ${hook.name} (${hook.phase}) failed; continuing (fail_open): ${error.message}`, {
           hook: hook.name,
           phase: hook.phase,
@@ -108,7 +133,7 @@ export async function runHooks(hooks: readonly PipelineHook[], context: HookCont
         });
         continue;
       }
-      outcomes.push({ name: hook.name, phase: hook.phase, outcome: "failed_closed", error });
+      outcomes.push({ name: hook.name, phase: hook.phase, outcome: "failed_closed", error, ...ended({ policy: mode, action: "stop", reason: error.code }) });
       if (expected)
         log.warn(`hook ${hook.name} (${hook.phase}) failed; request stopped (fail_closed): ${error.message}`, {
           hook: hook.name,

@@ -137,6 +137,8 @@ export interface ResumeRun {
   readonly completed: readonly StepResult[];
   /** What the interceptors that paused it kept, handed back to every interceptor of the resumed run. */
   readonly state?: InterceptorState;
+  /** The checkpoint whose decision resumes it (`approved`, `corrected`, `expired_approved`), for its execution record. */
+  readonly checkpoint?: { readonly checkpoint_id: string; readonly decision?: string };
 }
 
 /** Set when an interceptor paused the run: what the request answers instead (HITL: a 202 body). */

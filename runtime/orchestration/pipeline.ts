@@ -14,12 +14,14 @@ import type { Clock } from "../util/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ExecuteOptions, ExecutionResult, Executor, StepResult } from "./executor.js";
 import { getTelemetry } from "../telemetry/index.js";
-import { llmEventScope } from "./natural/run-context.js";
+import { currentNaturalRun, llmEventScope } from "./natural/run-context.js";
 import { skippedResult } from "./executor-run.js";
 import { runHooks, type HookContext, type HookOutcome, type PipelineHook } from "./hooks.js";
 import { afterExecution, afterPlan, type Interceptor, type PlanContext, type PlanProposal } from "./pipeline-interceptors.js";
 import { checkPlan, type Plan, type PlanMode } from "./plan.js";
-import type { ExecutionRecord, ExecutionStore } from "./records/index.js";
+import type { ExecutionRecord, ExecutionStore, InterceptorDecision } from "./records/index.js";
+import { executionEntry } from "./records/entry.js";
+import type { StepRound } from "./executor-types.js";
 import type { NaturalSetup } from "./natural/configure.js";
 import type { RecordCall } from "./natural/record.js";
 import type { Paused, RunOptions } from "./orchestrator-types.js";
@@ -72,7 +74,14 @@ interface Passage {
   /** The plan once there is one (a failure from then on is recorded with it), and the run's result. */
   plan: Plan | undefined;
   result: ExecutionResult | undefined;
+  /** Every round of every step, for the record (bounded: MAX_ROUNDS). */
+  readonly rounds: StepRound[];
+  /** Pipeline interceptors that did not simply go on, for the record. */
+  readonly decisions: InterceptorDecision[];
 }
+
+/** Rounds a passage keeps for its record: beyond them, a huge plan's record says what was planned, not what each round sent. */
+const MAX_ROUNDS = 1000;
 
 const statusOf = { completed: "success", failed: "failed", interrupted: "interrupted" } as const;
 
@@ -87,6 +96,8 @@ export async function runPipeline(core: OrchestratorCore, request: PipelineReque
     base: { mode, ...(workflow === undefined ? {} : { workflow }), request: request.request, ...(signal === undefined ? {} : { signal }) },
     plan: options.resume?.plan,
     result: undefined,
+    rounds: [],
+    decisions: [],
   };
   try {
     if (options.synthesise === true && core.natural.synthesiser === undefined) throw llmUnavailable("ai_synthesis");
@@ -100,10 +111,11 @@ export async function runPipeline(core: OrchestratorCore, request: PipelineReque
     for (;;) {
       const after = await afterExecution(core.interceptors, { ...context, result });
       const { decision } = after;
+      noteDecision(passage, "after_execution", after);
       if (decision.action === "fail") throw decision.error;
       if (decision.action === "pause") {
         const all = withEarlierPhases(context.plan, result);
-        await recordRun(passage, context.plan, all);
+        await recordRun(passage, context.plan, all, { paused: decision.answer });
         return { result: all, plan: context.plan, hooks: passage.outcomes, paused: decision.answer };
       }
       if (decision.action !== "extend") break;
@@ -120,7 +132,7 @@ export async function runPipeline(core: OrchestratorCore, request: PipelineReque
       const error = toManifoldError(thrown);
       const status = signal?.aborted === true ? "interrupted" : "failed";
       const failure = { code: error.code, message: error.expose ? error.message : "internal error" };
-      await recordRun(passage, passage.plan, { status, steps: passage.result?.steps ?? [] }, failure);
+      await recordRun(passage, passage.plan, { status, steps: passage.result?.steps ?? [] }, { failure });
     }
     throw thrown;
   }
@@ -161,6 +173,7 @@ async function planStage(passage: Passage): Promise<Planned> {
   }
   const others = core.interceptors.filter((interceptor) => interceptor.enforce !== "pre");
   const answered = await afterPlan(others, planContext(request, plan), checkReplaced);
+  noteDecision(passage, "after_plan", answered);
   const { decision, context } = answered;
   if (decision.action === "fail") throw decision.error;
   if (decision.action === "pause") return { context, paused: decision };
@@ -203,7 +216,7 @@ async function pausedBeforeRun(passage: Passage, plan: Plan, paused: NonNullable
   const done = new Map((earlier?.steps ?? []).filter((s) => s.status === "completed").map((s) => [s.step_id, s]));
   const result = withEarlierPhases(plan, done.size === 0 ? waiting : { ...waiting, steps: waiting.steps.map((s) => done.get(s.step_id) ?? s) });
   passage.plan = plan;
-  await recordRun(passage, plan, result);
+  await recordRun(passage, plan, result, { paused: paused.answer });
   return { result, plan, hooks: passage.outcomes, paused: paused.answer };
 }
 
@@ -241,7 +254,7 @@ async function extendStage(passage: Passage, proposal: PlanProposal, earlier: Ex
 const ENDS_LOOP: ReadonlySet<string> = new Set(["PLAN_INVALID", "BUDGET_EXCEEDED", "LLM_ERROR"]);
 
 /** Runs the plan; a further phase (`earlier`) keeps the steps that completed before it, as a resume does. */
-function executeStage({ core, request }: Passage, plan: Plan, earlier?: ExecutionResult): Promise<ExecutionResult> {
+function executeStage({ core, request, rounds }: Passage, plan: Plan, earlier?: ExecutionResult): Promise<ExecutionResult> {
   const { mode, workflow, options } = request;
   const { signal, onStep } = options;
   const resume = earlier === undefined ? options.resume : { ...options.resume, completed: earlier.steps.filter((s) => s.status === "completed") };
@@ -254,6 +267,7 @@ function executeStage({ core, request }: Passage, plan: Plan, earlier?: Executio
     ...(core.interceptors.length === 0 ? {} : { interceptors: core.interceptors }),
     ...(resume?.completed && { completed: resume.completed }),
     ...(resume?.state && { state: resume.state }),
+    ...(core.store && { onRound: (round: StepRound) => rounds.length < MAX_ROUNDS && rounds.push(round) }),
   });
 }
 
@@ -310,38 +324,62 @@ async function finishStage(passage: Passage, plan: Plan, ran: ExecutionResult): 
     );
     if (hooks.length > 0) await runHooks(hooks, { ...withResult, phase: "after_synthesis", synthesis }, outcomes, log);
   }
-  await recordRun(passage, plan, result);
+  await recordRun(passage, plan, result, { synthesis });
   return { result, plan, ...(outputs === undefined ? {} : { outputs }), ...(synthesis === undefined ? {} : { synthesis }), hooks: outcomes };
 }
 
-/** The execution record of a run that finished, paused, or (with `failure`) stopped on an error. Never fails the request. */
-async function recordRun(
-  { core, request, startedAt, outcomes }: Passage,
-  plan: Plan,
-  result: Pick<ExecutionResult, "status" | "steps">,
-  failure?: ExecutionRecord["error"],
-): Promise<void> {
+/** An interceptor that did not simply go on (`by` is set only then), for the record. */
+function noteDecision(passage: Passage, stage: InterceptorDecision["stage"], { decision, by }: { decision: { action: string }; by?: string }): void {
+  if (by === undefined || passage.decisions.length >= MAX_ROUNDS) return;
+  const error = (decision as { error?: ManifoldError }).error;
+  passage.decisions.push({ interceptor: by, stage, action: decision.action, ...(error === undefined ? {} : { reason: error.code }) });
+}
+
+/** How a run ended, beyond its status: the error that stopped it, the answer a pause gave instead, its synthesis. */
+interface Ending {
+  readonly failure?: ExecutionRecord["error"];
+  readonly paused?: unknown;
+  readonly synthesis?: unknown;
+}
+
+/**
+ * The execution record of a run that finished, paused, or (with `failure`) stopped on an error
+ * (records/entry.ts builds it). A resumed run saves its plan's record again, over what its first run
+ * recorded, one revision on. Never fails the request.
+ */
+async function recordRun(passage: Passage, plan: Plan, result: Pick<ExecutionResult, "status" | "steps">, ending: Ending = {}): Promise<void> {
+  const { core, request, startedAt, outcomes, rounds, decisions } = passage;
   const { store, log } = core;
   if (store === undefined) return;
-  const conversationId = currentScope()?.conversationId;
-  const { mode, workflow } = request;
-  const entry: ExecutionRecord = {
-    plan_id: plan.plan_id,
-    ...(workflow === undefined ? {} : { workflow }),
-    ...(conversationId === undefined ? {} : { conversation_id: conversationId }),
-    mode,
-    status: statusOf[result.status],
-    plan,
-    steps: result.steps,
-    hooks: outcomes,
-    ...(failure === undefined ? {} : { error: failure }),
-    started_at: startedAt,
-    finished_at: new Date().toISOString(),
-  };
+  const scope = currentScope();
+  const requestId = scope?.requestId ?? currentNaturalRun()?.requestId;
+  const { mode, workflow, options } = request;
+  const { failure, paused, synthesis } = ending;
   try {
+    const earlier = options.resume === undefined ? undefined : await store.get(plan.plan_id);
+    const entry = executionEntry({
+      mode,
+      ...(workflow === undefined ? {} : { workflow }),
+      ...(scope?.conversationId === undefined ? {} : { conversation_id: scope.conversationId }),
+      ...(requestId === undefined ? {} : { request_id: requestId }),
+      ...(scope?.originalRequestId === undefined ? {} : { original_request_id: scope.originalRequestId }),
+      status: statusOf[result.status],
+      plan,
+      steps: result.steps,
+      rounds,
+      hooks: outcomes,
+      decisions,
+      ...(failure === undefined ? {} : { error: failure }),
+      ...(paused === undefined ? {} : { paused }),
+      ...(options.resume?.checkpoint === undefined ? {} : { resumed: options.resume.checkpoint }),
+      ...(synthesis === undefined ? {} : { synthesis }),
+      started_at: startedAt,
+      finished_at: new Date().toISOString(),
+      ...(earlier === undefined ? {} : { earlier }),
+    });
     await store.save(entry);
   } catch (error) {
     // Debug records never fail the request they describe.
-    log.warn(`execution record ${entry.plan_id} could not be saved`, { error });
+    log.warn(`execution record ${plan.plan_id} could not be saved`, { error });
   }
 }

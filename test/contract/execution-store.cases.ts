@@ -70,7 +70,7 @@ export function executionStoreCases(name: string, create: ExecutionStoreFactory,
     const store = await open(context);
     const record = executionRecord();
     await store.save(record);
-    assert.equal(await store.get(record.plan_id), record);
+    assert.equal(await store.get(record.plan_id), { ...record, revision: 1 }, "with the revision the store gave it");
     assert.is(await store.get("workflow-404"), undefined);
   });
 
@@ -83,6 +83,58 @@ export function executionStoreCases(name: string, create: ExecutionStoreFactory,
     assert.is(read?.status, "failed");
     assert.equal(read?.error, { code: "HOOK_FAILED", message: "stopped" });
     assert.is((await store.list()).length, 1);
+  });
+
+  test("each save of a plan id is one revision past the last, whatever the record says; another plan id starts at 1", async (context) => {
+    const store = await open(context);
+    const record = executionRecord();
+    await store.save({ ...record, revision: 41 });
+    assert.is((await store.get(record.plan_id))?.revision, 1);
+    await store.save({ ...record, status: "interrupted" });
+    await store.save({ ...record, status: "success", revision: 1 });
+    const read = await store.get(record.plan_id);
+    assert.equal([read?.revision, read?.status], [3, "success"]);
+    const other = executionRecord();
+    await store.save(other);
+    assert.is((await store.get(other.plan_id))?.revision, 1);
+  });
+
+  test("a complete record round-trips: ids, rounds with their parameters, phases, hook decisions, HITL state, lifecycle, synthesis", async (context) => {
+    const store = await open(context);
+    const base = executionRecord({ mode: "natural" });
+    const record: ExecutionRecord = {
+      ...base,
+      request_id: "req-1",
+      original_request_id: "req-0",
+      steps: [
+        {
+          ...base.steps[0]!,
+          parameters: { location: "Kyoto" },
+          rounds: [
+            {
+              round: 0,
+              parameters: { location: "kyoto!" },
+              attempts: 1,
+              status: "failed",
+              error: { code: "INVALID_INPUT", message: "bad" },
+              retried_by: "natural.recovery",
+            },
+            { round: 1, parameters: { location: "Kyoto" }, attempts: 1, status: "completed" },
+          ],
+        },
+      ],
+      phases: [{ phase: 1, step_ids: ["geocode"], continue: false, reason: "request", unfinished: [] }],
+      hooks: [{ ...base.hooks[0]!, order: 1, duration_ms: 0.25, decision: { policy: "fail_open", action: "continue", reason: "UNAVAILABLE" } }],
+      decisions: [{ interceptor: "hitl.checkpoint", stage: "after_execution", action: "pause" }],
+      hitl: { checkpoint_id: "cp-1", state: "resumed", decision: "approved" },
+      synthesis: "Kyoto is lovely in April.",
+      lifecycle: [
+        { event: "started", at: base.started_at },
+        { event: "completed", at: base.finished_at },
+      ],
+    };
+    await store.save(record);
+    assert.equal(await store.get(record.plan_id), { ...record, revision: 1 });
   });
 
   test("list is newest first by started_at and honours the limit", async (context) => {
@@ -98,7 +150,11 @@ export function executionStoreCases(name: string, create: ExecutionStoreFactory,
       (await store.list({ limit: 2 })).map((r) => r.plan_id),
       [records[3]!.plan_id, records[2]!.plan_id],
     );
-    assert.equal(await store.list({ limit: 2 }), [records[3], records[2]], "whole records");
+    assert.equal(
+      await store.list({ limit: 2 }),
+      [records[3], records[2]].map((r) => ({ ...r, revision: 1 })),
+      "whole records",
+    );
   });
 
   test("a bad limit or record is refused", async (context) => {
@@ -149,7 +205,7 @@ export function executionStoreCases(name: string, create: ExecutionStoreFactory,
     const { plan: _plan, ...natural } = executionRecord({ mode: "natural" });
     const records: ExecutionRecord[] = [custom, executionRecord({ status: "failed", mode: "yaml", steps: [] }), natural];
     for (const record of records) await store.save(record);
-    for (const record of records) assert.equal(await store.get(record.plan_id), record);
+    for (const record of records) assert.equal(await store.get(record.plan_id), { ...record, revision: 1 });
   });
 
   test.run();

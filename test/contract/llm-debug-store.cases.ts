@@ -335,5 +335,61 @@ export function llmDebugStoreCases(name: string, create: LlmDebugStoreFactory, t
     assert.is(second!.duration_ms, 1234.568, "duration kept to the microsecond");
   });
 
+  test("finish marks how the request ended: a 422 or 502 makes the record an error the errors list finds, needs_input does not", async (context) => {
+    const store = await open(context);
+    const [invalid, broken, asked] = [requestId("invalid"), requestId("broken"), requestId("asked")];
+    for (const id of [invalid, broken, asked]) await store.record({ request_id: id, source_component: "planner", interaction: interaction() });
+    const before = Date.now();
+    await store.finish({ request_id: invalid, final: { outcome: "failed", http_status: 422, code: "PLAN_INVALID" } });
+    await store.finish({ request_id: broken, final: { outcome: "failed", http_status: 502, code: "LLM_ERROR" } });
+    await store.finish({ request_id: asked, final: { outcome: "needs_input", http_status: 200 } });
+    const invalidRecord = (await store.get(invalid))!;
+    assert.is(invalidRecord.status, "error");
+    const { at, ...final } = invalidRecord.final!;
+    assert.equal(final, { outcome: "failed", http_status: 422, code: "PLAN_INVALID" });
+    assert.ok(before <= Date.parse(at!) && Date.parse(at!) <= Date.now(), "at is when it finished");
+    assert.is(invalidRecord.interactions.length, 1, "the calls stay");
+    assert.is((await store.get(broken))!.final?.code, "LLM_ERROR");
+    const askedRecord = (await store.get(asked))!;
+    assert.is(askedRecord.status, "success");
+    assert.is(askedRecord.final?.outcome, "needs_input");
+    assert.equal(
+      (await store.list({ status: "error" })).map((r) => r.request_id),
+      [broken, invalid],
+    );
+    assert.equal(
+      (await store.list({ status: "success" })).map((r) => r.request_id),
+      [asked],
+    );
+  });
+
+  test("finish with no call recorded creates the record; a later call is appended to it", async (context) => {
+    const store = await open(context);
+    const id = requestId();
+    const original = requestId("first");
+    await store.finish({ request_id: id, original_request_id: original, final: { outcome: "failed", http_status: 422, code: "BUDGET_EXCEEDED" } });
+    const created = (await store.get(id))!;
+    assert.equal([created.original_request_id, created.source_components, created.interactions, created.status], [original, [], [], "error"]);
+    await store.record({ request_id: id, source_component: "planner", interaction: interaction() });
+    const appended = (await store.get(id))!;
+    assert.is(appended.interactions.length, 1);
+    assert.is(appended.final?.code, "BUDGET_EXCEEDED", "the final outcome stays");
+    assert.equal(appended.source_components, ["planner"]);
+  });
+
+  test("a bad final outcome is refused and writes nothing", async (context) => {
+    const store = await open(context);
+    const id = requestId();
+    for (const final of [
+      { outcome: "exploded", http_status: 500 },
+      { outcome: "failed", http_status: 42 },
+      { outcome: "failed", http_status: 502.5 },
+    ]) {
+      await rejects(() => store.finish({ request_id: id, final: final as never }), rangeError, JSON.stringify(final));
+    }
+    await rejects(() => store.finish({ request_id: "", final: { outcome: "failed", http_status: 502 } }), invalidInput, "empty id");
+    assert.is(await store.get(id), undefined);
+  });
+
   test.run();
 }

@@ -150,12 +150,14 @@ test("a claimed checkpoint resumes its plan with its completed steps, the blocke
     plan,
     completed_steps: [{ step_id: "sum", status: "completed" }],
     current_step: { step_id: "pay", index: 1 },
-    resolution: { parameters: { amount: 4 } },
+    checkpoint_id: "cp-1",
+    resolution: { action: "approve", parameters: { amount: 4 } },
   } as unknown as Checkpoint;
   assert.equal(resumeOf(claimed), {
     plan,
     completed: [{ step_id: "sum", status: "completed" }],
     state: { hitl: { approved: ["sum", "pay"], parameters: { pay: { amount: 4 } } } },
+    checkpoint: { checkpoint_id: "cp-1", decision: "corrected" },
   });
   const planOnly = { plan, completed_steps: [] } as unknown as Checkpoint;
   assert.equal(resumeOf(planOnly).state, { hitl: { approved: [] } });

@@ -5,7 +5,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { ManifoldError } from "../../runtime/errors/index.js";
-import { createOrchestrator, type HookContext, type HookPhase, type PipelineHook, type Plan } from "../../runtime/orchestration/index.js";
+import { createOrchestrator, type HookContext, type HookOutcome, type HookPhase, type PipelineHook, type Plan } from "../../runtime/orchestration/index.js";
 import type { WorkflowSpec } from "../../runtime/spec/types.js";
 import { agentSpec, memoryLog, rejection, serveAgent, startTools, workflowStep, type Tools } from "./support.js";
 
@@ -92,9 +92,16 @@ test("fail_open: the failure is logged and the request goes on", async ({ tools 
   const result = await o.runWorkflow(workflow, { a: 1 });
   assert.is(result.status, "completed");
   assert.equal(result.outputs, { sum: 2 });
-  assert.equal(result.hooks, [
-    { name: "audit", phase: "before_planning", outcome: "failed_open", error: { code: "UNAVAILABLE", message: "audit log is down" } },
-  ]);
+  const [{ duration_ms, ...outcome }] = result.hooks as [HookOutcome];
+  assert.equal(outcome, {
+    name: "audit",
+    phase: "before_planning",
+    outcome: "failed_open",
+    error: { code: "UNAVAILABLE", message: "audit log is down" },
+    order: 1,
+    decision: { policy: "fail_open", action: "continue", reason: "UNAVAILABLE" },
+  });
+  assert.type(duration_ms, "number");
   assert.ok(
     lines.some((l) => l.startsWith("warn ") && l.includes("audit") && l.includes("audit log is down")),
     lines.join("\n"),

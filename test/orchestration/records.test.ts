@@ -81,10 +81,32 @@ test("a run's record: plan, per-step results, hook outcomes, status, times", asy
     ],
   );
   assert.equal(record.steps[0]!.output, { slept: 5 });
-  assert.equal(record.hooks, [
-    { name: "audit", phase: "before_planning", outcome: "failed_open", error: { code: "UNAVAILABLE", message: "audit down" } },
-    { name: "check", phase: "after_execution", outcome: "ok" },
-  ]);
+  assert.equal(
+    record.hooks.map(({ duration_ms: _duration, ...outcome }) => outcome),
+    [
+      {
+        name: "audit",
+        phase: "before_planning",
+        outcome: "failed_open",
+        error: { code: "UNAVAILABLE", message: "audit down" },
+        order: 1,
+        decision: { policy: "fail_open", action: "continue", reason: "UNAVAILABLE" },
+      },
+      { name: "check", phase: "after_execution", outcome: "ok", order: 2, decision: { policy: "fail_open", action: "continue" } },
+    ],
+    "each hook's status, order and decision (policy, action, reason)",
+  );
+  assert.ok(record.hooks.every((h) => typeof h.duration_ms === "number" && h.duration_ms >= 0));
+  assert.equal(
+    record.steps.map((s) => s.parameters),
+    [{ ms: 5 }, {}],
+    "the parameters each step was sent, resolved",
+  );
+  assert.is(record.revision, 1);
+  assert.equal(
+    record.lifecycle?.map((l) => l.event),
+    ["started", "completed"],
+  );
   assert.ok(Date.parse(record.finished_at) >= Date.parse(record.started_at));
   assert.equal(await store.list({ limit: 1 }), [record]);
 });
@@ -142,6 +164,68 @@ test("a run in a conversation records its conversation_id (the dashboard groups 
   const outside = await run.runCustom(custom);
   assert.is((await store.get(inside.plan_id))?.conversation_id, "conv-42");
   assert.is((await store.get(outside.plan_id))?.conversation_id, undefined);
+});
+
+test("a step an interceptor sent round again (a semantic retry) shows both rounds with the parameters each sent", async ({ tools }) => {
+  const store = createMemoryExecutionStore();
+  const corrected = { a: 1, b: 2 };
+  const o = orchestrator(tools, { executionStore: store });
+  o.use({
+    name: "test.correct",
+    // The tool refused the first parameters (400): send the corrected ones, once.
+    afterStep: ({ error, round }) => (error?.code === "INVALID_INPUT" && round === 0 ? { action: "retry", parameters: corrected } : undefined),
+  });
+  const before = tools.calls.length;
+  const result = await withRequestContext({ requestId: "req-rounds" }, () =>
+    o.runCustom({ steps: [{ tool: "worker", capability: "add", params: { a: 1, b: "two" } }] }),
+  );
+  // The tool refused the first call at its input check (400), before its handler: the handler ran once.
+  assert.is(tools.calls.length - before, 1);
+  const record = (await store.get(result.plan_id))!;
+  assert.is(record.status, "success");
+  assert.is(record.request_id, "req-rounds");
+  assert.is(record.original_request_id, "req-rounds");
+  const [step] = record.steps;
+  assert.equal(step!.output, { sum: 3 });
+  assert.equal(step!.parameters, corrected, "what was finally sent");
+  assert.equal(
+    step!.rounds?.map(({ error, ...round }) => ({ ...round, code: error?.code })),
+    [
+      { round: 0, parameters: { a: 1, b: "two" }, attempts: 1, status: "failed", retried_by: "test.correct", code: "INVALID_INPUT" },
+      { round: 1, parameters: corrected, attempts: 1, status: "completed", code: undefined },
+    ],
+  );
+});
+
+test("a paused run records its checkpoint; its resumption saves the same record again: revision 2, the decision, the lifecycle of both", async ({ tools }) => {
+  const store = createMemoryExecutionStore();
+  const o = orchestrator(tools, { executionStore: store });
+  let pause = true;
+  o.use({
+    name: "test.gate",
+    afterExecution: () => (pause ? { action: "pause", answer: { status: "interrupted", checkpoint_id: "cp-records" } } : undefined),
+  });
+  const body = { steps: [{ tool: "worker", capability: "echo", params: { a: 1 } }] };
+  const paused = await o.runCustom(body);
+  const first = (await store.get(paused.plan_id))!;
+  assert.equal(first.hitl, { checkpoint_id: "cp-records", state: "waiting" });
+  assert.equal(first.decisions, [{ interceptor: "test.gate", stage: "after_execution", action: "pause" }]);
+  assert.equal([first.revision, first.lifecycle?.map((l) => l.event)], [1, ["started", "paused"]]);
+  pause = false;
+  await o.runCustom(body, {
+    resume: { plan: first.plan!, completed: first.steps, checkpoint: { checkpoint_id: "cp-records", decision: "approved" } },
+  });
+  const second = (await store.get(paused.plan_id))!;
+  assert.is(second.revision, 2);
+  assert.is(second.status, "success");
+  assert.equal(second.hitl, { checkpoint_id: "cp-records", state: "resumed", decision: "approved" });
+  assert.equal(
+    second.lifecycle?.map((l) => l.event),
+    ["started", "paused", "resumed", "completed"],
+  );
+  assert.is(second.started_at, first.started_at, "the record keeps the first run's start");
+  assert.equal(second.steps[0]!.parameters, { a: 1 }, "a step the resumption did not run again keeps what it was sent");
+  assert.equal(second.decisions, first.decisions, "the first run's decisions stay");
 });
 
 test("a store that fails to save never fails the request", async ({ tools }) => {

@@ -19,6 +19,8 @@ export {
   DEFAULT_LLM_DEBUG_TTL_MS,
   cutUtf8,
   type LlmDebugEntry,
+  type LlmDebugFinal,
+  type LlmDebugFinish,
   type LlmDebugListOptions,
   type LlmDebugRecord,
   type LlmDebugStatus,

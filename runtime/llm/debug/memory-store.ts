@@ -9,6 +9,8 @@ import {
   DEFAULT_MAX_TEXT_BYTES,
   MAX_SOURCE_COMPONENTS,
   prepareEntry,
+  prepareFinish,
+  type LlmDebugFinal,
   type LlmDebugRecord,
   type LlmDebugStatus,
   type LlmDebugStore,
@@ -70,6 +72,7 @@ interface Held {
   updated: number;
   expires: number;
   dropped: number;
+  final: LlmDebugFinal | undefined;
 }
 
 function snapshot(held: Held): LlmDebugRecord {
@@ -82,6 +85,7 @@ function snapshot(held: Held): LlmDebugRecord {
     created_at: new Date(held.created).toISOString(),
     updated_at: new Date(held.updated).toISOString(),
     ...(held.dropped > 0 ? { dropped_interactions: held.dropped } : {}),
+    ...(held.final === undefined ? {} : { final: held.final }),
   });
 }
 
@@ -101,6 +105,13 @@ function remove(ledger: Ledger, id: string): void {
 
 function sweep(ledger: Ledger, at: number): void {
   for (const [id, held] of ledger.records) if (held.expires <= at) remove(ledger, id);
+}
+
+/** The record becomes the most recently updated (and counted, when new). */
+function touch(ledger: Ledger, held: Held): void {
+  if (!ledger.records.has(held.requestId)) ledger.total += held.bytes;
+  ledger.records.delete(held.requestId); // re-inserted last: the Map's order is the eviction order
+  ledger.records.set(held.requestId, held);
 }
 
 /** Appends the interaction to the record, which becomes the most recently updated. */
@@ -130,6 +141,23 @@ function evict(ledger: Ledger, newest: Held, { maxRecords, maxBytes, maxInteract
     ledger.total -= size;
     newest.dropped += 1;
   }
+}
+
+function emptyHeld(requestId: string, originalRequestId: string, at: number): Held {
+  return {
+    requestId,
+    originalRequestId,
+    sourceComponents: [],
+    interactions: [],
+    sizes: [],
+    bytes: RECORD_OVERHEAD,
+    status: "success",
+    created: at,
+    updated: at,
+    expires: at,
+    dropped: 0,
+    final: undefined,
+  };
 }
 
 interface Limits {
@@ -166,24 +194,14 @@ export function createMemoryLlmDebugStore({
     return undefined;
   };
 
+  const heldOf = (requestId: string, originalRequestId: string, at: number): Held => live(requestId) ?? emptyHeld(requestId, originalRequestId, at);
+
   return {
     kind: "memory",
     record: async (entry) => {
       const { requestId, originalRequestId, sourceComponent, interaction } = prepareEntry(entry, maxTextBytes);
       const at = now();
-      const held: Held = live(requestId) ?? {
-        requestId,
-        originalRequestId,
-        sourceComponents: [],
-        interactions: [],
-        sizes: [],
-        bytes: RECORD_OVERHEAD,
-        status: "success",
-        created: at,
-        updated: at,
-        expires: at,
-        dropped: 0,
-      };
+      const held = heldOf(requestId, originalRequestId, at);
       if (!held.sourceComponents.includes(sourceComponent) && held.sourceComponents.length < MAX_SOURCE_COMPONENTS) {
         held.sourceComponents.push(sourceComponent);
       }
@@ -191,6 +209,18 @@ export function createMemoryLlmDebugStore({
       held.updated = at;
       held.expires = at + (held.status === "error" ? errorTtlMs : ttlMs);
       append(ledger, held, interaction);
+      evict(ledger, held, limits, at);
+    },
+    finish: async (entry) => {
+      const { requestId, originalRequestId, final } = prepareFinish(entry);
+      const at = now();
+      const held = heldOf(requestId, originalRequestId, at);
+      // A final outcome is labels and numbers: within the record's counted overhead.
+      held.final = { ...final, at: new Date(at).toISOString() };
+      if (final.http_status >= 400) held.status = "error";
+      held.updated = at;
+      held.expires = at + (held.status === "error" ? errorTtlMs : ttlMs);
+      touch(ledger, held);
       evict(ledger, held, limits, at);
     },
     get: async (requestId) => {

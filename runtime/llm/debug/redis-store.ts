@@ -9,7 +9,9 @@ import {
   DEFAULT_MAX_TEXT_BYTES,
   MAX_SOURCE_COMPONENTS,
   prepareEntry,
+  prepareFinish,
   type LlmDebugEntry,
+  type LlmDebugFinish,
   type LlmDebugListOptions,
   type LlmDebugRecord,
   type LlmDebugStore,
@@ -17,6 +19,7 @@ import {
 } from "./types.js";
 
 const APPEND = loadLuaScript("llm-debug", new URL("./lua/append-1.lua", import.meta.url));
+const FINISH = loadLuaScript("llm-debug", new URL("./lua/finish-1.lua", import.meta.url));
 
 export interface RedisLlmDebugStoreOptions {
   /** How long a record whose calls all succeeded is kept after its last append. @defaultValue 72 h */
@@ -59,6 +62,7 @@ export function parseStoredRecord(text: string): LlmDebugRecord {
     created_at: stored.created_at,
     updated_at: stored.updated_at,
     ...(stored.dropped_interactions === undefined ? {} : { dropped_interactions: stored.dropped_interactions }),
+    ...(stored.final === undefined ? {} : { final: stored.final }),
   };
 }
 
@@ -121,6 +125,21 @@ async function recordEntry(debug: DebugKeys, entry: LlmDebugEntry): Promise<void
   ]);
 }
 
+async function finishRecord(debug: DebugKeys, entry: LlmDebugFinish): Promise<void> {
+  const { requestId, originalRequestId, final } = prepareFinish(entry);
+  const failed = final.http_status >= 400;
+  const [updated, status] = (await runScript(
+    debug.client,
+    FINISH,
+    [debug.keyOf(requestId)],
+    [requestId, originalRequestId, JSON.stringify(final), failed ? "1" : "0", debug.ttlMs, debug.errorTtlMs],
+  )) as [number, string];
+  await Promise.all([
+    touchIndex(debug, debug.index, updated, requestId, debug.indexTtlMs),
+    status === "error" ? touchIndex(debug, debug.errorIndex, updated, requestId, debug.errorTtlMs) : undefined,
+  ]);
+}
+
 /**
  * Pages of ids, newest first, until `limit` live records match: an index may still hold ids whose
  * records expired (a success record outlived by the error TTL) or do not match the status.
@@ -146,7 +165,7 @@ async function listRecords(debug: DebugKeys, options: LlmDebugListOptions | unde
 
 /**
  * Each record is one string key, `manifold:v1:<namespace>:llm-debug:<request_id>`, appended to by one
- * Lua script (append-1.lua) and expiring `ttlMs` (or, once a call failed, `errorTtlMs`) after its last
+ * Lua script (append-1.lua; finish-1.lua marks how the request ended) and expiring `ttlMs` (or, once a call failed, `errorTtlMs`) after its last
  * append. Two sorted sets, scored by updated_at in ms from the script's (the server's) clock, order
  * them for `list`: `…:llm-debug-index` (every record) and `…:llm-debug-index:error` (records with a
  * failed call, so `status: "error"` needs no scan; a record never turns back to success, so nothing
@@ -182,6 +201,7 @@ export function createRedisLlmDebugStore(
   return {
     kind: "redis",
     record: (entry) => recordEntry(debug, entry),
+    finish: (entry) => finishRecord(debug, entry),
     get: async (requestId) => readRecord(debug, checkRequestId(requestId)),
     list: (options) => listRecords(debug, options),
     close: async () => {

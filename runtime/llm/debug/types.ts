@@ -30,6 +30,26 @@ export interface LlmInteraction {
 
 export type LlmDebugStatus = "success" | "error";
 
+/**
+ * How the request ended, when its front end says so (`finish`): an answer that was an error
+ * (`failed`, with its HTTP status and code: 422 PLAN_INVALID or BUDGET_EXCEEDED, 502 LLM_ERROR, …),
+ * a question for the user (`needs_input`), or an answer.
+ */
+export interface LlmDebugFinal {
+  readonly outcome: "completed" | "needs_input" | "failed";
+  readonly http_status: number;
+  readonly code?: string;
+  /** ISO 8601, from the store's clock; set by the store. */
+  readonly at?: string;
+}
+
+export interface LlmDebugFinish {
+  readonly request_id: string;
+  /** @defaultValue request_id (used only when the record does not exist yet) */
+  readonly original_request_id?: string;
+  readonly final: LlmDebugFinal;
+}
+
 /** Every model call of one request. */
 export interface LlmDebugRecord {
   readonly request_id: string;
@@ -46,6 +66,8 @@ export interface LlmDebugRecord {
   readonly updated_at: string;
   /** How many of the oldest interactions the per-record cap dropped, when it did. */
   readonly dropped_interactions?: number;
+  /** How the request ended, once its front end said so; an answer of 400 or more makes the record `error`. */
+  readonly final?: LlmDebugFinal;
 }
 
 export interface LlmDebugEntry {
@@ -70,6 +92,11 @@ export interface LlmDebugStore {
   readonly kind: "memory" | "redis";
   /** Appends one interaction to the request's record (creating it) and restarts its TTL. Concurrent appends to one request lose nothing. */
   record(entry: LlmDebugEntry): Promise<void>;
+  /**
+   * Marks how the request ended (creating the record when no call was recorded yet) and restarts its
+   * TTL; an `http_status` of 400 or more makes the record `error`, so the errors list finds it.
+   */
+  finish(entry: LlmDebugFinish): Promise<void>;
   get(requestId: string): Promise<LlmDebugRecord | undefined>;
   /** Newest first by `updated_at`; records updated in the same millisecond come in no set order. */
   list(options?: LlmDebugListOptions): Promise<LlmDebugRecord[]>;
@@ -189,4 +216,22 @@ export function prepareEntry(entry: LlmDebugEntry, maxTextBytes: number): Prepar
     sourceComponent: cutUtf8(checkString("source_component", entry.source_component), MAX_LABEL_BYTES).text,
     interaction: truncated || given.truncated === true ? { ...interaction, truncated: true } : interaction,
   };
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(["completed", "needs_input", "failed"]);
+
+/** What either adapter stores of a finish: the ids checked and the final outcome in a fixed key order. */
+export function prepareFinish(entry: LlmDebugFinish): { readonly requestId: string; readonly originalRequestId: string; readonly final: LlmDebugFinal } {
+  const requestId = checkRequestId(entry.request_id);
+  const originalRequestId = entry.original_request_id === undefined ? requestId : checkRequestId(entry.original_request_id, "original_request_id");
+  const given = entry.final;
+  if (given === null || typeof given !== "object" || !OUTCOMES.has(given.outcome))
+    throw new RangeError("final.outcome must be completed, needs_input or failed");
+  const status = checkInteger("final.http_status", given.http_status, { min: 100, max: 599 });
+  const final: LlmDebugFinal = {
+    outcome: given.outcome,
+    http_status: status,
+    ...(given.code === undefined ? {} : { code: cutUtf8(checkString("final.code", given.code), MAX_LABEL_BYTES).text }),
+  };
+  return { requestId, originalRequestId, final };
 }

@@ -6,4 +6,15 @@
 export { EXECUTION_DEBUG_ENV, createExecutionStore, executionDebugEnabled, type ExecutionStoreOptions } from "./create.js";
 export { createMemoryExecutionStore, type MemoryExecutionStoreOptions } from "./memory-store.js";
 export { createRedisExecutionStore, type RedisExecutionStoreOptions } from "./redis-store.js";
-export { DEFAULT_EXECUTION_TTL_MS, type ExecutionRecord, type ExecutionStatus, type ExecutionStore, type ListOptions } from "./types.js";
+export {
+  DEFAULT_EXECUTION_TTL_MS,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type ExecutionStore,
+  type HitlRecordState,
+  type InterceptorDecision,
+  type LifecycleEvent,
+  type ListOptions,
+  type RecordedRound,
+  type RecordedStep,
+} from "./types.js";

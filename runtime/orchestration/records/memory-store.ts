@@ -48,9 +48,12 @@ export function createMemoryExecutionStore({
     kind: "memory",
     save: async (record) => {
       const started = startedMs(record);
+      const earlier = records.get(record.plan_id);
+      const revision = earlier !== undefined && earlier.expires > now() ? (earlier.record.revision ?? 0) + 1 : 1;
       drop(record.plan_id); // re-inserted last: the Map's order is the eviction order
-      const size = heapBytes(record);
-      records.set(record.plan_id, { record: structuredClone(record), started, expires: now() + ttlMs, bytes: size });
+      const saved: ExecutionRecord = { ...structuredClone(record), revision };
+      const size = heapBytes(saved);
+      records.set(record.plan_id, { record: saved, started, expires: now() + ttlMs, bytes: size });
       bytes += size;
       if (records.size > maxRecords || bytes > maxBytes) sweep();
       // Oldest first; the record just saved stays even if it alone is over the byte budget.

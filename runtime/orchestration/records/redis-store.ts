@@ -1,6 +1,8 @@
-import type { RedisStore } from "../../store/index.js";
+import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import { checkInteger } from "../../util/index.js";
 import { checkListLimit, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
+
+const SAVE = loadLuaScript("executions", new URL("./lua/save-1.lua", import.meta.url));
 
 export interface RedisExecutionStoreOptions {
   /** @defaultValue 24 h */
@@ -12,7 +14,7 @@ export interface RedisExecutionStoreOptions {
 }
 
 /**
- * Each record is one string key, `manifold:v1:<namespace>:executions:<plan_id>`, with a TTL; a sorted
+ * Each record is one string key (written by save-1.lua, which numbers its revision), `manifold:v1:<namespace>:executions:<plan_id>`, with a TTL; a sorted
  * set (`…:execution-index`, score = start time in ms) orders them for `list`. Keys are touched one
  * at a time, never in one multi-key command, so the adapter works on Redis Cluster unchanged.
  */
@@ -36,7 +38,9 @@ export function createRedisExecutionStore(
     save: async (record) => {
       const started = startedMs(record);
       const key = keyOf(record.plan_id);
-      await client.set(key, JSON.stringify(record), "PX", ttlMs);
+      // The revision first, for the script to rewrite without decoding the record (save-1.lua).
+      const { revision: _given, ...rest } = record;
+      await runScript(client, SAVE, [key], [JSON.stringify({ revision: 0, ...rest }), ttlMs]);
       // One key, so one pipeline (a single slot on a cluster). The index is trimmed as it grows: by
       // age (the records it points at have expired) and by count.
       const cutoff = Date.now() - ttlMs;

@@ -1,13 +1,46 @@
-import type { StepResult } from "../executor.js";
+import type { StepResult, StepRound } from "../executor.js";
 import type { HookOutcome } from "../hooks.js";
-import type { Plan, PlanMode } from "../plan.js";
+import type { Plan, PlanMode, PlanPhase } from "../plan.js";
 import { checkInteger } from "../../util/index.js";
 
 export type ExecutionStatus = "success" | "failed" | "interrupted";
 
+/** One round of a recorded step: what was sent and how it ended (execution records only). */
+export type RecordedRound = Omit<StepRound, "step_id">;
+
+/** A step's result with what it was called with: the last round's parameters, and every round when it went round more than once. */
+export interface RecordedStep extends StepResult {
+  /** The parameters of the step's last round (cut when large: `{truncated: true, bytes}`). */
+  readonly parameters?: unknown;
+  /** Every round, oldest first, when an after-step `retry` (a semantic retry) sent the step round again. */
+  readonly rounds?: readonly RecordedRound[];
+}
+
+/** A pipeline interceptor's answer other than going on (the spec's `pipeline.short_circuit.decision`), and an extend of the phase loop. */
+export interface InterceptorDecision {
+  readonly interceptor: string;
+  readonly stage: "after_plan" | "after_execution";
+  readonly action: string;
+  readonly reason?: string;
+}
+
+/** The request's human-in-the-loop state: the checkpoint it paused at, or the one whose approval resumed it. */
+export interface HitlRecordState {
+  readonly checkpoint_id: string;
+  readonly state: "waiting" | "resumed";
+  /** The human's decision that resumed the run (`approved`, `corrected`). */
+  readonly decision?: string;
+}
+
+export type LifecycleEvent = "started" | "paused" | "resumed" | "completed" | "failed" | "interrupted";
+
 /** What one orchestration request did, kept for debugging (never on the request path's critical part). */
 export interface ExecutionRecord {
   readonly plan_id: string;
+  /** The request's id (`X-Manifold-Request-ID`), when it ran in a request. */
+  readonly request_id?: string;
+  /** The request it continues (a resumed run's first request); = request_id otherwise. */
+  readonly original_request_id?: string;
   readonly mode: PlanMode;
   /** The workflow's name, for workflow and yaml runs. */
   readonly workflow?: string;
@@ -16,10 +49,24 @@ export interface ExecutionRecord {
   readonly status: ExecutionStatus;
   /** The plan that ran (after any after_planning replacement); absent when the request stopped before planning finished. */
   readonly plan?: Plan;
-  /** Per-step results in plan order; empty when nothing was dispatched. */
-  readonly steps: readonly StepResult[];
-  /** Every hook that ran, in order, with its outcome. */
+  /** Per-step results in plan order (earlier phases' failed or skipped steps included), with what was sent; empty when nothing was dispatched. */
+  readonly steps: readonly RecordedStep[];
+  /** Natural mode's phase history (what each phase planned and why), oldest first. */
+  readonly phases?: readonly PlanPhase[];
+  /** Every hook that ran, in order, with its outcome (a resumed run's after the first run's). */
   readonly hooks: readonly HookOutcome[];
+  /** Pipeline interceptors that did not simply go on: paused, failed, replaced a plan, extended the phase loop. */
+  readonly decisions?: readonly InterceptorDecision[];
+  readonly hitl?: HitlRecordState;
+  /** The synthesised answer, when there was one (cut when large). */
+  readonly synthesis?: unknown;
+  /** What happened when, oldest first (a resumed run adds to its first run's). */
+  readonly lifecycle?: readonly { readonly event: LifecycleEvent; readonly at: string }[];
+  /**
+   * 1 for the first save of a plan id, one more for each later save (a resumed run saves its record
+   * again): set by the store, whatever the record given says.
+   */
+  readonly revision?: number;
   /** Why the request failed as a whole (a hook, an invalid plan), when it did. */
   readonly error?: { readonly code: string; readonly message: string };
   /** ISO 8601. */
@@ -38,7 +85,7 @@ export interface ListOptions {
  */
 export interface ExecutionStore {
   readonly kind: "memory" | "redis";
-  /** Writes (or replaces) the record of its plan id and restarts its TTL. */
+  /** Writes (or replaces) the record of its plan id, one revision past the one it replaces, and restarts its TTL. */
   save(record: ExecutionRecord): Promise<void>;
   get(planId: string): Promise<ExecutionRecord | undefined>;
   /** Newest first (by `started_at`); records started in the same millisecond come in no set order. */
