@@ -24,7 +24,7 @@ import type { PlanProposal } from "./pipeline-interceptors.js";
 import { createExecutionStore, executionDebugEnabled, type ExecutionStore } from "./records/index.js";
 import { createResolver } from "./resolver.js";
 import { checkReplacement, configureNatural } from "./natural/configure.js";
-import type { RecordCall } from "./natural/record.js";
+import { failedFinal, type RecordCall } from "./natural/record.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import { checkWorkflowInputs, planOfDefinition, resolveOutputs, resultScope, stepsOfDefinition, type WorkflowDefinition } from "./workflow.js";
 
@@ -245,6 +245,7 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
       }),
     );
     const { clarification } = done.plan;
+    if (clarification !== undefined) core.natural.finish?.(requestId, currentScope()?.originalRequestId, { outcome: "needs_input", http_status: 200 });
     return {
       ...done.result,
       plan: done.plan,
@@ -261,8 +262,10 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
     };
   } catch (error) {
     // The timeout, not the abort it caused, is what the caller is told.
-    if (timeout.signal.aborted && run.signal?.aborted !== true) throw timeout.signal.reason;
-    throw error;
+    const told = timeout.signal.aborted && run.signal?.aborted !== true ? timeout.signal.reason : error;
+    // The LLM debug record says how it ended (422 PLAN_INVALID, 502 LLM_ERROR, …): the dashboard's Errors list finds it.
+    core.natural.finish?.(requestId, currentScope()?.originalRequestId, failedFinal(told));
+    throw told;
   } finally {
     core.clock.clearTimeout(timer);
   }

@@ -18,7 +18,7 @@ import { createRecoveryInterceptor } from "./recovery.js";
 import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
 import { budgetedProvider } from "./run-context.js";
-import { createCallRecorder, type RecordCall } from "./record.js";
+import { createCallRecorder, createFinisher, type FinishRecord, type RecordCall } from "./record.js";
 import { createLlmSynthesiser } from "./synthesis.js";
 
 export type { LlmDebugOption } from "../orchestrator-types.js";
@@ -42,6 +42,8 @@ export interface NaturalSetup {
   readonly synthesiser: Synthesiser | undefined;
   /** A recorder of one request's model calls, when LLM debug records are on. */
   recorder(requestId: string, originalRequestId: string | undefined): RecordCall | undefined;
+  /** Marks how a request ended on its LLM debug record (a 422/502 answer, a question for the user), when records are on. */
+  readonly finish: FinishRecord | undefined;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export function configureNatural(
       store === undefined
         ? undefined
         : createCallRecorder(store, { requestId, ...(originalRequestId === undefined ? {} : { originalRequestId }), component: componentName }, log),
+    finish: store === undefined ? undefined : createFinisher(store, log),
     close: async () => {
       if (owned) await store?.close();
     },

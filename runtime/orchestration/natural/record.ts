@@ -4,7 +4,7 @@
  * fails or slows the request it describes: it is not awaited, and a failed save is logged.
  */
 import { toManifoldError } from "../../errors/index.js";
-import { renderMessages, type LlmCompletion, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
+import { renderMessages, type LlmCompletion, type LlmDebugFinal, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
 import type { Logger } from "../../telemetry/index.js";
 
 export interface CallRecord {
@@ -50,5 +50,22 @@ export function createCallRecorder(store: LlmDebugStore, { requestId, originalRe
     store
       .record({ request_id: requestId, original_request_id: originalRequestId ?? requestId, source_component: component, interaction })
       .catch((saveError: unknown) => log.warn(`LLM debug record of ${requestId} could not be saved`, { error: saveError }));
+  };
+}
+
+/** Marks how a request ended on its LLM debug record; like a call's record, never awaited nor failing the request. */
+export type FinishRecord = (requestId: string, originalRequestId: string | undefined, final: LlmDebugFinal) => void;
+
+/** How a natural request that failed ended, for its LLM debug record: its error's HTTP status and code (422 PLAN_INVALID, 502 LLM_ERROR, …). */
+export function failedFinal(error: unknown): LlmDebugFinal {
+  const failure = toManifoldError(error);
+  return { outcome: "failed", http_status: failure.status, code: failure.code };
+}
+
+export function createFinisher(store: LlmDebugStore, log: Logger): FinishRecord {
+  return (requestId, originalRequestId, final) => {
+    store
+      .finish({ request_id: requestId, ...(originalRequestId === undefined ? {} : { original_request_id: originalRequestId }), final })
+      .catch((saveError: unknown) => log.warn(`LLM debug record of ${requestId} could not be marked ${final.outcome}`, { error: saveError }));
   };
 }
