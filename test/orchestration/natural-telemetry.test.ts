@@ -58,6 +58,7 @@ test("planning, a hallucination, a parse correction and synthesis are events on 
     "llm.plan_generation.request",
     "llm.plan_generation.response",
     "llm.hallucination_detected",
+    "orchestrator.plan_regeneration.selection",
     "llm.plan_generation.request",
     "llm.plan_generation.response",
     "llm.plan_generation.parse_error",
