@@ -33,8 +33,7 @@ export type WorkflowClient<W extends WorkflowTypes> = {
   readonly [K in keyof W]: (input: W[K]["input"], options?: WorkflowCallOptions) => Promise<WorkflowResponse<W[K]["output"]>>;
 };
 
-/** What `POST /orchestrate/natural` answers. */
-/** What every natural answer carries. */
+/** What every `POST /orchestrate/natural` answer carries. */
 interface NaturalAnswer {
   readonly success: true;
   readonly request_id: string;
@@ -72,6 +71,7 @@ export interface NaturalNeedsInput extends NaturalAnswer {
   readonly missing_fields: readonly string[];
 }
 
+/** What `POST /orchestrate/natural` answers: narrow on `status` before reading `response`. */
 export type NaturalResponse = NaturalCompleted | NaturalNeedsInput;
 
 /** The natural-mode method of an agent whose manifest sets `orchestration.natural`. */
