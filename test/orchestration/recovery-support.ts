@@ -25,7 +25,7 @@ export interface Weather {
 
 /**
  * `weather`:
- * - `locate {query}` → `{name: "Paris", code: "FR-PAR"}`;
+ * - `locate {query}` → `{name: <the query>, code: "FR-PAR"}`;
  * - `forecast {city, date}` → `{city, date, temp_c}`; 400 INVALID_INPUT unless date is YYYY-MM-DD and
  *   city a location code (`FR-PAR`);
  * - `book {city, date}` → `{booking}`, same checks (the HITL suites make it sensitive);
@@ -65,7 +65,7 @@ export async function startWeather(): Promise<Weather> {
       return work(input, ctx.signal);
     };
   const handlers = {
-    locate: seen("locate", () => ({ name: "Paris", code: "FR-PAR" })),
+    locate: seen("locate", (input) => ({ name: input["query"], code: "FR-PAR" })),
     forecast: seen("forecast", (input) => {
       check(input);
       return { city: input["city"], date: input["date"], temp_c: 11 };

@@ -72,7 +72,7 @@ export function configureNatural(
   } else if (llm !== undefined) {
     interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env), self: componentName }));
     // After each step: a refused input analysed by the model and retried with checked parameters (recovery.ts).
-    if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm }));
+    if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm, catalog: fullCatalog }));
     // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
     interceptors.push(createBindingInterceptor({ provider: llm }));
     const { allowLastingEffects } = options;

@@ -6,8 +6,7 @@
  * left out (`failure_evidence.projected`).
  */
 import { cutUtf8 } from "../../llm/index.js";
-import { getTelemetry } from "../../telemetry/index.js";
-import { llmEventScope } from "./run-context.js";
+import { llmEventScope, requestEvent } from "./run-context.js";
 
 /** Most bytes of failure evidence a prompt quotes. */
 export const FAILURE_EVIDENCE_LIMIT_BYTES = 4096;
@@ -94,7 +93,7 @@ export function projectFailure(failure: unknown, limitBytes: number = FAILURE_EV
     counts.omitted += 1;
   }
   const projected: ProjectedFailure = { text, effective_limit_bytes: limit, raw_bytes, rendered_bytes: bytes(text), omitted: counts.omitted };
-  getTelemetry().event("failure_evidence.projected", {
+  requestEvent("failure_evidence.projected", {
     ...llmEventScope(),
     effective_limit_bytes: limit,
     raw_bytes,
@@ -106,5 +105,5 @@ export function projectFailure(failure: unknown, limitBytes: number = FAILURE_EV
 
 /** A step whose failure policy hides its failures from the model: `failure_evidence.policy_omitted`. */
 export function reportPolicyOmitted(stepId: string, attempt: number): void {
-  getTelemetry().event("failure_evidence.policy_omitted", { ...llmEventScope(), step_id: stepId, attempt });
+  requestEvent("failure_evidence.policy_omitted", { ...llmEventScope(), step_id: stepId, attempt });
 }

@@ -17,12 +17,12 @@ import type { ManifoldError } from "../../errors/index.js";
 import { toManifoldError } from "../../errors/index.js";
 import type { LlmCompletion, LlmProvider } from "../../llm/index.js";
 import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
-import { getTelemetry } from "../../telemetry/index.js";
+import type { CatalogComponent } from "../catalog.js";
 import type { AfterStepDecision, StepOutcomeContext } from "../interceptors.js";
 import type { Interceptor } from "../pipeline-interceptors.js";
 import { projectFailure, reportPolicyOmitted } from "./failure-evidence.js";
 import { ERROR_ANALYSIS, ERROR_ANALYSIS_SCHEMA, errorAnalysisMessages, parseErrorAnalysis, type ErrorAnalysis } from "./recovery-prompts.js";
-import { currentNaturalRun, llmEventScope, type NaturalRun } from "./run-context.js";
+import { currentNaturalRun, llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
 import { trimResults } from "./trim.js";
 
 export const RECOVERY = "natural.recovery";
@@ -66,7 +66,7 @@ const attr = (value: unknown): string => {
   const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
   return text.length > ATTRIBUTE_BYTES ? `${text.slice(0, ATTRIBUTE_BYTES)}…` : text;
 };
-const emit = (name: string, attributes: Record<string, string | number | boolean>): void => getTelemetry().event(name, { ...llmEventScope(), ...attributes });
+const emit = (name: string, attributes: Record<string, string | number | boolean>): void => requestEvent(name, { ...llmEventScope(), ...attributes });
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new WeakMap<CapabilityWire, ValidateFunction | null>();
@@ -81,8 +81,8 @@ function validatorOf(wire: CapabilityWire): ValidateFunction | null {
   return validate;
 }
 
-function wireOf(run: NaturalRun, { step }: StepOutcomeContext): CapabilityWire | undefined {
-  return run.catalog?.find((c) => c.name === step.agent_name)?.capabilities.find((w) => w.name === step.metadata.capability);
+function wireIn(catalog: readonly CatalogComponent[], { step }: StepOutcomeContext): CapabilityWire | undefined {
+  return catalog.find((c) => c.name === step.agent_name)?.capabilities.find((w) => w.name === step.metadata.capability);
 }
 
 /**
@@ -91,22 +91,30 @@ function wireOf(run: NaturalRun, { step }: StepOutcomeContext): CapabilityWire |
  */
 const hidesFailures = (wire: CapabilityWire): boolean => wire.effects === "lasting";
 
-interface Target {
+interface Candidate {
   readonly run: NaturalRun;
-  readonly wire: CapabilityWire;
   readonly error: ManifoldError;
 }
 
-/** Whether this outcome is one recovery analyses (synchronous, so other steps pay nothing). */
-function targetOf(context: StepOutcomeContext): Target | undefined {
-  const { error, mode, round, attempts, step } = context;
+interface Target extends Candidate {
+  readonly wire: CapabilityWire;
+}
+
+/** Whether this outcome is one recovery may analyse (synchronous, so other steps pay nothing). */
+function candidateOf(context: StepOutcomeContext): Candidate | undefined {
+  const { error, mode, round, attempts } = context;
   if (mode !== "natural" || error === undefined || attempts === 0 || !isClientFailure(error)) return undefined;
   const run = currentNaturalRun();
   if (run === undefined || round >= run.settings.maxSemanticRetries) return undefined;
-  const wire = wireOf(run, context);
+  return { run, error };
+}
+
+/** The capability's catalog entry, unless the policy hides its failures or the budget has no call left. */
+function targetIn(catalog: readonly CatalogComponent[], context: StepOutcomeContext, { run, error }: Candidate): Target | undefined {
+  const wire = wireIn(catalog, context);
   if (wire === undefined) return undefined;
   if (hidesFailures(wire)) {
-    reportPolicyOmitted(step.step_id, round + 1);
+    reportPolicyOmitted(context.step.step_id, context.round + 1);
     return undefined;
   }
   return run.canAsk() ? { run, wire, error } : undefined;
@@ -259,14 +267,27 @@ async function recover(provider: LlmProvider, context: StepOutcomeContext, targe
 export interface RecoveryOptions {
   /** The request's provider (budgeted: every call is charged to the request). */
   readonly provider: LlmProvider;
+  /** The full catalog, for a run whose plan was not checked in this request (a resumed run). */
+  readonly catalog?: () => Promise<readonly CatalogComponent[]>;
 }
 
-export function createRecoveryInterceptor({ provider }: RecoveryOptions): Interceptor {
+export function createRecoveryInterceptor({ provider, catalog }: RecoveryOptions): Interceptor {
+  const analyse = (components: readonly CatalogComponent[], context: StepOutcomeContext, candidate: Candidate) => {
+    const target = targetIn(components, context, candidate);
+    return target === undefined ? undefined : recover(provider, context, target);
+  };
   return {
     name: RECOVERY,
     afterStep(context) {
-      const target = targetOf(context);
-      return target === undefined ? undefined : recover(provider, context, target);
+      const candidate = candidateOf(context);
+      if (candidate === undefined) return undefined;
+      // The catalog the plan was checked against; a resumed run's plan was checked in the request that made it.
+      const known = candidate.run.catalog;
+      if (known !== undefined) return analyse(known, context, candidate);
+      return catalog?.().then(
+        (components) => analyse(components, context, candidate),
+        () => undefined,
+      );
     },
   };
 }
