@@ -52,6 +52,16 @@ export function printScenarios(scenarios: readonly Scenario[], outcomes: readonl
   }
 }
 
+/** Successes by failure category, per mode: where the adaptive loop helps and where it does not. */
+export function printCategories(scenarios: readonly Scenario[], outcomes: readonly Outcome[]): void {
+  console.log(`\n${"category".padEnd(20)}${"scenarios".padStart(10)}${"one-shot".padStart(10)}${"adaptive".padStart(10)}`);
+  for (const category of [...new Set(scenarios.map((s) => s.category))].sort()) {
+    const names = new Set(scenarios.filter((s) => s.category === category).map((s) => s.name));
+    const won = (mode: Mode): number => outcomes.filter((o) => o.mode === mode && o.success && names.has(o.scenario)).length;
+    console.log(`${category.padEnd(20)}${String(names.size).padStart(10)}${String(won("one-shot")).padStart(10)}${String(won("adaptive")).padStart(10)}`);
+  }
+}
+
 export function printSummary(summaries: readonly ModeSummary[]): void {
   console.log(
     `\n${"mode".padEnd(12)}${"success".padStart(16)}${"model calls/success".padStart(22)}${"tool calls/success".padStart(21)}${"invalid dispatches".padStart(21)}`,

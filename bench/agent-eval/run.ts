@@ -12,7 +12,7 @@
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { startScriptedLlm } from "../../test/support/scripted-llm.js";
 import { MODES, runScenario, type Bench, type Outcome } from "./harness.js";
-import { missedAims, printScenarios, printSummary, summarise, type ModeSummary } from "./report.js";
+import { missedAims, printCategories, printScenarios, printSummary, summarise, type ModeSummary } from "./report.js";
 import { startObservedTools } from "./observed.js";
 import { loadScenarios } from "./scenario.js";
 import { createScriptedModel } from "./scripted-model.js";
@@ -35,6 +35,7 @@ async function main(): Promise<number> {
   }
   console.log(`node ${process.version}; ${scenarios.length} scenarios, each one-shot and adaptive\n`);
   printScenarios(scenarios, outcomes, process.env["AGENT_EVAL_VERBOSE"] === "1");
+  printCategories(scenarios, outcomes);
   const [oneShot, adaptive] = MODES.map((mode) => summarise(mode, outcomes)) as [ModeSummary, ModeSummary];
   printSummary([oneShot, adaptive]);
   const missed = missedAims(oneShot, adaptive);
