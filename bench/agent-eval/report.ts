@@ -64,11 +64,11 @@ export function printCategories(scenarios: readonly Scenario[], outcomes: readon
 
 export function printSummary(summaries: readonly ModeSummary[]): void {
   console.log(
-    `\n${"mode".padEnd(12)}${"success".padStart(16)}${"model calls/success".padStart(22)}${"tool calls/success".padStart(21)}${"invalid dispatches".padStart(21)}`,
+    `\n${"mode".padEnd(12)}${"success".padStart(16)}${"model calls/success".padStart(22)}${"tool calls/success".padStart(21)}${"invalid dispatches".padStart(21)}${"model/tool calls per run".padStart(27)}`,
   );
   for (const s of summaries)
     console.log(
-      `${s.mode.padEnd(12)}${`${s.successes}/${s.runs} ${pct(s)}`.padStart(16)}${per(s.modelCalls, s.successes).padStart(22)}${per(s.toolCalls, s.successes).padStart(21)}${String(s.invalid).padStart(21)}`,
+      `${s.mode.padEnd(12)}${`${s.successes}/${s.runs} ${pct(s)}`.padStart(16)}${per(s.modelCalls, s.successes).padStart(22)}${per(s.toolCalls, s.successes).padStart(21)}${String(s.invalid).padStart(21)}${`${per(s.modelCalls, s.runs)} / ${per(s.toolCalls, s.runs)}`.padStart(27)}`,
     );
   const [one, ada] = summaries as [ModeSummary, ModeSummary];
   const ratio = (a: number, b: number): string => (b === 0 ? "—" : (a / b).toFixed(2));
