@@ -6,7 +6,7 @@
  */
 import type { LlmDebugRecord, LlmInteraction } from "../llm/index.js";
 import type { Checkpoint } from "../hitl/index.js";
-import type { ExecutionRecord } from "../orchestration/index.js";
+import type { ExecutionRecord, RecordedRound, RecordedStep } from "../orchestration/index.js";
 
 /** Prompt and response previews in a list, in UTF-8 bytes. */
 export const PREVIEW_BYTES = 1024;
@@ -74,6 +74,24 @@ export interface ExecutionNode {
   readonly started_at?: string;
   readonly error?: { readonly code: string; readonly message: string };
   readonly reason?: string;
+  /** Natural mode: the phase that planned the step. */
+  readonly phase?: number;
+  /** What the step was last sent, as JSON cut to a preview. */
+  readonly parameters?: string;
+  /** Each round, when an after-step retry (a semantic retry) sent the step round again. */
+  readonly rounds?: readonly RoundPreview[];
+}
+
+/** A round of a step as the view shows it: its parameters as JSON cut to a preview. */
+export interface RoundPreview extends Omit<RecordedRound, "parameters"> {
+  readonly parameters?: string;
+}
+
+/** One phase of natural mode's loop, for the graph's bands. */
+export interface PhaseSummary {
+  readonly phase: number;
+  readonly reason: string;
+  readonly steps: number;
 }
 
 export interface ExecutionSummary {
@@ -92,6 +110,26 @@ export interface ExecutionSummary {
   readonly error?: { readonly code: string; readonly message: string };
   readonly hooks: number;
   readonly nodes: readonly ExecutionNode[];
+  readonly request_id?: string;
+  readonly revision?: number;
+  /** Natural mode's phases, when the loop planned more than one. */
+  readonly phases?: readonly PhaseSummary[];
+  /** Steps sent round more than once. */
+  readonly retried_steps: number;
+}
+
+const jsonPreview = (value: unknown): string => {
+  const { text, cut } = cutUtf8(JSON.stringify(value) ?? "null", PREVIEW_BYTES);
+  return cut ? `${text}…` : text;
+};
+
+/** What a node shows of what its step was sent: the last parameters, and every round when there were several. */
+function sent(step: RecordedStep): Pick<ExecutionNode, "parameters" | "rounds"> {
+  const rounds = step.rounds?.map(({ parameters, ...round }) => ({ ...round, ...(parameters === undefined ? {} : { parameters: jsonPreview(parameters) }) }));
+  return {
+    ...(step.parameters === undefined ? {} : { parameters: jsonPreview(step.parameters) }),
+    ...(rounds === undefined || rounds.length < 2 ? {} : { rounds }),
+  };
 }
 
 const MAX_REQUEST_TEXT = 300;
@@ -112,10 +150,22 @@ export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint
   const results = new Map(record.steps.map((step) => [step.step_id, step]));
   const blocked = checkpoint?.current_step?.step_id;
   const planned = record.plan?.steps ?? [];
+  const phaseOf = new Map<string, number>();
+  for (const phase of record.phases ?? []) for (const id of phase.step_ids) phaseOf.set(id, phase.phase);
+  const inPhase = (id: string, own?: number): { phase?: number } => {
+    const phase = own ?? phaseOf.get(id);
+    return phase === undefined ? {} : { phase };
+  };
   const nodes: ExecutionNode[] = planned.map((step) => {
     const result = results.get(step.step_id);
     results.delete(step.step_id);
-    const base = { step_id: step.step_id, component: step.agent_name, capability: step.metadata.capability, depends_on: step.depends_on };
+    const base = {
+      step_id: step.step_id,
+      component: step.agent_name,
+      capability: step.metadata.capability,
+      depends_on: step.depends_on,
+      ...inPhase(step.step_id, step.phase),
+    };
     // The step a checkpoint holds is recorded as skipped (the run stopped before it): it is waiting, not skipped for good.
     const waiting = step.step_id === blocked && record.status === "interrupted" && (result === undefined || result.status === "skipped");
     if (waiting) return { ...base, status: "waiting_approval", ...(result?.reason === undefined ? {} : { reason: result.reason }) };
@@ -128,6 +178,7 @@ export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint
       ...(result.started_at === undefined ? {} : { started_at: result.started_at }),
       ...(result.error === undefined ? {} : { error: { code: result.error.code, message: result.error.message } }),
       ...(result.reason === undefined ? {} : { reason: result.reason }),
+      ...sent(result),
     };
   });
   for (const result of results.values()) {
@@ -138,6 +189,10 @@ export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint
       depends_on: [],
       status: result.status,
       duration_ms: result.duration_ms,
+      attempts: result.attempts,
+      ...(result.error === undefined ? {} : { error: { code: result.error.code, message: result.error.message } }),
+      ...inPhase(result.step_id),
+      ...sent(result),
     });
   }
   const conversation = conversationOf(record, checkpoint);
@@ -153,9 +208,19 @@ export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint
     duration_ms: Number.isFinite(duration) ? duration : 0,
     ...(request === undefined ? {} : { request: request.length > MAX_REQUEST_TEXT ? `${request.slice(0, MAX_REQUEST_TEXT)}…` : request }),
     ...(conversation === undefined ? {} : { conversation_id: conversation }),
-    ...(checkpoint === undefined ? {} : { checkpoint_id: checkpoint.checkpoint_id }),
+    ...(checkpoint === undefined
+      ? record.hitl === undefined
+        ? {}
+        : { checkpoint_id: record.hitl.checkpoint_id }
+      : { checkpoint_id: checkpoint.checkpoint_id }),
     ...(record.error === undefined ? {} : { error: record.error }),
     hooks: record.hooks.length,
     nodes,
+    ...(record.request_id === undefined ? {} : { request_id: record.request_id }),
+    ...(record.revision === undefined ? {} : { revision: record.revision }),
+    ...((record.phases?.length ?? 0) < 2
+      ? {}
+      : { phases: record.phases!.map((phase) => ({ phase: phase.phase, reason: phase.reason, steps: phase.step_ids.length })) }),
+    retried_steps: nodes.filter((node) => node.rounds !== undefined).length,
   };
 }

@@ -243,6 +243,104 @@ test("Execution DAG: each run as its step graph with status and duration; status
   await eventually("the new run, without a reload", async () => (await page.locator('[data-testid="execution"]').count()) === before + 1);
 });
 
+/** The scripted model's answers for a request the travel agent recovers: a country name where geocode_location wants its code. */
+const RECOVERY = {
+  plan: {
+    continue: true,
+    steps: [
+      {
+        step_id: "where",
+        agent_name: "geocoding-service",
+        depends_on: [],
+        metadata: { capability: "geocode_location", parameters: { location: "Kyoto", country_hint: "Japan" } },
+      },
+    ],
+  },
+  analysis: { recoverable: true, reason: "country_hint takes the ISO 3166-1 alpha-2 code", parameters: { location: "Kyoto", country_hint: "JP" } },
+  continuation: {
+    steps: [
+      {
+        step_id: "weather",
+        agent_name: "weather-service",
+        depends_on: ["where"],
+        metadata: { capability: "get_current_weather", parameters: { lat: "{{where.response.data.lat}}", lon: "{{where.response.data.lon}}" } },
+      },
+    ],
+  },
+  answer: "Kyoto is mild right now.",
+};
+
+test("end to end: the travel agent recovers from a tool's 400 and answers; the Execution DAG draws its phases and both rounds with their parameters, LLM Debug the error analysis", async () => {
+  const { plan, analysis, continuation, answer } = RECOVERY;
+  network.llm.reply({ text: JSON.stringify(plan) }, { text: JSON.stringify(analysis) }, { text: JSON.stringify(continuation) }, { text: answer });
+  const seen = network.llm.requests.length;
+  const asked = await post(
+    `${network.urls["travel-agent"]}/orchestrate/natural`,
+    { request: "What is the weather in Kyoto, Japan?" },
+    { "X-Manifold-Request-ID": "req-recovered" },
+  );
+  assert.is(asked.status, 200, JSON.stringify(asked.body));
+  assert.is(asked.body.status, "completed");
+  assert.is(asked.body.response, answer);
+  assert.equal(
+    network.llm.requests.slice(seen).map((r) => r.body.response_format?.json_schema?.name ?? "text"),
+    ["routing_plan", "error_analysis", "routing_plan", "text"],
+    "plan, the analysis of the 400, the continuation, the answer",
+  );
+  assert.match(JSON.stringify(network.llm.requests[seen + 1]!.body.messages), /ISO 3166-1 alpha-2/, "the model was shown the tool's 400");
+
+  // The execution record, as the dashboard serves it: geocode_location was called twice, once with each parameter set.
+  const listed = await get(`${network.dashboard}/api/executions?limit=50`);
+  const run = listed.body.executions.find((e: { request_id?: string }) => e.request_id === "req-recovered");
+  assert.ok(run, "the run is recorded under its request id");
+  const where = run.nodes.find((n: { step_id: string }) => n.step_id === "where");
+  assert.equal(
+    where.rounds.map((r: { status: string; attempts: number; parameters: string }) => [r.status, r.attempts, JSON.parse(r.parameters).country_hint]),
+    [
+      ["failed", 1, "Japan"],
+      ["completed", 1, "JP"],
+    ],
+  );
+  assert.equal(
+    run.nodes.map((n: { step_id: string; phase: number; status: string }) => [n.step_id, n.phase, n.status]),
+    [
+      ["where", 1, "completed"],
+      ["weather", 2, "completed"],
+    ],
+  );
+
+  await open("executions", "all");
+  const card = page.locator(`[data-testid="execution"][data-plan="${run.plan_id}"]`);
+  await card.waitFor();
+  assert.equal(await card.locator('[data-testid="dag-phase"]').evaluateAll((bands) => bands.map((b) => b.getAttribute("data-phase"))), ["1", "2"]);
+  const node = card.locator('[data-testid="dag-node"][data-step="where"]');
+  assert.equal([await node.getAttribute("data-phase"), await node.getAttribute("data-rounds")], ["1", "2"]);
+  assert.match(await text(node.locator("text.state")), /^completed · .* · 2 rounds$/);
+  assert.is(await card.locator('[data-testid="dag-node"][data-step="weather"]').getAttribute("data-phase"), "2");
+  const rounds = card.locator('[data-testid="step-rounds"][data-step="where"] [data-testid="step-round"]');
+  assert.equal(await rounds.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-status"))), ["failed", "completed"]);
+  assert.match(await text(rounds.nth(0)), /INVALID_INPUT: country_hint must be an ISO 3166-1 alpha-2 code.*retried by natural\.recovery/);
+  assert.match(await text(rounds.nth(0).locator('[data-testid="round-parameters"]')), /"country_hint":"Japan"/);
+  assert.match(await text(rounds.nth(1).locator('[data-testid="round-parameters"]')), /"country_hint":"JP"/);
+  await card.scrollIntoViewIfNeeded();
+  await shot("executions-recovered");
+
+  // The LLM view keeps its filter while the page lives: the LLM Debug test left it on Grouped.
+  await open("llm", "grouped");
+  await filter("llm", "all");
+  const record = page.locator('[data-testid="llm-record"][data-request="req-recovered"]');
+  await record.locator("summary").click();
+  const types = await record.locator('[data-testid="interaction"] strong').evaluateAll((titles) => titles.map((t) => t.textContent));
+  assert.equal(
+    types.map((t) => t?.replace(/^\d+\. /, "")),
+    ["plan_generation", "error_analysis", "continuation_plan", "synthesis"],
+  );
+  const analysed = record.locator('[data-testid="interaction"]').nth(1);
+  assert.match(await text(analysed.locator('[data-testid="prompt"]')), /Japan/);
+  assert.match(await text(analysed.locator('[data-testid="response"]')), /"country_hint":"JP"/);
+  await shot("llm-debug-recovered");
+});
+
 test("Skills: the catalog the travel agent's planner reads, internal capabilities marked", async () => {
   await page.goto(`${network.dashboard}/#/skills`);
   await page.waitForSelector('[data-testid="skills"][data-agent="travel-agent"]');

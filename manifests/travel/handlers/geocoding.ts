@@ -4,6 +4,9 @@ import { PLACES, distanceKm, round } from "./data.js";
 
 export const geocodingHandlers: GeocodingServiceHandlers = {
   geocodeLocation: ({ location, country_hint }) => {
+    // A country name where the code belongs ("Japan") is the usual mistake: refused (400), saying what fits.
+    if (country_hint !== undefined && !/^[A-Za-z]{2}$/.test(country_hint))
+      throw new ManifoldError("INVALID_INPUT", `country_hint must be an ISO 3166-1 alpha-2 code such as JP or FR, not ${JSON.stringify(country_hint)}`);
     const wanted = location.split(",")[0]!.trim().toLowerCase();
     const place = PLACES.find((p) => p.name.toLowerCase() === wanted && (country_hint === undefined || p.country === country_hint.toUpperCase()));
     if (place === undefined) throw new ManifoldError("NOT_FOUND", `no place named ${JSON.stringify(location)} in the gazetteer`);

@@ -1,9 +1,39 @@
 // Execution DAG: each orchestration request drawn as its step graph with per-step status and
-// duration, grouped by conversation (Grouped, the default) or in one list (Flat).
+// duration (natural mode's phases as bands), grouped by conversation (Grouped, the default) or in one
+// list (Flat). A step sent round more than once (a semantic retry) lists each round's parameters.
 import { ago, api, badge, duration, empty, h } from "./dom.js";
 import { drawDag } from "./dag.js";
 
 const NO_CONVERSATION = "Not in a conversation";
+
+/** Each retried step's rounds: how each ended and what it sent. */
+function rounds(item) {
+  const retried = item.nodes.filter((node) => node.rounds);
+  if (retried.length === 0) return null;
+  return h(
+    "div",
+    { class: "rounds" },
+    retried.map((node) =>
+      h(
+        "section",
+        { "data-testid": "step-rounds", "data-step": node.step_id },
+        h("h4", {}, `${node.step_id} · ${node.component}.${node.capability} · ${node.rounds.length} rounds`),
+        node.rounds.map((round) =>
+          h(
+            "div",
+            { class: "row small", "data-testid": "step-round", "data-round": round.round, "data-status": round.status },
+            badge(round.status === "completed" ? "success" : "failed"),
+            h("span", {}, `round ${round.round + 1}`),
+            h("span", { class: "muted" }, `${round.attempts} call${round.attempts === 1 ? "" : "s"}`),
+            round.error ? h("span", { class: "error-text" }, `${round.error.code}: ${round.error.message}`) : null,
+            round.retried_by ? h("span", { class: "muted" }, `retried by ${round.retried_by}`) : null,
+            h("code", { class: "mono", "data-testid": "round-parameters" }, round.parameters ?? "—"),
+          ),
+        ),
+      ),
+    ),
+  );
+}
 
 function execution(item) {
   return h(
@@ -18,10 +48,15 @@ function execution(item) {
       h("span", {}, duration(item.duration_ms)),
       h("span", { class: "muted", title: item.started_at }, ago(item.started_at)),
       item.checkpoint_id ? h("a", { href: "#/hitl", class: "small" }, `checkpoint ${item.checkpoint_id}`) : null,
+      item.phases ? h("span", { class: "small", "data-testid": "phases" }, `${item.phases.length} phases`) : null,
+      item.retried_steps > 0 ? h("span", { class: "small", "data-testid": "retried" }, `${item.retried_steps} retried`) : null,
+      item.request_id ? h("span", { class: "muted small mono", title: "request id" }, item.request_id) : null,
+      item.revision > 1 ? h("span", { class: "muted small" }, `revision ${item.revision}`) : null,
     ),
     item.request ? h("p", { class: "muted small mono" }, item.request) : null,
     item.error ? h("p", { class: "error-text" }, `${item.error.code}: ${item.error.message}`) : null,
     item.nodes.length === 0 ? h("p", { class: "muted" }, "No step ran.") : h("div", { class: "dag-wrap" }, drawDag(item.nodes)),
+    rounds(item),
   );
 }
 

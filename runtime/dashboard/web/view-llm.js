@@ -53,6 +53,13 @@ function record(item, ctx) {
       h("span", {}, duration(item.duration_ms)),
       h("span", { class: "muted" }, item.source_components.join(", ")),
       h("span", { class: "muted", title: item.updated_at }, ago(item.updated_at)),
+      item.final && item.final.outcome !== "completed"
+        ? h(
+            "span",
+            { class: "small", "data-testid": "final", "data-outcome": item.final.outcome },
+            item.final.outcome === "needs_input" ? "needs input" : `answered ${item.final.http_status}${item.final.code ? ` ${item.final.code}` : ""}`,
+          )
+        : null,
     ),
     item.original_request_id !== item.request_id ? h("p", { class: "muted small" }, `Continues ${item.original_request_id}`) : null,
     full === undefined
