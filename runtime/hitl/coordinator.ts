@@ -111,7 +111,11 @@ function createProbe(claimed: Checkpoint): ResumeProbe {
 export function resumeOf(claimed: Checkpoint): ResumeRun {
   // Every step the checkpoint's run had let through stays approved; the blocked one now is too.
   const approved = [...claimed.completed_steps.map((s) => String(s["step_id"])), ...(claimed.current_step ? [claimed.current_step.step_id] : [])];
-  const corrected = claimed.resolution?.parameters;
+  // A step checkpoint shows the parameters a human approves (an automatic recovery's correction
+  // included): the resumed step sends exactly those, unless the human gave others.
+  const shown = claimed.type === "step" && claimed.current_step !== undefined ? claimed.resolved_parameters : undefined;
+  const given = claimed.resolution?.parameters;
+  const corrected = given ?? shown;
   // The indirect call the checkpoint named: the resumed step's callee may make exactly it, once (gate.ts).
   const indirect = claimed.decision?.indirect;
   const state: HitlState = {
@@ -119,7 +123,7 @@ export function resumeOf(claimed: Checkpoint): ResumeRun {
     ...(indirect === undefined || claimed.current_step === undefined ? {} : { indirect: { [claimed.current_step.step_id]: indirect } }),
     ...(corrected === undefined || claimed.current_step === undefined ? {} : { parameters: { [claimed.current_step.step_id]: corrected } }),
   };
-  const decision = corrected !== undefined ? "corrected" : claimed.resolution?.action === "expire" ? "expired_approved" : "approved";
+  const decision = given !== undefined ? "corrected" : claimed.resolution?.action === "expire" ? "expired_approved" : "approved";
   return {
     plan: claimed.plan,
     completed: claimed.completed_steps as unknown as StepResult[],

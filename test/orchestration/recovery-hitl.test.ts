@@ -116,6 +116,18 @@ test("a corrected step on a sensitive capability still waits for approval of its
     "the corrected booking was not sent without approval",
   );
   assert.equal(context.llm.requests.map(kindOf), ["routing_plan", "error_analysis"]);
+
+  // Approving the second checkpoint approves what it showed: the corrected booking is sent, once.
+  await post("/hitl/command", { checkpoint_id: checkpoint.checkpoint_id, action: "approve" });
+  context.llm.reply({ text: "Booked for 2026-12-04." });
+  const done = await post(`/hitl/resume/${checkpoint.checkpoint_id}`);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  assert.equal(
+    context.weather.calls.map((c) => c.input["date"]),
+    ["next friday", "2026-12-04"],
+    "the resumed run sent the parameters the human approved, not the plan's original ones",
+  );
+  assert.equal(context.llm.requests.map(kindOf), ["routing_plan", "error_analysis", "text"], "nothing was analysed again");
 });
 
 test.run();
