@@ -190,6 +190,7 @@ test("LLM Debug: All, Success, Errors and Grouped; each interaction's prompt, re
   const errorRecord = page.locator('[data-testid="llm-record"]').first();
   await errorRecord.locator("summary").click();
   assert.match(await text(errorRecord), /LLM_ERROR/);
+  assert.is(await text(errorRecord.locator('[data-testid="final"]')), "answered 502 LLM_ERROR", "how the request ended, marked by the agent");
   await filter("llm", "success");
   assert.equal([...new Set(await statuses())], ["success"]);
   await filter("llm", "grouped");
