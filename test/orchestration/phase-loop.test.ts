@@ -179,7 +179,7 @@ loop("steps skipped after a failure trigger remediation; the same capability fai
   assert.is(status, 200, JSON.stringify(body));
   assert.is(body["phases"], 2);
   assert.match(userText(llm.requests[1]!.body), /Some steps failed or were skipped/);
-  assert.match(userText(llm.requests[1]!.body), /s1 \(worker\.fail\) failed: HANDLER_ERROR/, "the continuation sees the failure");
+  assert.match(userText(llm.requests[1]!.body), /s1 \(worker\.fail\) failed: \{"code":"HANDLER_ERROR"/, "the continuation sees the failure");
   const steps = body["steps"] as { step_id: string; status: string }[];
   assert.equal(
     steps.map((s) => [s.step_id, s.status]),
@@ -199,6 +199,31 @@ loop("steps skipped after a failure trigger remediation; the same capability fai
   assert.equal(
     tools.calls.map((c) => c.capability),
     ["fail", "fail"],
+  );
+});
+
+loop("a lone step the tool refused (a skipped lookup) is remediated: the next phase does it another way", async (context) => {
+  await start(context);
+  const { llm, tools } = context;
+  llm.reply(answer({ steps: [step("s1", "fail", {})] }), answer({ steps: [step("s2", "add", { a: 1, b: 2 })] }), { text: "3, by another way." });
+  const { status, body } = await context.agent.post("/orchestrate/natural", { request: "get it done" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.is(body["phases"], 2);
+  assert.equal(
+    (body["plan"] as { phases: { reason: string }[] }).phases.map((p) => p.reason),
+    ["request", "remediation"],
+  );
+  assert.equal(
+    tools.calls.map((c) => c.capability),
+    ["fail", "add"],
+  );
+  // An outage is not replanned: a 503 with nothing depending on it ends the request with what exists.
+  llm.reply(answer({ steps: [step("s1", "fail", { code: "UNAVAILABLE" })] }), { text: "down." });
+  const outage = await context.agent.post("/orchestrate/natural", { request: "again" });
+  assert.is(outage.body["phases"], 1);
+  assert.equal(
+    llm.requests.slice(3).map((r) => kindOf(r.body)),
+    ["routing_plan", "text"],
   );
 });
 

@@ -98,6 +98,8 @@ recovery("corrected parameters that do not fit the input schema are never sent: 
   llm.reply(
     { text: FORECAST_PLAN },
     { text: analysisText(true, "use a number", { city: "FR-PAR", date: 20261204, units: "metric" }) },
+    // The step failed on its input: the phase loop asks once for another way (remediation); none.
+    { text: '{"steps": []}' },
     { text: "I could not get the forecast." },
   );
   const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris next friday" });
@@ -105,13 +107,13 @@ recovery("corrected parameters that do not fit the input schema are never sent: 
   assert.is(weather.calls.length, 1, "the correction was never dispatched");
   const [only] = stepsOf(body);
   assert.equal([only!.status, only!.error?.code], ["failed", "INVALID_INPUT"]);
-  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "text"]);
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "routing_plan", "text"]);
 });
 
 recovery("a model that finds nothing to correct leaves the step failed after one analysis", async (context) => {
   const agent = await start(context);
   const { llm, weather } = context;
-  llm.reply({ text: FORECAST_PLAN }, { text: analysisText(false, "the user gave no date") }, { text: "Which date?" });
+  llm.reply({ text: FORECAST_PLAN }, { text: analysisText(false, "the user gave no date") }, { text: '{"steps": []}' }, { text: "Which date?" });
   const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris" });
   assert.is(status, 200);
   assert.is(weather.calls.length, 1);
@@ -121,10 +123,15 @@ recovery("a model that finds nothing to correct leaves the step failed after one
 recovery("a retry refused again is not analysed again with MANIFOLD_MAX_SEMANTIC_RETRIES=1", async (context) => {
   const agent = await start(context);
   const { llm, weather } = context;
-  llm.reply({ text: FORECAST_PLAN }, { text: analysisText(true, "try a code", { city: "FR-PAR", date: "friday 4th" }) }, { text: "No forecast." });
+  llm.reply(
+    { text: FORECAST_PLAN },
+    { text: analysisText(true, "try a code", { city: "FR-PAR", date: "friday 4th" }) },
+    { text: '{"steps": []}' },
+    { text: "No forecast." },
+  );
   const { body } = await agent.post("/orchestrate/natural", { request: "weather" });
   assert.is(weather.calls.length, 2);
-  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "text"]);
+  assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "routing_plan", "text"], "the remediation plan, no second analysis");
   assert.is(stepsOf(body)[0]!.status, "failed");
 });
 

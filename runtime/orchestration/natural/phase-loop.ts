@@ -1,13 +1,18 @@
 /**
  * `natural.phase_loop`: the after-execution interceptor that continues a natural-mode request in
  * further phases. After a phase's steps ran, it asks the model for a continuation plan when the phase
- * said `"continue": true`, or when steps were skipped because others failed (remediation), with the
+ * said `"continue": true`, or when a step the tool refused (4xx, recovery could not mend it) failed or
+ * steps were skipped because others failed (remediation), with the
  * results so far; the pipeline settles the proposal with the same plan check as a first plan and runs
- * the new steps with the completed ones kept. The loop ends at `MANIFOLD_MAX_PHASES`, when the call
+ * the new steps with the completed ones kept. A failed step with lasting effects (`effects: lasting`)
+ * ends the loop: it is never re-planned on a model's word. The loop ends at `MANIFOLD_MAX_PHASES`, when the call
  * budget has no room, when a continuation has no steps, and when the same capability fails in two
  * phases (`orchestrator.forced_terminal`): the request then answers with what exists.
  */
-import { cutUtf8, type PhaseResults } from "../../llm/index.js";
+import type { PhaseResults } from "../../llm/index.js";
+import { ERROR_CODES, type ErrorCode } from "../../errors/index.js";
+import type { CatalogComponent } from "../catalog.js";
+import { projectFailure } from "./failure-evidence.js";
 import { getTelemetry, type Logger } from "../../telemetry/index.js";
 import { isManifoldError } from "../../errors/index.js";
 import type { StepResult } from "../executor-types.js";
@@ -38,15 +43,33 @@ function unfinishedOf(step: StepResult): UnfinishedStep {
   return rest as UnfinishedStep;
 }
 
-/** What the continuation prompt shows: completed outputs within the budget, a bounded line per failure. */
+/** Whether a failure's code says the tool refused the input (4xx): another plan may do better; an outage will not. */
+function isClientFailure(step: StepResult): boolean {
+  const code = step.error?.code;
+  if (code === undefined || NOT_REPLANNED.has(code)) return false;
+  const { status } = ERROR_CODES[code as ErrorCode] ?? { status: 500 };
+  return status >= 400 && status < 500;
+}
+
+/** Codes another plan cannot fix, or that another feature owns (approval), or that mean the run stopped. */
+const NOT_REPLANNED: ReadonlySet<string> = new Set(["ABORTED", "APPROVAL_REQUIRED", "UNAUTHORIZED", "FORBIDDEN", "TIMEOUT"]);
+
+/** A capability with lasting effects (`effects: lasting`) is never re-planned on a model's word, and its failure is not shown to it. */
+function hasLastingEffects(catalog: readonly CatalogComponent[] | undefined, step: StepResult): boolean {
+  const wire = catalog?.find((c) => c.name === step.component)?.capabilities.find((w) => w.name === step.capability);
+  // Unknown (a resumed run before any plan check): treated as lasting, the safe side.
+  return wire === undefined || wire.effects === "lasting";
+}
+
+/** What the continuation prompt shows: completed outputs within the budget, the projected evidence of each failure. */
 function phaseResults(plan: Plan, steps: readonly StepResult[], budgetBytes: number): PhaseResults {
   const completed = Object.fromEntries(steps.filter((s) => s.status === "completed").map((s) => [s.step_id, s.output]));
   const count = Math.max(1, Object.keys(completed).length);
   const trimmed = trimResults(completed, Math.min(budgetBytes * count, MAX_RESULTS_BYTES));
   const earlier = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []);
   const failed = [...earlier, ...steps.filter((s) => s.status !== "completed")].map((s) => {
-    const why = s.error === undefined ? (s.reason ?? s.status) : `${s.error.code}: ${s.error.message}`;
-    return cutUtf8(`${s.step_id} (${capabilityOf(s)}) ${s.status}: ${why}`, FAILURE_LINE_BYTES).text;
+    const why = s.error === undefined ? (s.reason ?? s.status) : projectFailure(s.error, FAILURE_LINE_BYTES).text;
+    return `${s.step_id} (${capabilityOf(s)}) ${s.status}: ${why}`;
   });
   return { completed: trimmed.text, failed };
 }
@@ -63,11 +86,19 @@ function repeatedFailures(phases: readonly PlanPhase[], now: readonly StepResult
   return [...new Set(now.filter((s) => s.status === "failed").map(capabilityOf))].filter((name) => before.has(name)).sort();
 }
 
-/** Why another phase is wanted, if it is: the plan asked for it, or steps were skipped after failures. */
-function wanted(context: ExecutionContext, current: PlanPhase, now: readonly StepResult[]): "continue" | "remediation" | undefined {
+/**
+ * Why another phase is wanted, if it is: the plan asked for it, or a step failed (after recovery, if
+ * any, could not mend it) or was skipped because one did: the model may reach the goal another way,
+ * typically with the lookup it skipped.
+ */
+function wanted(context: ExecutionContext, current: PlanPhase, now: readonly StepResult[], run: NaturalRun): "continue" | "remediation" | undefined {
+  const failed = now.filter((s) => s.status === "failed");
+  // What a step with lasting effects did when it failed is for the caller or a human to judge, not
+  // another plan (recovery reports the policy, `failure_evidence.policy_omitted`, when it sees the step).
+  if (failed.some((s) => hasLastingEffects(run.catalog, s))) return undefined;
   if (current.continue) return "continue";
   const skipped = now.filter((s) => s.status === "skipped" && s.skipped_because !== undefined);
-  if (skipped.length === 0) return undefined;
+  if (skipped.length === 0 && !failed.some(isClientFailure)) return undefined;
   getTelemetry().event("orchestrator.remediation.triggered", {
     ...llmEventScope(),
     plan_id: context.plan.plan_id,
@@ -91,7 +122,7 @@ export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoop
       const current = phases.at(-1)!;
       const ids = new Set(current.step_ids);
       const now = result.steps.filter((s) => ids.has(s.step_id));
-      const reason = wanted(context, current, now);
+      const reason = wanted(context, current, now, run);
       if (reason === undefined) return undefined;
       const repeated = repeatedFailures(phases, now);
       if (repeated.length > 0) {
