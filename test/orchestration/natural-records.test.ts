@@ -78,15 +78,18 @@ test("a model that fails ends 502 LLM_ERROR, marked so", async ({ agent, llm, de
   assert.equal([final.outcome, final.http_status, final.code], ["failed", 502, "LLM_ERROR"]);
 });
 
-test("a question for the user is marked needs_input and stays out of the errors list", async ({ agent, llm, debug }) => {
+test("a question for the user is marked needs_input, and the errors list finds it (no answer was given)", async ({ agent, llm, debug }) => {
   llm.reply({ text: JSON.stringify({ clarification: { question: "Which numbers?", missing_fields: ["a", "b"] } }) });
   const { status, body } = await agent.post("/orchestrate/natural", { request: "add two numbers" }, { "x-manifold-request-id": "req-asks" });
   assert.is(status, 200);
   assert.is(body["status"], "needs_input");
   const final = await finalOf(debug, "req-asks");
   assert.equal([final.outcome, final.http_status], ["needs_input", 200]);
-  assert.is((await debug.get("req-asks"))!.status, "success");
-  assert.equal(await debug.list({ status: "error" }), []);
+  assert.is((await debug.get("req-asks"))!.status, "error");
+  assert.equal(
+    (await debug.list({ status: "error" })).map((r) => r.request_id),
+    ["req-asks"],
+  );
 });
 
 test("a completed request's execution record: its request ids, its phase history, each step's phase and parameters, the synthesis", async ({

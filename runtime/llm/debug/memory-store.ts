@@ -1,4 +1,5 @@
 import {
+  endedWithoutAnswer,
   checkLimits,
   checkListOptions,
   checkRequestId,
@@ -217,7 +218,7 @@ export function createMemoryLlmDebugStore({
       const held = heldOf(requestId, originalRequestId, at);
       // A final outcome is labels and numbers: within the record's counted overhead.
       held.final = { ...final, at: new Date(at).toISOString() };
-      if (final.http_status >= 400) held.status = "error";
+      if (endedWithoutAnswer(final)) held.status = "error";
       held.updated = at;
       held.expires = at + (held.status === "error" ? errorTtlMs : ttlMs);
       touch(ledger, held);

@@ -10,6 +10,7 @@ import {
   MAX_SOURCE_COMPONENTS,
   prepareEntry,
   prepareFinish,
+  endedWithoutAnswer,
   type LlmDebugEntry,
   type LlmDebugFinish,
   type LlmDebugListOptions,
@@ -127,7 +128,7 @@ async function recordEntry(debug: DebugKeys, entry: LlmDebugEntry): Promise<void
 
 async function finishRecord(debug: DebugKeys, entry: LlmDebugFinish): Promise<void> {
   const { requestId, originalRequestId, final } = prepareFinish(entry);
-  const failed = final.http_status >= 400;
+  const failed = endedWithoutAnswer(final);
   const [updated, status] = (await runScript(
     debug.client,
     FINISH,

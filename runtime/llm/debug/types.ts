@@ -43,6 +43,14 @@ export interface LlmDebugFinal {
   readonly at?: string;
 }
 
+/**
+ * Whether the request ended without an answer: an error (HTTP status 400 or more) or a question for
+ * the user. Such a record is an `error` one, so the dashboard's Errors filter lists it.
+ */
+export function endedWithoutAnswer(final: LlmDebugFinal): boolean {
+  return final.http_status >= 400 || final.outcome === "needs_input";
+}
+
 export interface LlmDebugFinish {
   readonly request_id: string;
   /** @defaultValue request_id (used only when the record does not exist yet) */
