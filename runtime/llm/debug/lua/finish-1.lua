@@ -19,22 +19,10 @@
 ]]
 --- @include "../../../store/lua/includes/server-time"
 --- @include "includes/iso-time"
+--- @include "includes/load-record"
 
 local now = serverTimeMs()
-local text = redis.call('GET', KEYS[1])
-local record
-if text then
-  record = cjson.decode(text)
-else
-  record = {
-    request_id = ARGV[1],
-    original_request_id = ARGV[2],
-    source_components = {},
-    interactions = {},
-    status = 'success',
-    created_at = isoTime(now),
-  }
-end
+local record = loadRecord(KEYS[1], ARGV[1], ARGV[2], now)
 
 local final = cjson.decode(ARGV[3])
 final.at = isoTime(now)
