@@ -19,15 +19,9 @@ import { postSse } from "../support/sse-client.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { eventually, within } from "../support/wait.js";
 import { agent as agentManifest, agentSpec as specOf } from "../support/specs.js";
-import { agentSpec, memoryLog, startTools, type Tools } from "./support.js";
+import { agentSpec, memoryLog, startTools, type Tools, planStep, planText } from "./support.js";
 
-const planText = (steps: unknown[]): string => JSON.stringify({ steps });
-const step = (step_id: string, agent_name: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
-  step_id,
-  agent_name,
-  depends_on,
-  metadata: { capability: cap, parameters },
-});
+const step = planStep;
 const SUM_PLAN = planText([step("sum", "worker", "add", { a: 20, b: 22 })]);
 /** A plan the static check refuses (no such component): the planner asks the model again. */
 const BAD_PLAN = planText([step("sum", "abacus", "add", { a: 1, b: 2 })]);

@@ -13,7 +13,7 @@ import { ONE_SHOT, type AdaptiveSettings } from "../../runtime/orchestration/nat
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
-import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
+import { agentSpec, serveAgent, startTools, type Tools, planStep } from "./support.js";
 
 interface Context {
   receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -26,12 +26,8 @@ interface Context {
 }
 const test = suite<Context>("natural mode: binding and micro-resolution", {} as Context);
 
-const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
-  step_id,
-  agent_name: "worker",
-  depends_on,
-  metadata: { capability: cap, parameters },
-});
+const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) =>
+  planStep(step_id, "worker", cap, parameters, depends_on);
 const plan = (...steps: unknown[]): ScriptedEntry => ({ text: JSON.stringify({ steps }) });
 const value = (v: unknown): ScriptedEntry => ({ text: JSON.stringify({ value: v }) });
 /** An error analysis that gives up, for whichever recovery interceptor asks about a rejected step. */

@@ -6,7 +6,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createPlanChecker, parsePlanText, type CatalogComponent } from "../../runtime/orchestration/index.js";
 import { capabilityWire, type FieldsSpec } from "../../runtime/spec/index.js";
-import { capability } from "./support.js";
+import { capability, planStep } from "./support.js";
 
 const fields = (required: FieldsSpec["required"], optional: FieldsSpec["optional"] = []): FieldsSpec => ({ required, optional });
 
@@ -51,12 +51,7 @@ export const CATALOG: CatalogComponent[] = [
   },
 ];
 
-const step = (step_id: string, agent_name: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
-  step_id,
-  agent_name,
-  depends_on,
-  metadata: { capability: cap, parameters },
-});
+const step = planStep;
 
 const GOOD = {
   steps: [

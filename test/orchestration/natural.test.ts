@@ -10,7 +10,7 @@ import { createLlmDebugStore, createLlmProvider, resolveLlmConfig, type LlmDebug
 import type { Plan } from "../../runtime/orchestration/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
-import { agentSpec, capability, memoryLog, serveAgent, startTools, workflowStep, type Tools } from "./support.js";
+import { agentSpec, capability, memoryLog, serveAgent, startTools, workflowStep, type Tools, planStep, planText } from "./support.js";
 
 const KEY = "sk-test-NATURAL-secret-4242";
 
@@ -23,13 +23,7 @@ const VAULT: ComponentSpec = {
   capabilities: [capability("open_box"), { ...capability("purge_everything"), internal: true }],
 };
 
-const planText = (steps: unknown[]): string => JSON.stringify({ steps });
-const step = (step_id: string, agent_name: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
-  step_id,
-  agent_name,
-  depends_on,
-  metadata: { capability: cap, parameters },
-});
+const step = planStep;
 const GOOD_PLAN = planText([
   step("sum", "worker", "add", { a: 20, b: 22 }),
   step("say", "worker", "echo", { text: "the answer is {{sum.response.data.sum}}", n: "{{sum.response.data.sum}}" }, ["sum"]),

@@ -16,14 +16,10 @@ import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../suppo
 import { QUIET_AGENT } from "../support/serve.js";
 import { postSse } from "../support/sse-client.js";
 import { SENSITIVE_ECHO } from "../hitl/support.js";
-import { agentSpec, startTools, type Tools } from "./support.js";
+import { agentSpec, startTools, type Tools, planStep } from "./support.js";
 
-const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
-  step_id,
-  agent_name: "worker",
-  depends_on,
-  metadata: { capability: cap, parameters },
-});
+const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) =>
+  planStep(step_id, "worker", cap, parameters, depends_on);
 const answer = (value: unknown): ScriptedEntry => ({ text: JSON.stringify(value) });
 const userText = (body: any): string => body.messages.map((m: { content: string }) => m.content).join("\n");
 

@@ -11,14 +11,10 @@ import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig, type LlmProvider } from "../../runtime/llm/index.js";
 import type { AdaptiveSettings } from "../../runtime/orchestration/natural/adaptive.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
-import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
+import { agentSpec, serveAgent, startTools, type Tools, planStep } from "./support.js";
 
-const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({
-  step_id,
-  agent_name: "worker",
-  depends_on,
-  metadata: { capability: cap, parameters },
-});
+const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) =>
+  planStep(step_id, "worker", cap, parameters, depends_on);
 const answer = (value: unknown): ScriptedEntry => ({ text: JSON.stringify(value) });
 
 /** What kind of request the model got: the json_schema name, or `text` (synthesis). */

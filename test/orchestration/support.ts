@@ -247,3 +247,11 @@ export function workflowStep(
 ): WorkflowSpec["steps"][number] {
   return { name, component: "worker", componentKind: "tool", capability: capabilityName, inputs, dependsOn: [], retry: 0, onError: "fail", ...more };
 }
+
+/** A step as a language model writes it in a plan (snake_case, templates in the parameters). */
+export function planStep(step_id: string, agent_name: string, capability: string, parameters: Record<string, unknown>, depends_on: string[] = []) {
+  return { step_id, agent_name, depends_on, metadata: { capability, parameters } };
+}
+
+/** A plan answer's text: `{"steps": [...]}`. */
+export const planText = (steps: unknown[]): string => JSON.stringify({ steps });
