@@ -81,7 +81,14 @@ export function toolOutput(text: string, { json = false, source }: { json?: bool
   return `<${TOOL_OUTPUT_TAG}${label}>\n${escaped}\n</${TOOL_OUTPUT_TAG}>`;
 }
 
-const PLAN_RULES = `Answer with one JSON object and nothing else:
+const CONTINUE_RULE = `- If the next step can only be chosen from a result you do not have yet (a lookup first, then an action that depends on what it found), plan what you can now and add "continue": true; you will be asked for the next steps with the results.\n`;
+
+/**
+ * The plan format and its rules. The continue rule is there only when a further phase will be asked
+ * for: a model promised a next phase that never comes plans half the request and stops.
+ */
+function planRules({ canContinue }: { readonly canContinue: boolean }): string {
+  return `Answer with one JSON object and nothing else:
 {"steps": [{"step_id": "s1", "agent_name": "<component>", "depends_on": [], "metadata": {"capability": "<capability>", "parameters": {...}}}]}
 Rules:
 - agent_name and capability must be exactly as listed in the catalog; never invent a component or a capability.
@@ -90,16 +97,16 @@ Rules:
 - To pass an earlier step's output, write the string "{{<step_id>.response.data.<field>}}" (a whole field; no array indexes), use only fields listed in that capability's output, and list that step in depends_on.
 - Steps that do not depend on each other run in parallel.
 - If no capability is needed to answer, return {"steps": []}.
-- If the next step can only be chosen from a result you do not have yet (a lookup first, then an action that depends on what it found), plan what you can now and add "continue": true; you will be asked for the next steps with the results.
-- If the request lacks a value only the user can give (never guess one), answer {"steps": [], "clarification": {"question": "<one question for the user>", "missing_fields": ["<name>", ...]}} instead.
+${canContinue ? CONTINUE_RULE : ""}- If the request lacks a value only the user can give (never guess one), answer {"steps": [], "clarification": {"question": "<one question for the user>", "missing_fields": ["<name>", ...]}} instead.
 - ${DATA_RULE}`;
+}
 
-/** The first planning request: system rules with the catalog, then the user's request. */
-export function planningMessages(request: string, catalog: readonly PromptComponent[]): LlmMessage[] {
+/** The first planning request: system rules with the catalog, then the user's request. `maxPhases` 1: no phase follows, no continue rule. */
+export function planningMessages(request: string, catalog: readonly PromptComponent[], { maxPhases = 1 }: { readonly maxPhases?: number } = {}): LlmMessage[] {
   return [
     {
       role: "system",
-      content: `You plan calls to HTTP capabilities that answer a user's request. The available capabilities:\n${describeCatalog(catalog)}\n\n${PLAN_RULES}`,
+      content: `You plan calls to HTTP capabilities that answer a user's request. The available capabilities:\n${describeCatalog(catalog)}\n\n${planRules({ canContinue: maxPhases > 1 })}`,
     },
     { role: "user", content: request },
   ];
@@ -135,7 +142,7 @@ export function continuationMessages(
   return [
     {
       role: "system",
-      content: `You plan calls to HTTP capabilities that answer a user's request. This is phase ${phase} of at most ${maxPhases}: earlier phases already ran. The available capabilities:\n${describeCatalog(catalog)}\n\n${PLAN_RULES}\n- Earlier steps' outputs may be referenced with the same templates; their step ids are taken, so use new ones.${last}`,
+      content: `You plan calls to HTTP capabilities that answer a user's request. This is phase ${phase} of at most ${maxPhases}: earlier phases already ran. The available capabilities:\n${describeCatalog(catalog)}\n\n${planRules({ canContinue: phase < maxPhases })}\n- Earlier steps' outputs may be referenced with the same templates; their step ids are taken, so use new ones.${last}`,
     },
     {
       role: "user",

@@ -136,8 +136,20 @@ loop("MANIFOLD_MAX_PHASES bounds the loop however often the model asks to contin
       { a: 2, b: 1 },
     ],
   );
+  assert.match(userText(llm.requests[0]!.body), /add "continue": true/, "the first plan may ask for a further phase");
   assert.match(userText(llm.requests[1]!.body), /This is the last phase/);
+  assert.not.match(userText(llm.requests[1]!.body), /add "continue": true/, "the last phase is not promised another");
   assert.is(llm.requests.length, 3, "no third plan was asked for");
+});
+
+loop("with one phase (ONE_SHOT) the model is never promised a further phase", async (context) => {
+  await start(context, { maxPhases: 1 });
+  const { llm } = context;
+  llm.reply(answer({ steps: [step("s1", "add", { a: 1, b: 1 })] }), { text: "2." });
+  const { body } = await context.agent.post("/orchestrate/natural", { request: "1 + 1" });
+  assert.is(body["phases"], 1);
+  assert.not.match(userText(llm.requests[0]!.body), /continue/, "no continue rule in a one-phase request's prompt");
+  assert.match(userText(llm.requests[0]!.body), /clarification/, "asking the user is still offered");
 });
 
 loop("a continuation is checked like a first plan: its problems go back to the model; still invalid ends the loop with what exists", async (context) => {

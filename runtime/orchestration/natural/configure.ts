@@ -76,7 +76,11 @@ export function configureNatural(
     // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
     interceptors.push(createBindingInterceptor({ provider: llm }));
     const { allowLastingEffects } = options;
-    const plan = createLlmPlanner({ provider: llm, catalog: async () => withoutLastingEffects(await fullCatalog(), allowLastingEffects) });
+    const plan = createLlmPlanner({
+      provider: llm,
+      catalog: async () => withoutLastingEffects(await fullCatalog(), allowLastingEffects),
+      maxPhases: settings.maxPhases,
+    });
     planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
     // After execution: further phases (the continuation is settled by natural.plan_check like a first plan).
     interceptors.push(createPhaseLoopInterceptor({ planner: plan, settings, log }));

@@ -133,7 +133,16 @@ export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoop
         });
         return undefined;
       }
-      if (phases.length >= settings.maxPhases || !run.canAsk()) return undefined;
+      if (phases.length >= settings.maxPhases || !run.canAsk()) {
+        // Said, not silent: the answer is built from what the phases so far produced.
+        getTelemetry().event("orchestrator.phase_loop.stopped", {
+          ...llmEventScope(),
+          cause: phases.length >= settings.maxPhases ? "max_phases" : "llm_budget",
+          max_phases: settings.maxPhases,
+          wanted: reason,
+        });
+        return undefined;
+      }
       return await continuation(planner, settings, run, context, { reason, now, current, log });
     },
   };

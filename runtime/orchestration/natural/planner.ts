@@ -54,6 +54,8 @@ export interface LlmPlannerOptions {
   readonly catalog: () => Promise<readonly CatalogComponent[]>;
   /** @defaultValue 0: plans should not vary between identical requests */
   readonly temperature?: number;
+  /** Phases a request may plan: with 1, the model is not told it may ask to continue. @defaultValue 1 */
+  readonly maxPhases?: number;
 }
 
 export interface PlanOptions {
@@ -78,7 +80,7 @@ export interface LlmPlanner {
   continuation(next: ContinuationRequest, options?: PlanOptions): Promise<PlanProposal>;
 }
 
-export function createLlmPlanner({ provider, catalog, temperature = 0 }: LlmPlannerOptions): LlmPlanner {
+export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases = 1 }: LlmPlannerOptions): LlmPlanner {
   const visibleOf = (components: readonly CatalogComponent[]): CatalogComponent[] =>
     components.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
   const converse = (messages: LlmMessage[], kind: PlanKind, { signal, record }: PlanOptions): Conversation => ({
@@ -93,7 +95,7 @@ export function createLlmPlanner({ provider, catalog, temperature = 0 }: LlmPlan
   });
   const plan = async (request: string, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
-    return proposalOf(converse(planningMessages(request, visibleOf(components)), "plan_generation", options), components);
+    return proposalOf(converse(planningMessages(request, visibleOf(components), { maxPhases }), "plan_generation", options), components);
   };
   const continuation = async (next: ContinuationRequest, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
