@@ -1,12 +1,15 @@
 /**
  * The recovery suites' fixtures: a `weather` tool on loopback whose handlers refuse inputs a model
  * typically gets wrong (a date that is not YYYY-MM-DD, a city name where a location code is wanted),
- * and a scripted model whose requests are told apart by their json_schema name (DESIGN §5.3).
+ * and a scripted model whose requests are told apart by their json_schema name (DESIGN §5.3). The
+ * tool is reached through a counting relay (recovery-relay.ts): `calls` are the HTTP requests that
+ * reached its capability endpoints, including those the component refuses before its handler runs.
  */
 import { serveComponent, type RunningComponent } from "../../runtime/component/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
 import type { ScriptedRequest } from "../support/scripted-llm.js";
+import { startRelay, type Dispatch } from "./recovery-relay.js";
 import { capability } from "./support.js";
 
 const STR = (name: string) => ({ name, type: "string" as const });
@@ -18,7 +21,9 @@ export interface WeatherCall {
 
 export interface Weather {
   readonly spec: ComponentSpec;
-  readonly calls: WeatherCall[];
+  /** Every request that reached a capability endpoint (on the wire, before the component's own input check). */
+  readonly calls: readonly WeatherCall[];
+  /** The relay's URL: what the orchestrator calls. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -33,7 +38,6 @@ export interface Weather {
  * - `explode {}` → 500; `stall {}` → answers after 5 s (a short step timeout makes it TIMEOUT).
  */
 export async function startWeather(): Promise<Weather> {
-  const calls: WeatherCall[] = [];
   const cityDate = { required: [STR("city"), STR("date")], optional: [] };
   const spec: ComponentSpec = {
     kind: "tool",
@@ -58,30 +62,27 @@ export async function startWeather(): Promise<Weather> {
       });
   };
   type In = Record<string, unknown>;
-  const seen =
-    <T>(name: string, work: (input: In, signal: AbortSignal) => T | Promise<T>) =>
-    (input: In, ctx: { signal: AbortSignal }) => {
-      calls.push({ capability: name, input });
-      return work(input, ctx.signal);
-    };
+  const handle =
+    <T>(work: (input: In, signal: AbortSignal) => T | Promise<T>) =>
+    (input: In, ctx: { signal: AbortSignal }) =>
+      work(input, ctx.signal);
   const handlers = {
-    locate: seen("locate", (input) => ({ name: input["query"], code: "FR-PAR" })),
-    forecast: seen("forecast", (input) => {
+    locate: handle((input) => ({ name: input["query"], code: "FR-PAR" })),
+    forecast: handle((input) => {
       check(input);
       return { city: input["city"], date: input["date"], temp_c: 11 };
     }),
-    book: seen("book", (input) => {
+    book: handle((input) => {
       check(input);
       return { booking: "b-1" };
     }),
-    subscribe: seen("subscribe", () => {
+    subscribe: handle(() => {
       throw new ManifoldError("INVALID_INPUT", "unknown city");
     }),
-    explode: seen("explode", () => {
+    explode: handle(() => {
       throw new Error("a bug in the tool");
     }),
-    stall: seen(
-      "stall",
+    stall: handle(
       (_input, signal) =>
         new Promise((resolve) => {
           const timer = setTimeout(() => resolve({}), 5000);
@@ -97,7 +98,19 @@ export async function startWeather(): Promise<Weather> {
     log: () => undefined,
     drainTimeoutMs: 200,
   });
-  return { spec, calls, url: running.url, close: () => running.close() };
+  const dispatches: Dispatch[] = [];
+  const relay = await startRelay(spec, running.url, dispatches);
+  return {
+    spec,
+    get calls() {
+      return dispatches.map((d) => ({ capability: d.capability, input: d.body as Record<string, unknown> }));
+    },
+    url: relay.url,
+    close: async () => {
+      await relay.close();
+      await running.close();
+    },
+  };
 }
 
 export const step = (step_id: string, cap: string, parameters: Record<string, unknown>, depends_on: string[] = []) => ({

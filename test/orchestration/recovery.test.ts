@@ -51,7 +51,8 @@ async function start(context: Context, adaptive: Partial<AdaptiveSettings> = {},
 }
 
 const FORECAST_PLAN = planText(step("s1", "forecast", { city: "FR-PAR", date: "next friday" }));
-const stepsOf = (body: Record<string, unknown>) => body["steps"] as { step_id: string; status: string; attempts: number; error?: { code: string } }[];
+const stepsOf = (body: Record<string, unknown>) =>
+  body["steps"] as { step_id: string; status: string; attempts: number; error?: { code: string; message: string } }[];
 
 recovery("a 400 is analysed and the step retried with the corrected parameters: the tool is called exactly twice and the answer completes", async (context) => {
   const agent = await start(context);
@@ -104,9 +105,13 @@ recovery("corrected parameters that do not fit the input schema are never sent: 
   );
   const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris next friday" });
   assert.is(status, 200, JSON.stringify(body));
+  // Counted on the wire (the relay), where a body the component refuses before its handler still shows.
   assert.is(weather.calls.length, 1, "the correction was never dispatched");
   const [only] = stepsOf(body);
   assert.equal([only!.status, only!.error?.code], ["failed", "INVALID_INPUT"]);
+  // The step's error is still the tool's refusal of the first call: recovery sent no second round
+  // (one rejected later, before dispatch, by the binding check would carry that check's message).
+  assert.match(only!.error!.message, /date must be YYYY-MM-DD/);
   assert.equal(llm.requests.map(kindOf), ["routing_plan", "error_analysis", "routing_plan", "text"]);
 });
 
