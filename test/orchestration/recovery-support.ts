@@ -31,6 +31,7 @@ export interface Weather {
 /**
  * `weather`:
  * - `locate {query}` → `{name: <the query>, code: "FR-PAR"}`;
+ * - `expand {query, times}` → `{name: <the query repeated `times` times>}` (a lookup result far larger than a plan);
  * - `forecast {city, date}` → `{city, date, temp_c}`; 400 INVALID_INPUT unless date is YYYY-MM-DD and
  *   city a location code (`FR-PAR`);
  * - `book {city, date}` → `{booking}`, same checks (the HITL suites make it sensitive);
@@ -46,6 +47,7 @@ export async function startWeather(): Promise<Weather> {
     version: "1.0.0",
     capabilities: [
       capability("locate", { required: [STR("query")], optional: [] }, { required: [STR("name"), STR("code")], optional: [] }),
+      capability("expand", { required: [STR("query"), { name: "times", type: "number" }], optional: [] }, { required: [STR("name")], optional: [] }),
       capability("forecast", cityDate, { required: [STR("city"), STR("date"), { name: "temp_c", type: "number" }], optional: [] }),
       capability("book", cityDate, { required: [STR("booking")], optional: [] }),
       { ...capability("subscribe", { required: [STR("city")], optional: [] }), effects: "lasting" },
@@ -68,6 +70,7 @@ export async function startWeather(): Promise<Weather> {
       work(input, ctx.signal);
   const handlers = {
     locate: handle((input) => ({ name: input["query"], code: "FR-PAR" })),
+    expand: handle((input) => ({ name: String(input["query"]).repeat(Number(input["times"])) })),
     forecast: handle((input) => {
       check(input);
       return { city: input["city"], date: input["date"], temp_c: 11 };

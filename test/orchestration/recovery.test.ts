@@ -163,6 +163,34 @@ recovery("an input derived from an earlier step is re-resolved from that step's 
   assert.match(prompt, /FR-PAR/, "the source step's output is in the prompt");
 });
 
+recovery("a huge templated parameter is trimmed to the result budget before it is quoted in the error analysis", async (context) => {
+  const agent = await start(context, { resultBudgetBytes: 2048 });
+  const { llm, weather } = context;
+  // `expand` answers a 600 KB name; the forecast's city reads it, fits the schema (a string) and is refused.
+  llm.reply(
+    {
+      text: planText(
+        step("s1", "expand", { query: "Paris ", times: 100_000 }),
+        step("s2", "forecast", { city: "{{s1.response.data.name}}", date: "2026-12-04" }, ["s1"]),
+      ),
+    },
+    { text: analysisText(false, "no code in the data") },
+    { text: '{"steps": []}' },
+    { text: "No forecast." },
+  );
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris on 4 December" });
+  assert.is(status, 200, JSON.stringify(body).slice(0, 500));
+  const sent = weather.calls.find((c) => c.capability === "forecast");
+  assert.is(String(sent?.input["city"]).length, 600_000, "the tool was sent the whole value");
+  const analysis = llm.requests.find((r) => kindOf(r) === "error_analysis");
+  assert.ok(analysis !== undefined, "the refusal was analysed");
+  const prompt = (analysis!.body.messages as { content: string }[]).map((m) => m.content).join("\n");
+  // Parameters and the source step's data are each cut to the 2 KB budget; the failure is projected (≤ 4 KB).
+  assert.ok(Buffer.byteLength(prompt) < 16 * 1024, `an error_analysis prompt of ${Buffer.byteLength(prompt)} bytes`);
+  assert.match(prompt, /<tool_output source="parameters">[\s\S]*more characters\)/, "the cut is marked in place");
+  assert.match(prompt, /2026-12-04/, "the parameters' other fields are kept");
+});
+
 recovery("server errors and timeouts are not analysed: they keep the executor's own policy", async (context) => {
   const agent = await start(context, {}, { timeoutMs: 300 });
   const { llm, weather } = context;

@@ -25,8 +25,8 @@ export interface ErrorAnalysisInput {
   readonly capability: string;
   /** The capability's input as JSON Schema, when the catalog describes it. */
   readonly inputSchema: unknown;
-  /** The parameters the failed call was sent. */
-  readonly parameters: unknown;
+  /** The parameters the failed call was sent, as JSON text already trimmed to the result budget (recovery.ts). */
+  readonly parameters: string;
   /** The projected failure (failure-evidence.ts). */
   readonly failure: string;
   /** The earlier steps' outputs the step's templates read, trimmed: contextual re-resolution. */
@@ -48,7 +48,7 @@ export function errorAnalysisMessages(input: ErrorAnalysisInput): LlmMessage[] {
     `User request: ${input.request}`,
     `Capability: ${input.component}.${input.capability}`,
     `Input schema: ${schema}`,
-    `Parameters sent:\n${toolOutput(JSON.stringify(input.parameters ?? null), { json: true, source: "parameters" })}`,
+    `Parameters sent:\n${toolOutput(input.parameters, { json: true, source: "parameters" })}`,
     `Failure:\n${toolOutput(input.failure, { json: true, source: "failure" })}`,
   ];
   if (input.sources !== undefined)

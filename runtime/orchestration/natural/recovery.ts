@@ -144,9 +144,40 @@ function sourcesOf(context: StepOutcomeContext, budgetBytes: number): Sources | 
   const trimmed = trimResults(data, budgetBytes);
   if (trimmed.method !== "none") {
     const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
-    emit("result_trim.semantic_retry", { step_id: context.step.step_id, method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped });
+    emit("result_trim.semantic_retry", {
+      step_id: context.step.step_id,
+      part: "sources",
+      method,
+      content_lost,
+      original_bytes,
+      trimmed_bytes,
+      fields_kept,
+      fields_dropped,
+    });
   }
   return { ids, text: trimmed.text };
+}
+
+/**
+ * The parameters sent, as JSON for the prompt: as is when they fit the result budget, else trimmed
+ * (`result_trim.semantic_retry`, part `parameters`): a template can carry a whole lookup result.
+ */
+function parametersText(context: StepOutcomeContext, budgetBytes: number): string {
+  const compact = JSON.stringify(context.parameters ?? null);
+  if (Buffer.byteLength(compact, "utf8") <= budgetBytes) return compact;
+  const trimmed = trimResults(context.parameters ?? null, budgetBytes);
+  const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
+  emit("result_trim.semantic_retry", {
+    step_id: context.step.step_id,
+    part: "parameters",
+    method,
+    content_lost,
+    original_bytes,
+    trimmed_bytes,
+    fields_kept,
+    fields_dropped,
+  });
+  return trimmed.text;
 }
 
 /** The one model call; its answer parsed, or the failure (budget, endpoint, abort). */
@@ -158,7 +189,7 @@ async function askModel(provider: LlmProvider, run: NaturalRun, context: StepOut
     component: step.agent_name,
     capability: step.metadata.capability,
     inputSchema,
-    parameters: context.parameters,
+    parameters: parametersText(context, run.settings.resultBudgetBytes),
     failure: projectFailure(target.error).text,
     ...(sources === undefined ? {} : { sources: sources.text }),
     request: context.plan.original_request,
