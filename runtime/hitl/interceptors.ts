@@ -70,6 +70,14 @@ export function createStepGateInterceptor(policy: HitlPolicy): Interceptor {
   return {
     name: "hitl.step_gate",
     beforeStep({ step, state, parameters, round }: StepContext) {
+      // A human approved the plan with these parameters: a recovery retry's corrected ones are asked again, sensitive or not.
+      if (round > 0 && policy.enabled && policy.planApproval)
+        return {
+          action: "pause",
+          reason: "the approved plan's parameters for this step were corrected by automatic recovery",
+          waiting: `waiting for approval of step ${step.step_id}`,
+          data: { sensitive_matches: [] },
+        };
       if (gate === undefined) return undefined;
       const { approved, indirect } = hitlState(state);
       // An approval covers the step as the human saw it: a recovery retry's corrected parameters are asked again.
@@ -124,7 +132,8 @@ export function createPlanApprovalInterceptor(policy: HitlPolicy, checkpoint: Ch
     name: "hitl.plan_approval",
     async afterPlan(run: PlanContext) {
       if (!policy.enabled || !policy.planApproval) return undefined;
-      const answer = await checkpoint({ type: "plan", run, steps: [], reason: "the plan waits for approval", sensitive_matches: [] });
+      // A further phase's plan: the steps earlier phases completed are kept, so the resume does not run them again.
+      const answer = await checkpoint({ type: "plan", run, steps: run.completed ?? [], reason: "the plan waits for approval", sensitive_matches: [] });
       return { action: "pause", answer, waiting: "waiting for approval of the plan" };
     },
   };

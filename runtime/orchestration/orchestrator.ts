@@ -224,6 +224,8 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
     phase: run.resume === undefined ? 1 : phaseOf(run.resume.plan),
     ...(run.onProgress && { progress: run.onProgress }),
   });
+  // A resumed run skips planning, where the catalog is read: binding, recovery and the phase loop need it all the same.
+  if (run.resume !== undefined) naturalRun.catalog = await core.fullCatalog();
   let regenerations = 0;
   let proposal: PlanProposal | undefined;
   const plan = async (): Promise<Plan | PlanProposal> => {
@@ -244,6 +246,8 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
         options: { ...run, signal },
       }),
     );
+    // A timeout that stopped the steps without failing anything (no synthesis to ask) is still the timeout.
+    if (timeout.signal.aborted && run.signal?.aborted !== true && done.paused === undefined) throw timeout.signal.reason;
     const { clarification } = done.plan;
     if (clarification !== undefined) core.natural.finish?.(requestId, currentScope()?.originalRequestId, { outcome: "needs_input", http_status: 200 });
     return {

@@ -6,7 +6,7 @@
 import type { ManifoldError } from "../errors/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import type { CatalogComponent } from "./catalog.js";
-import type { ExecutionResult } from "./executor-types.js";
+import type { ExecutionResult, StepResult } from "./executor-types.js";
 import { ACCEPT, CONTINUE, runChain, type Answered, type Awaitable, type InterceptorState, type StepInterceptor } from "./interceptors.js";
 import type { Plan, PlanMode } from "./plan.js";
 
@@ -57,6 +57,8 @@ export interface PlanContext extends RunRequest {
   readonly state: InterceptorState;
   /** A planner's proposal not checked yet; a `replace` settles it. */
   readonly proposal?: PlanProposal;
+  /** A further phase's plan (the phase loop): the steps that completed in earlier phases, which a pause must keep. */
+  readonly completed?: readonly StepResult[];
 }
 
 /** The run stops, and the request answers `answer` instead (HITL: its 202 body). */

@@ -18,7 +18,7 @@ import { currentNaturalRun, llmEventScope } from "./natural/run-context.js";
 import { skippedResult } from "./executor-run.js";
 import { runHooks, type HookContext, type HookOutcome, type PipelineHook } from "./hooks.js";
 import { afterExecution, afterPlan, type Interceptor, type PlanContext, type PlanProposal } from "./pipeline-interceptors.js";
-import { checkPlan, type Plan, type PlanMode } from "./plan.js";
+import { checkPlan, phaseOf, type Plan, type PlanMode } from "./plan.js";
 import type { ExecutionRecord, ExecutionStore, InterceptorDecision } from "./records/index.js";
 import { executionEntry } from "./records/entry.js";
 import type { StepRound } from "./executor-types.js";
@@ -239,12 +239,26 @@ async function extendStage(passage: Passage, proposal: PlanProposal, earlier: Ex
     const error = toManifoldError(thrown);
     if (request.options.signal?.aborted === true || !ENDS_LOOP.has(error.code)) throw thrown;
     core.log.warn(`a further phase was not run: ${error.code}`, { code: error.code });
+    // The phase being planned did not come to be: later events and the answer are of the last one that did.
+    const run = currentNaturalRun();
+    if (run !== undefined && passage.plan !== undefined) run.phase = phaseOf(passage.plan);
     return undefined;
   }
   passage.plan = plan;
   passage.result = earlier;
+  // A further phase is a plan like the first: the after_planning hooks govern it too (and may replace it).
+  const { hooks, log } = core;
+  if (hooks.length > 0) {
+    const replaced = await runHooks(hooks, { ...passage.base, phase: "after_planning", plan }, passage.outcomes, log);
+    if (replaced !== undefined) plan = await checkReplaced(replaced);
+    passage.plan = plan;
+  }
+  const completed = earlier.steps.filter((s) => s.status === "completed");
   const others = core.interceptors.filter((interceptor) => interceptor.enforce !== "pre");
-  const { decision, context } = await afterPlan(others, planContext(request, plan), checkReplaced);
+  // The steps that completed in earlier phases: a pause here (a plan approval) keeps them, so a resume does not run them again.
+  const answered = await afterPlan(others, { ...planContext(request, plan), completed }, checkReplaced);
+  noteDecision(passage, "after_plan", answered);
+  const { decision, context } = answered;
   if (decision.action === "fail") throw decision.error;
   if (decision.action === "pause") return { context, paused: decision };
   return { context };

@@ -134,6 +134,18 @@ budgets("a tool step that hangs past the timeout ends the request in 504 TIMEOUT
   assert.is(llm.requests.length, 1, "no synthesis after the timeout");
 });
 
+budgets("without a synthesis to ask for, a tool step past the timeout is still 504 TIMEOUT, not a failed run", async (context) => {
+  const { llm, clock, tools } = context;
+  const agent = await context.serve({ adaptive: { timeoutMs: 60_000 } });
+  llm.reply({ text: planText([step("nap", "worker", "sleep", { ms: 600_000 })]) });
+  const answer = agent.post("/orchestrate/natural", { request: "take a long nap", ai_synthesis: false });
+  await eventually("the tool call", () => tools.calls.length === 1);
+  await clock.advance(60_000);
+  const { status, body } = await within("the answer", answer);
+  assert.is(status, 504, JSON.stringify(body));
+  assert.is(body.error.code, "TIMEOUT");
+});
+
 budgets("MANIFOLD_MAX_LLM_CALLS: plan regenerations past the budget end in 422 BUDGET_EXCEEDED after exactly the allowed calls", async (context) => {
   const { llm, tools } = context;
   const agent = await context.serve({ adaptive: { maxLlmCalls: 2 } });

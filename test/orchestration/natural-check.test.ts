@@ -137,7 +137,10 @@ check("malformed templates, cycles, duplicate ids and bad shapes", () => {
   const cycle = checker({ steps: [step("a", "geo", "locate", { city: "x" }, ["b"]), step("b", "geo", "locate", { city: "y" }, ["a"])] }, "x");
   assert.match(cycle.problems.map((p) => p.message).join("\n"), /cycle/);
   const dup = checker({ steps: [step("s1", "geo", "locate", { city: "x" }), step("s1", "geo", "locate", { city: "y" })] }, "x");
-  assert.equal(dup.problems[0], { pointer: "/steps/1/step_id", message: "duplicate step id s1" });
+  assert.equal(dup.problems[0], {
+    pointer: "/steps/1/step_id",
+    message: "duplicate step id s1: every step needs its own id, and earlier phases' ids are taken",
+  });
   const shape = checker({ steps: [{ step_id: "has space", agent_name: 3, metadata: { capability: "locate", parameters: [] } }] }, "x");
   assert.equal(
     shape.problems.map((p) => p.pointer),

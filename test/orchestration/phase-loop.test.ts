@@ -59,8 +59,9 @@ loop("two phases: a lookup, then an action chosen from its result, referencing t
   const { llm, tools } = context;
   llm.reply(
     answer({ steps: [step("s1", "add", { a: 20, b: 22 })], continue: true }),
-    // The continuation reuses the id s1 (renamed s1_2, reported) and references phase 1's step.
+    // The continuation reuses the id s1 and reads s1: which one? Ambiguous, so it goes back to the model.
     answer({ steps: [step("s1", "echo", { total: "{{s1.response.data.sum}}", tag: "act" }, ["s1"])] }),
+    answer({ steps: [step("s2", "echo", { total: "{{s1.response.data.sum}}", tag: "act" }, ["s1"])] }),
     { text: "The total is 42." },
   );
   const { status, body } = await context.agent.post("/orchestrate/natural", { request: "add 20 and 22, then act on the total" });
@@ -73,7 +74,7 @@ loop("two phases: a lookup, then an action chosen from its result, referencing t
     steps.map((s) => [s.step_id, s.status]),
     [
       ["s1", "completed"],
-      ["s1_2", "completed"],
+      ["s2", "completed"],
     ],
   );
   assert.equal(
@@ -85,7 +86,8 @@ loop("two phases: a lookup, then an action chosen from its result, referencing t
     "phase 2 ran once, with phase 1's output resolved",
   );
   const kinds = llm.requests.map((r) => kindOf(r.body));
-  assert.equal(kinds, ["routing_plan", "routing_plan", "text"]);
+  assert.equal(kinds, ["routing_plan", "routing_plan", "routing_plan", "text"]);
+  assert.match(userText(llm.requests[2]!.body), /duplicate step id s1/, "the ambiguous id was sent back, not guessed");
   const continuation = userText(llm.requests[1]!.body);
   assert.match(continuation, /phase 2 of at most 3/);
   assert.match(continuation, /"sum":\s*42/, "the continuation request carries phase 1's result");
@@ -94,7 +96,7 @@ loop("two phases: a lookup, then an action chosen from its result, referencing t
     plan.phases.map((p) => [p.phase, p.step_ids, p.continue, p.reason]),
     [
       [1, ["s1"], true, "request"],
-      [2, ["s1_2"], false, "continue"],
+      [2, ["s2"], false, "continue"],
     ],
   );
   const usage = (body["metadata"] as { usage_by_phase: Record<string, unknown> }).usage_by_phase;
@@ -232,6 +234,68 @@ loop("a lone step the tool refused (a skipped lookup) is remediated: the next ph
   assert.equal(
     llm.requests.slice(3).map((r) => kindOf(r.body)),
     ["routing_plan", "text"],
+  );
+});
+
+loop("a remediation plan that reuses a failed step's id, read by nobody, gets a fresh id: every step keeps its own", async (context) => {
+  await start(context);
+  const { llm } = context;
+  llm.reply(answer({ steps: [step("look", "fail", {})] }), answer({ steps: [step("look", "add", { a: 1, b: 2 })] }), { text: "3." });
+  const { body } = await context.agent.post("/orchestrate/natural", { request: "look it up" });
+  assert.equal(
+    (body["steps"] as { step_id: string; status: string }[]).map((s) => [s.step_id, s.status]),
+    [
+      ["look", "failed"],
+      ["look_2", "completed"],
+    ],
+  );
+});
+
+loop("a continuation that adds no step ends the loop even if it says continue", async (context) => {
+  await start(context, { maxPhases: 5 });
+  const { llm } = context;
+  llm.reply(answer({ steps: [step("s1", "add", { a: 1, b: 1 })], continue: true }), answer({ steps: [], continue: true }), { text: "2." });
+  const { body } = await context.agent.post("/orchestrate/natural", { request: "1 + 1" });
+  assert.is(body["phases"], 2);
+  assert.equal(
+    llm.requests.map((r) => kindOf(r.body)),
+    ["routing_plan", "routing_plan", "text"],
+  );
+});
+
+loop("a further phase's plan is governed by the after_planning hooks like the first", async (context) => {
+  const seen: string[][] = [];
+  context.agent = await serveAgent(agentSpec("phase-agent", { natural: true }), {
+    components: context.tools.specs,
+    baseUrls: context.tools.baseUrls,
+    llm: context.provider,
+    componentName: "phase-agent",
+    adaptive: { maxSemanticRetries: 0 },
+    hooks: [
+      {
+        name: "no_echo",
+        phase: "after_planning",
+        mode: "fail_closed",
+        run: ({ plan }) => {
+          seen.push(plan!.steps.map((s) => s.metadata.capability));
+          if (plan!.steps.some((s) => s.metadata.capability === "echo")) throw new Error("echo is not allowed");
+        },
+      },
+    ],
+  });
+  const { llm, tools } = context;
+  llm.reply(
+    answer({ steps: [step("s1", "add", { a: 1, b: 1 })], continue: true }),
+    answer({ steps: [step("s2", "echo", { v: "{{s1.response.data.sum}}" }, ["s1"])] }),
+  );
+  const { status, body } = await context.agent.post("/orchestrate/natural", { request: "add then echo" });
+  assert.is(status, 500, JSON.stringify(body));
+  assert.is((body["error"] as { code: string }).code, "HOOK_FAILED");
+  assert.equal(seen, [["add"], ["add", "echo"]], "the hook saw phase 2's plan");
+  assert.equal(
+    tools.calls.map((c) => c.capability),
+    ["add"],
+    "the refused phase was never dispatched",
   );
 });
 

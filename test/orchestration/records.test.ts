@@ -228,6 +228,48 @@ test("a paused run records its checkpoint; its resumption saves the same record 
   assert.equal(second.decisions, first.decisions, "the first run's decisions stay");
 });
 
+test("a step a resumed run sends again keeps its first run's round in the record; hook order runs on across the pause", async ({ tools }) => {
+  const store = createMemoryExecutionStore();
+  const hooks = [
+    { name: "audit-in", phase: "before_planning" as const, run: () => undefined },
+    { name: "audit-out", phase: "after_execution" as const, run: () => undefined },
+  ];
+  const o = orchestrator(tools, { executionStore: store, hooks });
+  let pause = true;
+  o.use({
+    name: "test.fixer",
+    // Stands in for HITL's error checkpoint: the failed step waits for a human, who corrects it on resume.
+    afterStep: ({ error }) => (pause && error !== undefined ? { action: "pause", reason: "needs a human" } : undefined),
+    afterExecution: ({ result }) =>
+      result.interrupt !== undefined ? { action: "pause", answer: { status: "interrupted", checkpoint_id: "cp-fix" } } : undefined,
+    beforeStep: ({ round, parameters }) => (pause || round > 0 ? undefined : { action: "replace", parameters: { ...(parameters as object), failures: 0 } }),
+  });
+  const body = { steps: [{ tool: "worker", capability: "flaky", params: { key: `fix-${Date.now()}`, failures: 5 } }] };
+  const paused = await o.runCustom(body);
+  const first = (await store.get(paused.plan_id))!;
+  assert.is(first.steps[0]!.status, "failed");
+  pause = false;
+  await o.runCustom(body, { resume: { plan: first.plan!, completed: [], checkpoint: { checkpoint_id: "cp-fix", decision: "corrected" } } });
+  const second = (await store.get(paused.plan_id))!;
+  assert.is(second.steps[0]!.status, "completed");
+  assert.equal(
+    second.steps[0]!.rounds?.map((r) => [r.status, (r.parameters as { failures: number }).failures]),
+    [
+      ["failed", 5],
+      ["completed", 0],
+    ],
+    "what the first run sent stays beside what the resumed run sent",
+  );
+  assert.equal(
+    second.hooks.map((h) => [h.name, h.order]),
+    [
+      ["audit-in", 1],
+      ["audit-out", 2],
+    ],
+    "a hook's order is its place in the request's list, across the pause",
+  );
+});
+
 test("a store that fails to save never fails the request", async ({ tools }) => {
   const { lines, log } = memoryLog();
   const broken: ExecutionStore = {

@@ -279,7 +279,7 @@ function stepFields(checking: Checking, step: unknown, at: string): StepFields |
   };
   if (typeof id !== "string" || !STEP_ID.test(id)) problem(`${at}/step_id`, "must be an identifier of letters, digits and underscores (s1, s2, …)");
   else if (id === "input") problem(`${at}/step_id`, "input is reserved; use another id");
-  else if (checking.ids.has(id)) problem(`${at}/step_id`, `duplicate step id ${id}`);
+  else if (checking.ids.has(id)) problem(`${at}/step_id`, `duplicate step id ${id}: every step needs its own id, and earlier phases' ids are taken`);
   if (typeof agentName !== "string" || agentName === "") problem(`${at}/agent_name`, "must be the name of a component from the catalog");
   if (typeof capability !== "string" || capability === "") problem(`${at}/metadata/capability`, "must be the name of a capability from the catalog");
   if (!isObject(parameters)) problem(`${at}/metadata/parameters`, "must be an object");

@@ -91,22 +91,26 @@ function repeatedFailures(phases: readonly PlanPhase[], now: readonly StepResult
  * any, could not mend it) or was skipped because one did: the model may reach the goal another way,
  * typically with the lookup it skipped.
  */
-function wanted(context: ExecutionContext, current: PlanPhase, now: readonly StepResult[], run: NaturalRun): "continue" | "remediation" | undefined {
+function wanted(current: PlanPhase, now: readonly StepResult[], run: NaturalRun): "continue" | "remediation" | undefined {
   const failed = now.filter((s) => s.status === "failed");
   // What a step with lasting effects did when it failed is for the caller or a human to judge, not
   // another plan (recovery reports the policy, `failure_evidence.policy_omitted`, when it sees the step).
   if (failed.some((s) => hasLastingEffects(run.catalog, s))) return undefined;
   if (current.continue) return "continue";
+  const skipped = now.some((s) => s.status === "skipped" && s.skipped_because !== undefined);
+  return skipped || failed.some(isClientFailure) ? "remediation" : undefined;
+}
+
+/** `orchestrator.remediation.triggered`, once the remediation phase is really asked for. */
+function reportRemediation(plan: Plan, now: readonly StepResult[]): void {
   const skipped = now.filter((s) => s.status === "skipped" && s.skipped_because !== undefined);
-  if (skipped.length === 0 && !failed.some(isClientFailure)) return undefined;
   getTelemetry().event("orchestrator.remediation.triggered", {
     ...llmEventScope(),
-    plan_id: context.plan.plan_id,
+    plan_id: plan.plan_id,
     skipped_count: skipped.length,
     skipped_step_ids: JSON.stringify(skipped.map((s) => s.step_id).slice(0, 50)),
     has_failure_pattern: now.some((s) => s.status === "failed"),
   });
-  return "remediation";
 }
 
 export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoopOptions): Interceptor {
@@ -122,7 +126,7 @@ export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoop
       const current = phases.at(-1)!;
       const ids = new Set(current.step_ids);
       const now = result.steps.filter((s) => ids.has(s.step_id));
-      const reason = wanted(context, current, now, run);
+      const reason = wanted(current, now, run);
       if (reason === undefined) return undefined;
       const repeated = repeatedFailures(phases, now);
       if (repeated.length > 0) {
@@ -171,6 +175,8 @@ async function continuation(
   };
   const results = phaseResults(plan, result.steps, settings.resultBudgetBytes);
   const phase = plan.phases!.length + 1;
+  // Reported in the phase whose steps failed, before the next one is planned.
+  if (reason === "remediation") reportRemediation(plan, now);
   const previous = run.phase;
   run.phase = phase;
   run.progress?.({ kind: "phase", phase, reason });

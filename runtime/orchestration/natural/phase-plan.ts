@@ -70,7 +70,8 @@ export function checkPhase(check: PlanChecker, value: unknown, request: string, 
   const current: PlanPhase = {
     phase,
     step_ids: added.map((s) => s.step_id),
-    continue: clarification === undefined && value["continue"] === true,
+    // A phase that adds no step has nothing new to continue from: the loop ends, whatever it says.
+    continue: clarification === undefined && added.length > 0 && value["continue"] === true,
     reason: base === undefined ? "request" : reason,
   };
   const plan: Plan = {

@@ -62,7 +62,8 @@ export async function checkProposal(
   { request, rounds, self }: { readonly request: string; readonly rounds: number; readonly self?: string },
 ): Promise<Plan | ManifoldError> {
   const { base, reason } = proposal;
-  const taken = new Set(base?.steps.map((step) => step.step_id));
+  // Earlier phases' ids are taken, the steps that did not complete included (a remediation plan often copies one).
+  const taken = new Set([...(base?.steps ?? []).map((step) => step.step_id), ...(base?.phases ?? []).flatMap((phase) => phase.step_ids)]);
   for (;;) {
     const { value } = normalizePlan(proposal.value, { ...(self === undefined ? {} : { self }), taken });
     const result = checkPhase(check, value, request, { ...(base && { base }), ...(reason && { reason }) });

@@ -84,6 +84,22 @@ function allSteps(plan: Plan, steps: readonly StepResult[]): StepResult[] {
   return [...steps, ...unfinished].sort((a, b) => rank(a) - rank(b));
 }
 
+/** What an earlier run of the request sent for a step: its rounds, or the one round its result tells of. */
+function roundsBefore(before: RecordedStep | undefined): readonly RecordedRound[] {
+  if (before === undefined || before.attempts === 0) return [];
+  if (before.rounds !== undefined) return before.rounds;
+  if (before.status === "skipped") return [];
+  return [
+    {
+      round: 0,
+      ...(before.parameters === undefined ? {} : { parameters: before.parameters }),
+      attempts: before.attempts,
+      status: before.status,
+      ...(before.error === undefined ? {} : { error: before.error }),
+    },
+  ];
+}
+
 function recordedSteps(input: RecordInput): RecordedStep[] {
   const byStep = new Map<string, RecordedRound[]>();
   for (const round of input.rounds) {
@@ -104,10 +120,12 @@ function recordedSteps(input: RecordInput): RecordedStep[] {
       };
     }
     const last = rounds[rounds.length - 1]!;
+    // A step sent again by a resumed run (a human's correction): what its first run sent stays in the record.
+    const all = [...roundsBefore(earlier.get(step.step_id)), ...rounds];
     return {
       ...step,
       ...(last.parameters === undefined ? {} : { parameters: last.parameters }),
-      ...(rounds.length > 1 ? { rounds: keptRounds(rounds) } : {}),
+      ...(all.length > 1 ? { rounds: keptRounds(all) } : {}),
     };
   });
 }
@@ -156,7 +174,8 @@ export function executionEntry(input: RecordInput): ExecutionRecord {
     plan,
     steps: recordedSteps(input),
     ...(plan.phases === undefined ? {} : { phases: plan.phases }),
-    hooks: newest([...(earlier?.hooks ?? []), ...input.hooks]),
+    // `order` is the hook's place in the request's list, across a pause and its resume.
+    hooks: newest([...(earlier?.hooks ?? []), ...input.hooks.map((hook, i) => ({ ...hook, order: (earlier?.hooks.length ?? 0) + i + 1 }))]),
     ...(decisions.length === 0 ? {} : { decisions }),
     ...(hitl === undefined ? {} : { hitl }),
     ...(input.synthesis === undefined ? {} : { synthesis: bounded(input.synthesis, MAX_RECORDED_SYNTHESIS_BYTES) }),
