@@ -210,6 +210,19 @@ recovery("server errors and timeouts are not analysed: they keep the executor's 
   assert.is(weather.calls.length, 2);
 });
 
+recovery("a step that never reached its tool (no address to send it to, a 404 of the resolver) is not analysed", async (context) => {
+  const agent = await start(context, {}, { baseUrls: {} });
+  const { llm, weather } = context;
+  // The plan, the phase loop's remediation request (none), the answer.
+  llm.reply({ text: FORECAST_PLAN }, { text: '{"steps": []}' }, { text: "The forecast service is not reachable." });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris next friday" });
+  assert.not.ok(llm.requests.map(kindOf).includes("error_analysis"), "no error_analysis request: a changed input cannot reach a tool it was never sent to");
+  assert.is(status, 200, JSON.stringify(body));
+  const [only] = stepsOf(body);
+  assert.equal([only!.status, only!.error?.code], ["failed", "NOT_FOUND"]);
+  assert.is(weather.calls.length, 0);
+});
+
 recovery("one-shot settings (MANIFOLD_MAX_SEMANTIC_RETRIES=0) make no analysis", async (context) => {
   const agent = await start(context, ONE_SHOT);
   const { llm, weather } = context;

@@ -18,6 +18,7 @@ import { toManifoldError } from "../../errors/index.js";
 import type { LlmCompletion, LlmProvider } from "../../llm/index.js";
 import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
 import type { CatalogComponent } from "../catalog.js";
+import { wasNeverSent } from "../executor.js";
 import type { AfterStepDecision, StepOutcomeContext } from "../interceptors.js";
 import type { Interceptor } from "../pipeline-interceptors.js";
 import { projectFailure, reportPolicyOmitted } from "./failure-evidence.js";
@@ -100,10 +101,15 @@ interface Target extends Candidate {
   readonly wire: CapabilityWire;
 }
 
-/** Whether this outcome is one recovery may analyse (synchronous, so other steps pay nothing). */
+/**
+ * Whether this outcome is one recovery may analyse (synchronous, so other steps pay nothing). A step
+ * no call of which reached the tool is not: rejected before dispatch (attempts 0), or its target not
+ * found or refusing connections (the executor marks that error `wasNeverSent`; a resolver's 404 is
+ * one attempt): no input the model could correct was ever refused.
+ */
 function candidateOf(context: StepOutcomeContext): Candidate | undefined {
   const { error, mode, round, attempts } = context;
-  if (mode !== "natural" || error === undefined || attempts === 0 || !isClientFailure(error)) return undefined;
+  if (mode !== "natural" || error === undefined || attempts === 0 || wasNeverSent(error) || !isClientFailure(error)) return undefined;
   const run = currentNaturalRun();
   if (run === undefined || round >= run.settings.maxSemanticRetries) return undefined;
   return { run, error };
