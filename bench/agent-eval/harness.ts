@@ -29,6 +29,8 @@ export interface Outcome {
   readonly invalid: number;
   /** The request kinds the model was asked, in order. */
   readonly asked: readonly string[];
+  /** The body of the run's first model request (the first plan), to compare the two modes' prompts. */
+  readonly firstRequest: unknown;
 }
 
 export interface Bench {
@@ -48,8 +50,12 @@ const ok = (d: Dispatch): boolean => d.status >= 200 && d.status < 300;
 
 function callFailure(call: ExpectedCall, dispatches: readonly Dispatch[]): string | undefined {
   const same = dispatches.filter((d) => d.tool === call.tool && d.capability === call.capability);
-  if (same.some((d) => ok(d) && fits(d.params, call.params))) return undefined;
   const want = `${call.tool}.${call.capability}${call.params === undefined ? "" : ` ${JSON.stringify(call.params)}`}`;
+  const done = same.filter(ok).length;
+  // Counted over every 2xx call of the capability, whatever its parameters: a second refund is a duplicate effect.
+  if (call.times !== undefined && done !== call.times) return `${call.tool}.${call.capability} succeeded ${done} times, expected ${call.times}`;
+  if (call.at_most !== undefined && done > call.at_most) return `${call.tool}.${call.capability} succeeded ${done} times, at most ${call.at_most} allowed`;
+  if (same.some((d) => ok(d) && fits(d.params, call.params))) return undefined;
   if (same.length === 0) return `${want} was never called`;
   return `${want} never succeeded (got ${same.map((d) => `${d.status} ${JSON.stringify(d.params)}`).join("; ")})`;
 }
@@ -110,5 +116,6 @@ export async function runScenario(bench: Bench, scenario: Scenario, mode: Mode):
     toolCalls: dispatches.length,
     invalid: dispatches.filter((d) => !d.valid).length,
     asked: [...model.asked],
+    firstRequest: llm.requests[before]?.body,
   };
 }

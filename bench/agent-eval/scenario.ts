@@ -17,14 +17,27 @@ export type Category = (typeof CATEGORIES)[number];
 export const KINDS = ["routing_plan", "error_analysis", "micro_resolution"] as const;
 export type Kind = (typeof KINDS)[number];
 
-/** One scripted answer: a JSON object (a plan may use the step shorthand), or `raw` text; `when` restricts it to requests whose last message contains that text. */
-export type ModelEntry = Record<string, unknown> & { readonly when?: string; readonly raw?: string };
+/**
+ * One scripted answer: a JSON object (a plan may use the step shorthand), or `raw` text. It is given
+ * only to a request whose whole prompt (every message, system included) contains `when`, does not
+ * contain `when_not`, and contains every `requires` fact.
+ */
+export type ModelEntry = Record<string, unknown> & {
+  readonly when?: string;
+  readonly when_not?: string;
+  readonly requires?: readonly string[];
+  readonly raw?: string;
+};
 
 export interface ExpectedCall {
   readonly tool: string;
   readonly capability: string;
   /** A subset of what the tool received (deep equality on each given key). */
   readonly params?: Record<string, unknown>;
+  /** Exactly this many 2xx calls of `tool.capability`, whatever their parameters. */
+  readonly times?: number;
+  /** At most this many 2xx calls of `tool.capability` (a duplicate side effect is a failure). */
+  readonly at_most?: number;
 }
 
 export interface Scenario {
@@ -34,7 +47,13 @@ export interface Scenario {
   readonly description: string;
   readonly tools: readonly string[];
   readonly request: string;
-  readonly model: Partial<Record<Kind, readonly ModelEntry[]>> & {
+  readonly model: {
+    /** The answer to the first planning request of a run (nothing has run yet): the first entry whose guards fit. */
+    readonly first_plan: readonly ModelEntry[];
+    /** Later planning requests (regenerations after a refused plan, continuations), each entry given once. */
+    readonly routing_plan?: readonly ModelEntry[];
+    readonly error_analysis?: readonly ModelEntry[];
+    readonly micro_resolution?: readonly ModelEntry[];
     /** The final answer; said only when every `requires` text is in the synthesis prompt (the step results), else an apology. */
     readonly synthesis?: { readonly text: string; readonly requires?: readonly string[] };
   };
@@ -45,16 +64,22 @@ export interface Scenario {
     readonly calls?: readonly ExpectedCall[];
     /** `tool.capability` that must never have answered 2xx. */
     readonly never?: readonly string[];
+    /** Facts the user must be told; mandatory for a completed scenario. */
     readonly answer_contains?: readonly string[];
   };
 }
 
-const ENTRY = { type: "object", properties: { when: { type: "string" }, raw: { type: "string" } } };
+const GUARDS = { when: { type: "string", minLength: 1 }, when_not: { type: "string", minLength: 1 }, raw: { type: "string" } };
+const FACTS = { type: "array", minItems: 1, items: { type: "string", minLength: 1 } };
+const FIRST = { type: "object", properties: { ...GUARDS, requires: FACTS } };
+/** Every answer after the first plan depends on what the orchestrator sent: its facts are mandatory. */
+const FOLLOW_UP = { type: "object", required: ["requires"], properties: { ...GUARDS, requires: FACTS } };
+const COUNT = { type: "integer", minimum: 0 };
 const CALL = {
   type: "object",
   required: ["tool", "capability"],
   additionalProperties: false,
-  properties: { tool: { type: "string" }, capability: { type: "string" }, params: { type: "object" } },
+  properties: { tool: { type: "string" }, capability: { type: "string" }, params: { type: "object" }, times: COUNT, at_most: COUNT },
 };
 
 export const SCENARIO_SCHEMA = {
@@ -68,17 +93,18 @@ export const SCENARIO_SCHEMA = {
     request: { type: "string", minLength: 1 },
     model: {
       type: "object",
-      required: ["routing_plan"],
+      required: ["first_plan"],
       additionalProperties: false,
       properties: {
-        routing_plan: { type: "array", minItems: 1, items: ENTRY },
-        error_analysis: { type: "array", items: ENTRY },
-        micro_resolution: { type: "array", items: ENTRY },
+        first_plan: { type: "array", minItems: 1, items: FIRST },
+        routing_plan: { type: "array", items: FOLLOW_UP },
+        error_analysis: { type: "array", items: FOLLOW_UP },
+        micro_resolution: { type: "array", items: FOLLOW_UP },
         synthesis: {
           type: "object",
           required: ["text"],
           additionalProperties: false,
-          properties: { text: { type: "string" }, requires: { type: "array", items: { type: "string" } } },
+          properties: { text: { type: "string" }, requires: FACTS },
         },
       },
     },
@@ -90,7 +116,7 @@ export const SCENARIO_SCHEMA = {
         status: { enum: ["completed", "needs_input"] },
         calls: { type: "array", items: CALL },
         never: { type: "array", items: { type: "string", pattern: "^[a-z0-9-]+\\.[a-z0-9_]+$" } },
-        answer_contains: { type: "array", items: { type: "string" } },
+        answer_contains: { type: "array", items: { type: "string", minLength: 1 } },
       },
     },
   },
@@ -98,7 +124,24 @@ export const SCENARIO_SCHEMA = {
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile(SCENARIO_SCHEMA);
 
-/** The problems of one parsed scenario file: its schema, then what the schema cannot say (tool names). */
+const guarded = (entry: ModelEntry): boolean => entry.when !== undefined || entry.when_not !== undefined || (entry.requires?.length ?? 0) > 0;
+
+/** What the schema cannot say: an entry no request can reach, or a fact the user's request alone supplies. */
+function entryProblems(scenario: Omit<Scenario, "name">): string[] {
+  const problems: string[] = [];
+  const lists = Object.entries(scenario.model).filter(([kind]) => kind !== "synthesis") as [string, readonly ModelEntry[]][];
+  for (const [kind, entries] of lists) {
+    const open = entries.findIndex((entry) => !guarded(entry));
+    if (open !== -1 && open < entries.length - 1) problems.push(`/model/${kind}/${open + 1}: unreachable, the entry before it has no guard`);
+    entries.forEach((entry, i) => {
+      for (const fact of entry.requires ?? [])
+        if (scenario.request.includes(fact)) problems.push(`/model/${kind}/${i}: requires "${fact}", which the user's request already says`);
+    });
+  }
+  return problems;
+}
+
+/** The problems of one parsed scenario file: its schema, then what the schema cannot say (tool names, reachability, judging). */
 export function scenarioProblems(value: unknown): string[] {
   if (!validate(value)) return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`);
   const scenario = value as Omit<Scenario, "name">;
@@ -109,8 +152,11 @@ export function scenarioProblems(value: unknown): string[] {
     if (!scenario.tools.includes(call.tool) || capability === undefined)
       problems.push(`/expect/calls: ${call.tool}.${call.capability} is not among the scenario's tools`);
   }
-  const succeeds = (scenario.expect.calls?.length ?? 0) + (scenario.expect.answer_contains?.length ?? 0) > 0;
-  if (scenario.expect.status !== "needs_input" && !succeeds) problems.push("/expect: a completed scenario needs calls or answer_contains to judge it by");
+  problems.push(...entryProblems(scenario));
+  for (const fact of scenario.model.synthesis?.requires ?? [])
+    if (scenario.request.includes(fact)) problems.push(`/model/synthesis: requires "${fact}", which the user's request already says`);
+  if (scenario.expect.status !== "needs_input" && (scenario.expect.answer_contains?.length ?? 0) === 0)
+    problems.push("/expect: a completed scenario needs answer_contains (what the user must be told)");
   return problems;
 }
 
