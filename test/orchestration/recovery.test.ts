@@ -125,6 +125,21 @@ recovery("a model that finds nothing to correct leaves the step failed after one
   assert.is(stepsOf(body)[0]!.status, "failed");
 });
 
+recovery("the parameters already sent, in another key order, are not sent again", async (context) => {
+  const agent = await start(context);
+  const { llm, weather } = context;
+  llm.reply(
+    { text: FORECAST_PLAN },
+    { text: analysisText(true, "looks right to me", { date: "next friday", city: "FR-PAR" }) },
+    { text: '{"steps": []}' },
+    { text: "No forecast." },
+  );
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris next friday" });
+  assert.is(status, 200, JSON.stringify(body));
+  assert.is(weather.calls.length, 1, "no second call with the same parameters");
+  assert.is(stepsOf(body)[0]!.status, "failed");
+});
+
 recovery("a retry refused again is not analysed again with MANIFOLD_MAX_SEMANTIC_RETRIES=1", async (context) => {
   const agent = await start(context);
   const { llm, weather } = context;

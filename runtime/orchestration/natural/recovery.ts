@@ -13,6 +13,7 @@
  * request's model-call budget allows an optional call (`canAsk`).
  */
 import { Ajv, type ValidateFunction } from "ajv";
+import { parametersHash } from "../../context/index.js";
 import type { ManifoldError } from "../../errors/index.js";
 import { toManifoldError } from "../../errors/index.js";
 import type { LlmCompletion, LlmProvider } from "../../llm/index.js";
@@ -28,8 +29,11 @@ import { trimResults } from "./trim.js";
 
 export const RECOVERY = "natural.recovery";
 
-/** Codes a changed input cannot fix, or that another feature owns (approval), or that mean the run stopped. */
-const NOT_ANALYSED: ReadonlySet<string> = new Set(["ABORTED", "APPROVAL_REQUIRED", "UNAUTHORIZED", "FORBIDDEN", "TIMEOUT"]);
+/**
+ * 4xx codes a changed input cannot fix, or that another feature owns (approval), or that mean the run
+ * stopped (ABORTED is 499). TIMEOUT needs no entry: it is 504, never a client failure.
+ */
+const NOT_ANALYSED: ReadonlySet<string> = new Set(["ABORTED", "APPROVAL_REQUIRED", "UNAUTHORIZED", "FORBIDDEN"]);
 
 /** A failure the tool answered about its input (4xx), which a corrected input may fix. */
 export function isClientFailure(error: ManifoldError): boolean {
@@ -225,7 +229,8 @@ function settle(context: StepOutcomeContext, target: Target, analysis: ErrorAnal
   if (!analysis.recoverable || analysis.parameters === undefined) return { outcome: "not_recoverable" };
   const validate = validatorOf(target.wire);
   if (validate !== null && !validate(analysis.parameters)) return { outcome: "schema_mismatch" };
-  if (JSON.stringify(analysis.parameters) === JSON.stringify(context.parameters)) return { outcome: "unchanged" };
+  // Compared canonically (keys sorted): the same parameters in another key order are the same call.
+  if (parametersHash(analysis.parameters) === parametersHash(context.parameters)) return { outcome: "unchanged" };
   return { parameters: analysis.parameters };
 }
 
