@@ -10,7 +10,7 @@ import { compileValidator, type ComponentExtension, type PostContext } from "../
 import { HEADER } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
-import type { Orchestrator } from "../orchestration/index.js";
+import { DEFAULT_ORCHESTRATION_TIMEOUT_MS, type Orchestrator } from "../orchestration/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { type Clock, isThenable, systemClock } from "../util/index.js";
 import { checkIdempotencyKey, createMemoryRunClaims, createOrphans, type Orphans, type RunClaims } from "./run-claims.js";
@@ -82,7 +82,6 @@ export interface ScheduledExtensionOptions {
 
 /** A running claim outlives the run's deadline by this much, so only a dead replica's claim lapses on its own. */
 const CLAIM_GRACE_MS = 30_000;
-export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
 
 /** A handler's answer on the wire: a string is the run's response; `{filtered: true, reason?}` skips it (reason at most 500 characters). */
 export function answerOf(answer: unknown, requestId: string): ScheduledResponse {
@@ -281,7 +280,7 @@ export function createScheduledExtension({
   orchestrator,
   log,
   claims = createMemoryRunClaims(),
-  runTimeoutMs = DEFAULT_RUN_TIMEOUT_MS,
+  runTimeoutMs = DEFAULT_ORCHESTRATION_TIMEOUT_MS,
   clock = systemClock,
 }: ScheduledExtensionOptions = {}): ComponentExtension {
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");

@@ -107,6 +107,12 @@ test("a completed request's execution record: its request ids, its phase history
   assert.is(record.steps[0]!.rounds, undefined, "one round: nothing to list");
   assert.is(record.synthesis, "It is 42.");
   assert.equal(
+    record.phases?.map((p) => [p.phase, p.step_ids, p.reason]),
+    [[1, ["sum"], "request"]],
+    "the phase history",
+  );
+  assert.is(record.plan?.steps[0]?.phase, 1, "each step's phase, in the plan it ran");
+  assert.equal(
     record.lifecycle?.map((l) => l.event),
     ["started", "completed"],
   );

@@ -48,7 +48,7 @@ export function requestIdKeyPart(requestId: string): string {
 
 /**
  * Redis's cjson writes an empty Lua table as `{}`, so an empty list could come back as an object;
- * read as arrays whatever was stored. (The script never leaves either list empty; this is the guard.)
+ * read as arrays whatever was stored (a record that finish-1.lua created before any call has both empty).
  */
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 
