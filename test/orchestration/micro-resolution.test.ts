@@ -11,6 +11,7 @@ import * as assert from "uvu/assert";
 import { createLlmProvider, DATA_RULE, resolveLlmConfig, type LlmProvider } from "../../runtime/llm/index.js";
 import { ONE_SHOT, type AdaptiveSettings } from "../../runtime/orchestration/natural/adaptive.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import { createManualClock } from "../support/clock.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { startRelays } from "./recovery-relay.js";
@@ -26,6 +27,8 @@ interface Context {
   /** Answers queued by the json_schema name of the request (`text` for requests without one). */
   answers: Map<string, ScriptedEntry[]>;
   agents: Awaited<ReturnType<typeof serveAgent>>[];
+  /** Told the json_schema name of each model request as it arrives. */
+  onRequest: ((name: string) => void) | undefined;
 }
 const test = suite<Context>("natural mode: binding and micro-resolution", {} as Context);
 
@@ -55,6 +58,7 @@ test.before.each(async (context) => {
   context.answers = new Map();
   context.llm = await startScriptedLlm((body) => {
     const name = String(body.response_format?.json_schema?.name ?? "text");
+    context.onRequest?.(name);
     const next = context.answers.get(name)?.shift() ?? (name === "error_analysis" ? NOT_RECOVERABLE : undefined);
     return next ?? { status: 500, body: { error: { message: `scripted server: no ${name} answer scripted` } } };
   });
@@ -62,6 +66,7 @@ test.before.each(async (context) => {
     resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: "k", model: "binding-model", maxRetries: 0 }, env: {} })!,
   );
   context.agents = [];
+  context.onRequest = undefined;
 });
 test.after.each(async ({ agents, relays, tools, llm }) => {
   for (const agent of agents) await agent.running.close();
@@ -70,12 +75,13 @@ test.after.each(async ({ agents, relays, tools, llm }) => {
   await llm.close();
 });
 
-async function agentOf(context: Context, adaptive: Partial<AdaptiveSettings> = {}) {
+async function agentOf(context: Context, adaptive: Partial<AdaptiveSettings> = {}, more: Partial<Parameters<typeof serveAgent>[1]> = {}) {
   const agent = await serveAgent(agentSpec("binding-agent", { natural: true }), {
     components: context.tools.specs,
     baseUrls: context.relays.baseUrls,
     llm: context.provider,
     adaptive,
+    ...more,
   });
   context.agents.push(agent);
   return agent;
@@ -85,10 +91,10 @@ function script(context: Context, entries: Record<string, ScriptedEntry[]>): voi
   for (const [name, list] of Object.entries(entries)) context.answers.set(name, [...list]);
 }
 
-/** The span events of request `id` (those carrying its request_id), once its span is exported. */
-async function eventsOf({ receiver }: Context, id: string) {
+/** The span events of request `id` (those carrying its request_id), once its span is exported with event `last`. */
+async function eventsOf({ receiver }: Context, id: string, last = "llm.synthesis.response") {
   const mine = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["request_id"] === id));
-  await receiver.until(() => mine()?.events.some((e) => e.name === "llm.synthesis.response") === true, `the span of ${id}`);
+  await receiver.until(() => mine()?.events.some((e) => e.name === last) === true, `the span of ${id}`);
   return mine()!.events;
 }
 
@@ -194,6 +200,26 @@ test("a source output over the result budget is trimmed before it reaches the pr
   assert.is(trim["content_lost"], true);
   assert.is(trim["step_id"], "s2");
   assert.ok(Number(trim["original_bytes"]) > 1024 && Number(trim["trimmed_bytes"]) <= 1024);
+});
+
+test("a micro-resolution cut short by the request's timeout fails with the timeout: no binding rejection, nothing dispatched", async (context) => {
+  const clock = createManualClock();
+  script(context, { routing_plan: [ECHO_THEN_ADD({ pair: [20, 22] }, "{{s1.response.data.pair}}")], micro_resolution: [{ hang: true }] });
+  // The request's timeout passes while the micro-resolution call is out.
+  context.onRequest = (name) => {
+    if (name === "micro_resolution") void clock.advance(60_000);
+  };
+  const agent = await agentOf(context, { timeoutMs: 60_000 }, { clock });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "add one" }, { "x-manifold-request-id": "req-micro-6" });
+  assert.is((body["error"] as { code?: string } | undefined)?.code, "TIMEOUT", JSON.stringify(body));
+  assert.is(status, 504);
+  assert.equal(addCalls(context), [], "the tool never received the unbound value");
+  const events = await eventsOf(context, "req-micro-6", "llm.micro_resolution.response");
+  assert.is(events.find((e) => e.name === "llm.micro_resolution.response")!.attributes["error_code"], "ABORTED");
+  assert.not.ok(
+    events.some((e) => e.name === "parameter.binding.rejected"),
+    "an aborted resolution is not a shape mismatch",
+  );
 });
 
 test.run();

@@ -125,6 +125,8 @@ async function bind(binding: Binding): Promise<BeforeStepDecision> {
   const parameters = { ...(context.parameters as Record<string, unknown>) };
   for (const mismatch of found) {
     const resolved = await resolveParam(binding, mismatch);
+    // A resolution cut short by the request's end (hang-up, timeout) says nothing about the value's shape.
+    if (run.signal.aborted) return { action: "fail", error: abortError(run.signal) };
     if ("failed" in resolved) return reject(binding, mismatch, resolved.failed);
     parameters[mismatch.param] = resolved.value;
   }
@@ -168,6 +170,10 @@ async function resolveParam({ provider, run, check, context }: Binding, { param 
   });
   return answer;
 }
+
+/** Why the request stopped: the signal's own error (TIMEOUT, ABORTED) when it has one. */
+const abortError = (signal: AbortSignal): ManifoldError =>
+  signal.reason instanceof ManifoldError ? signal.reason : new ManifoldError("ABORTED", "the request was aborted");
 
 /** The step fails before dispatch: the tool receives nothing. */
 function reject({ context }: Binding, { param, message }: Mismatch, why: string): BeforeStepDecision {
