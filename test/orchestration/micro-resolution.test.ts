@@ -8,11 +8,15 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { serveAgent as serveFullAgent } from "../../runtime/agent/index.js";
+import { createMemoryCheckpointStore } from "../../runtime/hitl/index.js";
 import { createLlmProvider, DATA_RULE, resolveLlmConfig, type LlmProvider } from "../../runtime/llm/index.js";
 import { ONE_SHOT, type AdaptiveSettings } from "../../runtime/orchestration/natural/adaptive.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { createManualClock } from "../support/clock.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
+import { QUIET_AGENT } from "../support/serve.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { startRelays } from "./recovery-relay.js";
 import { agentSpec, serveAgent, startTools, type Tools, planStep } from "./support.js";
@@ -26,7 +30,8 @@ interface Context {
   provider: LlmProvider;
   /** Answers queued by the json_schema name of the request (`text` for requests without one). */
   answers: Map<string, ScriptedEntry[]>;
-  agents: Awaited<ReturnType<typeof serveAgent>>[];
+  /** The agents a test served, closed after it. */
+  agents: { readonly running: { close(): Promise<void> } }[];
   /** Told the json_schema name of each model request as it arrives. */
   onRequest: ((name: string) => void) | undefined;
 }
@@ -220,6 +225,47 @@ test("a micro-resolution cut short by the request's timeout fails with the timeo
     events.some((e) => e.name === "parameter.binding.rejected"),
     "an aborted resolution is not a shape mismatch",
   );
+});
+
+test("a run paused by HITL before the step binds it on resume: the value is micro-resolved, never dispatched as is", async (context) => {
+  // The real feature list with HITL: `headers` is sensitive, so the run pauses after s1, before s2 and s3.
+  const base = agentSpec("binding-careful", { natural: true });
+  const hitl = { planApproval: false, sensitiveCapabilities: ["headers"], expiryMs: 60_000, defaultAction: "reject" as const };
+  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, hitl } };
+  const running = await serveFullAgent(spec, context.tools.specs, {
+    ...QUIET_AGENT,
+    llm: context.provider,
+    orchestration: { baseUrls: context.relays.baseUrls, executionStore: false },
+    hitl: { store: createMemoryCheckpointStore(), expiry: false },
+  } as never);
+  context.agents.push({ running });
+  const post = async (path: string, body: unknown = {}) => {
+    const response = await fetch(running.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  script(context, {
+    routing_plan: [
+      plan(
+        step("s1", "echo", { pair: [20, 22] }),
+        step("s2", "headers", {}, ["s1"]),
+        step("s3", "add", { a: "{{s1.response.data.pair}}", b: 1 }, ["s1", "s2"]),
+      ),
+    ],
+  });
+  const first = await post("/orchestrate/natural", { request: "add one to the first, after checking the headers" });
+  assert.is(first.status, 202, JSON.stringify(first.body));
+  assert.equal([first.body.checkpoint.type, first.body.checkpoint.current_step.step_id], ["step", "s2"]);
+  assert.equal(
+    context.relays.dispatches.map((d) => d.capability),
+    ["echo"],
+  );
+
+  await post("/hitl/command", { checkpoint_id: first.body.checkpoint_id, action: "approve" });
+  script(context, { micro_resolution: [value(20)], text: [{ text: "21" }] });
+  const resumed = await post(`/hitl/resume/${first.body.checkpoint_id}`);
+  assert.equal(addCalls(context), [{ a: 20, b: 1 }], "the resumed run bound s3: the fitted value, sent once, never the array");
+  assert.is(resumed.status, 200, JSON.stringify(resumed.body));
+  assert.is(microRequests(context).length, 1, "micro-resolved on the resumed run");
 });
 
 test.run();

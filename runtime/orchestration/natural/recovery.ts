@@ -309,7 +309,7 @@ async function recover(provider: LlmProvider, context: StepOutcomeContext, targe
 export interface RecoveryOptions {
   /** The request's provider (budgeted: every call is charged to the request). */
   readonly provider: LlmProvider;
-  /** The full catalog, for a run whose plan was not checked in this request (a resumed run). */
+  /** The full catalog, for a run that has none (`NaturalRun.catalog` unset): a fallback only. */
   readonly catalog?: () => Promise<readonly CatalogComponent[]>;
 }
 
@@ -323,7 +323,7 @@ export function createRecoveryInterceptor({ provider, catalog }: RecoveryOptions
     afterStep(context) {
       const candidate = candidateOf(context);
       if (candidate === undefined) return undefined;
-      // The catalog the plan was checked against; a resumed run's plan was checked in the request that made it.
+      // The catalog the plan was checked against (a resumed run's: the full one, set by the orchestrator); read here only if neither set it.
       const known = candidate.run.catalog;
       if (known !== undefined) return analyse(known, context, candidate);
       return catalog?.().then(
