@@ -5,7 +5,7 @@
  */
 import type { Registry } from "../discovery/index.js";
 import { capabilityWire, fieldsFromSummary, type CapabilityWire } from "../spec/index.js";
-import type { ComponentSpec } from "../spec/index.js";
+import type { CapabilitySpec, ComponentSpec } from "../spec/index.js";
 import type { CheckContext, ComponentView } from "../manifest/dataflow/index.js";
 
 export interface CatalogComponent {
@@ -20,6 +20,19 @@ export interface CatalogComponent {
  * against), then every healthy or degraded registration not already known. Replicas of one name are
  * merged (a capability appears once, from the first replica that lists it).
  */
+/**
+ * One wire object per spec capability, for the process's life: what is compiled from a capability's
+ * schema (the binding check's and recovery's validators, keyed by the wire object) is compiled once,
+ * not once per request.
+ */
+const wires = new WeakMap<CapabilitySpec, CapabilityWire>();
+
+function wireOf(capability: CapabilitySpec): CapabilityWire {
+  let wire = wires.get(capability);
+  if (wire === undefined) wires.set(capability, (wire = capabilityWire(capability)));
+  return wire;
+}
+
 export async function readCatalog(registry: Registry | false, components: readonly ComponentSpec[] = []): Promise<CatalogComponent[]> {
   const byName = new Map<string, { name: string; kind: "tool" | "agent"; description: string; capabilities: Map<string, CapabilityWire> }>();
   for (const spec of components) {
@@ -27,7 +40,7 @@ export async function readCatalog(registry: Registry | false, components: readon
       name: spec.name,
       kind: spec.kind,
       description: spec.description,
-      capabilities: new Map(spec.capabilities.map((c) => [c.name, capabilityWire(c)])),
+      capabilities: new Map(spec.capabilities.map((c) => [c.name, wireOf(c)])),
     });
   }
   const fromSpecs = new Set(byName.keys());

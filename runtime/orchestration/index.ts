@@ -34,7 +34,17 @@ export {
 } from "./executor.js";
 export { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 export { createResolver, defaultEndpoint, type ResolverOptions } from "./resolver.js";
-export { HOOK_PHASES, checkHooks, runHooks, type HookContext, type HookDecision, type HookMode, type HookOutcome, type HookPhase, type PipelineHook } from "./hooks.js";
+export {
+  HOOK_PHASES,
+  checkHooks,
+  runHooks,
+  type HookContext,
+  type HookDecision,
+  type HookMode,
+  type HookOutcome,
+  type HookPhase,
+  type PipelineHook,
+} from "./hooks.js";
 export { readCatalog, checkContextOf, type CatalogCheckContext, type CatalogComponent } from "./catalog.js";
 export { MAX_CUSTOM_STEPS, customResponse, parseCustomBody, type CustomResponse, type CustomStepEntry } from "./custom.js";
 export { checkWorkflowInputs, resolveOutputs, type WorkflowDefinition, type WorkflowStepDefinition } from "./workflow.js";

@@ -209,12 +209,17 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
   if (planner === undefined) throw llmUnavailable("natural mode");
   const { requestId, record } = requestScope(core, run.onModelCall);
   // One signal for the whole request: the caller hanging up, or MANIFOLD_ORCHESTRATION_TIMEOUT passing.
-  const timeout = new AbortController();
-  const timer = core.clock.setTimeout(
-    () => timeout.abort(new ManifoldError("TIMEOUT", `the request did not finish within ${settings.timeoutMs} ms (MANIFOLD_ORCHESTRATION_TIMEOUT)`)),
-    settings.timeoutMs,
-  );
-  const signal = run.signal === undefined ? timeout.signal : AbortSignal.any([run.signal, timeout.signal]);
+  // One controller, aborted by either (cheaper than AbortSignal.any on every request); `timedOut` says which.
+  const stop = new AbortController();
+  let timedOut = false;
+  const timer = core.clock.setTimeout(() => {
+    timedOut = true;
+    stop.abort(new ManifoldError("TIMEOUT", `the request did not finish within ${settings.timeoutMs} ms (MANIFOLD_ORCHESTRATION_TIMEOUT)`));
+  }, settings.timeoutMs);
+  const hangUp = (): void => stop.abort(run.signal?.reason);
+  if (run.signal?.aborted === true) hangUp();
+  else run.signal?.addEventListener("abort", hangUp, { once: true });
+  const { signal } = stop;
   const naturalRun = createNaturalRun({
     requestId,
     settings,
@@ -247,7 +252,7 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
       }),
     );
     // A timeout that stopped the steps without failing anything (no synthesis to ask) is still the timeout.
-    if (timeout.signal.aborted && run.signal?.aborted !== true && done.paused === undefined) throw timeout.signal.reason;
+    if (timedOut && done.paused === undefined) throw signal.reason;
     const { clarification } = done.plan;
     if (clarification !== undefined) core.natural.finish?.(requestId, currentScope()?.originalRequestId, { outcome: "needs_input", http_status: 200 });
     return {
@@ -266,11 +271,12 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
     };
   } catch (error) {
     // The timeout, not the abort it caused, is what the caller is told.
-    const told = timeout.signal.aborted && run.signal?.aborted !== true ? timeout.signal.reason : error;
+    const told = timedOut ? signal.reason : error;
     // The LLM debug record says how it ended (422 PLAN_INVALID, 502 LLM_ERROR, …): the dashboard's Errors list finds it.
     core.natural.finish?.(requestId, currentScope()?.originalRequestId, failedFinal(told));
     throw told;
   } finally {
     core.clock.clearTimeout(timer);
+    run.signal?.removeEventListener("abort", hangUp);
   }
 }
