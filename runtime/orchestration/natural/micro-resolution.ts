@@ -13,7 +13,7 @@ import { toManifoldError } from "../../errors/index.js";
 import { DATA_RULE, toolOutput, type LlmMessage, type LlmProvider } from "../../llm/index.js";
 import { jsonTooLarge } from "./check-plan.js";
 import { llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
-import { trimResults } from "./trim.js";
+import { trimmedText } from "./trim.js";
 
 /** A micro-resolution's `max_tokens`: one value, not prose. */
 export const MICRO_RESOLUTION_MAX_TOKENS = 1024;
@@ -83,23 +83,11 @@ export function parseMicroAnswer(text: string): { readonly value: unknown } | un
 
 /** Trims the source output to the run's result budget; `result_trim.micro_resolution` when anything was cut. */
 function sourceText({ run, stepId, param, sourceStep, source }: MicroResolutionRequest): string {
-  const trimmed = trimResults(source ?? null, run.settings.resultBudgetBytes);
-  if (trimmed.method !== "none") {
-    const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
-    requestEvent("result_trim.micro_resolution", {
-      ...llmEventScope(),
-      step_id: stepId,
-      param_name: param,
-      source_step: sourceStep,
-      method,
-      content_lost,
-      original_bytes,
-      trimmed_bytes,
-      fields_kept,
-      fields_dropped,
-    });
-  }
-  return trimmed.text;
+  return trimmedText("result_trim.micro_resolution", source ?? null, run.settings.resultBudgetBytes, {
+    step_id: stepId,
+    param_name: param,
+    source_step: sourceStep,
+  });
 }
 
 /**

@@ -25,7 +25,7 @@ import type { Interceptor } from "../pipeline-interceptors.js";
 import { projectFailure, reportPolicyOmitted } from "./failure-evidence.js";
 import { ERROR_ANALYSIS, ERROR_ANALYSIS_SCHEMA, errorAnalysisMessages, parseErrorAnalysis, type ErrorAnalysis } from "./recovery-prompts.js";
 import { currentNaturalRun, llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
-import { trimResults } from "./trim.js";
+import { trimmedText } from "./trim.js";
 
 export const RECOVERY = "natural.recovery";
 
@@ -151,21 +151,7 @@ function sourcesOf(context: StepOutcomeContext, budgetBytes: number): Sources | 
   const ids = [...sourceStepIds(context.step.metadata.parameters)].filter((id) => id !== context.step.step_id);
   if (ids.length === 0 || context.outputOf === undefined) return undefined;
   const data = Object.fromEntries(ids.map((id) => [id, context.outputOf!(id) ?? null]));
-  const trimmed = trimResults(data, budgetBytes);
-  if (trimmed.method !== "none") {
-    const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
-    emit("result_trim.semantic_retry", {
-      step_id: context.step.step_id,
-      part: "sources",
-      method,
-      content_lost,
-      original_bytes,
-      trimmed_bytes,
-      fields_kept,
-      fields_dropped,
-    });
-  }
-  return { ids, text: trimmed.text };
+  return { ids, text: trimmedText("result_trim.semantic_retry", data, budgetBytes, { step_id: context.step.step_id, part: "sources" }) };
 }
 
 /**
@@ -175,19 +161,7 @@ function sourcesOf(context: StepOutcomeContext, budgetBytes: number): Sources | 
 function parametersText(context: StepOutcomeContext, budgetBytes: number): string {
   const compact = JSON.stringify(context.parameters ?? null);
   if (Buffer.byteLength(compact, "utf8") <= budgetBytes) return compact;
-  const trimmed = trimResults(context.parameters ?? null, budgetBytes);
-  const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
-  emit("result_trim.semantic_retry", {
-    step_id: context.step.step_id,
-    part: "parameters",
-    method,
-    content_lost,
-    original_bytes,
-    trimmed_bytes,
-    fields_kept,
-    fields_dropped,
-  });
-  return trimmed.text;
+  return trimmedText("result_trim.semantic_retry", context.parameters ?? null, budgetBytes, { step_id: context.step.step_id, part: "parameters" });
 }
 
 /** The one model call; its answer parsed, or the failure (budget, endpoint, abort). */

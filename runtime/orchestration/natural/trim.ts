@@ -4,6 +4,7 @@
  * first (long strings shortened, long arrays cut, deep objects folded, each cut marked in place so
  * the model knows something is missing), then bytes as the last resort.
  */
+import { llmEventScope, requestEvent } from "./run-context.js";
 
 export interface TrimResult {
   readonly text: string;
@@ -83,4 +84,16 @@ export function trimResults(value: unknown, budgetBytes: number): TrimResult {
   if (cut.endsWith("\uFFFD")) cut = cut.slice(0, -1);
   const out = `${cut}…(truncated)`;
   return { text: out, method: "bytes", content_lost: true, original_bytes: original, trimmed_bytes: bytes(out), fields_kept: 0, fields_dropped: 0 };
+}
+
+/**
+ * `value` trimmed to the budget, as prompt text; when anything was cut, `event` (a `result_trim.*`
+ * name) on the request's span with the trim's figures and `attributes`, so a loss is never silent.
+ */
+export function trimmedText(event: string, value: unknown, budgetBytes: number, attributes: Readonly<Record<string, string | number | boolean>>): string {
+  const trimmed = trimResults(value, budgetBytes);
+  if (trimmed.method === "none") return trimmed.text;
+  const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
+  requestEvent(event, { ...llmEventScope(), ...attributes, method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped });
+  return trimmed.text;
 }
