@@ -1,12 +1,11 @@
 /**
- * The scenario tools as real components on 127.0.0.1, each behind an observer: a small HTTP relay
- * that sees every capability call the orchestrator dispatches, checks the body against the
+ * The scenario tools as real components on 127.0.0.1, each behind an observer: the suites' HTTP relay
+ * (test/support/relay.ts), which sees every capability call the orchestrator dispatches; the body is checked against the
  * capability's own input schema (independently of the component, which checks it too and answers
  * 400), records it, and relays it. A dispatch the schema refuses is an INVALID dispatch: the thing
  * natural mode promises never to send.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startRelay, type Dispatch as RelayedCall, type Relay } from "../../test/support/relay.js";
 import { compileValidator, serveComponent, type InputValidator, type RunningComponent } from "../../runtime/component/index.js";
 import { objectSchema } from "../../runtime/spec/index.js";
 import type { ComponentSpec } from "../../runtime/spec/types.js";
@@ -27,104 +26,70 @@ export interface ObservedTools {
   readonly specs: readonly ComponentSpec[];
   /** Component name → the observer's base URL (what the orchestrator calls). */
   readonly baseUrls: Readonly<Record<string, string>>;
-  /** Every capability call since the last `reset`, in arrival order. */
-  readonly dispatches: Dispatch[];
+  /** Every capability call answered since the last `reset`, in arrival order. */
+  readonly dispatches: readonly Dispatch[];
   reset(): void;
   close(): Promise<void>;
 }
 
-const MAX_BODY = 1024 * 1024;
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on("data", (part: Buffer) => {
-      size += part.length;
-      if (size > MAX_BODY) req.destroy(new Error("body too large"));
-      else parts.push(part);
-    });
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
+/** Each capability's own input check, compiled from its spec (not the component's: an independent judge). */
+function validatorsOf(specs: readonly ComponentSpec[]): Map<string, InputValidator> {
+  const validators = new Map<string, InputValidator>();
+  for (const spec of specs)
+    for (const c of spec.capabilities)
+      validators.set(`${spec.name}.${c.name}`, compileValidator(objectSchema(c.input ?? { required: [], optional: [] }, "draft-07")));
+  return validators;
 }
 
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
-
-/** The relay in front of one component: records capability calls, relays everything. */
-async function startObserver(spec: ComponentSpec, upstream: string, dispatches: Dispatch[]): Promise<{ url: string; server: Server }> {
-  const validators = new Map<string, { name: string; validate: InputValidator }>(
-    spec.capabilities.map((c) => [
-      c.endpoint,
-      { name: c.name, validate: compileValidator(objectSchema(c.input ?? { required: [], optional: [] }, "draft-07")) },
-    ]),
-  );
-  const server = createServer(async (req, res) => {
-    try {
-      const body = req.method === "POST" ? await readBody(req) : undefined;
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([k, v]) => typeof v === "string" && !["host", "content-length", "connection"].includes(k)),
-      ) as Record<string, string>;
-      const answer = await fetch(upstream + req.url, { method: req.method ?? "GET", headers, ...(body === undefined ? {} : { body }) });
-      const text = await answer.text();
-      const capability = validators.get((req.url ?? "").split("?")[0]!);
-      if (capability !== undefined && req.method === "POST") {
-        const params = parse(body ?? "") as Record<string, unknown>;
-        const valid = capability.validate(params) === undefined;
-        dispatches.push({ tool: spec.name, capability: capability.name, params, valid, status: answer.status, output: parse(text) });
-      }
-      res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
-      res.end(text);
-    } catch (error) {
-      res.writeHead(502, { "content-type": "application/json" });
-      res.end(JSON.stringify({ success: false, error: { code: "UNAVAILABLE", message: (error as Error).message } }));
-    }
-  });
-  return { url: await listen(server), server };
+/** A relayed call as the bench judges it. */
+function dispatchOf(call: RelayedCall, validators: ReadonlyMap<string, InputValidator>): Dispatch {
+  const params = call.body as Record<string, unknown>;
+  const validate = validators.get(`${call.component}.${call.capability}`);
+  return {
+    tool: call.component,
+    capability: call.capability,
+    params,
+    valid: validate !== undefined && validate(params) === undefined,
+    status: call.status ?? 0,
+    output: call.output,
+  };
 }
 
 /** Serves every tool of TOOLS (or those named) with its observer. */
 export async function startObservedTools(names: readonly string[] = Object.keys(TOOLS)): Promise<ObservedTools> {
-  const dispatches: Dispatch[] = [];
+  const calls: RelayedCall[] = [];
   const running: RunningComponent[] = [];
-  const servers: Server[] = [];
+  const relays: Relay[] = [];
   const baseUrls: Record<string, string> = {};
-  for (const name of names) {
+  const specs = names.map((name) => {
     const tool = TOOLS[name];
     if (tool === undefined) throw new Error(`no bench tool ${name}`);
-    const component = await serveComponent(tool.spec, {
+    return tool.spec;
+  });
+  const validators = validatorsOf(specs);
+  for (const spec of specs) {
+    const component = await serveComponent(spec, {
       port: 0,
-      handlers: tool.handlers as never,
+      handlers: TOOLS[spec.name]!.handlers as never,
       registry: false,
       handleSignals: false,
       log: () => undefined,
       drainTimeoutMs: 200,
     });
     running.push(component);
-    const observer = await startObserver(tool.spec, component.url, dispatches);
-    servers.push(observer.server);
-    baseUrls[name] = observer.url;
+    const relay = await startRelay(spec, component.url, calls);
+    relays.push(relay);
+    baseUrls[spec.name] = relay.url;
   }
   return {
-    specs: names.map((name) => TOOLS[name]!.spec),
+    specs,
     baseUrls,
-    dispatches,
-    reset: () => void dispatches.splice(0),
+    get dispatches() {
+      return calls.filter((call) => call.status !== undefined).map((call) => dispatchOf(call, validators));
+    },
+    reset: () => void calls.splice(0),
     close: async () => {
-      for (const server of servers) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      await Promise.all(relays.map((r) => r.close()));
       await Promise.all(running.map((r) => r.close()));
     },
   };

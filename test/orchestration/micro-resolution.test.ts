@@ -18,7 +18,7 @@ import { createManualClock } from "../support/clock.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { QUIET_AGENT } from "../support/serve.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
-import { startRelays } from "./recovery-relay.js";
+import { startRelays } from "../support/relay.js";
 import { agentSpec, serveAgent, startTools, type Tools, planStep } from "./support.js";
 
 interface Context {

@@ -9,7 +9,7 @@ import { serveComponent, type RunningComponent } from "../../runtime/component/i
 import { ManifoldError } from "../../runtime/errors/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
 import type { ScriptedRequest } from "../support/scripted-llm.js";
-import { startRelay, type Dispatch } from "./recovery-relay.js";
+import { startRelay, type Dispatch } from "../support/relay.js";
 import { capability } from "./support.js";
 
 const STR = (name: string) => ({ name, type: "string" as const });

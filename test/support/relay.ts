@@ -1,9 +1,10 @@
 /**
  * A counting relay in front of a component on loopback: every HTTP request that reaches one of its
- * capability endpoints is recorded (path, capability, parsed body) before it is relayed. Handler-side
- * records miss a call the component refuses before its handler runs (a body that fails the input
- * schema is answered 400 by the component's own check), so "the tool never received it" is proved
- * here, on the wire, as bench/agent-eval/observed.ts does.
+ * capability endpoints is recorded (path, capability, parsed body) when it arrives, and its answer
+ * (status, parsed output) once the component gives it. Handler-side records miss a call the component
+ * refuses before its handler runs (a body that fails the input schema is answered 400 by the
+ * component's own check), so "the tool never received it" is proved here, on the wire. The recovery
+ * and micro-resolution suites and bench/agent-eval's observer use it.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +16,9 @@ export interface Dispatch {
   readonly path: string;
   /** The request's body, parsed (the raw text when it is not JSON). */
   readonly body: unknown;
+  /** The component's answer, once it came. */
+  status?: number;
+  output?: unknown;
 }
 
 export interface Relay {
@@ -57,12 +61,18 @@ export async function startRelay(spec: ComponentSpec, upstream: string, dispatch
       const path = (req.url ?? "").split("?")[0]!;
       const text = req.method === "POST" || req.method === "PUT" ? await readBody(req) : undefined;
       const capability = endpoints.get(path);
-      if (capability !== undefined) dispatches.push({ component: spec.name, capability, path, body: text === undefined ? undefined : parse(text) });
+      const call: Dispatch | undefined =
+        capability === undefined ? undefined : { component: spec.name, capability, path, body: text === undefined ? undefined : parse(text) };
+      if (call !== undefined) dispatches.push(call);
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(([k, v]) => typeof v === "string" && !["host", "content-length", "connection"].includes(k)),
       ) as Record<string, string>;
       const answer = await fetch(upstream + req.url, { method: req.method ?? "GET", headers, ...(text === undefined ? {} : { body: text }) });
       const body = await answer.text();
+      if (call !== undefined) {
+        call.status = answer.status;
+        call.output = parse(body);
+      }
       res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
       res.end(body);
     } catch (error) {
