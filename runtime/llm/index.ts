@@ -33,6 +33,7 @@ export {
   describeCatalog,
   parseCorrectionMessages,
   planningMessages,
+  promptBytes,
   regenerationMessages,
   renderMessages,
   synthesisMessages,

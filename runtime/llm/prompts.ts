@@ -195,6 +195,13 @@ export function synthesisMessages(request: string, steps: readonly SynthesisStep
   ];
 }
 
+/** Bytes of a call's messages as sent (their text): what prompt budgets and the prompt-size metric count. */
+export function promptBytes(messages: readonly LlmMessage[]): number {
+  let bytes = 0;
+  for (const message of messages) bytes += Buffer.byteLength(message.content, "utf8");
+  return bytes;
+}
+
 /** A model call's messages as one text, for debug records: role headers, then the content. */
 export function renderMessages(messages: readonly LlmMessage[]): string {
   return messages.map((m) => `[${m.role}]\n${m.content}`).join("\n\n");

@@ -16,7 +16,16 @@ export interface LlmUsage {
 }
 
 /** Which part of a request a model call serves: the debug record's interaction type and a metric label (bounded). */
-export type LlmPhase = "plan_generation" | "continuation_plan" | "error_analysis" | "micro_resolution" | "synthesis" | "synthesis_streaming" | "chat";
+export type LlmPhase =
+  | "plan_generation"
+  | "continuation_plan"
+  | "error_analysis"
+  | "micro_resolution"
+  | "tiered_selection"
+  | "result_distillation"
+  | "synthesis"
+  | "synthesis_streaming"
+  | "chat";
 
 export interface LlmRequest {
   readonly phase: LlmPhase;

@@ -75,6 +75,8 @@ export const METRIC = {
   LLM_REQUESTS: "manifold.llm.requests",
   LLM_TOKENS: "manifold.llm.tokens",
   LLM_DURATION: "manifold.llm.duration",
+  /** Bytes of each prompt sent (labels: model, phase): what tiered selection and distillation keep bounded. */
+  LLM_PROMPT_BYTES: "manifold.llm.prompt.bytes",
   TASKS_SUBMITTED: "manifold.tasks.submitted",
   TASKS_STARTED: "manifold.tasks.started",
   TASKS_COMPLETED: "manifold.tasks.completed",

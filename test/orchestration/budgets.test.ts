@@ -146,6 +146,18 @@ budgets("without a synthesis to ask for, a tool step past the timeout is still 5
   assert.is(body.error.code, "TIMEOUT");
 });
 
+budgets("a prompt that does not fit MANIFOLD_LLM_CONTEXT_TOKENS is never sent: 422 BUDGET_EXCEEDED naming the variable", async (context) => {
+  const { llm, tools } = context;
+  const agent = await context.serve({ adaptive: { contextTokens: 2_000 } });
+  llm.reply({ text: SUM_PLAN }, { text: "42" });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: `what is 20 + 22? ${"please ".repeat(900)}` });
+  assert.is(status, 422, JSON.stringify(body));
+  assert.is(body.error.code, "BUDGET_EXCEEDED");
+  assert.match(body.error.message, /MANIFOLD_LLM_CONTEXT_TOKENS=2000/);
+  assert.is(llm.requests.length, 0, "nothing was sent to the model");
+  assert.is(tools.calls.length, 0);
+});
+
 budgets("MANIFOLD_MAX_LLM_CALLS: plan regenerations past the budget end in 422 BUDGET_EXCEEDED after exactly the allowed calls", async (context) => {
   const { llm, tools } = context;
   const agent = await context.serve({ adaptive: { maxLlmCalls: 2 } });

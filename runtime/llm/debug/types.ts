@@ -20,6 +20,8 @@ export interface LlmInteraction {
   readonly success: boolean;
   /** The full prompt (messages rendered), cut to the store's `maxTextBytes`. */
   readonly prompt: string;
+  /** Bytes of the prompt as sent (before the store's cut): what selection and distillation keep bounded. */
+  readonly prompt_bytes?: number;
   /** The full response text ("" on failure), cut to the store's `maxTextBytes`. */
   readonly response: string;
   readonly finish_reason?: string;

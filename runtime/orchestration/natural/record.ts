@@ -4,7 +4,7 @@
  * fails or slows the request it describes: it is not awaited, and a failed save is logged.
  */
 import { toManifoldError } from "../../errors/index.js";
-import { renderMessages, type LlmCompletion, type LlmDebugFinal, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
+import { promptBytes, renderMessages, type LlmCompletion, type LlmDebugFinal, type LlmDebugStore, type LlmMessage } from "../../llm/index.js";
 import type { Logger } from "../../telemetry/index.js";
 
 export interface CallRecord {
@@ -43,6 +43,7 @@ export function createCallRecorder(store: LlmDebugStore, { requestId, originalRe
       attempt,
       success: failure === undefined,
       prompt: renderMessages(messages),
+      prompt_bytes: promptBytes(messages),
       response: completion?.text ?? "",
       ...(completion?.finish_reason === undefined ? {} : { finish_reason: completion.finish_reason }),
       ...(failure === undefined ? {} : { error: { code: failure.code, message: failure.expose ? failure.message : "internal error" } }),

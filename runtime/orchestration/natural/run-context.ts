@@ -11,10 +11,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { currentScope } from "../../context/index.js";
 import { ManifoldError } from "../../errors/index.js";
-import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "../../llm/index.js";
-import { getTelemetry, type SpanAttributes } from "../../telemetry/index.js";
+import { promptBytes, type LlmCompletion, type LlmProvider, type LlmRequest, type LlmUsage } from "../../llm/index.js";
+import { ATTR, METRIC, getTelemetry, type SpanAttributes } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
-import type { AdaptiveSettings } from "./adaptive.js";
+import { promptBudgetBytes, type AdaptiveSettings } from "./adaptive.js";
 import type { RecordCall } from "./record.js";
 
 /** What a chat stream shows of the loop while it works. */
@@ -37,6 +37,11 @@ export interface NaturalRun {
   catalog: readonly CatalogComponent[] | undefined;
   /** Model calls charged so far. */
   calls: number;
+  /**
+   * The capabilities tiered selection chose (`component.capability`), once it ran: continuation phases
+   * plan from the same selection unless a problem asks for a new one.
+   */
+  selection: readonly string[] | undefined;
   /** Tokens by interaction type (`plan_generation`, `error_analysis`, …). */
   readonly usage: Map<string, LlmUsage>;
   /** Told about phases and retries as they start (chat streams them as `progress` events). */
@@ -85,6 +90,7 @@ export function createNaturalRun({ requestId, settings, synthesise, signal, reco
     phase,
     catalog: undefined,
     calls: 0,
+    selection: undefined,
     usage: new Map(),
     canAsk: () => run.calls + 1 + (synthesise ? 1 : 0) <= settings.maxLlmCalls,
     spanEvent: getTelemetry().activeEvents(),
@@ -119,6 +125,24 @@ function charge(run: NaturalRun, phase: string): void {
 }
 
 /**
+ * Every prompt fits the model's context (`MANIFOLD_LLM_CONTEXT_TOKENS`): the stages that build them
+ * reduce what they quote (selection, distillation, trimming), and one that still does not fit is
+ * refused here, never sent. Its size is a metric either way.
+ */
+function checkPromptSize(run: NaturalRun, request: LlmRequest): void {
+  const bytes = promptBytes(request.messages);
+  const telemetry = getTelemetry();
+  if (telemetry.enabled) telemetry.metrics.histogram(METRIC.LLM_PROMPT_BYTES, bytes, { [ATTR.LLM_PHASE]: request.phase });
+  const budget = promptBudgetBytes(run.settings);
+  if (bytes <= budget) return;
+  telemetry.event("llm.prompt.over_budget", { request_id: run.requestId, phase: request.phase, prompt_bytes: bytes, budget_bytes: budget });
+  throw new ManifoldError(
+    "BUDGET_EXCEEDED",
+    `a ${request.phase} prompt of ${bytes} bytes does not fit the model's context (${budget} bytes for MANIFOLD_LLM_CONTEXT_TOKENS=${run.settings.contextTokens})`,
+  );
+}
+
+/**
  * The provider every natural-mode call goes through: inside a request it charges the call to the
  * request's budget, aborts it with the request's signal, and counts its tokens by interaction type;
  * outside one (a test calling the planner directly) it is the provider itself.
@@ -135,6 +159,7 @@ export function budgetedProvider(provider: LlmProvider): LlmProvider {
     complete: async (request: LlmRequest): Promise<LlmCompletion> => {
       const run = currentNaturalRun();
       if (run === undefined) return provider.complete(request);
+      checkPromptSize(run, request);
       charge(run, request.phase);
       const signal = request.signal === undefined || request.signal === run.signal ? run.signal : AbortSignal.any([request.signal, run.signal]);
       const completion = await provider.complete({ ...request, signal });
