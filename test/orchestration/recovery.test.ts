@@ -206,6 +206,29 @@ recovery("a huge templated parameter is trimmed to the result budget before it i
   assert.match(prompt, /2026-12-04/, "the parameters' other fields are kept");
 });
 
+recovery("with a small model context, the error analysis quotes less: its prompt fits MANIFOLD_LLM_CONTEXT_TOKENS and is sent", async (context) => {
+  // 2,000 tokens: prompts of at most 6,000 bytes; the default 16 KiB result budget would not fit.
+  const agent = await start(context, { contextTokens: 2_000 });
+  const { llm } = context;
+  llm.reply(
+    {
+      text: planText(
+        step("s1", "expand", { query: "Paris ", times: 100_000 }),
+        step("s2", "forecast", { city: "{{s1.response.data.name}}", date: "2026-12-04" }, ["s1"]),
+      ),
+    },
+    { text: analysisText(false, "no code in the data") },
+    { text: '{"steps": []}' },
+    { text: "No forecast." },
+  );
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "weather in Paris on 4 December" });
+  assert.is(status, 200, JSON.stringify(body).slice(0, 500));
+  const analysis = llm.requests.find((r) => kindOf(r) === "error_analysis");
+  assert.ok(analysis !== undefined, "the analysis was asked for, not refused for its size");
+  const prompt = (analysis!.body.messages as { content: string }[]).map((m) => m.content).join("");
+  assert.ok(Buffer.byteLength(prompt) <= 6_000, `an error_analysis prompt of ${Buffer.byteLength(prompt)} bytes`);
+});
+
 recovery("server errors and timeouts are not analysed: they keep the executor's own policy", async (context) => {
   const agent = await start(context, {}, { timeoutMs: 300 });
   const { llm, weather } = context;

@@ -80,3 +80,12 @@ export function readAdaptiveSettings(env: Readonly<Record<string, string | undef
   checkInteger("contextTokens", settings.contextTokens, { min: 2_000 });
   return settings;
 }
+
+/**
+ * Most bytes of tool data one small prompt (an error analysis, a micro-resolution) quotes: the per-step
+ * result budget, but never more than a quarter of the prompt budget, so the rest of the prompt (the
+ * schema, the error, the rules) always fits.
+ */
+export function quoteBudgetBytes(settings: AdaptiveSettings): number {
+  return Math.max(256, Math.min(settings.resultBudgetBytes, Math.floor(promptBudgetBytes(settings) / 4)));
+}

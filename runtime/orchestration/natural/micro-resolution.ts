@@ -12,6 +12,7 @@
 import { toManifoldError } from "../../errors/index.js";
 import { DATA_RULE, toolOutput, type LlmMessage, type LlmProvider } from "../../llm/index.js";
 import { jsonTooLarge } from "./check-plan.js";
+import { quoteBudgetBytes } from "./adaptive.js";
 import { llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
 import { trimmedText } from "./trim.js";
 
@@ -83,7 +84,7 @@ export function parseMicroAnswer(text: string): { readonly value: unknown } | un
 
 /** Trims the source output to the run's result budget; `result_trim.micro_resolution` when anything was cut. */
 function sourceText({ run, stepId, param, sourceStep, source }: MicroResolutionRequest): string {
-  return trimmedText("result_trim.micro_resolution", source ?? null, run.settings.resultBudgetBytes, {
+  return trimmedText("result_trim.micro_resolution", source ?? null, quoteBudgetBytes(run.settings), {
     step_id: stepId,
     param_name: param,
     source_step: sourceStep,

@@ -24,6 +24,7 @@ import type { AfterStepDecision, StepOutcomeContext } from "../interceptors.js";
 import type { Interceptor } from "../pipeline-interceptors.js";
 import { projectFailure, reportPolicyOmitted } from "./failure-evidence.js";
 import { ERROR_ANALYSIS, ERROR_ANALYSIS_SCHEMA, errorAnalysisMessages, parseErrorAnalysis, type ErrorAnalysis } from "./recovery-prompts.js";
+import { quoteBudgetBytes } from "./adaptive.js";
 import { currentNaturalRun, llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
 import { trimmedText } from "./trim.js";
 
@@ -173,7 +174,7 @@ async function askModel(provider: LlmProvider, run: NaturalRun, context: StepOut
     component: step.agent_name,
     capability: step.metadata.capability,
     inputSchema,
-    parameters: parametersText(context, run.settings.resultBudgetBytes),
+    parameters: parametersText(context, quoteBudgetBytes(run.settings)),
     failure: projectFailure(target.error).text,
     ...(sources === undefined ? {} : { sources: sources.text }),
     request: context.plan.original_request,
@@ -222,7 +223,7 @@ async function recover(provider: LlmProvider, context: StepOutcomeContext, targe
   const { run, error } = target;
   const capability = step.metadata.capability;
   const begun = performance.now();
-  const sources = sourcesOf(context, run.settings.resultBudgetBytes);
+  const sources = sourcesOf(context, quoteBudgetBytes(run.settings));
   if (sources !== undefined)
     emit("contextual_re_resolution.start", {
       step_id: step.step_id,
