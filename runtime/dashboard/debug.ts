@@ -24,6 +24,8 @@ export interface LlmRecordSummary extends Omit<LlmDebugRecord, "interactions"> {
   readonly interaction_count: number;
   readonly total_tokens: number;
   readonly duration_ms: number;
+  /** Bytes of every prompt the record sized (all its interactions, not only the listed ones); calls recorded without a size add nothing. */
+  readonly prompt_bytes: number;
   readonly interactions: readonly InteractionPreview[];
 }
 
@@ -48,15 +50,18 @@ export function llmSummary(record: LlmDebugRecord): LlmRecordSummary {
   const { interactions, ...rest } = record;
   let tokens = 0;
   let duration = 0;
+  let promptBytes = 0;
   for (const interaction of interactions) {
     tokens += interaction.total_tokens;
     duration += interaction.duration_ms;
+    promptBytes += interaction.prompt_bytes ?? 0;
   }
   return {
     ...rest,
     interaction_count: interactions.length,
     total_tokens: tokens,
     duration_ms: Math.round(duration * 1000) / 1000,
+    prompt_bytes: promptBytes,
     interactions: interactions.slice(-LISTED_INTERACTIONS).map(preview),
   };
 }

@@ -13,6 +13,7 @@ import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
 import { serveDashboard } from "../../runtime/dashboard/index.js";
 import { createRegistry } from "../../runtime/discovery/index.js";
+import { createLlmDebugStore, type LlmInteraction } from "../../runtime/llm/index.js";
 import { createStore } from "../../runtime/store/index.js";
 import { startNetwork, TRAVEL, type Network } from "./network.js";
 import { seed, USER, type Seeded } from "./seed.js";
@@ -331,15 +332,82 @@ test("end to end: the travel agent recovers from a tool's 400 and answers; the E
   await filter("llm", "all");
   const record = page.locator('[data-testid="llm-record"][data-request="req-recovered"]');
   await record.locator("summary").click();
-  const types = await record.locator('[data-testid="interaction"] strong').evaluateAll((titles) => titles.map((t) => t.textContent));
-  assert.equal(
-    types.map((t) => t?.replace(/^\d+\. /, "")),
-    ["plan_generation", "error_analysis", "continuation_plan", "synthesis"],
-  );
+  assert.equal(await record.locator('[data-testid="interaction"]').evaluateAll((items) => items.map((i) => i.getAttribute("data-type"))), [
+    "plan_generation",
+    "error_analysis",
+    "continuation_plan",
+    "synthesis",
+  ]);
+  const titles = await record.locator('[data-testid="interaction"] strong').evaluateAll((items) => items.map((t) => t.textContent));
+  assert.equal(titles, ["1. plan", "2. error analysis", "3. continuation plan", "4. synthesis"]);
   const analysed = record.locator('[data-testid="interaction"]').nth(1);
   assert.match(await text(analysed.locator('[data-testid="prompt"]')), /Japan/);
   assert.match(await text(analysed.locator('[data-testid="response"]')), /"country_hint":"JP"/);
   await shot("llm-debug-recovered");
+});
+
+/** One recorded model call, as the natural run's recorder stores it (runtime/orchestration/natural/record.ts). */
+function call(
+  type: string,
+  prompt_bytes: number | undefined,
+  completion_tokens: number,
+  duration_ms: number,
+  prompt = `[user]\n${type} prompt`,
+): LlmInteraction {
+  return {
+    type,
+    category: "llm",
+    started_at: new Date().toISOString(),
+    duration_ms,
+    prompt_tokens: 100,
+    completion_tokens,
+    total_tokens: 100 + completion_tokens,
+    model: "gpt-scripted",
+    attempt: 1,
+    success: true,
+    prompt,
+    ...(prompt_bytes === undefined ? {} : { prompt_bytes }),
+    response: `${type} answer`,
+  };
+}
+
+test("LLM Debug at catalog scale: capability selection and distillation calls with their prompt sizes, and the record's total; markup stays text", async () => {
+  const HOSTILE = `<img src="/llm-probe.png" onerror="window.__llm = 'ran'">`;
+  const calls = [
+    call("tiered_selection", 12_595, 42, 812.5),
+    call("plan_generation", 3_072, 230, 1_500),
+    call("result_distillation", 45_875, 180, 95),
+    call("micro_resolution", 700, 12, 40, `[user]\n${HOSTILE}`),
+    call(HOSTILE, undefined, 1, 2),
+  ];
+  const store = createLlmDebugStore({ env: { REDIS_URL: network.redis.url } });
+  try {
+    for (const interaction of calls) await store.record({ request_id: "req-catalog-scale", source_component: "travel-agent", interaction });
+  } finally {
+    await store.close();
+  }
+  await open("llm", "all");
+  const record = page.locator('[data-testid="llm-record"][data-request="req-catalog-scale"]');
+  await record.waitFor();
+  const total = record.locator('[data-testid="prompt-total"]');
+  assert.is(await text(total), "60.8 KB prompted", "12,595 + 3,072 + 45,875 + 700 bytes; the call without a size adds nothing");
+  assert.is(await total.getAttribute("data-bytes"), "62242");
+  await record.locator("summary").click();
+  const items = record.locator('[data-testid="interaction"]');
+  assert.equal(await items.evaluateAll((all) => all.map((i) => i.getAttribute("data-type"))), [...calls.map((c) => c.type)]);
+  const titles = await items.locator("strong").evaluateAll((all) => all.map((t) => t.textContent));
+  assert.equal(titles, ["1. capability selection", "2. plan", "3. distillation", "4. micro-resolution", `5. ${HOSTILE}`]);
+  const sizes = await items.evaluateAll((all) => all.map((i) => i.querySelector('[data-testid="prompt-bytes"]')?.textContent ?? null));
+  assert.equal(sizes, ["12.3 KB prompt", "3.0 KB prompt", "44.8 KB prompt", "700 B prompt", null], "a call recorded without its size shows none");
+  assert.is(await text(items.nth(0).locator('[data-testid="tokens"]')), "100 + 42 = 142 tokens");
+  assert.match(await text(items.nth(0)), /812\.5 ms/);
+  assert.match(await text(items.nth(2)), /95 ms/);
+  assert.match(await text(items.nth(2).locator('[data-testid="tokens"]')), /\+ 180 =/);
+  assert.ok((await text(items.nth(3).locator('[data-testid="prompt"]'))).includes(HOSTILE), "the prompt is shown as it is");
+  assert.is(await record.locator("img").count(), 0, "no element made from a type or a prompt");
+  assert.is(await page.evaluate(() => (globalThis as unknown as { __llm?: string }).__llm), undefined, "no handler ran");
+  await record.scrollIntoViewIfNeeded();
+  await shot("llm-debug-catalog-scale");
 });
 
 test("Skills: the catalog the travel agent's planner reads, internal capabilities marked", async () => {

@@ -1,19 +1,52 @@
-// LLM Debug: every language-model call, by request: prompt, response, tokens and duration. Grouped
-// puts a resumed or child request under the request it continued (original_request_id).
+// LLM Debug: every language-model call, by request: what it was for, prompt (and its size as sent),
+// response, tokens and duration. Grouped puts a resumed or child request under the request it
+// continued (original_request_id).
 import { ago, api, badge, duration, empty, h } from "./dom.js";
 
 const STATUS = { success: "success", errors: "error" };
 
+// What each call was for, in words; a type not listed here (a newer runtime's) is shown as recorded.
+const LABELS = {
+  plan_generation: "plan",
+  continuation_plan: "continuation plan",
+  error_analysis: "error analysis",
+  micro_resolution: "micro-resolution",
+  tiered_selection: "capability selection",
+  result_distillation: "distillation",
+  synthesis: "synthesis",
+  synthesis_streaming: "synthesis (streaming)",
+  chat: "chat",
+};
+
+const label = (type) => (Object.hasOwn(LABELS, type) ? LABELS[type] : type);
+
+/** "700 B", "12.3 KB", "2.0 MB" (1 KB = 1024 bytes, as the budgets are set). */
+function size(bytes) {
+  if (typeof bytes !== "number" || !Number.isFinite(bytes) || bytes < 0) return "";
+  if (bytes < 1024) return `${Math.round(bytes)} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+const sized = (bytes) => typeof bytes === "number" && Number.isFinite(bytes) && bytes >= 0;
+
 function interaction(item, index) {
   return h(
     "div",
-    { class: "interaction", "data-testid": "interaction" },
+    { class: "interaction", "data-testid": "interaction", "data-type": item.type },
     h(
       "div",
       { class: "row" },
-      h("strong", {}, `${index + 1}. ${item.type}`),
+      h("strong", { title: item.type }, `${index + 1}. ${label(item.type)}`),
       badge(item.success ? "success" : "error"),
       h("span", { class: "muted" }, item.model),
+      sized(item.prompt_bytes)
+        ? h(
+            "span",
+            { class: "size", "data-testid": "prompt-bytes", "data-bytes": item.prompt_bytes, title: `${item.prompt_bytes} bytes as sent` },
+            `${size(item.prompt_bytes)} prompt`,
+          )
+        : null,
       h("span", { "data-testid": "tokens" }, `${item.prompt_tokens} + ${item.completion_tokens} = ${item.total_tokens} tokens`),
       h("span", {}, duration(item.duration_ms)),
       item.attempt > 1 ? h("span", { class: "muted" }, `attempt ${item.attempt}`) : null,
@@ -50,6 +83,13 @@ function record(item, ctx) {
       h("span", { class: "mono" }, item.request_id),
       h("span", {}, `${item.interaction_count} call${item.interaction_count === 1 ? "" : "s"}`),
       h("span", {}, `${item.total_tokens} tokens`),
+      sized(item.prompt_bytes) && item.prompt_bytes > 0
+        ? h(
+            "span",
+            { class: "size", "data-testid": "prompt-total", "data-bytes": item.prompt_bytes, title: `${item.prompt_bytes} bytes of prompts` },
+            `${size(item.prompt_bytes)} prompted`,
+          )
+        : null,
       h("span", {}, duration(item.duration_ms)),
       h("span", { class: "muted" }, item.source_components.join(", ")),
       h("span", { class: "muted", title: item.updated_at }, ago(item.updated_at)),

@@ -213,6 +213,8 @@ export function prepareEntry(entry: LlmDebugEntry, maxTextBytes: number): Prepar
     attempt: checkInteger("interaction.attempt", given.attempt, { min: 1 }),
     success: given.success,
     prompt: cut("prompt", given.prompt, maxTextBytes),
+    // The size as sent, not as kept: the dashboard shows what selection and distillation bound.
+    ...(given.prompt_bytes === undefined ? {} : { prompt_bytes: checkInteger("interaction.prompt_bytes", given.prompt_bytes, { min: 0 }) }),
     response: cut("response", given.response, maxTextBytes),
     ...(given.finish_reason === undefined ? {} : { finish_reason: cut("finish_reason", given.finish_reason, MAX_LABEL_BYTES) }),
     ...(given.error === undefined
