@@ -335,6 +335,16 @@ export function llmDebugStoreCases(name: string, create: LlmDebugStoreFactory, t
     assert.is(second!.duration_ms, 1234.568, "duration kept to the microsecond");
   });
 
+  test("an interaction keeps its prompt size as sent (prompt_bytes), and a record without one stays without", async (context) => {
+    const store = await open(context);
+    const id = requestId("sized");
+    await store.record({ request_id: id, source_component: "planner", interaction: interaction({ type: "tiered_selection", prompt_bytes: 12_595 }) });
+    await store.record({ request_id: id, source_component: "planner", interaction: interaction() });
+    const [sized, unsized] = (await store.get(id))!.interactions;
+    assert.equal([sized!.type, sized!.prompt_bytes], ["tiered_selection", 12_595]);
+    assert.is(unsized!.prompt_bytes, undefined);
+  });
+
   test("finish marks how the request ended: a 422, a 502 or a needs_input makes the record one the errors list finds (it did not end in an answer)", async (context) => {
     const store = await open(context);
     const [invalid, broken, asked] = [requestId("invalid"), requestId("broken"), requestId("asked")];
