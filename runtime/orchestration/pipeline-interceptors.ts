@@ -41,8 +41,17 @@ export interface PlanProposal {
   readonly revisions: number;
   /** Model calls so far (the `attempt` of the call that answered `value`). */
   readonly attempt: number;
-  /** Sends the problems back in the planner's conversation; resolves once `value` is the new answer. */
-  revise(problems: readonly string[]): Promise<void>;
+  /**
+   * Sends the problems back in the planner's conversation; resolves once `value` is the new answer.
+   * `reselect`: a problem asks for a new tiered selection first (natural mode, a continuation).
+   */
+  revise(problems: readonly string[], options?: { readonly reselect?: boolean }): Promise<void>;
+  /**
+   * Tiered selection (natural mode, a catalog over the threshold): the capabilities
+   * (`component.capability`) the planner was shown; a step outside them is a problem. Absent: it saw
+   * the whole catalog.
+   */
+  readonly selection?: readonly string[] | undefined;
   /** A continuation (natural mode's phase loop): the proposal adds a phase to this plan, which holds the completed steps so far. */
   readonly base?: Plan;
   /** Why a continuation was asked for. */

@@ -18,6 +18,7 @@ import { createPlanChecker, type PlanCheck, type PlanChecker } from "./check-pla
 import { normalizePlan } from "./normalize.js";
 import { checkPhase } from "./phase-plan.js";
 import { currentNaturalRun, llmEventScope } from "./run-context.js";
+import { outsideSelection } from "./selection.js";
 
 export const PLAN_CHECK = "natural.plan_check";
 
@@ -64,13 +65,17 @@ export async function checkProposal(
   const { base, reason } = proposal;
   // Earlier phases' ids are taken, the steps that did not complete included (a remediation plan often copies one).
   const taken = new Set([...(base?.steps ?? []).map((step) => step.step_id), ...(base?.phases ?? []).flatMap((phase) => phase.step_ids)]);
+  let reselected = false;
   for (;;) {
     const { value } = normalizePlan(proposal.value, { ...(self === undefined ? {} : { self }), taken });
-    const result = checkPhase(check, value, request, { ...(base && { base }), ...(reason && { reason }) });
-    if (result.plan !== undefined) {
-      if (base !== undefined) reportPriorDependencies(result.plan, taken);
-      return result.plan;
+    const checked = checkPhase(check, value, request, { ...(base && { base }), ...(reason && { reason }) });
+    // Tiered selection: a capability the catalog has but the planner was not shown is a problem like any other.
+    const outside = proposal.selection === undefined ? [] : outsideSelection(value, proposal.selection, proposal.catalog);
+    if (checked.plan !== undefined && outside.length === 0) {
+      if (base !== undefined) reportPriorDependencies(checked.plan, taken);
+      return checked.plan;
     }
+    const result: PlanCheck = { ...checked, problems: [...outside.map(({ pointer, message }) => ({ pointer, message })), ...checked.problems] };
     reportHallucinations(proposal, result, rounds);
     if (proposal.revisions >= rounds) {
       getTelemetry().event("orchestrator.plan_validation.exhausted", { ...llmEventScope(), rounds });
@@ -80,9 +85,15 @@ export async function checkProposal(
         { details: result.problems.map((p) => ({ pointer: p.pointer, message: p.message })) },
       );
     }
-    // Every regeneration plans over the whole catalog again (no capability selection is kept yet).
-    getTelemetry().event("orchestrator.plan_regeneration.selection", { ...llmEventScope(), selection_reused: false });
-    await proposal.revise(result.problems.map((p) => `${p.pointer}: ${p.message}`));
+    // A regeneration keeps the proposal's selection, unless a continuation needs capabilities outside it: then it selects again, once.
+    const reselect: boolean = base !== undefined && outside.length > 0 && !reselected;
+    reselected ||= reselect;
+    getTelemetry().event("orchestrator.plan_regeneration.selection", {
+      ...llmEventScope(),
+      selection_reused: proposal.selection !== undefined && !reselect,
+    });
+    const problems = result.problems.map((p) => `${p.pointer}: ${p.message}`);
+    await (reselect ? proposal.revise(problems, { reselect: true }) : proposal.revise(problems));
   }
 }
 

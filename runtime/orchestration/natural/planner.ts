@@ -23,8 +23,11 @@ import type { CatalogComponent } from "../catalog.js";
 import { phaseOf, type Plan } from "../plan.js";
 import type { PlanProposal } from "../pipeline-interceptors.js";
 import { MAX_PLAN_BYTES, parsePlanText, unparsedPlan } from "./check-plan.js";
+import { promptBudgetBytes, readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import type { RecordCall } from "./record.js";
 import { llmEventScope } from "./run-context.js";
+import { outsideSelection } from "./selection.js";
+import { createSelectionStage, type SelectionStage, type Staged } from "./selection-stage.js";
 
 export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
 
@@ -56,6 +59,8 @@ export interface LlmPlannerOptions {
   readonly temperature?: number;
   /** Phases a request may plan: with 1, the model is not told it may ask to continue. @defaultValue 1 */
   readonly maxPhases?: number;
+  /** The tiered-selection threshold and the prompt budget (contextTokens). @defaultValue readAdaptiveSettings({}) */
+  readonly settings?: AdaptiveSettings;
 }
 
 export interface PlanOptions {
@@ -78,9 +83,17 @@ export interface LlmPlanner {
   (request: string, options?: PlanOptions): Promise<PlanProposal>;
   /** A continuation plan (the phase loop): a proposal that adds a phase to `base`. */
   continuation(next: ContinuationRequest, options?: PlanOptions): Promise<PlanProposal>;
+  /** The selection stage (tiered selection) and its catalog index. */
+  readonly selection: SelectionStage;
 }
 
-export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases = 1 }: LlmPlannerOptions): LlmPlanner {
+export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases = 1, settings = readAdaptiveSettings({}) }: LlmPlannerOptions): LlmPlanner {
+  const stage = createSelectionStage({
+    provider,
+    temperature,
+    threshold: settings.tieredSelectionThreshold,
+    budgetBytes: promptBudgetBytes(settings),
+  });
   const visibleOf = (components: readonly CatalogComponent[]): CatalogComponent[] =>
     components.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
   const converse = (messages: LlmMessage[], kind: PlanKind, { signal, record }: PlanOptions): Conversation => ({
@@ -95,31 +108,38 @@ export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases
   });
   const plan = async (request: string, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
-    return proposalOf(converse(planningMessages(request, visibleOf(components), { maxPhases }), "plan_generation", options), components);
+    const build = (shown: readonly CatalogComponent[]) => planningMessages(request, shown, { maxPhases });
+    const staged = await stage({ request, visible: visibleOf(components), build, ...options });
+    return proposalOf(converse(staged.messages, "plan_generation", options), components, staged);
   };
   const continuation = async (next: ContinuationRequest, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
     const phase = phaseOf(next.base) + 1;
-    const messages = continuationMessages(next.request, visibleOf(components), next.results, { phase, maxPhases: next.maxPhases, reason: next.reason });
+    const build = (shown: readonly CatalogComponent[]) =>
+      continuationMessages(next.request, shown, next.results, { phase, maxPhases: next.maxPhases, reason: next.reason });
+    const staged = await stage({ request: next.request, visible: visibleOf(components), build, base: next.base, reuse: true, ...options });
     getTelemetry().event("llm.continuation_plan_regeneration.request", {
       ...llmEventScope(),
-      prompt_length: messages.reduce((n, m) => n + m.content.length, 0),
+      prompt_length: staged.messages.reduce((n, m) => n + m.content.length, 0),
       phase_number: phase,
-      selection_reused: false,
+      selection_reused: staged.reused,
     });
-    return proposalOf(converse(messages, "continuation_plan", options), components, { base: next.base, reason: next.reason });
+    return proposalOf(converse(staged.messages, "continuation_plan", options), components, staged, { base: next.base, reason: next.reason });
   };
-  return Object.assign(plan, { continuation });
+  return Object.assign(plan, { continuation, selection: stage });
 }
 
 /** The conversation's first answer as a proposal the plan check settles (`revise` asks again in the same conversation). */
 async function proposalOf(
   conversation: Conversation,
   components: readonly CatalogComponent[],
+  staged: Staged,
   continuation: Pick<PlanProposal, "base" | "reason"> = {},
 ): Promise<PlanProposal> {
   let value = await answer(conversation);
   let revisions = 0;
+  let shown = staged.shown;
+  let again = staged.again;
   return {
     get value() {
       return value;
@@ -131,8 +151,18 @@ async function proposalOf(
     get attempt() {
       return conversation.attempt;
     },
-    revise: async (problems) => {
+    get selection() {
+      return shown;
+    },
+    revise: async (problems, { reselect = false } = {}) => {
       revisions += 1;
+      if (reselect && again !== undefined && shown !== undefined) {
+        // Once per conversation: the plan's first messages are over the new selection, the exchange so far follows.
+        const next = await again(outsideSelection(value, shown, components).map((p) => p.key));
+        again = undefined;
+        shown = next.shown;
+        conversation.messages = [...next.messages, ...conversation.messages.slice(next.messages.length)];
+      }
       conversation.messages = regenerationMessages(conversation.messages, conversation.text, problems);
       value = await answer(conversation, { regenerating: true });
     },

@@ -1,0 +1,183 @@
+/**
+ * The compact catalog index tiered selection shows the model: one line per visible capability,
+ * `component.capability — one-line description [tags]`, plus the words a cheap relevance ranking
+ * matches a request against. Manifests declare no tags, so a line's tags are what the catalog does
+ * carry: the component's kind and the capability's type (`[tool]`, `[agent, reasoning]`).
+ *
+ * Built once per catalog version: each capability's entry is kept with its wire object (a WeakMap),
+ * and readCatalog hands out the same wire objects per spec capability and per registry entry while
+ * the registry's cache is fresh, so a request over an unchanged catalog finds every entry built and,
+ * the sequence of entries being the same, the whole index (its text included) too.
+ */
+import type { CapabilityWire } from "../../spec/index.js";
+import type { CatalogComponent } from "../catalog.js";
+
+/** Most characters of a capability's description in its index line: the first sentence, cut here. */
+export const INDEX_DESCRIPTION_CHARS = 120;
+
+export interface IndexEntry {
+  /** `component.capability`. */
+  readonly key: string;
+  readonly component: string;
+  readonly capability: string;
+  /** The compact line: `component.capability — description [tags]`. */
+  readonly line: string;
+  /** The line with the component's description and the input's field names (the wider index of an empty selection's retry). */
+  readonly wideLine: string;
+  /** Words of the names (weighed more) and of the descriptions, lower case. */
+  readonly nameWords: ReadonlySet<string>;
+  readonly words: ReadonlySet<string>;
+}
+
+export interface CatalogIndex {
+  /** Catalog order (components by name, capabilities as listed). */
+  readonly entries: readonly IndexEntry[];
+  readonly byKey: ReadonlyMap<string, IndexEntry>;
+  /** Visible capability names by component (did-you-mean candidates). */
+  readonly capabilities: ReadonlyMap<string, readonly string[]>;
+  /** Every line, joined: the index when it fits the prompt whole. */
+  readonly text: string;
+}
+
+export interface CatalogIndexer {
+  /** The index of the visible capabilities of `catalog` (internal ones left out). */
+  (catalog: readonly CatalogComponent[]): CatalogIndex;
+  /** What was built: whole indexes and entries (a test counts them to see nothing is rebuilt). */
+  readonly built: { indexes: number; entries: number };
+}
+
+const STOP_WORDS = new Set(
+  "a an and are as at be by can do does for from has have how i in into is it its me my of on or our please that the their then this to was what when where which who why will with you your".split(
+    " ",
+  ),
+);
+
+/** Lower-case words of a text: camelCase, snake_case, kebab-case and dotted names split. */
+export function wordsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)) {
+    if (raw.length < 2 || STOP_WORDS.has(raw)) continue;
+    out.push(raw);
+    // A plural and its singular match each other (cities/city, forecasts/forecast).
+    if (raw.length > 3 && raw.endsWith("ies")) out.push(`${raw.slice(0, -3)}y`);
+    else if (raw.length > 3 && raw.endsWith("s") && !raw.endsWith("ss")) out.push(raw.slice(0, -1));
+  }
+  return out;
+}
+
+/** A description's first sentence or line, at most INDEX_DESCRIPTION_CHARS characters. */
+function oneLine(description: string): string {
+  const first = description.split(/\n|(?<=\.)\s/, 1)[0]!.trim();
+  return first.length <= INDEX_DESCRIPTION_CHARS ? first : `${first.slice(0, INDEX_DESCRIPTION_CHARS - 1)}…`;
+}
+
+function entryOf(component: CatalogComponent, wire: CapabilityWire): IndexEntry {
+  const key = `${component.name}.${wire.name}`;
+  const tags = wire.type === component.kind ? [component.kind] : [component.kind, wire.type];
+  const description = oneLine(wire.description);
+  const line = `${key} — ${description === "" ? "(no description)" : description} [${tags.join(", ")}]`;
+  const input = wire.input_summary;
+  const fields = input === undefined ? [] : [...input.required_fields.map((f) => f.name), ...input.optional_fields.map((f) => `${f.name}?`)];
+  const wideLine = `${line} (${component.name}: ${oneLine(component.description)}; input: ${fields.length === 0 ? "none declared" : fields.join(", ")})`;
+  return {
+    key,
+    component: component.name,
+    capability: wire.name,
+    line,
+    wideLine,
+    nameWords: new Set(wordsOf(`${component.name} ${wire.name}`)),
+    words: new Set(wordsOf(`${wire.description} ${component.description} ${fields.join(" ")}`)),
+  };
+}
+
+/**
+ * An indexer keeping its last index and each capability's entry: over the same wire objects it
+ * returns the same index, built nothing.
+ */
+export function createCatalogIndexer(): CatalogIndexer {
+  const entries = new WeakMap<CapabilityWire, IndexEntry>();
+  const built = { indexes: 0, entries: 0 };
+  let last: CatalogIndex | undefined;
+  const entry = (component: CatalogComponent, wire: CapabilityWire): IndexEntry => {
+    let found = entries.get(wire);
+    // A wire object belongs to one component; another name (a registry entry reusing it) gets its own.
+    if (found === undefined || found.component !== component.name) {
+      found = entryOf(component, wire);
+      built.entries += 1;
+      entries.set(wire, found);
+    }
+    return found;
+  };
+  const indexer = (catalog: readonly CatalogComponent[]): CatalogIndex => {
+    const now: IndexEntry[] = [];
+    for (const component of catalog) for (const wire of component.capabilities) if (!wire.internal) now.push(entry(component, wire));
+    if (last !== undefined && sameEntries(last.entries, now)) return last;
+    built.indexes += 1;
+    const capabilities = new Map<string, string[]>();
+    for (const e of now) {
+      const list = capabilities.get(e.component);
+      if (list === undefined) capabilities.set(e.component, [e.capability]);
+      else list.push(e.capability);
+    }
+    last = { entries: now, byKey: new Map(now.map((e) => [e.key, e])), capabilities, text: now.map((e) => e.line).join("\n") };
+    return last;
+  };
+  return Object.assign(indexer, { built });
+}
+
+function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The entries most relevant to `request`, best first: a request word in a capability's or
+ * component's name counts 3, in a description or an input field 1. Ties keep catalog order. Cheap
+ * on purpose (one pass, set lookups): it only cuts an index that does not fit, and orders the
+ * fallback of a selection that found nothing.
+ */
+export function rankByRelevance(index: CatalogIndex, request: string, limit = index.entries.length): IndexEntry[] {
+  const asked = [...new Set(wordsOf(request))];
+  const scored: { entry: IndexEntry; score: number; at: number }[] = [];
+  index.entries.forEach((entry, at) => {
+    let score = 0;
+    for (const word of asked) score += entry.nameWords.has(word) ? 3 : entry.words.has(word) ? 1 : 0;
+    scored.push({ entry, score, at });
+  });
+  scored.sort((a, b) => b.score - a.score || a.at - b.at);
+  return scored.slice(0, limit).map((s) => s.entry);
+}
+
+/**
+ * The index's lines that fit `budgetBytes`: all of them (catalog order) when they fit, else the most
+ * relevant to the request that fit, kept in catalog order. `shown` says how many made it.
+ */
+export function fitIndex(
+  index: CatalogIndex,
+  request: string,
+  budgetBytes: number,
+  { wide = false }: { readonly wide?: boolean } = {},
+): { readonly text: string; readonly shown: number } {
+  const lineOf = (e: IndexEntry): string => (wide ? e.wideLine : e.line);
+  const whole = wide ? index.entries.map(lineOf).join("\n") : index.text;
+  if (Buffer.byteLength(whole) <= budgetBytes) return { text: whole, shown: index.entries.length };
+  const kept = new Set<IndexEntry>();
+  let bytes = 0;
+  for (const entry of rankByRelevance(index, request)) {
+    const size = Buffer.byteLength(lineOf(entry)) + 1;
+    if (bytes + size > budgetBytes) break;
+    kept.add(entry);
+    bytes += size;
+  }
+  return {
+    text: index.entries
+      .filter((e) => kept.has(e))
+      .map(lineOf)
+      .join("\n"),
+    shown: kept.size,
+  };
+}

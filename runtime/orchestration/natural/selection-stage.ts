@@ -1,0 +1,100 @@
+/**
+ * The selection stage before a plan call: under the threshold the planner is shown the whole visible
+ * catalog; over it, the capabilities tiered selection chose (selection.ts), with full schemas, plus
+ * what they depend on. The catalog carries neither an agent's `uses` nor its workflows' steps, and a
+ * workflow capability runs its steps inside its own agent, so the dependencies shown are the
+ * capabilities of the earlier phases' steps a continuation may reference (their outputs are what its
+ * templates read). A continuation reuses the request's selection (`run.selection`); a problem that
+ * asks for a new one (a continuation naming a capability outside it) selects again, once.
+ */
+import type { LlmMessage, LlmProvider } from "../../llm/index.js";
+import type { CatalogComponent } from "../catalog.js";
+import type { Plan } from "../plan.js";
+import { createCatalogIndexer, type CatalogIndex, type CatalogIndexer } from "./catalog-index.js";
+import type { RecordCall } from "./record.js";
+import { currentNaturalRun } from "./run-context.js";
+import { MAX_SELECTED } from "./selection-prompts.js";
+import { fitSelection, selectCapabilities, selectedCatalog } from "./selection.js";
+
+export interface SelectionStageOptions {
+  readonly provider: LlmProvider;
+  readonly temperature: number;
+  /** Past this many visible capabilities, the plan call is preceded by a selection. */
+  readonly threshold: number;
+  /** Most bytes of any prompt (the selection's and the plan's). */
+  readonly budgetBytes: number;
+}
+
+export interface StageRequest {
+  readonly request: string;
+  /** The catalog the planner may see (internal capabilities left out). */
+  readonly visible: readonly CatalogComponent[];
+  /** The plan call's messages over a catalog (the whole one, or the selection). */
+  readonly build: (catalog: readonly CatalogComponent[]) => LlmMessage[];
+  /** A continuation's plan so far: its steps' capabilities are shown with the selection. */
+  readonly base?: Plan;
+  /** Reuse the request's selection when there is one (continuations). */
+  readonly reuse?: boolean;
+  readonly signal?: AbortSignal;
+  readonly record?: RecordCall;
+}
+
+export interface Staged {
+  /** The plan call's first messages (system, user). */
+  readonly messages: LlmMessage[];
+  /** The `component.capability` names shown; undefined: the whole catalog. */
+  readonly shown?: readonly string[];
+  /** An earlier phase's selection was reused. */
+  readonly reused: boolean;
+  /** Selects again, with the capabilities the plan wanted outside the selection: new first messages and names shown. */
+  readonly again?: (wanted: readonly string[]) => Promise<{ readonly messages: LlmMessage[]; readonly shown: readonly string[] }>;
+}
+
+export interface SelectionStage {
+  (asked: StageRequest): Promise<Staged>;
+  readonly indexer: CatalogIndexer;
+}
+
+const unique = (names: readonly string[]): string[] => [...new Set(names)];
+
+export function createSelectionStage({ provider, temperature, threshold, budgetBytes }: SelectionStageOptions): SelectionStage {
+  const indexer = createCatalogIndexer();
+  const stage = async (asked: StageRequest): Promise<Staged> => {
+    const { request, visible, build, base, reuse = false, signal, record } = asked;
+    let count = 0;
+    for (const component of visible) count += component.capabilities.length;
+    if (count <= threshold) return { messages: build(visible), reused: false };
+    const index = indexer(visible);
+    const dependencies = dependenciesOf(base, index);
+    const run = currentNaturalRun();
+    const choose = async (context?: string): Promise<readonly string[]> => {
+      const options = { ...(signal && { signal }), ...(record && { record }), ...(context === undefined ? {} : { context }) };
+      return (await selectCapabilities({ provider, index, request, budgetBytes, temperature, ...options })).names;
+    };
+    const show = (chosen: readonly string[]): { messages: LlmMessage[]; shown: readonly string[] } => {
+      const shownOf = (names: readonly string[]): string[] => unique([...names, ...dependencies]);
+      const fitted = fitSelection(chosen, (names) => build(selectedCatalog(visible, new Set(shownOf(names)))), budgetBytes);
+      if (run !== undefined) run.selection = fitted.names;
+      return { messages: fitted.messages, shown: shownOf(fitted.names) };
+    };
+    const previous = reuse ? run?.selection : undefined;
+    const first = show(previous ?? (await choose()));
+    return {
+      ...first,
+      reused: previous !== undefined,
+      again: async (wanted) => {
+        const known = wanted.filter((key) => index.byKey.has(key));
+        const context = `The plan of a later phase needed capabilities outside the earlier selection: ${known.join(", ")}. Select everything the rest of the request needs.`;
+        // What the plan asked for stays: it exists, and the model named it while planning.
+        return show(unique([...known, ...(await choose(context))]).slice(0, MAX_SELECTED));
+      },
+    };
+  };
+  return Object.assign(stage, { indexer });
+}
+
+/** The capabilities of the earlier phases' completed steps that are still in the catalog. */
+function dependenciesOf(base: Plan | undefined, index: CatalogIndex): string[] {
+  if (base === undefined) return [];
+  return unique(base.steps.map((step) => `${step.agent_name}.${step.metadata.capability}`).filter((key) => index.byKey.has(key)));
+}
