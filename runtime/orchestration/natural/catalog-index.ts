@@ -24,8 +24,9 @@ export interface IndexEntry {
   readonly line: string;
   /** The line with the component's description and the input's field names (the wider index of an empty selection's retry). */
   readonly wideLine: string;
-  /** Words of the names (weighed more) and of the descriptions, lower case. */
-  readonly nameWords: ReadonlySet<string>;
+  /** Words of the capability's name, of the component's, and of the descriptions and input fields, lower case. */
+  readonly capabilityWords: ReadonlySet<string>;
+  readonly componentWords: ReadonlySet<string>;
   readonly words: ReadonlySet<string>;
 }
 
@@ -88,7 +89,8 @@ function entryOf(component: CatalogComponent, wire: CapabilityWire): IndexEntry 
     capability: wire.name,
     line,
     wideLine,
-    nameWords: new Set(wordsOf(`${component.name} ${wire.name}`)),
+    capabilityWords: new Set(wordsOf(wire.name)),
+    componentWords: new Set(wordsOf(component.name)),
     words: new Set(wordsOf(`${wire.description} ${component.description} ${fields.join(" ")}`)),
   };
 }
@@ -135,17 +137,18 @@ function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolea
 }
 
 /**
- * The entries most relevant to `request`, best first: a request word in a capability's or
- * component's name counts 3, in a description or an input field 1. Ties keep catalog order. Cheap
- * on purpose (one pass, set lookups): it only cuts an index that does not fit, and orders the
- * fallback of a selection that found nothing.
+ * The entries most relevant to `request`, best first: a request word in the capability's name counts
+ * 3, in the component's name 2, in a description or an input field 1. Numbers are left out (in a
+ * request they are values, not names). Ties keep catalog order. Cheap on purpose (one pass, set
+ * lookups): it only cuts an index that does not fit, and orders the fallback of a selection that
+ * found nothing.
  */
 export function rankByRelevance(index: CatalogIndex, request: string, limit = index.entries.length): IndexEntry[] {
-  const asked = [...new Set(wordsOf(request))];
+  const asked = [...new Set(wordsOf(request))].filter((word) => !/^\d+$/.test(word));
   const scored: { entry: IndexEntry; score: number; at: number }[] = [];
   index.entries.forEach((entry, at) => {
     let score = 0;
-    for (const word of asked) score += entry.nameWords.has(word) ? 3 : entry.words.has(word) ? 1 : 0;
+    for (const word of asked) score += entry.capabilityWords.has(word) ? 3 : entry.componentWords.has(word) ? 2 : entry.words.has(word) ? 1 : 0;
     scored.push({ entry, score, at });
   });
   scored.sort((a, b) => b.score - a.score || a.at - b.at);

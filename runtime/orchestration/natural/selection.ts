@@ -191,7 +191,7 @@ export function outsideSelection(
   steps.forEach((step: unknown, i) => {
     if (typeof step !== "object" || step === null) return;
     const name = (step as { agent_name?: unknown }).agent_name;
-    const capability = ((step as { metadata?: { capability?: unknown } }).metadata ?? {}).capability;
+    const capability = (step as { metadata?: { capability?: unknown } }).metadata?.capability;
     if (typeof name !== "string" || typeof capability !== "string" || shown.has(`${name}.${capability}`)) return;
     const exists = catalog.some((c) => c.name === name && c.capabilities.some((wire) => wire.name === capability && !wire.internal));
     if (!exists) return;
