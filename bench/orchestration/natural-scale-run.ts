@@ -3,13 +3,15 @@
  * network registered, the orchestrator with the runtime's provider (the `openai` client) against the
  * timed scripted model, one natural request measured (wall time, each model call's kind, prompt bytes
  * and time at the model), the whole-catalog prompt today's planner would send, and a timer around
- * `natural.plan_check` on the plan the model answers.
+ * `natural.plan_check` on the plan the model answers (the proposal as the planner hands it over: the
+ * whole catalog it is checked against, and above the threshold the selection).
  */
 import type { Registry } from "../../runtime/discovery/index.js";
 import { createLlmProvider, planningMessages, promptBytes, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { createOrchestrator, createPlanCheckInterceptor, readAdaptiveSettings, readCatalog, type Orchestrator } from "../../runtime/orchestration/index.js";
 import type { PlanProposal } from "../../runtime/orchestration/index.js";
 import type { Logger } from "../../runtime/telemetry/index.js";
+import { withoutLastingEffects } from "../../runtime/orchestration/catalog.js";
 import { createNaturalRun, withNaturalRun } from "../../runtime/orchestration/natural/run-context.js";
 import { ANSWER, PLAN, REQUEST, SELECTION, scaleNetwork } from "./natural-scale-catalog.js";
 import { startTimedModel, type ModelCall, type TimedModel } from "./natural-scale-model.js";
@@ -79,13 +81,16 @@ export async function planCheckMs(
 ): Promise<number> {
   const settings = readAdaptiveSettings(env);
   const interceptor = createPlanCheckInterceptor({ rounds: 2, self: "scale-agent" });
+  const selection = SELECTION.capabilities.map((c) => `${c.agent_name}.${c.capability}`);
   const times: number[] = [];
   for (let i = 0; i < warmup + runs; i += 1) {
     // Read per request, as the planner does: the same registry answer the run would see.
-    const catalog = await readCatalog(registry);
+    const catalog = withoutLastingEffects(await readCatalog(registry), undefined);
     const proposal: PlanProposal = {
       value: structuredClone(PLAN),
       catalog,
+      // Above the threshold the planner's proposal carries the selection its plan must stay inside.
+      ...(catalog.reduce((n, c) => n + c.capabilities.length, 0) > settings.tieredSelectionThreshold && { selection }),
       revisions: 0,
       attempt: 1,
       revise: async () => {
@@ -93,7 +98,7 @@ export async function planCheckMs(
       },
     };
     const run = createNaturalRun({ requestId: `check-${i}`, settings, synthesise: true, signal: new AbortController().signal, record: undefined });
-    run.selection = SELECTION.capabilities.map((c) => `${c.agent_name}.${c.capability}`);
+    run.selection = selection;
     const context = { mode: "natural", request: REQUEST, synthesise: true, proposal } as unknown as Parameters<NonNullable<typeof interceptor.afterPlan>>[0];
     const started = performance.now();
     const decision = await withNaturalRun(run, () => interceptor.afterPlan!(context));
