@@ -6,6 +6,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readCatalog } from "../../runtime/orchestration/index.js";
+import { sameCatalog } from "../../runtime/orchestration/natural/plan-check.js";
 import { capability } from "./support.js";
 
 test("reading the catalog twice hands out the same capability objects for the same specs", async () => {
@@ -23,6 +24,20 @@ test("reading the catalog twice hands out the same capability objects for the sa
     first!.capabilities[0]!.input_summary?.required_fields.map((f) => f.name),
     ["a"],
   );
+});
+
+test("the plan check's checker is kept while the catalog is the same objects, and rebuilt when a capability changes", async () => {
+  const spec = (name: string) => ({
+    kind: "tool" as const,
+    name,
+    description: "adds",
+    version: "1.0.0",
+    capabilities: [capability("add", { required: [{ name: "a", type: "number" as const }], optional: [] })],
+  });
+  const adder = spec("adder");
+  assert.ok(sameCatalog(await readCatalog(false, [adder]), await readCatalog(false, [adder])), "two reads of the same specs");
+  assert.not.ok(sameCatalog(await readCatalog(false, [adder]), await readCatalog(false, [spec("adder")])), "a new spec object is a new catalog");
+  assert.not.ok(sameCatalog(await readCatalog(false, [adder]), await readCatalog(false, [adder, spec("other")])), "one more component");
 });
 
 test.run();

@@ -29,13 +29,29 @@ export interface PlanCheckOptions {
   readonly self?: string;
 }
 
+/**
+ * Whether two catalog reads describe the same catalog: the same components with the same capability
+ * objects (readCatalog hands out one wire object per spec capability and per registry entry while the
+ * registry's cache is fresh). Identity, not content: serialising a 10,000-capability catalog on every
+ * request to compare it cost more than the check itself.
+ */
+export function sameCatalog(a: readonly CatalogComponent[], b: readonly CatalogComponent[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x.name !== y.name || x.kind !== y.kind || x.capabilities.length !== y.capabilities.length) return false;
+    for (let j = 0; j < x.capabilities.length; j += 1) if (x.capabilities[j] !== y.capabilities[j]) return false;
+  }
+  return true;
+}
+
 export function createPlanCheckInterceptor({ rounds, self }: PlanCheckOptions): Interceptor {
   checkInteger("maxValidationRounds", rounds, { min: 0, max: 10 });
   // One checker per catalog content: its views and ajv validators are reused while the network is unchanged.
-  let cached: { key: string; checker: PlanChecker } | undefined;
+  let cached: { components: readonly CatalogComponent[]; checker: PlanChecker } | undefined;
   const checkerOf = (components: readonly CatalogComponent[]): PlanChecker => {
-    const key = JSON.stringify(components);
-    if (cached?.key !== key) cached = { key, checker: createPlanChecker(components) };
+    if (cached === undefined || !sameCatalog(cached.components, components)) cached = { components, checker: createPlanChecker(components) };
     return cached.checker;
   };
   return {
