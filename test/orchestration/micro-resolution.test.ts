@@ -193,7 +193,12 @@ test("one-shot: the check still applies, with no model call: rejected, never dis
 
 test("a source output over the result budget is trimmed before it reaches the prompt (result_trim.micro_resolution)", async (context) => {
   const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, label: `row number ${i}` }));
-  script(context, { routing_plan: [ECHO_THEN_ADD({ rows, first: 3 }, "{{s1.response.data.rows}}")], micro_resolution: [value(3)], text: [{ text: "4" }] });
+  // The synthesis distils s1's output (over the budget too) before it answers: one text call more.
+  script(context, {
+    routing_plan: [ECHO_THEN_ADD({ rows, first: 3 }, "{{s1.response.data.rows}}")],
+    micro_resolution: [value(3)],
+    text: [{ text: "200 rows, the first is 3" }, { text: "4" }],
+  });
   const agent = await agentOf(context, { resultBudgetBytes: 1024 });
   const { status } = await agent.post("/orchestrate/natural", { request: "add one" }, { "x-manifold-request-id": "req-micro-5" });
   assert.is(status, 200);

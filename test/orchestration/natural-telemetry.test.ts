@@ -120,6 +120,8 @@ test("trimming results for synthesis is result_trim.completed with content_lost 
   const text = "word ".repeat(10_000);
   llm.reply(
     { text: JSON.stringify({ steps: [{ step_id: "say", agent_name: "worker", depends_on: [], metadata: { capability: "echo", parameters: { text } } }] }) },
+    // Over the result budget the result is distilled first; a distillation the model fails falls back to the trim.
+    { status: 400, body: { error: { message: "no" } } },
     { text: "done" },
   );
   const { status } = await agent.post("/orchestrate/natural", { request: "echo a lot" });

@@ -208,10 +208,11 @@ natural("step results beyond the synthesis budget are trimmed, the cut marked", 
   });
   try {
     const long = "lorem ipsum ".repeat(400);
-    llm.reply({ text: planText([step("say", "worker", "echo", { text: long })]) }, { text: "ok" });
+    // Over the budget the result is distilled first; a distillation the model refuses falls back to the trim.
+    llm.reply({ text: planText([step("say", "worker", "echo", { text: long })]) }, { status: 400, body: { error: { message: "no" } } }, { text: "ok" });
     const { status } = await agent.post("/orchestrate/natural", { request: "repeat" });
     assert.is(status, 200);
-    const prompt = llm.requests[1]!.body.messages[1].content as string;
+    const prompt = llm.requests[2]!.body.messages[1].content as string;
     assert.match(prompt, /more characters\)/);
     assert.ok(prompt.length < long.length, "the synthesis prompt holds the trimmed result, not the whole");
   } finally {

@@ -72,6 +72,8 @@ test("a recovered step marks the analysis, the projection, the trim and the retr
   llm.reply(
     { text: planText(step("s1", "locate", { query: long }), step("s2", "forecast", { city: "{{s1.response.data.name}}", date: "2026-12-04" }, ["s1"])) },
     { text: analysisText(true, "PRIVATE-REASON use the code", { city: "FR-PAR", date: "2026-12-04" }) },
+    // The synthesis distils s1's long result (over the 256-byte budget) before it answers.
+    { text: "s1 found Paris." },
     { text: "11 °C." },
   );
   const { status } = await agent.post("/orchestrate/natural", { request: "weather" }, { "x-manifold-request-id": "req-rec-tel-1" });

@@ -18,6 +18,7 @@ import { createRecoveryInterceptor } from "./recovery.js";
 import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
 import { budgetedProvider } from "./run-context.js";
+import { createDistiller } from "./distill.js";
 import { createCallRecorder, createFinisher, type FinishRecord, type RecordCall } from "./record.js";
 import { createLlmSynthesiser } from "./synthesis.js";
 
@@ -59,6 +60,8 @@ export function configureNatural(
   // Every model call of a request is charged to its budget and aborted with it (run-context.ts).
   const llm = options.llm === undefined ? undefined : budgetedProvider(options.llm);
   const log = options.log ?? createLogger({ component: "orchestration" });
+  // One distillate cache per orchestrator, shared by the synthesis and the phase loop (distill.ts).
+  const distiller = llm === undefined ? undefined : createDistiller({ provider: llm, ...(options.clock && { clock: options.clock }) });
   let planner: NaturalPlanner | undefined;
   const interceptors: Interceptor[] = [];
   if (given !== undefined) {
@@ -84,12 +87,13 @@ export function configureNatural(
     });
     planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
     // After execution: further phases (the continuation is settled by natural.plan_check like a first plan).
-    interceptors.push(createPhaseLoopInterceptor({ planner: plan, settings, log }));
+    interceptors.push(createPhaseLoopInterceptor({ planner: plan, settings, log, ...(distiller && { distiller }) }));
   }
   let synthesiser = givenSynthesiser;
   if (synthesiser === undefined && llm !== undefined) {
     const synthesise = createLlmSynthesiser({
       provider: llm,
+      ...(distiller && { distiller }),
       ...(options.synthesisBudgetBytes === undefined ? {} : { resultBudgetBytes: options.synthesisBudgetBytes }),
     });
     synthesiser = (input, synthesisOptions) => synthesise(input, synthesisOptions);

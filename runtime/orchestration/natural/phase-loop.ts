@@ -18,7 +18,9 @@ import { isManifoldError } from "../../errors/index.js";
 import type { StepResult } from "../executor-types.js";
 import type { ExecutionContext, Interceptor } from "../pipeline-interceptors.js";
 import type { Plan, PlanPhase, UnfinishedStep } from "../plan.js";
-import type { AdaptiveSettings } from "./adaptive.js";
+import { promptBudgetBytes, type AdaptiveSettings } from "./adaptive.js";
+import type { Distiller } from "./distill.js";
+import { showResults } from "./distill-results.js";
 import type { LlmPlanner } from "./planner.js";
 import { currentNaturalRun, llmEventScope, type NaturalRun } from "./run-context.js";
 import { trimResults } from "./trim.js";
@@ -34,6 +36,8 @@ export interface PhaseLoopOptions {
   readonly planner: LlmPlanner;
   readonly settings: AdaptiveSettings;
   readonly log: Logger;
+  /** Given: earlier results too big for the continuation prompt are distilled, not cut. */
+  readonly distiller?: Distiller;
 }
 
 const capabilityOf = (step: { readonly component: string; readonly capability: string }): string => `${step.component}.${step.capability}`;
@@ -61,17 +65,38 @@ function hasLastingEffects(catalog: readonly CatalogComponent[] | undefined, ste
   return wire === undefined || wire.effects === "lasting";
 }
 
-/** What the continuation prompt shows: completed outputs within the budget, the projected evidence of each failure. */
-function phaseResults(plan: Plan, steps: readonly StepResult[], budgetBytes: number): PhaseResults {
-  const completed = Object.fromEntries(steps.filter((s) => s.status === "completed").map((s) => [s.step_id, s.output]));
-  const count = Math.max(1, Object.keys(completed).length);
-  const trimmed = trimResults(completed, Math.min(budgetBytes * count, MAX_RESULTS_BYTES));
+/**
+ * What the continuation prompt shows: completed outputs within the budget (distilled where they do
+ * not fit, when there is a distiller), the projected evidence of each failure. The results get at
+ * most half the prompt budget: the catalog (or the selection) and the rules take the rest.
+ */
+async function phaseResults(
+  plan: Plan,
+  steps: readonly StepResult[],
+  settings: AdaptiveSettings,
+  distiller: Distiller | undefined,
+  request: string,
+): Promise<PhaseResults> {
+  const done = steps.filter((s) => s.status === "completed");
+  let text: string;
+  if (distiller === undefined) {
+    const count = Math.max(1, done.length);
+    text = trimResults(Object.fromEntries(done.map((s) => [s.step_id, s.output])), Math.min(settings.resultBudgetBytes * count, MAX_RESULTS_BYTES)).text;
+  } else {
+    const budget = Math.min(settings.requestResultBudgetBytes, MAX_RESULTS_BYTES);
+    const room = Math.floor(promptBudgetBytes(settings) / 2);
+    const totalBudget = Math.min(budget, room);
+    const shown = done.map((s) => ({ step_id: s.step_id, capability: capabilityOf(s), output: s.output ?? null }));
+    // One call is left for the continuation plan itself.
+    const options = { request, stepBudget: settings.resultBudgetBytes, totalBudget, contextBound: room < budget, nest: false };
+    text = await showResults(distiller, shown, { ...options, reserveCalls: 1, purpose: "continuation" });
+  }
   const earlier = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []);
   const failed = [...earlier, ...steps.filter((s) => s.status !== "completed")].map((s) => {
     const why = s.error === undefined ? (s.reason ?? s.status) : projectFailure(s.error, FAILURE_LINE_BYTES).text;
     return `${s.step_id} (${capabilityOf(s)}) ${s.status}: ${why}`;
   });
-  return { completed: trimmed.text, failed };
+  return { completed: text, failed };
 }
 
 /** Capabilities that failed in this phase and in an earlier one: the loop would only repeat them. */
@@ -113,7 +138,7 @@ function reportRemediation(plan: Plan, now: readonly StepResult[]): void {
   });
 }
 
-export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoopOptions): Interceptor {
+export function createPhaseLoopInterceptor({ planner, settings, log, distiller }: PhaseLoopOptions): Interceptor {
   return {
     name: PHASE_LOOP,
     async afterExecution(context) {
@@ -147,7 +172,7 @@ export function createPhaseLoopInterceptor({ planner, settings, log }: PhaseLoop
         });
         return undefined;
       }
-      return await continuation(planner, settings, run, context, { reason, now, current, log });
+      return await continuation(planner, settings, run, context, { reason, now, current, log, distiller });
     },
   };
 }
@@ -157,6 +182,7 @@ interface Next {
   readonly now: readonly StepResult[];
   readonly current: PlanPhase;
   readonly log: Logger;
+  readonly distiller: Distiller | undefined;
 }
 
 /** Asks for the next phase; a model that fails (or a budget spent meanwhile) ends the loop with what exists. */
@@ -165,7 +191,7 @@ async function continuation(
   settings: AdaptiveSettings,
   run: NaturalRun,
   { plan, result, request }: ExecutionContext,
-  { reason, now, current, log }: Next,
+  { reason, now, current, log, distiller }: Next,
 ): Promise<{ action: "extend"; proposal: Awaited<ReturnType<LlmPlanner["continuation"]>> } | undefined> {
   const completed = new Set(result.steps.filter((s) => s.status === "completed").map((s) => s.step_id));
   const base: Plan = {
@@ -173,7 +199,7 @@ async function continuation(
     steps: plan.steps.filter((s) => completed.has(s.step_id)),
     phases: [...plan.phases!.slice(0, -1), { ...current, unfinished: now.filter((s) => s.status !== "completed").map(unfinishedOf) }],
   };
-  const results = phaseResults(plan, result.steps, settings.resultBudgetBytes);
+  const results = await phaseResults(plan, result.steps, settings, distiller, String(request));
   const phase = plan.phases!.length + 1;
   // Reported in the phase whose steps failed, before the next one is planned.
   if (reason === "remediation") reportRemediation(plan, now);

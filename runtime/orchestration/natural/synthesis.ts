@@ -1,15 +1,20 @@
 /**
- * The language-model synthesiser: a run's results (trimmed to a byte budget) and the original
- * request in, prose out, streamed piece by piece when the caller streams. Natural mode and
- * `ai_synthesis: true` on a workflow both use it.
+ * The language-model synthesiser: a run's results (within a byte budget) and the original request
+ * in, prose out, streamed piece by piece when the caller streams. Natural mode and
+ * `ai_synthesis: true` on a workflow both use it. In natural mode results too big for the prompt
+ * are distilled (distill-results.ts): a 10,000-row result is answered from its summary, not from
+ * its first rows; elsewhere they are trimmed.
  */
 import { toManifoldError } from "../../errors/index.js";
-import { synthesisMessages, type LlmCompletion, type LlmProvider } from "../../llm/index.js";
+import { promptBytes, synthesisMessages, type LlmCompletion, type LlmProvider } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
 import { checkInteger } from "../../util/index.js";
 import type { SynthesisInput } from "../orchestrator-types.js";
 import type { RecordCall } from "./record.js";
-import { llmEventScope } from "./run-context.js";
+import { promptBudgetBytes } from "./adaptive.js";
+import type { Distiller } from "./distill.js";
+import { showResults } from "./distill-results.js";
+import { currentNaturalRun, llmEventScope, type NaturalRun } from "./run-context.js";
 import { trimResults } from "./trim.js";
 
 export interface SynthesisOptions {
@@ -29,10 +34,12 @@ export type LlmSynthesiser = (input: SynthesisInput, options?: SynthesisOptions)
 
 export interface LlmSynthesiserOptions {
   readonly provider: LlmProvider;
-  /** Most bytes of step results put into the prompt. @defaultValue 32 KiB */
+  /** Most bytes of step results put into the prompt. @defaultValue natural mode: the request's result budget (`requestResultBudgetBytes`); else 32 KiB */
   readonly resultBudgetBytes?: number;
   /** @defaultValue 0.3 */
   readonly temperature?: number;
+  /** Given: a natural-mode request's results too big for the prompt are distilled, not cut. */
+  readonly distiller?: Distiller;
 }
 
 /** What the model is shown of a run: each step's output or error by step id, or a workflow's outputs. */
@@ -53,17 +60,54 @@ function requestText({ mode, workflow, request }: SynthesisInput): string {
   return `${mode === "natural" ? "" : `Workflow ${workflow ?? ""} run with inputs `}${JSON.stringify(request)}`;
 }
 
-export function createLlmSynthesiser({ provider, resultBudgetBytes = 32 * 1024, temperature = 0.3 }: LlmSynthesiserOptions): LlmSynthesiser {
-  checkInteger("resultBudgetBytes", resultBudgetBytes, { min: 256 });
+/** Bytes of the synthesis prompt kept free of results (escaping, rounding). */
+const PROMPT_SLACK_BYTES = 256;
+
+/** What a natural run's synthesis shows of the results: each step's output, distilled where it does not fit (distill-results.ts). */
+async function naturalResults(input: SynthesisInput, run: NaturalRun, distiller: Distiller, given: number | undefined): Promise<string> {
+  const { settings } = run;
+  const steps = input.result.steps;
+  const request = requestText(input);
+  const shape = steps.map((s) => ({ step_id: s.step_id, component: s.component, capability: s.capability, status: s.status }));
+  const room = promptBudgetBytes(settings) - promptBytes(synthesisMessages(request, shape, "")) - PROMPT_SLACK_BYTES;
+  const budget = Math.min(settings.requestResultBudgetBytes, given ?? Number.POSITIVE_INFINITY);
+  const totalBudget = Math.max(256, Math.min(budget, room));
+  return showResults(
+    distiller,
+    steps.map((s) =>
+      s.status === "completed"
+        ? { step_id: s.step_id, capability: `${s.component}.${s.capability}`, output: s.output ?? null }
+        : {
+            step_id: s.step_id,
+            capability: `${s.component}.${s.capability}`,
+            other: { status: s.status, ...(s.error === undefined ? {} : { error: s.error.message }) },
+          },
+    ),
+    { request, stepBudget: settings.resultBudgetBytes, totalBudget, contextBound: room < budget, nest: true, purpose: "synthesis" },
+  );
+}
+
+/** Everything else (a workflow's `ai_synthesis`, no distiller): the results trimmed to the budget, the cut reported. */
+function trimmedResults(input: SynthesisInput, budget: number): string {
+  const trimmed = trimResults(resultsOf(input), budget);
+  if (trimmed.method !== "none") {
+    const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
+    getTelemetry().event("result_trim.completed", { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped });
+  }
+  return trimmed.text;
+}
+
+export function createLlmSynthesiser({ provider, resultBudgetBytes, temperature = 0.3, distiller }: LlmSynthesiserOptions): LlmSynthesiser {
+  if (resultBudgetBytes !== undefined) checkInteger("resultBudgetBytes", resultBudgetBytes, { min: 256 });
   return async (input, { signal, onChunk, record } = {}) => {
     const telemetry = getTelemetry();
-    const trimmed = trimResults(resultsOf(input), resultBudgetBytes);
-    if (trimmed.method !== "none") {
-      const { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped } = trimmed;
-      telemetry.event("result_trim.completed", { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped });
-    }
+    const run = currentNaturalRun();
+    const results =
+      input.mode === "natural" && run !== undefined && distiller !== undefined
+        ? await naturalResults(input, run, distiller, resultBudgetBytes)
+        : trimmedResults(input, resultBudgetBytes ?? 32 * 1024);
     const steps = input.result.steps.map((s) => ({ step_id: s.step_id, component: s.component, capability: s.capability, status: s.status }));
-    const messages = synthesisMessages(requestText(input), steps, trimmed.text);
+    const messages = synthesisMessages(requestText(input), steps, results);
     const type = onChunk === undefined ? "synthesis" : "synthesis_streaming";
     telemetry.event("llm.synthesis.request", {
       ...llmEventScope(),

@@ -97,3 +97,21 @@ export function trimmedText(event: string, value: unknown, budgetBytes: number, 
   requestEvent(event, { ...llmEventScope(), ...attributes, method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped });
   return trimmed.text;
 }
+
+/** A `TrimResult`'s figures, as a `result_trim.*` event carries them. */
+export function trimFigures({ method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped }: TrimResult) {
+  return { method, content_lost, original_bytes, trimmed_bytes, fields_kept, fields_dropped };
+}
+
+/**
+ * What is shown of a result a distillation could not summarise: `value` trimmed structurally to the
+ * budget, reported as `result_trim.structural` then `result_trim.completed` (content_lost true: the
+ * model is shown less than the tool returned, and nothing read the rest).
+ */
+export function structuralFallback(value: unknown, budgetBytes: number, attributes: Readonly<Record<string, string | number | boolean>>): TrimResult {
+  const trimmed = trimResults(value, budgetBytes);
+  const figures = { ...llmEventScope(), ...attributes, ...trimFigures(trimmed) };
+  requestEvent("result_trim.structural", figures);
+  requestEvent("result_trim.completed", figures);
+  return trimmed;
+}
