@@ -97,7 +97,7 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
   readonly clock?: Clock;
   /** Regenerations of an invalid plan. @defaultValue `MANIFOLD_MAX_VALIDATION_ROUNDS`, else 2 */
   readonly maxValidationRounds?: number;
-  /** Most bytes of step results in a synthesis prompt. @defaultValue 32 KiB */
+  /** Most bytes of step results in a synthesis prompt. @defaultValue natural mode: the request's result budget (`requestResultBudgetBytes`, 64 KiB); a workflow's `ai_synthesis`: 32 KiB */
   readonly synthesisBudgetBytes?: number;
   /** Where LLM debug records go; `true` creates the default store. @defaultValue on only when `MANIFOLD_LLM_DEBUG_ENABLED=true` */
   readonly llmDebug?: LlmDebugOption;
