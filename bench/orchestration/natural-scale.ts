@@ -163,4 +163,10 @@ print(rows, budget);
 console.log("\naims:");
 const checked = aims(rows, budget);
 for (const [aim, holds, figure] of checked) console.log(`  ${holds ? "holds " : "MISSED"}  ${aim}: ${figure}`);
+const floor = rows.find((r) => r.size === Math.min(...SIZES));
+const top = rows.find((r) => r.size === Math.max(...SIZES));
+if (floor !== undefined && top !== undefined && top !== floor)
+  console.log(
+    `\n(not an aim) what the catalog's size adds to the overhead: ${ms(top.overheadMs - floor.overheadMs)} ms at ${top.size} over the ${floor.size}-capability request (${ms(floor.overheadMs)} ms: the openai client's calls, the tool calls, the executor)`,
+  );
 process.exitCode = checked.every(([, holds]) => holds) ? 0 : 1;
