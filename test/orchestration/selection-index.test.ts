@@ -8,7 +8,15 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { createMemoryRegistry, withCatalogCache, type ComponentRegistration } from "../../runtime/discovery/index.js";
 import { readCatalog } from "../../runtime/orchestration/catalog.js";
-import { createCatalogIndexer, fitIndex, rankByRelevance } from "../../runtime/orchestration/natural/catalog-index.js";
+import {
+  createCatalogIndexer,
+  fitIndex,
+  indexLines,
+  rankByRelevance,
+  wordsOf,
+  type CatalogIndex,
+  type IndexEntry,
+} from "../../runtime/orchestration/natural/catalog-index.js";
 import { capabilityWire } from "../../runtime/spec/index.js";
 import { manyComponents } from "./selection-support.js";
 
@@ -77,6 +85,68 @@ test("internal capabilities are not in the index; relevance puts a capability's 
   assert.is(two.shown, 2);
   assert.ok(Buffer.byteLength(two.text) <= 250);
   assert.match(two.text, /\nweather-svc-0\.summarize_weather_records — /, "kept in catalog order");
+});
+
+/** The ranking before the inverted index: every entry scored against every request word, ties in catalog order. */
+function linearRanking(index: CatalogIndex, request: string, limit = index.entries.length): IndexEntry[] {
+  const asked = [...new Set(wordsOf(request))].filter((word) => !/^\d+$/.test(word));
+  const scored = index.entries.map((entry, at) => {
+    let score = 0;
+    for (const word of asked) score += entry.capabilityWords.has(word) ? 3 : entry.componentWords.has(word) ? 2 : entry.words.has(word) ? 1 : 0;
+    return { entry, score, at };
+  });
+  scored.sort((a, b) => b.score - a.score || a.at - b.at);
+  return scored.slice(0, limit).map((s) => s.entry);
+}
+
+test("ranking through the inverted index gives the same entries, in the same order, as scoring every entry", async () => {
+  const [tool] = manyComponents(1);
+  const internal = { ...tool!.capabilities[0]!, name: "secret_weather", internal: true };
+  const small = createCatalogIndexer()(await readCatalog(false, [{ ...tool!, capabilities: [...tool!.capabilities, internal] }]));
+  const large = createCatalogIndexer()(await readCatalog(false, manyComponents(100)));
+  const requests = [
+    "convert 20 records",
+    "summarize the weather",
+    "please add 20 and 22",
+    "the weather in Lyon tomorrow",
+    "search hotels records of region 7 and export them",
+    "list geo-svc-3 cities, then the finance service number 12",
+    "nothing here matches",
+    "",
+  ];
+  for (const index of [small, large])
+    for (const request of requests)
+      for (const limit of [1, 8, 100, index.entries.length]) {
+        const keys = (entries: IndexEntry[]): string[] => entries.map((e) => e.key);
+        assert.equal(keys(rankByRelevance(index, request, limit)), keys(linearRanking(index, request, limit)), `${request} (${limit})`);
+      }
+  // Twice over the same index: the scores of one ranking do not leak into the next.
+  assert.equal(
+    rankByRelevance(large, "summarize the weather", 20).map((e) => e.key),
+    linearRanking(large, "summarize the weather", 20).map((e) => e.key),
+  );
+});
+
+test("past 100 capabilities the index shown is cut to a number of lines growing with the catalog's logarithm, within the budget", async () => {
+  assert.equal([10, 100, 101, 1_000, 10_000, 100_000].map(indexLines), [10, 100, 100, 113, 150, 188]);
+  const budget = 90_000;
+  const request = "summarize the weather";
+  const lines = (text: string): number => text.split("\n").length;
+  const hundred = fitIndex(createCatalogIndexer()(await readCatalog(false, manyComponents(10))), request, budget);
+  assert.is(hundred.shown, 100, "a catalog of 100 is shown whole");
+  assert.is(lines(hundred.text), 100);
+  const large = createCatalogIndexer()(await readCatalog(false, manyComponents(1_000)));
+  assert.is(large.entries.length, 10_000);
+  for (const wide of [false, true]) {
+    const shown = fitIndex(large, request, budget, { wide });
+    assert.is(shown.shown, 150, `wide: ${wide}`);
+    assert.is(lines(shown.text), 150);
+    assert.ok(Buffer.byteLength(shown.text) <= budget);
+    // The most relevant first: every summarize_weather_records line is among them.
+    assert.is(shown.text.match(/^weather-svc-\d+\.summarize_weather_records — /gm)?.length, 100);
+  }
+  const tight = fitIndex(large, request, 2_000);
+  assert.ok(tight.shown < 150 && Buffer.byteLength(tight.text) <= 2_000, "the budget still cuts");
 });
 
 test.run();

@@ -205,6 +205,31 @@ test("an index that does not fit the prompt budget is cut to the capabilities mo
   for (const interaction of record.interactions) assert.ok(interaction.prompt_bytes! <= 6_000, `${interaction.type}: ${interaction.prompt_bytes} bytes`);
 });
 
+test("the selection prompt grows with the catalog's logarithm: at 10,000 capabilities ceil(37.5 × log10 n) index lines, at most twice the 100-capability prompt", async (context) => {
+  await context.network.close();
+  const selectionPrompt = async (components: number): Promise<{ bytes: number; lines: number; system: string }> => {
+    const network = (context.network = await startSelectionNetwork({ components }));
+    network.answers = { capability_selection: () => selectionOf("worker.add"), routing_plan: () => ({ text: ADD }), text: () => ({ text: "42" }) };
+    const { status, body } = await network.agent.post("/orchestrate/natural", { request: REQUEST }, { "x-manifold-request-id": "req-log" });
+    assert.is(status, 200, JSON.stringify(body));
+    const system = systemOf(requestsOf(network, "capability_selection")[0]!.body);
+    const [selection] = (await network.debug.get("req-log"))!.interactions;
+    assert.is(selection!.type, "tiered_selection");
+    await network.close();
+    return { bytes: selection!.prompt_bytes!, lines: system.match(/^[\w-]+\.\w+ — /gm)?.length ?? 0, system };
+  };
+  // 10 components × 10 and the served tools' 6: 106 capabilities; 1,000 × 10 and 6: 10,006.
+  const small = await selectionPrompt(10);
+  const large = await selectionPrompt(1_000);
+  assert.is(small.lines, 100);
+  assert.match(small.system, /This is a ranked excerpt\. Only 100 of the 106 capabilities are listed/);
+  assert.is(large.lines, 151, "ceil(37.5 × log10(10,006)) lines");
+  assert.match(large.system, /This is a ranked excerpt\. Only 151 of the 10006 capabilities are listed/);
+  assert.match(large.system, /^worker\.add — add \[tool\]$/m, "the capability the request names is shown");
+  assert.ok(large.bytes <= 2 * small.bytes, `${large.bytes} bytes at 10,006 capabilities against ${small.bytes} at 106`);
+  context.network = await startSelectionNetwork({ components: 1 });
+});
+
 test("under the threshold there is no selection call: the plan sees the whole catalog", async ({ network }) => {
   const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: network.llm.baseUrl, apiKey: "k", model: "m", maxRetries: 0 }, env: {} })!);
   const small = await serveAgent(agentSpec("small", { natural: true }), {

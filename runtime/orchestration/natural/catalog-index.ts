@@ -124,7 +124,17 @@ export function createCatalogIndexer(): CatalogIndexer {
       if (list === undefined) capabilities.set(e.component, [e.capability]);
       else list.push(e.capability);
     }
-    last = { entries: now, byKey: new Map(now.map((e) => [e.key, e])), capabilities, text: now.map((e) => e.line).join("\n") };
+    let text: string | undefined;
+    last = {
+      entries: now,
+      byKey: new Map(now.map((e) => [e.key, e])),
+      capabilities,
+      // Only an index shown whole needs it: joined on first use, once per catalog version.
+      get text() {
+        text ??= now.map((e) => e.line).join("\n");
+        return text;
+      },
+    };
     return last;
   };
   return Object.assign(indexer, { built });
@@ -137,27 +147,96 @@ function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolea
 }
 
 /**
- * The entries most relevant to `request`, best first: a request word in the capability's name counts
- * 3, in the component's name 2, in a description or an input field 1. Numbers are left out (in a
- * request they are values, not names). Ties keep catalog order. Cheap on purpose (one pass, set
- * lookups): it only cuts an index that does not fit, and orders the fallback of a selection that
- * found nothing.
+ * Lines of the index the selection prompt shows: every line of a catalog of up to WHOLE_INDEX_LINES
+ * capabilities, past that the most relevant `LINES_PER_DECADE × log10(total)` (never fewer than
+ * WHOLE_INDEX_LINES): 100 at 100 (to about 460), 113 at 1,000, 150 at 10,000, 188 at 100,000. The
+ * selection prompt so grows with the logarithm of the catalog, not with the catalog, and the prompt
+ * budget stays a ceiling rather than the size every large catalog's prompt fills.
  */
-export function rankByRelevance(index: CatalogIndex, request: string, limit = index.entries.length): IndexEntry[] {
-  const asked = [...new Set(wordsOf(request))].filter((word) => !/^\d+$/.test(word));
-  const scored: { entry: IndexEntry; score: number; at: number }[] = [];
-  index.entries.forEach((entry, at) => {
-    let score = 0;
-    for (const word of asked) score += entry.capabilityWords.has(word) ? 3 : entry.componentWords.has(word) ? 2 : entry.words.has(word) ? 1 : 0;
-    scored.push({ entry, score, at });
-  });
-  scored.sort((a, b) => b.score - a.score || a.at - b.at);
-  return scored.slice(0, limit).map((s) => s.entry);
+export const WHOLE_INDEX_LINES = 100;
+export const LINES_PER_DECADE = 37.5;
+
+export function indexLines(total: number): number {
+  return total <= WHOLE_INDEX_LINES ? total : Math.max(WHOLE_INDEX_LINES, Math.ceil(LINES_PER_DECADE * Math.log10(total)));
 }
 
 /**
- * The index's lines that fit `budgetBytes`: all of them (catalog order) when they fit, else the most
- * relevant to the request that fit, kept in catalog order. `shown` says how many made it.
+ * The index inverted: each word to the entries carrying it, an entry's weight for the word (3: in
+ * the capability's name, 2: in the component's, 1: in a description or an input field) in the low
+ * two bits of `ordinal × 4 + weight`. Built on the first ranking over an index, kept with it.
+ */
+interface Postings {
+  readonly byWord: ReadonlyMap<string, readonly number[]>;
+  /** Scores of one ranking, by ordinal; zeroed again after each (ranking is synchronous). */
+  readonly scores: Int32Array;
+}
+
+const postingsCache = new WeakMap<CatalogIndex, Postings>();
+
+function postingsOf(index: CatalogIndex): Postings {
+  let postings = postingsCache.get(index);
+  if (postings !== undefined) return postings;
+  const byWord = new Map<string, number[]>();
+  const add = (word: string, code: number): void => {
+    const list = byWord.get(word);
+    if (list === undefined) byWord.set(word, [code]);
+    else list.push(code);
+  };
+  index.entries.forEach((entry, at) => {
+    for (const word of entry.capabilityWords) add(word, at * 4 + 3);
+    for (const word of entry.componentWords) if (!entry.capabilityWords.has(word)) add(word, at * 4 + 2);
+    for (const word of entry.words) if (!entry.capabilityWords.has(word) && !entry.componentWords.has(word)) add(word, at * 4 + 1);
+  });
+  postings = { byWord, scores: new Int32Array(index.entries.length) };
+  postingsCache.set(index, postings);
+  return postings;
+}
+
+/**
+ * Ordinals of the `limit` entries most relevant to `request`, best first: the sum of the request's
+ * words' weights (numbers left out: in a request they are values, not names). Only entries sharing
+ * a word with the request are scored (through the inverted index); ties keep catalog order, and
+ * entries matching nothing follow in catalog order.
+ */
+function rankOrdinals(index: CatalogIndex, request: string, limit: number): number[] {
+  const { byWord, scores } = postingsOf(index);
+  const touched: number[] = [];
+  for (const word of new Set(wordsOf(request))) {
+    if (/^\d+$/.test(word)) continue;
+    for (const code of byWord.get(word) ?? []) {
+      const at = code >> 2;
+      if (scores[at] === 0) touched.push(at);
+      scores[at] = scores[at]! + (code & 3);
+    }
+  }
+  // Best score first, catalog order within a score: the ordinals sorted, then bucketed by score.
+  const buckets: number[][] = [];
+  for (const at of Int32Array.from(touched).sort()) (buckets[scores[at]!] ??= []).push(at);
+  const out: number[] = [];
+  for (let score = buckets.length - 1; score > 0 && out.length < limit; score -= 1) {
+    const bucket = buckets[score] ?? [];
+    out.push(...(bucket.length > limit - out.length ? bucket.slice(0, limit - out.length) : bucket));
+  }
+  for (let at = 0; out.length < limit && at < scores.length; at += 1) if (scores[at] === 0) out.push(at);
+  for (const at of touched) scores[at] = 0;
+  return out;
+}
+
+/**
+ * The entries most relevant to `request`, best first: a request word in the capability's name counts
+ * 3, in the component's name 2, in a description or an input field 1. Ties keep catalog order. Cheap
+ * on purpose (an inverted index, built once per catalog version): it picks the index lines a large
+ * catalog's selection prompt shows, and orders the fallback of a selection that found nothing.
+ */
+export function rankByRelevance(index: CatalogIndex, request: string, limit = index.entries.length): IndexEntry[] {
+  return rankOrdinals(index, request, Math.min(limit, index.entries.length)).map((at) => index.entries[at]!);
+}
+
+/**
+ * The index's lines the selection prompt shows, within `budgetBytes`: all of them (catalog order)
+ * when the catalog is within WHOLE_INDEX_LINES and they fit, else the indexLines(total) most
+ * relevant to the request, as many of those as fit, kept in catalog order. Strings are built only
+ * for the lines shown. `shown` says how many made it.
  */
 export function fitIndex(
   index: CatalogIndex,
@@ -166,21 +245,20 @@ export function fitIndex(
   { wide = false }: { readonly wide?: boolean } = {},
 ): { readonly text: string; readonly shown: number } {
   const lineOf = (e: IndexEntry): string => (wide ? e.wideLine : e.line);
-  const whole = wide ? index.entries.map(lineOf).join("\n") : index.text;
-  if (Buffer.byteLength(whole) <= budgetBytes) return { text: whole, shown: index.entries.length };
-  const kept = new Set<IndexEntry>();
+  const total = index.entries.length;
+  const limit = indexLines(total);
+  if (limit >= total) {
+    const whole = wide ? index.entries.map(lineOf).join("\n") : index.text;
+    if (Buffer.byteLength(whole) <= budgetBytes) return { text: whole, shown: total };
+  }
+  const kept: number[] = [];
   let bytes = 0;
-  for (const entry of rankByRelevance(index, request)) {
-    const size = Buffer.byteLength(lineOf(entry)) + 1;
+  for (const at of rankOrdinals(index, request, limit)) {
+    const size = Buffer.byteLength(lineOf(index.entries[at]!)) + 1;
     if (bytes + size > budgetBytes) break;
-    kept.add(entry);
+    kept.push(at);
     bytes += size;
   }
-  return {
-    text: index.entries
-      .filter((e) => kept.has(e))
-      .map(lineOf)
-      .join("\n"),
-    shown: kept.size,
-  };
+  kept.sort((a, b) => a - b);
+  return { text: kept.map((at) => lineOf(index.entries[at]!)).join("\n"), shown: kept.length };
 }

@@ -39,7 +39,10 @@ export interface SelectionPrompt {
 
 /** The selection request: the rules and the index, then the request. */
 export function selectionMessages({ request, index, shown, total, wide = false, context }: SelectionPrompt): LlmMessage[] {
-  const cut = shown < total ? `\nOnly ${shown} of the ${total} capabilities are listed: those whose names and descriptions best match the request.` : "";
+  const cut =
+    shown < total
+      ? `\nThis is a ranked excerpt. Only ${shown} of the ${total} capabilities are listed: those whose names and descriptions best match the request.`
+      : "";
   const retry = wide
     ? "\nAn earlier selection named nothing usable: each line now also gives the component's description and the capability's input fields. Choose the closest capabilities; answer an empty list only if none can help at all."
     : "";

@@ -73,7 +73,7 @@ export function createSelectionStage({ provider, temperature, threshold, budgetB
     };
     const show = (chosen: readonly string[]): { messages: LlmMessage[]; shown: readonly string[] } => {
       const shownOf = (names: readonly string[]): string[] => unique([...names, ...dependencies]);
-      const fitted = fitSelection(chosen, (names) => build(selectedCatalog(visible, new Set(shownOf(names)))), budgetBytes);
+      const fitted = fitSelection(chosen, (names) => build(selectedCatalog(visible, index, shownOf(names))), budgetBytes);
       if (run !== undefined) run.selection = fitted.names;
       return { messages: fitted.messages, shown: shownOf(fitted.names) };
     };

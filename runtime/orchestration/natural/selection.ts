@@ -144,11 +144,25 @@ function nearMiss(index: CatalogIndex, agent: string, capability: string): strin
   return match === undefined ? undefined : `${component}.${match}`;
 }
 
-/** The visible catalog cut to the `component.capability` names given (components without one left out). */
-export function selectedCatalog(visible: readonly CatalogComponent[], names: ReadonlySet<string>): CatalogComponent[] {
+/**
+ * The visible catalog cut to the `component.capability` names given (components without one left
+ * out), in catalog order. The names are resolved through the index, so nothing is built per
+ * capability of the catalog: one lookup per component.
+ */
+export function selectedCatalog(visible: readonly CatalogComponent[], index: CatalogIndex, names: readonly string[]): CatalogComponent[] {
+  const wanted = new Map<string, Set<string>>();
+  for (const key of names) {
+    const entry = index.byKey.get(key);
+    if (entry === undefined) continue;
+    const capabilities = wanted.get(entry.component);
+    if (capabilities === undefined) wanted.set(entry.component, new Set([entry.capability]));
+    else capabilities.add(entry.capability);
+  }
   const out: CatalogComponent[] = [];
   for (const component of visible) {
-    const capabilities = component.capabilities.filter((wire) => names.has(`${component.name}.${wire.name}`));
+    const chosen = wanted.get(component.name);
+    if (chosen === undefined) continue;
+    const capabilities = component.capabilities.filter((wire) => chosen.has(wire.name));
     if (capabilities.length > 0) out.push({ ...component, capabilities });
   }
   return out;
