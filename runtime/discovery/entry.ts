@@ -94,6 +94,48 @@ export function toEntry(record: StoredRecord, lastSeenMs: number, nowMs: number)
   };
 }
 
+/**
+ * A stored record parsed once per stored text (a refresh that reads the same text reuses it), and
+ * the entry last made from it. Both are deep-frozen: they are handed to every caller, so a caller
+ * cannot change what the next lookup returns, and downstream caches keyed by identity (signature
+ * checks, the catalog, compiled validators) stay warm while nothing changed.
+ */
+export interface ParsedRecord {
+  readonly record: StoredRecord;
+  /** What the text is known by: its SHA-1 on Redis (the `digest` field), the text itself in memory. */
+  readonly version: string;
+  entry?: RegistryEntry;
+  lastSeen?: number;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** A stored record's JSON, parsed and frozen; undefined when it is not a record. */
+export function parseRecord(json: unknown, version: string): ParsedRecord | undefined {
+  if (typeof json !== "string") return undefined;
+  try {
+    const record = JSON.parse(json) as StoredRecord;
+    return typeof record === "object" && record !== null && typeof record.id === "string" ? { record: deepFreeze(record), version } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entry for a parsed record at `nowMs`: the previous one while its last beat and effective health are unchanged. */
+export function entryOf(parsed: ParsedRecord, lastSeenMs: number, nowMs: number): RegistryEntry {
+  const { entry, record } = parsed;
+  if (entry !== undefined && parsed.lastSeen === lastSeenMs && entry.health === effectiveHealth(record.health, lastSeenMs, record.heartbeat_ms, nowMs))
+    return entry;
+  parsed.lastSeen = lastSeenMs;
+  return (parsed.entry = Object.freeze(toEntry(record, lastSeenMs, nowMs)));
+}
+
 export const LOOKUP_DEFAULT: readonly HealthState[] = ["healthy"];
 export const LIST_DEFAULT: readonly HealthState[] = ["healthy", "degraded", "unhealthy", "unknown"];
 

@@ -2,14 +2,15 @@ import {
   capabilityList,
   checkName,
   checkRegistration,
+  entryOf,
   indexesOf,
   LIST_DEFAULT,
   LOOKUP_DEFAULT,
+  parseRecord,
   resolveTiming,
   select,
-  toEntry,
   toStoredRecord,
-  type StoredRecord,
+  type ParsedRecord,
 } from "./entry.js";
 import { ManifoldError } from "../errors/index.js";
 import { heapBytes } from "../util/index.js";
@@ -19,13 +20,21 @@ import type { ComponentRegistration, RegisterOptions, Registry, RegistryEntry } 
 export const DEFAULT_REGISTRY_MAX_BYTES = 16 * 1024 * 1024;
 
 interface Slot {
-  /** Stored serialised, as in Redis: a caller mutating what it passed or got back changes nothing here. */
+  /** Stored serialised, as in Redis: a caller mutating what it passed changes nothing here (what it gets back is frozen). */
   readonly json: string;
   readonly lastSeen: number;
   readonly expiresAt: number;
   readonly indexes: readonly string[];
   /** What the slot counts against the byte budget. */
   readonly bytes: number;
+  /** The JSON parsed at its first read, kept by a heartbeat that stores the same JSON (entry.ts ParsedRecord). */
+  parsed?: ParsedRecord;
+}
+
+/** The slot's entry at `at`: parsed once per stored JSON, the same object while nothing about it changed. */
+function entryAt(slot: Slot, at: number) {
+  slot.parsed ??= parseRecord(slot.json, slot.json)!;
+  return entryOf(slot.parsed, slot.lastSeen, at);
 }
 
 /** The registry's state; a memory store keeps one per namespace for the whole process. */
@@ -95,7 +104,7 @@ function lookup({ state, now }: Registered, names: readonly string[]): RegistryE
       removeFromIndexes(state, id, names);
       continue;
     }
-    out.push(toEntry(JSON.parse(slot.json) as StoredRecord, slot.lastSeen, at));
+    out.push(entryAt(slot, at));
   }
   return out;
 }
@@ -136,7 +145,8 @@ function register(registered: Registered, component: ComponentRegistration, opti
     );
   }
   state.bytes += bytes - (previous?.bytes ?? 0);
-  state.records.set(component.id, { json, lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names, bytes });
+  const parsed = previous?.json === json ? previous.parsed : undefined;
+  state.records.set(component.id, { json, lastSeen: at, expiresAt: at + timing.ttlMs, indexes: names, bytes, ...(parsed === undefined ? {} : { parsed }) });
   for (const name of ["all", ...names]) {
     let members = state.indexes.get(name);
     if (members === undefined) state.indexes.set(name, (members = new Set()));
@@ -158,7 +168,7 @@ function getEntry({ state, now }: Registered, id: string): RegistryEntry | undef
   checkName(id, "id");
   const at = now();
   const slot = live(state, id, at);
-  return slot === undefined ? undefined : toEntry(JSON.parse(slot.json) as StoredRecord, slot.lastSeen, at);
+  return slot === undefined ? undefined : entryAt(slot, at);
 }
 
 /**

@@ -1,18 +1,7 @@
 import { ManifoldError } from "../errors/index.js";
 import { loadLuaScript, runScript, type RedisStore } from "../store/index.js";
-import {
-  capabilityList,
-  checkName,
-  checkRegistration,
-  indexesOf,
-  LIST_DEFAULT,
-  LOOKUP_DEFAULT,
-  resolveTiming,
-  select,
-  toEntry,
-  toStoredRecord,
-  type StoredRecord,
-} from "./entry.js";
+import { capabilityList, checkName, checkRegistration, indexesOf, LIST_DEFAULT, LOOKUP_DEFAULT, resolveTiming, select, toStoredRecord } from "./entry.js";
+import { createRecordReader } from "./redis-records.js";
 import type { Registry, RegistryEntry } from "./types.js";
 
 const REGISTER = loadLuaScript("registry", new URL("./lua/register.lua", import.meta.url));
@@ -29,31 +18,9 @@ export interface RedisRegistryOptions {
   readonly scope?: string;
 }
 
-function parseRecord(json: unknown): StoredRecord | undefined {
-  if (typeof json !== "string") return undefined;
-  try {
-    const record = JSON.parse(json) as StoredRecord;
-    return typeof record === "object" && record !== null && typeof record.id === "string" ? record : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `[now, json, lastSeen, json, lastSeen, …]` → entries (a record that does not parse is skipped). */
-function entriesOf(reply: unknown): RegistryEntry[] {
-  const items = reply as unknown[];
-  const now = Number(items[0]);
-  const out: RegistryEntry[] = [];
-  for (let i = 1; i + 1 < items.length; i += 2) {
-    const record = parseRecord(items[i]);
-    if (record !== undefined) out.push(toEntry(record, Number(items[i + 1]), now));
-  }
-  return out;
-}
-
 /**
  * Key layout (namespace `ns`; every key carries the tag `{ns}`, so the scripts run on a cluster):
- * - `manifold:v1:{ns}:registry:component:<id>`: hash {record (JSON), last_seen (ms), indexes}, PX = TTL
+ * - `manifold:v1:{ns}:registry:component:<id>`: hash {record (JSON), last_seen (ms), indexes, digest (SHA-1 of record)}, PX = TTL
  * - `manifold:v1:{ns}:registry:index:all`, `…:index:name:<name>`, `…:index:type:<type>`,
  *   `…:index:capability:<capability>`: sets of ids, expiring with their longest-lived member
  * - with a cluster namespace (`NAMESPACE`), the same under `manifold:v1:{ns}:registry:ns:<scope>:`
@@ -89,8 +56,13 @@ export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, 
     }
   };
 
+  const records = createRecordReader(client, recordKey);
+
+  /** Two round trips at most: every member's digest, then only the records not already parsed at it. */
   const lookup = (indexNames: readonly string[]): Promise<RegistryEntry[]> =>
-    call(async () => entriesOf(await runScript(client, LOOKUP, indexNames.map(indexKey), [recordPrefix])));
+    call(async () =>
+      records.lookup(await runScript(client, LOOKUP, indexNames.map(indexKey), [recordPrefix]), indexNames.length === 1 && indexNames[0] === "all"),
+    );
 
   return {
     register: async (component, options) => {
@@ -106,7 +78,7 @@ export function createRedisRegistry(store: RedisStore, { connectWaitMs = 1_000, 
     },
     get: async (id) => {
       checkName(id, "id");
-      return entriesOf(await call(() => runScript(client, GET, [recordKey(id)], [])))[0];
+      return records.get(id, (await call(() => runScript(client, GET, [recordKey(id)], []))) as (string | null)[]);
     },
     byName: async (name, options = {}) => select(await lookup([`name:${checkName(name, "name")}`]), options, LOOKUP_DEFAULT),
     byType: async (type, options = {}) => select(await lookup([`type:${checkName(type, "type")}`]), options, LOOKUP_DEFAULT),

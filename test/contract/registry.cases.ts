@@ -271,16 +271,55 @@ export function registryCases(adapter: string, create: RegistryFactory, teardown
     assert.equal(await r.listAll(), []);
   });
 
-  test("entries returned are copies: mutating one changes nothing stored", async ({ under }) => {
+  test("entries returned are frozen: mutating one throws and changes nothing stored", async ({ under }) => {
     const r = under!.registry;
     const c = registration();
     await r.register(c);
     const entry = (await r.get(c.id))!;
-    (entry.metadata as Record<string, string>)["version"] = "mutated";
-    (entry.capabilities as CapabilityWire[]).length = 0;
+    assert.throws(() => ((entry.metadata as Record<string, string>)["version"] = "mutated"), TypeError);
+    assert.throws(() => ((entry.capabilities as CapabilityWire[]).length = 0), TypeError);
+    assert.throws(() => ((entry.capabilities[0] as { description: string }).description = "changed"), TypeError);
     const again = (await r.get(c.id))!;
     assert.is(again.metadata["version"], "1.0.0");
     assert.is(again.capabilities.length, 1);
+  });
+
+  test("a lookup with nothing changed hands out the same objects (identity-keyed caches downstream stay warm)", async ({ under }) => {
+    const r = under!.registry;
+    const a = registration({ caps: ["one", "two"] });
+    const b = registration({ name: "geo-service" });
+    await r.register(a);
+    await r.register(b);
+    const first = await r.listAll();
+    const second = await r.listAll();
+    assert.equal(ids(second), ids(first));
+    for (let i = 0; i < first.length; i += 1) assert.ok(second[i] === first[i], `${first[i]!.id}: the same entry object`);
+    assert.ok((await r.get(a.id))!.capabilities === first.find((e) => e.id === a.id)!.capabilities, "get shares the parsed record");
+    await r.register(a); // a heartbeat: the same record, a new beat
+    const beat = (await r.listAll()).find((e) => e.id === a.id)!;
+    assert.ok(beat.capabilities === first.find((e) => e.id === a.id)!.capabilities, "a heartbeat storing the same record keeps its parse");
+  });
+
+  test("a changed record comes back as a new object at the next lookup; the others stay the same", async ({ under }) => {
+    const r = under!.registry;
+    const a = registration({ caps: ["one"] });
+    const b = registration({ name: "geo-service" });
+    await r.register(a);
+    await r.register(b);
+    const before = await r.listAll();
+    await r.register({ ...a, description: "Changed", capabilities: [...a.capabilities, { ...a.capabilities[0]!, name: "two" }] });
+    const after = await r.listAll();
+    const changed = after.find((e) => e.id === a.id)!;
+    assert.is(changed.description, "Changed");
+    assert.equal(
+      changed.capabilities.map((c) => c.name),
+      ["one", "two"],
+    );
+    assert.ok(changed.capabilities !== before.find((e) => e.id === a.id)!.capabilities, "a new parse");
+    assert.ok(after.find((e) => e.id === b.id) === before.find((e) => e.id === b.id), "the unchanged record is the same object");
+    assert.is((await r.byCapability("two")).length, 1);
+    assert.ok(await r.unregister(b.id));
+    assert.equal(ids(await r.listAll()), [a.id], "a removed record is gone at the next lookup");
   });
 
   test.run();

@@ -1,6 +1,9 @@
 --[[
-  The registrations that are members of every given index set (one set: its members). Never KEYS
-  or SCAN: the index sets are the catalog.
+  What each registration that is a member of every given index set is at (one set: its members):
+  its id, last beat and the digest of its record, not the record. A reader that already parsed a
+  record with that digest keeps it, and fetches only the records it does not know (records.lua), so
+  a catalog refresh over thousands of unchanged registrations moves ids and digests, not megabytes.
+  Never KEYS or SCAN: the index sets are the catalog.
 
   Input:
     KEYS[1..n]   index sets, intersected (manifold:v1:{<ns>}:registry:index:…)
@@ -8,7 +11,8 @@
     ARGV[1]      the record key prefix, manifold:v1:{<ns>}:registry:component: (same hash tag as KEYS)
 
   Output:
-    { server time in ms (decimal string), record JSON, last_seen ms, record JSON, last_seen ms, … }
+    { server time in ms (decimal string), id, last_seen ms, digest, id, last_seen ms, digest, … }
+    (digest is nil for a record written before records carried one: the reader fetches it)
 
   A member whose record has expired is removed from every set in KEYS and not returned: stale index
   entries are cleaned as reads meet them.
@@ -26,8 +30,9 @@ end
 
 local out = { now }
 for _, id in ipairs(ids) do
-  local fields = redis.call('HMGET', ARGV[1] .. id, 'record', 'last_seen')
+  local fields = redis.call('HMGET', ARGV[1] .. id, 'last_seen', 'digest')
   if fields[1] then
+    out[#out + 1] = id
     out[#out + 1] = fields[1]
     out[#out + 1] = fields[2]
   else

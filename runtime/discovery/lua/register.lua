@@ -13,7 +13,8 @@
   Output:
     the server time in milliseconds (a decimal string), stored as the record's last_seen
 
-  The record's `indexes` field lists KEYS[2..n]; index sets of an earlier registration that the record
+  The record's `digest` field is the SHA-1 of its JSON: readers that parsed that JSON already keep
+  their copy (lookup.lua). The record's `indexes` field lists KEYS[2..n]; index sets of an earlier registration that the record
   no longer belongs to lose the id. Those keys are read from the field rather than passed in: every
   registry key of a namespace carries the same hash tag, so they live in the script's slot.
 ]]
@@ -32,7 +33,7 @@ if previous then
   end
 end
 
-redis.call('HSET', KEYS[1], 'record', ARGV[2], 'last_seen', now, 'indexes', table.concat(KEYS, '\n', 2))
+redis.call('HSET', KEYS[1], 'record', ARGV[2], 'last_seen', now, 'indexes', table.concat(KEYS, '\n', 2), 'digest', redis.sha1hex(ARGV[2]))
 redis.call('PEXPIRE', KEYS[1], ttl)
 for i = 2, #KEYS do
   redis.call('SADD', KEYS[i], id)
