@@ -113,9 +113,20 @@ export function createCatalogIndexer(): CatalogIndexer {
     }
     return found;
   };
+  /** The wire object of each of the last index's entries, by position. */
+  let lastWires: readonly CapabilityWire[] = [];
   const indexer = (catalog: readonly CatalogComponent[]): CatalogIndex => {
+    // The common case, an unchanged catalog, costs one identity comparison per capability.
+    if (last !== undefined && sameWires(catalog, lastWires, last.entries)) return last;
     const now: IndexEntry[] = [];
-    for (const component of catalog) for (const wire of component.capabilities) if (!wire.internal) now.push(entry(component, wire));
+    const wires: CapabilityWire[] = [];
+    for (const component of catalog)
+      for (const wire of component.capabilities)
+        if (!wire.internal) {
+          now.push(entry(component, wire));
+          wires.push(wire);
+        }
+    lastWires = wires;
     if (last !== undefined && sameEntries(last.entries, now)) return last;
     built.indexes += 1;
     const capabilities = new Map<string, string[]>();
@@ -138,6 +149,18 @@ export function createCatalogIndexer(): CatalogIndexer {
     return last;
   };
   return Object.assign(indexer, { built });
+}
+
+/** The catalog's visible capabilities are, in order, the wire objects given, under the same component names. */
+function sameWires(catalog: readonly CatalogComponent[], wires: readonly CapabilityWire[], entries: readonly IndexEntry[]): boolean {
+  let at = 0;
+  for (const component of catalog)
+    for (const wire of component.capabilities) {
+      if (wire.internal) continue;
+      if (wire !== wires[at] || entries[at]!.component !== component.name) return false;
+      at += 1;
+    }
+  return at === wires.length;
 }
 
 function sameEntries(a: readonly IndexEntry[], b: readonly IndexEntry[]): boolean {
@@ -209,9 +232,12 @@ function rankOrdinals(index: CatalogIndex, request: string, limit: number): numb
       scores[at] = scores[at]! + (code & 3);
     }
   }
-  // Best score first, catalog order within a score: the ordinals sorted, then bucketed by score.
+  // Best score first, catalog order within a score: the ordinals in order (sorted, or the scores
+  // read in order when most entries matched), bucketed by score.
   const buckets: number[][] = [];
-  for (const at of Int32Array.from(touched).sort()) (buckets[scores[at]!] ??= []).push(at);
+  if (touched.length * 8 > scores.length) {
+    for (let at = 0; at < scores.length; at += 1) if (scores[at] !== 0) (buckets[scores[at]!] ??= []).push(at);
+  } else for (const at of Int32Array.from(touched).sort()) (buckets[scores[at]!] ??= []).push(at);
   const out: number[] = [];
   for (let score = buckets.length - 1; score > 0 && out.length < limit; score -= 1) {
     const bucket = buckets[score] ?? [];
