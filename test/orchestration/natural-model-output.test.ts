@@ -62,6 +62,19 @@ test("L2: a 600 KB unparsable plan is quoted back by at most a bounded prefix, a
   assert.ok(Number(llm.requests[2]!.body.max_tokens) > 0, "synthesis requests carry max_tokens");
 });
 
+test("a 40 KB plan that does not check is quoted back with its problems by at most 8 KB, so the regeneration fits its budget", async ({ agent, llm }) => {
+  const padded = JSON.stringify({
+    steps: [{ step_id: "s1", agent_name: "abacus", depends_on: [], metadata: { capability: "add", parameters: { a: 2, b: 3, note: "n".repeat(40 * 1024) } } }],
+  });
+  llm.reply({ text: padded }, { text: GOOD_PLAN }, { text: "five" });
+  const { status, body } = await agent.post("/orchestrate/natural", { request: "add 2 and 3" });
+  assert.is(status, 200, JSON.stringify(body).slice(0, 300));
+  const regeneration = llm.requests[1]!.body.messages as { role: string; content: string }[];
+  const quoted = regeneration.find((m) => m.role === "assistant")!.content;
+  assert.ok(Buffer.byteLength(quoted) <= 8 * 1024 + 200, `the regeneration quotes ${Buffer.byteLength(quoted)} bytes of the plan`);
+  assert.match(quoted, /is left out/, "the cut says so");
+});
+
 test("L2: a synthesis past the cap is cut and ends with a marker", async ({ agent, llm }) => {
   llm.reply({ text: GOOD_PLAN }, { text: "five ".repeat(40_000) });
   const { status, body } = await agent.post("/orchestrate/natural", { request: "add 2 and 3" });

@@ -35,6 +35,8 @@ export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
 export const PLAN_MAX_TOKENS = 8192;
 /** Most bytes of an unparsable answer quoted back in the parse correction (the model needs its start, not all of it). */
 export const QUOTED_ANSWER_BYTES = 2048;
+/** Most bytes of a plan quoted back with its problems: room for a 20-step plan, not for a runaway answer. */
+export const QUOTED_PLAN_BYTES = 8192;
 
 /** `MANIFOLD_MAX_VALIDATION_ROUNDS`: regenerations after the first plan, 0–10. @defaultValue 2 */
 export function maxValidationRounds(env: Readonly<Record<string, string | undefined>>): number {
@@ -198,7 +200,8 @@ async function answer(conversation: Conversation, { regenerating = false } = {})
     conversation.attempt += 1;
     const { attempt } = conversation;
     const completion = await askForPlan(conversation, attempt, conversation.options);
-    conversation.text = completion.text;
+    // What a regeneration quotes back: the plan, bounded (a prompt fitted near the budget must still take the exchange).
+    conversation.text = quoted(completion.text, QUOTED_PLAN_BYTES);
     const parsed =
       completion.truncated === true
         ? { problem: `it is longer than ${MAX_PLAN_BYTES} bytes; write a shorter plan`, reason: "too_large" as const }
@@ -214,9 +217,9 @@ async function answer(conversation: Conversation, { regenerating = false } = {})
   }
 }
 
-/** The start of an answer, for quoting it back: never more than QUOTED_ANSWER_BYTES of it. */
-function quoted(text: string): string {
-  const cut = cutUtf8(text, QUOTED_ANSWER_BYTES);
+/** The start of an answer, for quoting it back: never more than `maxBytes` of it. */
+function quoted(text: string, maxBytes = QUOTED_ANSWER_BYTES): string {
+  const cut = cutUtf8(text, maxBytes);
   return cut.cut ? `${cut.text}\n[… the rest of the answer, ${Buffer.byteLength(text)} bytes in all, is left out]` : text;
 }
 
