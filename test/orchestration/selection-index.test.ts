@@ -17,6 +17,7 @@ import {
   type CatalogIndex,
   type IndexEntry,
 } from "../../runtime/orchestration/natural/catalog-index.js";
+import { selectedCatalog } from "../../runtime/orchestration/natural/selection.js";
 import { capabilityWire } from "../../runtime/spec/index.js";
 import { manyComponents } from "./selection-support.js";
 
@@ -147,6 +148,35 @@ test("past 100 capabilities the index shown is cut to a number of lines growing 
   }
   const tight = fitIndex(large, request, 2_000);
   assert.ok(tight.shown < 150 && Buffer.byteLength(tight.text) <= 2_000, "the budget still cuts");
+});
+
+test("the selected catalog is the same over a frozen catalog and a plain one; a plain catalog changed in place is indexed again", async () => {
+  const plain = [...(await readCatalog(false, manyComponents(30)))];
+  const frozen = Object.freeze([...plain]);
+  const indexer = createCatalogIndexer();
+  const index = indexer(frozen);
+  const names = ["music-svc-26.list_music_records", "geo-svc-1.search_geo_records", "geo-svc-1.lookup_geo_records", "nowhere.nothing"];
+  const expected = [
+    { component: "geo-svc-1", capabilities: ["lookup_geo_records", "search_geo_records"] },
+    { component: "music-svc-26", capabilities: ["list_music_records"] },
+  ];
+  for (const visible of [frozen, plain]) {
+    const picked = selectedCatalog(visible, index, names);
+    assert.equal(
+      picked.map((c) => ({ component: c.name, capabilities: c.capabilities.map((w) => w.name) })),
+      expected,
+      "catalog order, only the names given",
+    );
+    assert.is(picked[0]!.description, "geo service number 1");
+  }
+  assert.is(indexer(frozen), index, "the same frozen catalog: the same index");
+  assert.is(indexer(plain), index, "the same capabilities in a new array: the same index");
+  plain.pop();
+  const shorter = indexer(plain);
+  assert.is.not(shorter, index);
+  assert.is(shorter.entries.length, 290);
+  plain.push(...(await readCatalog(false, manyComponents(31))).slice(-1));
+  assert.is(indexer(plain).entries.length, 300, "a component added in place is seen");
 });
 
 test.run();

@@ -113,10 +113,14 @@ export function createCatalogIndexer(): CatalogIndexer {
     }
     return found;
   };
-  /** The wire object of each of the last index's entries, by position. */
+  /** The wire object of each of the last index's entries, by position, and the catalog it was asked for. */
   let lastWires: readonly CapabilityWire[] = [];
+  let lastCatalog: readonly CatalogComponent[] | undefined;
   const indexer = (catalog: readonly CatalogComponent[]): CatalogIndex => {
-    // The common case, an unchanged catalog, costs one identity comparison per capability.
+    // readCatalog hands out the same frozen catalog while nothing changed: nothing to compare.
+    if (last !== undefined && catalog === lastCatalog) return last;
+    lastCatalog = Object.isFrozen(catalog) ? catalog : undefined;
+    // Else an unchanged catalog costs one identity comparison per capability.
     if (last !== undefined && sameWires(catalog, lastWires, last.entries)) return last;
     const now: IndexEntry[] = [];
     const wires: CapabilityWire[] = [];

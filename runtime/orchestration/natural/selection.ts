@@ -144,10 +144,23 @@ function nearMiss(index: CatalogIndex, agent: string, capability: string): strin
   return match === undefined ? undefined : `${component}.${match}`;
 }
 
+/** Per frozen visible catalog (readCatalog's, kept while nothing changed), its components by name with their position. */
+const componentsByName = new WeakMap<readonly CatalogComponent[], ReadonlyMap<string, { readonly component: CatalogComponent; readonly at: number }>>();
+
+function componentsOf(visible: readonly CatalogComponent[]): ReadonlyMap<string, { readonly component: CatalogComponent; readonly at: number }> {
+  let found = componentsByName.get(visible);
+  if (found === undefined) {
+    found = new Map(visible.map((component, at) => [component.name, { component, at }]));
+    componentsByName.set(visible, found);
+  }
+  return found;
+}
+
 /**
  * The visible catalog cut to the `component.capability` names given (components without one left
- * out), in catalog order. The names are resolved through the index, so nothing is built per
- * capability of the catalog: one lookup per component.
+ * out), in catalog order. The names are resolved through the index, and the components through a
+ * map kept with a frozen catalog, so a request builds nothing per capability (or component) of the
+ * catalog; a catalog that may still change is read through once.
  */
 export function selectedCatalog(visible: readonly CatalogComponent[], index: CatalogIndex, names: readonly string[]): CatalogComponent[] {
   const wanted = new Map<string, Set<string>>();
@@ -159,11 +172,19 @@ export function selectedCatalog(visible: readonly CatalogComponent[], index: Cat
     else capabilities.add(entry.capability);
   }
   const out: CatalogComponent[] = [];
-  for (const component of visible) {
-    const chosen = wanted.get(component.name);
-    if (chosen === undefined) continue;
+  const add = (component: CatalogComponent, chosen: ReadonlySet<string>): void => {
     const capabilities = component.capabilities.filter((wire) => chosen.has(wire.name));
     if (capabilities.length > 0) out.push({ ...component, capabilities });
+  };
+  if (Object.isFrozen(visible)) {
+    const byName = componentsOf(visible);
+    const found = [...wanted.keys()].flatMap((name) => byName.get(name) ?? []).sort((a, b) => a.at - b.at);
+    for (const { component } of found) add(component, wanted.get(component.name)!);
+    return out;
+  }
+  for (const component of visible) {
+    const chosen = wanted.get(component.name);
+    if (chosen !== undefined) add(component, chosen);
   }
   return out;
 }
