@@ -17,6 +17,7 @@ import {
   type CatalogIndex,
   type IndexEntry,
 } from "../../runtime/orchestration/natural/catalog-index.js";
+import { visibleCatalog } from "../../runtime/orchestration/natural/selection-stage.js";
 import { selectedCatalog } from "../../runtime/orchestration/natural/selection.js";
 import { capabilityWire } from "../../runtime/spec/index.js";
 import { manyComponents } from "./selection-support.js";
@@ -177,6 +178,29 @@ test("the selected catalog is the same over a frozen catalog and a plain one; a 
   assert.is(shorter.entries.length, 290);
   plain.push(...(await readCatalog(false, manyComponents(31))).slice(-1));
   assert.is(indexer(plain).entries.length, 300, "a component added in place is seen");
+});
+
+test("the visible catalog leaves internal capabilities out; over a frozen catalog it is the same view every time", async () => {
+  const [tool, other] = manyComponents(2);
+  const internal = { ...tool!.capabilities[0]!, name: "secret_weather", internal: true };
+  const plain = [...(await readCatalog(false, [{ ...tool!, capabilities: [...tool!.capabilities, internal] }, other!]))];
+  const frozen = Object.freeze([...plain]);
+  const view = visibleCatalog(frozen);
+  assert.is(visibleCatalog(frozen), view, "the same view");
+  assert.ok(Object.isFrozen(view));
+  assert.equal(
+    view.map((c) => c.capabilities.length),
+    [10, 10],
+  );
+  assert.not.ok(view.some((c) => c.capabilities.some((w) => w.name === "secret_weather")));
+  assert.is(view[0], frozen[0], "a component with nothing internal is the catalog's own");
+  assert.is(view[1]!.name, "weather-svc-0");
+  const again = visibleCatalog(plain);
+  assert.is.not(visibleCatalog(plain), again, "a plain catalog may change: viewed again");
+  assert.equal(
+    again.map((c) => c.capabilities.length),
+    [10, 10],
+  );
 });
 
 test.run();

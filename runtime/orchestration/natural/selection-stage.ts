@@ -57,6 +57,29 @@ export interface SelectionStage {
 
 const unique = (names: readonly string[]): string[] => [...new Set(names)];
 
+const visibleViews = new WeakMap<readonly CatalogComponent[], readonly CatalogComponent[]>();
+
+/**
+ * The catalog the planner may see: internal capabilities left out. Over a frozen catalog
+ * (readCatalog's, kept while nothing changed) the same frozen view every time, whose components are
+ * the catalog's own where nothing was internal, so the stage's identity caches (the index, the
+ * selected catalog's lookup) hold and a request builds no copy of a large catalog; over a plain one
+ * a new view each time (it may change in place).
+ */
+export function visibleCatalog(catalog: readonly CatalogComponent[]): readonly CatalogComponent[] {
+  const kept = visibleViews.get(catalog);
+  if (kept !== undefined) return kept;
+  const view = catalog.map((component) =>
+    component.capabilities.some((wire) => wire.internal)
+      ? Object.freeze({ ...component, capabilities: Object.freeze(component.capabilities.filter((wire) => !wire.internal)) })
+      : component,
+  );
+  if (!Object.isFrozen(catalog)) return view;
+  const frozen = Object.freeze(view);
+  visibleViews.set(catalog, frozen);
+  return frozen;
+}
+
 export function createSelectionStage({ provider, temperature, threshold, budgetBytes }: SelectionStageOptions): SelectionStage {
   const indexer = createCatalogIndexer();
   const stage = async (asked: StageRequest): Promise<Staged> => {
