@@ -57,6 +57,18 @@ export interface SelectionStage {
 
 const unique = (names: readonly string[]): string[] => [...new Set(names)];
 
+const counts = new WeakMap<readonly CatalogComponent[], number>();
+
+/** How many capabilities a catalog has (kept with a frozen one: it cannot change). */
+function capabilityCount(catalog: readonly CatalogComponent[]): number {
+  const kept = counts.get(catalog);
+  if (kept !== undefined) return kept;
+  let count = 0;
+  for (const component of catalog) count += component.capabilities.length;
+  if (Object.isFrozen(catalog)) counts.set(catalog, count);
+  return count;
+}
+
 const visibleViews = new WeakMap<readonly CatalogComponent[], readonly CatalogComponent[]>();
 
 /**
@@ -84,9 +96,7 @@ export function createSelectionStage({ provider, temperature, threshold, budgetB
   const indexer = createCatalogIndexer();
   const stage = async (asked: StageRequest): Promise<Staged> => {
     const { request, visible, build, base, reuse = false, signal, record } = asked;
-    let count = 0;
-    for (const component of visible) count += component.capabilities.length;
-    if (count <= threshold) return { messages: build(visible), reused: false };
+    if (capabilityCount(visible) <= threshold) return { messages: build(visible), reused: false };
     const index = indexer(visible);
     const dependencies = dependenciesOf(base, index);
     const run = currentNaturalRun();
