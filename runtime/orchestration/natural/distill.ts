@@ -9,7 +9,8 @@
  * is not distilled twice.
  *
  * A distillation that cannot run or fails (budget, a result bigger than the chunks can hold, a model
- * error, the request's end) reports `result_distill.llm_failed` and leaves the caller to trim.
+ * error, an answer cut short, filtered or empty at any stage, the request's end) reports
+ * `result_distill.llm_failed` and leaves the caller to trim; a failed one is never cached.
  */
 import { createHash } from "node:crypto";
 import { parametersHash } from "../../context/index.js";
@@ -29,7 +30,8 @@ const MIN_SUMMARY_BYTES = 256;
 const SLACK_BYTES = 256;
 
 export type DistillReason = "threshold" | "context";
-export type DistillFailure = "budget" | "too_large" | "llm_error" | "aborted" | "no_run";
+/** `incomplete`: an answer cut short (`length`, or past the bytes asked), filtered, or empty. */
+export type DistillFailure = "budget" | "too_large" | "llm_error" | "incomplete" | "aborted" | "no_run";
 
 export interface DistillInput extends DistillStep {
   readonly value: unknown;
@@ -118,9 +120,25 @@ function groupsOf(summaries: readonly string[], room: number): string[][] {
 }
 
 class Failure extends Error {
-  constructor(readonly reason: DistillFailure) {
+  /** `finish_reason` of an incomplete answer (`empty` for no text). */
+  constructor(
+    readonly reason: DistillFailure,
+    readonly finish?: string,
+  ) {
     super(reason);
   }
+}
+
+/**
+ * Why an answer cannot stand for what it summarises, or undefined when it can: cut short (by the
+ * model, `length`, or by the bytes kept, `truncated`), stopped for another reason than its end
+ * (`content_filter`, …) or empty. A summary missing its end would be shown as if it were whole.
+ * An endpoint that names no finish reason is taken at its word.
+ */
+function incomplete({ text, truncated, finish_reason }: { text: string; truncated?: true; finish_reason: string | undefined }): string | undefined {
+  if (truncated === true) return "length";
+  if (finish_reason !== undefined && finish_reason !== "stop") return finish_reason;
+  return text.trim() === "" ? "empty" : undefined;
 }
 
 interface Deps {
@@ -142,6 +160,8 @@ async function ask({ provider }: Deps, run: NaturalRun, messages: LlmMessage[], 
       signal,
     });
     run.record?.({ type: "result_distillation", messages, attempt: 1, started, model: provider.model, completion });
+    const finish = incomplete(completion);
+    if (finish !== undefined) throw new Failure("incomplete", finish);
     return completion.text.trim();
   } catch (error) {
     run.record?.({ type: "result_distillation", messages, attempt: 1, started, model: provider.model, error });
@@ -205,8 +225,8 @@ async function mapReduce(deps: Deps, run: NaturalRun, input: DistillInput, origi
     duration_ms: mapped - started,
   });
   const reduced = await reduce(deps, run, input, summaries, signal);
-  // An empty answer summarises nothing: the result is trimmed instead.
-  if (reduced.text === "") throw new Failure("llm_error");
+  // Every answer was checked; this guards a result that gave no chunk at all.
+  if (reduced.text === "") throw new Failure("incomplete", "empty");
   const distilled = byteLength(reduced.text);
   requestEvent("result_distill.stage2_complete", {
     ...scope,
@@ -242,8 +262,9 @@ export function createDistiller({
       const original = byteLength(JSON.stringify(input.value) ?? "null");
       const scope = { ...llmEventScope(), step_id: input.stepId };
       const run = currentNaturalRun();
-      const fail = (reason: DistillFailure, code?: string): DistillOutcome => {
-        requestEvent("result_distill.llm_failed", { ...scope, reason, original_bytes: original, ...(code === undefined ? {} : { error_code: code }) });
+      const fail = (reason: DistillFailure, code?: string, finish?: string): DistillOutcome => {
+        const detail = { ...(code === undefined ? {} : { error_code: code }), ...(finish === undefined ? {} : { finish_reason: finish }) };
+        requestEvent("result_distill.llm_failed", { ...scope, reason, original_bytes: original, ...detail });
         return { ok: false, reason, original_bytes: original };
       };
       if (run === undefined) return fail("no_run");
@@ -262,7 +283,7 @@ export function createDistiller({
         cache.set(key, text);
         return { ok: true, text, original_bytes: original, distilled_bytes: byteLength(text), cached: false };
       } catch (error) {
-        if (error instanceof Failure) return fail(error.reason);
+        if (error instanceof Failure) return fail(error.reason, undefined, error.finish);
         const { code } = toManifoldError(error);
         const reason: DistillFailure =
           run.signal.aborted || code === "ABORTED" || code === "TIMEOUT" ? "aborted" : code === "BUDGET_EXCEEDED" ? "budget" : "llm_error";
