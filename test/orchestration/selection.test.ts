@@ -252,4 +252,42 @@ test("under the threshold there is no selection call: the plan sees the whole ca
   }
 });
 
+test("under the threshold, a catalog whose prompt would not fit the context is selected from, not refused", async () => {
+  // 2 components × 5 capabilities + the worker's: under the threshold of 40, but over a 2,000-token context whole.
+  const network = await startSelectionNetwork({ components: 2, adaptive: { contextTokens: 2_000, tieredSelectionThreshold: 40 } });
+  try {
+    network.answers = { capability_selection: () => selectionOf("worker.add"), routing_plan: () => ({ text: ADD }), text: () => ({ text: "42" }) };
+    const { status, body } = await network.agent.post("/orchestrate/natural", { request: REQUEST });
+    assert.is(status, 200, JSON.stringify(body));
+    assert.equal(
+      network.llm.requests.map((r) => kindOf(r.body)),
+      ["capability_selection", "routing_plan", "text"],
+    );
+  } finally {
+    await network.close();
+  }
+});
+
+test("a plan prompt fitted near the budget keeps room for a regeneration: the plan sent back with its problems still fits", async () => {
+  // A 2,500-token context (7,500 bytes) and 16 verbose capabilities selected: the whole selection (about 7.1 KB) would fit
+  // the budget alone, and its regeneration (about 8 KB) would not.
+  const network = await startSelectionNetwork({ components: 20, adaptive: { contextTokens: 2_500 } });
+  try {
+    const verbose = network.specs.filter((spec) => spec.name !== "worker").flatMap((spec) => spec.capabilities.map((c) => `${spec.name}.${c.name}`));
+    const outside = planText([planStep("e", "worker", "echo", { v: 1 })]);
+    let plans = 0;
+    network.answers = {
+      capability_selection: () => selectionOf("worker.add", ...verbose.slice(0, 15)),
+      routing_plan: () => ({ text: (plans += 1) === 1 ? outside : ADD }),
+      text: () => ({ text: "42" }),
+    };
+    const { status, body } = await network.agent.post("/orchestrate/natural", { request: REQUEST });
+    assert.is(status, 200, JSON.stringify(body));
+    const [first, second] = requestsOf(network, "routing_plan").map((r) => promptBytes(r.body.messages));
+    assert.ok(second! <= 7_500 && second! > first!, `the regeneration (${second} bytes, the first plan prompt ${first}) fits the 7,500-byte budget`);
+  } finally {
+    await network.close();
+  }
+});
+
 test.run();

@@ -27,7 +27,7 @@ import { promptBudgetBytes, readAdaptiveSettings, type AdaptiveSettings } from "
 import type { RecordCall } from "./record.js";
 import { llmEventScope } from "./run-context.js";
 import { outsideSelection } from "./selection.js";
-import { createSelectionStage, type SelectionStage, type Staged } from "./selection-stage.js";
+import { createSelectionStage, visibleCatalog, type SelectionStage, type Staged } from "./selection-stage.js";
 
 export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
 
@@ -96,8 +96,6 @@ export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases
     threshold: settings.tieredSelectionThreshold,
     budgetBytes: promptBudgetBytes(settings),
   });
-  const visibleOf = (components: readonly CatalogComponent[]): CatalogComponent[] =>
-    components.map((c) => ({ ...c, capabilities: c.capabilities.filter((wire) => !wire.internal) }));
   const converse = (messages: LlmMessage[], kind: PlanKind, { signal, record }: PlanOptions): Conversation => ({
     provider,
     temperature,
@@ -111,7 +109,7 @@ export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases
   const plan = async (request: string, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
     const build = (shown: readonly CatalogComponent[]) => planningMessages(request, shown, { maxPhases });
-    const staged = await stage({ request, visible: visibleOf(components), build, ...options });
+    const staged = await stage({ request, visible: visibleCatalog(components), build, ...options });
     return proposalOf(converse(staged.messages, "plan_generation", options), components, staged);
   };
   const continuation = async (next: ContinuationRequest, options: PlanOptions = {}): Promise<PlanProposal> => {
@@ -119,7 +117,7 @@ export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases
     const phase = phaseOf(next.base) + 1;
     const build = (shown: readonly CatalogComponent[]) =>
       continuationMessages(next.request, shown, next.results, { phase, maxPhases: next.maxPhases, reason: next.reason });
-    const staged = await stage({ request: next.request, visible: visibleOf(components), build, base: next.base, reuse: true, ...options });
+    const staged = await stage({ request: next.request, visible: visibleCatalog(components), build, base: next.base, reuse: true, ...options });
     getTelemetry().event("llm.continuation_plan_regeneration.request", {
       ...llmEventScope(),
       prompt_length: staged.messages.reduce((n, m) => n + m.content.length, 0),

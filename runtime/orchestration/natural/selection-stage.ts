@@ -7,7 +7,7 @@
  * templates read). A continuation reuses the request's selection (`run.selection`); a problem that
  * asks for a new one (a continuation naming a capability outside it) selects again, once.
  */
-import type { LlmMessage, LlmProvider } from "../../llm/index.js";
+import { promptBytes, type LlmMessage, type LlmProvider } from "../../llm/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import type { Plan } from "../plan.js";
 import { createCatalogIndexer, type CatalogIndex, type CatalogIndexer } from "./catalog-index.js";
@@ -92,11 +92,24 @@ export function visibleCatalog(catalog: readonly CatalogComponent[]): readonly C
   return frozen;
 }
 
+/**
+ * Room a plan prompt keeps for the exchange a regeneration appends: the plan quoted back (at most
+ * QUOTED_PLAN_BYTES) and its problems. A prompt fitted to the whole budget would be refused the
+ * moment one problem went back.
+ */
+export const REGENERATION_RESERVE_BYTES = 12 * 1024;
+
 export function createSelectionStage({ provider, temperature, threshold, budgetBytes }: SelectionStageOptions): SelectionStage {
   const indexer = createCatalogIndexer();
+  const planBudget = Math.max(Math.floor(budgetBytes / 2), budgetBytes - REGENERATION_RESERVE_BYTES);
   const stage = async (asked: StageRequest): Promise<Staged> => {
     const { request, visible, build, base, reuse = false, signal, record } = asked;
-    if (capabilityCount(visible) <= threshold) return { messages: build(visible), reused: false };
+    // Under the threshold the whole catalog is shown, if it fits: a few verbose capabilities, or a small
+    // context, make selection worth its call below the threshold too (a prompt is reduced, never refused).
+    if (capabilityCount(visible) <= threshold) {
+      const whole = build(visible);
+      if (promptBytes(whole) <= planBudget) return { messages: whole, reused: false };
+    }
     const index = indexer(visible);
     const dependencies = dependenciesOf(base, index);
     const run = currentNaturalRun();
@@ -106,7 +119,7 @@ export function createSelectionStage({ provider, temperature, threshold, budgetB
     };
     const show = (chosen: readonly string[]): { messages: LlmMessage[]; shown: readonly string[] } => {
       const shownOf = (names: readonly string[]): string[] => unique([...names, ...dependencies]);
-      const fitted = fitSelection(chosen, (names) => build(selectedCatalog(visible, index, shownOf(names))), budgetBytes);
+      const fitted = fitSelection(chosen, (names) => build(selectedCatalog(visible, index, shownOf(names))), planBudget);
       if (run !== undefined) run.selection = fitted.names;
       return { messages: fitted.messages, shown: shownOf(fitted.names) };
     };
