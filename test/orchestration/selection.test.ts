@@ -47,8 +47,8 @@ test("a 1,000-capability network is planned over the selection: the plan prompt 
   );
   const [selection, planning] = network.llm.requests.map((r) => r.body);
   // The selection saw the compact index: one line per capability, no schemas.
-  assert.match(systemOf(selection), /worker\.add — add \[tool\]/);
-  assert.match(systemOf(selection), /\n\w+-svc-\d+\.\w+_records — \w+ \w+ records of region \d+ by a free-text query\. \[tool\]\n/);
+  assert.match(systemOf(selection), /worker\.add — "add" \[tool\]/);
+  assert.match(systemOf(selection), /\n\w+-svc-\d+\.\w+_records — "\w+ \w+ records of region \d+ by a free-text query\." \[tool\]\n/);
   assert.not.match(systemOf(selection), /input: \{/);
   // The plan saw worker.add's schema, and nothing of the other 1,005 capabilities.
   assert.match(systemOf(planning), /agent_name "worker"[\s\S]*capability "add"[\s\S]*input: \{a: number, b: number\}/);
@@ -104,7 +104,7 @@ test("an empty selection is asked once more over a wider index, and recovers", a
   const [first, second] = requestsOf(network, "capability_selection").map((r) => systemOf(r.body));
   assert.not.match(first!, /input: a, b/);
   // The wider index: the component's description and the input's fields on each line.
-  assert.match(second!, /worker\.add — add \[tool\] \(worker: test tool worker; input: a, b\)/);
+  assert.match(second!, /worker\.add — "add" \[tool\] \(worker: "test tool worker"; input: a, b\)/);
   assert.match(second!, /An earlier selection named nothing usable/);
   assert.match(systemOf(requestsOf(network, "routing_plan")[0]!.body), /capability "add"/);
 });
@@ -225,7 +225,7 @@ test("the selection prompt grows with the catalog's logarithm: at 10,000 capabil
   assert.match(small.system, /This is a ranked excerpt\. Only 100 of the 106 capabilities are listed/);
   assert.is(large.lines, 151, "ceil(37.5 × log10(10,006)) lines");
   assert.match(large.system, /This is a ranked excerpt\. Only 151 of the 10006 capabilities are listed/);
-  assert.match(large.system, /^worker\.add — add \[tool\]$/m, "the capability the request names is shown");
+  assert.match(large.system, /^worker\.add — "add" \[tool\]$/m, "the capability the request names is shown");
   assert.ok(large.bytes <= 2 * small.bytes, `${large.bytes} bytes at 10,006 capabilities against ${small.bytes} at 106`);
   context.network = await startSelectionNetwork({ components: 1 });
 });

@@ -69,20 +69,30 @@ export function wordsOf(text: string): string[] {
   return out;
 }
 
-/** A description's first sentence or line, at most INDEX_DESCRIPTION_CHARS characters. */
+/**
+ * A description's first sentence or line, at most INDEX_DESCRIPTION_CHARS characters, without control
+ * or line-separator characters: registered descriptions are other components' text, and one must not
+ * open a line of its own in the index (a fake capability, a fake rule).
+ */
 function oneLine(description: string): string {
-  const first = description.split(/\n|(?<=\.)\s/, 1)[0]!.trim();
+  const first = description
+    .split(/\n|(?<=\.)\s/, 1)[0]!
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+    .trim();
   return first.length <= INDEX_DESCRIPTION_CHARS ? first : `${first.slice(0, INDEX_DESCRIPTION_CHARS - 1)}…`;
 }
+
+/** A description as the index quotes it: JSON-quoted, so where it ends is never in doubt. */
+const quotedLine = (description: string): string => JSON.stringify(oneLine(description));
 
 function entryOf(component: CatalogComponent, wire: CapabilityWire): IndexEntry {
   const key = `${component.name}.${wire.name}`;
   const tags = wire.type === component.kind ? [component.kind] : [component.kind, wire.type];
   const description = oneLine(wire.description);
-  const line = `${key} — ${description === "" ? "(no description)" : description} [${tags.join(", ")}]`;
+  const line = `${key} — ${description === "" ? "(no description)" : JSON.stringify(description)} [${tags.join(", ")}]`;
   const input = wire.input_summary;
   const fields = input === undefined ? [] : [...input.required_fields.map((f) => f.name), ...input.optional_fields.map((f) => `${f.name}?`)];
-  const wideLine = `${line} (${component.name}: ${oneLine(component.description)}; input: ${fields.length === 0 ? "none declared" : fields.join(", ")})`;
+  const wideLine = `${line} (${component.name}: ${quotedLine(component.description)}; input: ${fields.length === 0 ? "none declared" : fields.join(", ")})`;
   return {
     key,
     component: component.name,
@@ -91,7 +101,8 @@ function entryOf(component: CatalogComponent, wire: CapabilityWire): IndexEntry 
     wideLine,
     capabilityWords: new Set(wordsOf(wire.name)),
     componentWords: new Set(wordsOf(component.name)),
-    words: new Set(wordsOf(`${wire.description} ${component.description} ${fields.join(" ")}`)),
+    // Only what the index shows ranks: a description stuffed with keywords past its first sentence gains nothing.
+    words: new Set(wordsOf(`${description} ${oneLine(component.description)} ${fields.join(" ")}`)),
   };
 }
 
