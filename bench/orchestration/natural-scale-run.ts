@@ -31,6 +31,11 @@ export async function registerNetwork(registry: Registry, size: number, realPort
 export interface RequestFigures {
   readonly wallMs: number;
   readonly calls: readonly ModelCall[];
+  /**
+   * The request's own time: the wall time less each model call as the client timed it (the `openai`
+   * client's work and the round trip included) and each tool step's duration (its HTTP call).
+   */
+  readonly ownMs: number;
 }
 
 export interface ScaleRun {
@@ -50,12 +55,18 @@ export async function startScaleRun(registry: Registry, env: Readonly<Record<str
     orchestrator,
     request: async () => {
       model.calls.length = 0;
+      let modelMs = 0;
       const started = performance.now();
-      const result = await orchestrator.runNatural(REQUEST, { synthesise: true });
+      const result = await orchestrator.runNatural(REQUEST, {
+        synthesise: true,
+        onModelCall: ({ completion }) => void (modelMs += completion?.duration_ms ?? 0),
+      });
       const wallMs = performance.now() - started;
       if (result.status !== "completed" || result.synthesis !== ANSWER)
         throw new Error(`the request did not answer: ${JSON.stringify(result).slice(0, 2_000)}`);
-      return { wallMs, calls: [...model.calls] };
+      // The plan's steps run one after the other (the weather reads the geocode's output).
+      const toolMs = result.steps.reduce((ms, step) => ms + step.duration_ms, 0);
+      return { wallMs, calls: [...model.calls], ownMs: wallMs - modelMs - toolMs };
     },
     close: async () => {
       await orchestrator.close();

