@@ -12,7 +12,7 @@ import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
-import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { exportToReceiver, startOtlpReceiver, naturalRequestEvents } from "../telemetry/otlp-receiver.js";
 import { kindOf, promptSize, startDataset, type Dataset } from "./distill-support.js";
 import { agentSpec, planStep, serveAgent } from "./support.js";
 
@@ -60,11 +60,7 @@ test.after(async ({ receiver, agent, dataset, llm }) => {
   await receiver.close();
 });
 
-async function eventsOf({ receiver }: Context, requestId: string): Promise<readonly Event[]> {
-  const find = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["request_id"] === requestId));
-  await receiver.until(() => find() !== undefined, `the request span of ${requestId}`);
-  return find()!.events;
-}
+const eventsOf = ({ receiver }: Context, requestId: string) => naturalRequestEvents(receiver, requestId);
 const named = (events: readonly Event[], name: string) => events.filter((e) => e.name === name).map((e) => e.attributes);
 const bodiesOf = ({ llm }: Context, kind: ReturnType<typeof kindOf>) => llm.requests.map((r) => r.body).filter((b) => kindOf(b) === kind);
 const userPrompt = (body: any): string => String(body.messages[1].content);

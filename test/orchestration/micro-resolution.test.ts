@@ -17,7 +17,7 @@ import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { createManualClock } from "../support/clock.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { QUIET_AGENT } from "../support/serve.js";
-import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { exportToReceiver, startOtlpReceiver, naturalRequestEvents } from "../telemetry/otlp-receiver.js";
 import { startRelays } from "../support/relay.js";
 import { agentSpec, serveAgent, startTools, type Tools, planStep } from "./support.js";
 
@@ -97,11 +97,7 @@ function script(context: Context, entries: Record<string, ScriptedEntry[]>): voi
 }
 
 /** The span events of request `id` (those carrying its request_id), once its span is exported with event `last`. */
-async function eventsOf({ receiver }: Context, id: string, last = "llm.synthesis.response") {
-  const mine = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["request_id"] === id));
-  await receiver.until(() => mine()?.events.some((e) => e.name === last) === true, `the span of ${id}`);
-  return mine()!.events;
-}
+const eventsOf = ({ receiver }: Context, id: string, last = "llm.synthesis.response") => naturalRequestEvents(receiver, id, last);
 
 /** The bodies that reached `add`'s endpoint (counted on the wire: a body the component refuses still shows). */
 const addCalls = ({ relays }: Context) => relays.dispatches.filter((d) => d.capability === "add").map((d) => d.body);

@@ -8,7 +8,7 @@ import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
-import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
+import { exportToReceiver, naturalRequestEvents, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
 import { agentSpec, planStep, serveAgent, startTools, type Tools } from "./support.js";
 
 interface Context {
@@ -45,12 +45,7 @@ test.after(async ({ receiver, tools, agent, llm }) => {
   await receiver.close();
 });
 
-/** The events of the request with this id, from its server span. */
-async function eventsOf({ receiver }: Context, requestId: string): Promise<readonly { readonly name: string; readonly attributes: Record<string, unknown> }[]> {
-  const find = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["request_id"] === requestId));
-  await receiver.until(() => find() !== undefined, `the request span of ${requestId}`);
-  return find()!.events;
-}
+const eventsOf = ({ receiver }: Context, requestId: string) => naturalRequestEvents(receiver, requestId);
 
 test("a continuation: its request event, the declared dependency on phase 1, and a normalised self-call", async (context) => {
   context.llm.reply(

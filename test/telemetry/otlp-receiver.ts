@@ -135,3 +135,18 @@ export function exportToReceiver(url: string, extra: Readonly<Record<string, str
     ...extra,
   });
 }
+
+type Receiver = Awaited<ReturnType<typeof startOtlpReceiver>>;
+
+/**
+ * The span events of the natural request with this id, from its server span, once it arrived (and,
+ * with `last`, once an event of that name is on it).
+ */
+export async function naturalRequestEvents(receiver: Receiver, requestId: string, last?: string): Promise<ReceivedSpan["events"]> {
+  const find = () => receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.events.some((e) => e.attributes["request_id"] === requestId));
+  await receiver.until(() => {
+    const span = find();
+    return span !== undefined && (last === undefined || span.events.some((e) => e.name === last));
+  }, `the request span of ${requestId}`);
+  return find()!.events;
+}
