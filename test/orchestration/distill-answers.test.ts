@@ -13,11 +13,10 @@ import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js"
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { exportToReceiver, startOtlpReceiver, naturalRequestEvents } from "../telemetry/otlp-receiver.js";
-import { kindOf, promptSize, startDataset, type Dataset } from "./distill-support.js";
+import { kindOf, promptSize, startDataset, type Dataset, bodiesOf, named, userPrompt, type Event } from "./distill-support.js";
 import { agentSpec, planStep, serveAgent } from "./support.js";
 
 type Agent = Awaited<ReturnType<typeof serveAgent>>;
-type Event = { readonly name: string; readonly attributes: Record<string, unknown> };
 
 interface Context {
   receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -61,9 +60,6 @@ test.after(async ({ receiver, agent, dataset, llm }) => {
 });
 
 const eventsOf = ({ receiver }: Context, requestId: string) => naturalRequestEvents(receiver, requestId);
-const named = (events: readonly Event[], name: string) => events.filter((e) => e.name === name).map((e) => e.attributes);
-const bodiesOf = ({ llm }: Context, kind: ReturnType<typeof kindOf>) => llm.requests.map((r) => r.body).filter((b) => kindOf(b) === kind);
-const userPrompt = (body: any): string => String(body.messages[1].content);
 /** The bytes a distillation prompt asks the summary to stay within. */
 const askedBytes = (body: any): number => Number(/at most (\d+) bytes/.exec(String(body.messages[0].content))?.[1]);
 const stepOf = (body: any): string => /Result of step (\w+)/.exec(userPrompt(body))?.[1] ?? "?";

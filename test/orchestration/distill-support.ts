@@ -84,3 +84,16 @@ export const promptSize = (body: any): number => (body.messages as { content: st
 
 /** "part 3 of 8" in a map prompt → 3. */
 export const partOf = (body: any): number => Number(/part (\d+) of \d+/.exec(String(body.messages[1].content))?.[1] ?? 0);
+
+/** A span event as the OTLP receiver keeps it. */
+export type Event = { readonly name: string; readonly attributes: Record<string, unknown> };
+
+/** The attributes of each event with this name, in order. */
+export const named = (events: readonly Event[], name: string) => events.filter((e) => e.name === name).map((e) => e.attributes);
+
+/** The bodies of the model requests of one kind, in arrival order. */
+export const bodiesOf = ({ llm }: { readonly llm: { readonly requests: readonly { readonly body: any }[] } }, kind: RequestKind): any[] =>
+  llm.requests.map((r) => r.body).filter((b) => kindOf(b) === kind);
+
+/** A request's user message. */
+export const userPrompt = (body: any): string => String(body.messages[1].content);

@@ -14,11 +14,10 @@ import type { AdaptiveSettings } from "../../runtime/orchestration/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { exportToReceiver, startOtlpReceiver, naturalRequestEvents } from "../telemetry/otlp-receiver.js";
-import { kindOf, partOf, promptSize, startDataset, type Dataset } from "./distill-support.js";
+import { kindOf, partOf, promptSize, startDataset, type Dataset, bodiesOf, named, userPrompt, type Event } from "./distill-support.js";
 import { agentSpec, planStep, serveAgent, startTools, type Tools } from "./support.js";
 
 type Agent = Awaited<ReturnType<typeof serveAgent>>;
-type Event = { readonly name: string; readonly attributes: Record<string, unknown> };
 
 interface Context {
   receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -73,9 +72,6 @@ test.after(async ({ receiver, tools, dataset, llm }) => {
 });
 
 const eventsOf = ({ receiver }: Context, requestId: string) => naturalRequestEvents(receiver, requestId);
-const named = (events: readonly Event[], name: string) => events.filter((e) => e.name === name).map((e) => e.attributes);
-const bodiesOf = ({ llm }: Context, kind: ReturnType<typeof kindOf>) => llm.requests.map((r) => r.body).filter((b) => kindOf(b) === kind);
-const userPrompt = (body: any): string => String(body.messages[1].content);
 
 test("a 2 MB result is distilled by map-reduce: every row read, content_lost false, the template of the next step sees all 10,000 rows", async (context) => {
   // A context big enough for 2 MB in at most 8 chunks (MAX_MAP_CALLS); the scripted server takes 1 MB bodies.
