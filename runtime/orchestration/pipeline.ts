@@ -12,7 +12,7 @@ import { llmUnavailable } from "../llm/index.js";
 import type { Logger } from "../telemetry/index.js";
 import type { Clock } from "../util/index.js";
 import type { CatalogComponent } from "./catalog.js";
-import type { ExecuteOptions, ExecutionResult, Executor, StepResult } from "./executor.js";
+import type { ExecuteOptions, ExecutionResult, Executor } from "./executor.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { currentNaturalRun, llmEventScope } from "./natural/run-context.js";
 import { skippedResult } from "./executor-run.js";
@@ -21,6 +21,7 @@ import { afterExecution, afterPlan, type Interceptor, type PlanContext, type Pla
 import { checkPlan, phaseOf, type Plan, type PlanMode } from "./plan.js";
 import type { ExecutionRecord, ExecutionStore, InterceptorDecision } from "./records/index.js";
 import { executionEntry } from "./records/entry.js";
+import { withEarlierPhases } from "./phase-steps.js";
 import type { StepRound } from "./executor-types.js";
 import type { NaturalSetup } from "./natural/configure.js";
 import type { RecordCall } from "./natural/record.js";
@@ -285,19 +286,6 @@ function executeStage({ core, request, rounds }: Passage, plan: Plan, earlier?: 
   });
 }
 
-/**
- * Every step of a request by phase: the plan holds the completed steps of earlier phases and the
- * newest phase's; the steps of earlier phases that failed or were skipped are in its phase history.
- */
-export function withEarlierPhases(plan: Plan, result: ExecutionResult): ExecutionResult {
-  const unfinished = (plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []) as StepResult[];
-  if (unfinished.length === 0) return result;
-  const order = new Map<string, number>();
-  for (const phase of plan.phases ?? []) for (const id of phase.step_ids) order.set(id, order.size);
-  const rank = (step: StepResult): number => order.get(step.step_id) ?? Number.MAX_SAFE_INTEGER;
-  return { ...result, steps: [...result.steps, ...unfinished].sort((a, b) => rank(a) - rank(b)) };
-}
-
 /** The model asked the user instead of planning further: nothing is synthesised, the question is the answer. */
 function clarified(plan: Plan, result: ExecutionResult): boolean {
   const { clarification } = plan;
@@ -379,7 +367,8 @@ async function recordRun(passage: Passage, plan: Plan, result: Pick<ExecutionRes
       ...(scope?.originalRequestId === undefined ? {} : { original_request_id: scope.originalRequestId }),
       status: statusOf[result.status],
       plan,
-      steps: result.steps,
+      // A failure's result is the executor's: the steps earlier phases did not complete are added here.
+      steps: withEarlierPhases(plan, result).steps,
       rounds,
       hooks: outcomes,
       decisions,

@@ -69,21 +69,6 @@ function keptRounds(rounds: readonly RecordedRound[]): readonly RecordedRound[] 
   return rounds.length <= MAX_RECORDED_ROUNDS ? rounds : [rounds[0]!, ...rounds.slice(-(MAX_RECORDED_ROUNDS - 1))];
 }
 
-/**
- * Every step the request ran, by phase: the plan holds the completed steps of earlier phases and the
- * newest phase's; the steps of earlier phases that failed or were skipped are in its phase history.
- */
-function allSteps(plan: Plan, steps: readonly StepResult[]): StepResult[] {
-  const present = new Set(steps.map((step) => step.step_id));
-  // The pipeline may have merged them already: each step once.
-  const unfinished = ((plan.phases ?? []).flatMap((phase) => phase.unfinished ?? []) as StepResult[]).filter((step) => !present.has(step.step_id));
-  if (unfinished.length === 0) return [...steps];
-  const order = new Map<string, number>();
-  for (const phase of plan.phases ?? []) for (const id of phase.step_ids) order.set(id, order.size);
-  const rank = (step: StepResult): number => order.get(step.step_id) ?? Number.MAX_SAFE_INTEGER;
-  return [...steps, ...unfinished].sort((a, b) => rank(a) - rank(b));
-}
-
 /** What an earlier run of the request sent for a step: its rounds, or the one round its result tells of. */
 function roundsBefore(before: RecordedStep | undefined): readonly RecordedRound[] {
   if (before === undefined || before.attempts === 0) return [];
@@ -108,7 +93,7 @@ function recordedSteps(input: RecordInput): RecordedStep[] {
     byStep.set(round.step_id, list);
   }
   const earlier = new Map((input.earlier?.steps ?? []).map((step) => [step.step_id, step]));
-  return allSteps(input.plan, input.steps).map((step) => {
+  return input.steps.map((step) => {
     const rounds = byStep.get(step.step_id);
     // A step this run did not dispatch (completed before a pause) keeps what its first run recorded.
     if (rounds === undefined) {
