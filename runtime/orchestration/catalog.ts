@@ -102,6 +102,11 @@ function buildCatalog(entries: readonly CatalogEntry[], components: readonly Com
 const plannerViews = new WeakMap<readonly CatalogComponent[], Map<true | readonly string[] | undefined, CatalogComponent[]>>();
 const MAX_VIEWS = 4;
 
+/** The wire of `component.capability` in a catalog, when it has one. */
+export function capabilityIn(catalog: readonly CatalogComponent[], component: string, capability: string): CapabilityWire | undefined {
+  return catalog.find((c) => c.name === component)?.capabilities.find((w) => w.name === capability);
+}
+
 /**
  * The catalog a language-model planner may plan from: capabilities marked `effects: lasting` (a
  * schedule acting later on the agent's behalf) are left out unless the agent allows them, by

@@ -19,7 +19,7 @@ import { escapeToken } from "../../component/index.js";
 import { ManifoldError } from "../../errors/index.js";
 import type { LlmProvider } from "../../llm/index.js";
 import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
-import type { CatalogComponent } from "../catalog.js";
+import { capabilityIn, type CatalogComponent } from "../catalog.js";
 import type { BeforeStepDecision, StepContext } from "../interceptors.js";
 import type { Interceptor } from "../pipeline-interceptors.js";
 import { microResolve, type MicroResolution } from "./micro-resolution.js";
@@ -54,7 +54,7 @@ export function createBindingInterceptor({ provider }: BindingOptions): Intercep
   // Keyed by the catalog's wire objects: a refreshed catalog brings new objects, the old entries go with it.
   const checks = new WeakMap<CapabilityWire, InputCheck | null>();
   const checkOf = (catalog: readonly CatalogComponent[], agent: string, capability: string): InputCheck | null => {
-    const wire = catalog.find((c) => c.name === agent)?.capabilities.find((w) => w.name === capability);
+    const wire = capabilityIn(catalog, agent, capability);
     if (wire === undefined) return null;
     let check = checks.get(wire);
     if (check === undefined) {

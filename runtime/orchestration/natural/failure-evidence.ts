@@ -5,6 +5,7 @@
  * that quotes a failure (a continuation plan): one projection, one bound, one event saying what was
  * left out (`failure_evidence.projected`).
  */
+import { ERROR_CODES, type ErrorCode } from "../../errors/index.js";
 import { cutUtf8 } from "../../llm/index.js";
 import { llmEventScope, requestEvent } from "./run-context.js";
 
@@ -106,4 +107,18 @@ export function projectFailure(failure: unknown, limitBytes: number = FAILURE_EV
 /** A step whose failure policy hides its failures from the model: `failure_evidence.policy_omitted`. */
 export function reportPolicyOmitted(stepId: string, attempt: number): void {
   requestEvent("failure_evidence.policy_omitted", { ...llmEventScope(), step_id: stepId, attempt });
+}
+
+/** Codes a changed input or another plan cannot fix, or that another feature owns (approval), or that mean the run stopped. */
+const NOT_CLIENT_FAILURES: ReadonlySet<string> = new Set(["ABORTED", "APPROVAL_REQUIRED", "UNAUTHORIZED", "FORBIDDEN"]);
+
+/**
+ * A failure the tool answered about its input (4xx), which a corrected input (recovery) or another
+ * plan (remediation) may mend; an outage, a timeout or an abort is not one. `status` defaults to the
+ * code's (a step result keeps only the code).
+ */
+export function isClientFailure({ code, status }: { readonly code: string; readonly status?: number }): boolean {
+  if (NOT_CLIENT_FAILURES.has(code)) return false;
+  const effective = status ?? ERROR_CODES[code as ErrorCode]?.status ?? 500;
+  return effective >= 400 && effective < 500;
 }

@@ -10,9 +10,8 @@
  * phases (`orchestrator.forced_terminal`): the request then answers with what exists.
  */
 import type { PhaseResults } from "../../llm/index.js";
-import { ERROR_CODES, type ErrorCode } from "../../errors/index.js";
-import type { CatalogComponent } from "../catalog.js";
-import { projectFailure } from "./failure-evidence.js";
+import { capabilityIn, type CatalogComponent } from "../catalog.js";
+import { isClientFailure, projectFailure } from "./failure-evidence.js";
 import { getTelemetry, type Logger } from "../../telemetry/index.js";
 import { isManifoldError } from "../../errors/index.js";
 import type { StepResult } from "../executor-types.js";
@@ -47,20 +46,9 @@ function unfinishedOf(step: StepResult): UnfinishedStep {
   return rest as UnfinishedStep;
 }
 
-/** Whether a failure's code says the tool refused the input (4xx): another plan may do better; an outage will not. */
-function isClientFailure(step: StepResult): boolean {
-  const code = step.error?.code;
-  if (code === undefined || NOT_REPLANNED.has(code)) return false;
-  const { status } = ERROR_CODES[code as ErrorCode] ?? { status: 500 };
-  return status >= 400 && status < 500;
-}
-
-/** Codes another plan cannot fix, or that another feature owns (approval), or that mean the run stopped. */
-const NOT_REPLANNED: ReadonlySet<string> = new Set(["ABORTED", "APPROVAL_REQUIRED", "UNAUTHORIZED", "FORBIDDEN", "TIMEOUT"]);
-
 /** A capability with lasting effects (`effects: lasting`) is never re-planned on a model's word, and its failure is not shown to it. */
 function hasLastingEffects(catalog: readonly CatalogComponent[] | undefined, step: StepResult): boolean {
-  const wire = catalog?.find((c) => c.name === step.component)?.capabilities.find((w) => w.name === step.capability);
+  const wire = catalog === undefined ? undefined : capabilityIn(catalog, step.component, step.capability);
   // Unknown (a resumed run before any plan check): treated as lasting, the safe side.
   return wire === undefined || wire.effects === "lasting";
 }
@@ -123,7 +111,7 @@ function wanted(current: PlanPhase, now: readonly StepResult[], run: NaturalRun)
   if (failed.some((s) => hasLastingEffects(run.catalog, s))) return undefined;
   if (current.continue) return "continue";
   const skipped = now.some((s) => s.status === "skipped" && s.skipped_because !== undefined);
-  return skipped || failed.some(isClientFailure) ? "remediation" : undefined;
+  return skipped || failed.some((s) => s.error !== undefined && isClientFailure(s.error)) ? "remediation" : undefined;
 }
 
 /** `orchestrator.remediation.triggered`, once the remediation phase is really asked for. */

@@ -18,28 +18,17 @@ import type { ManifoldError } from "../../errors/index.js";
 import { toManifoldError } from "../../errors/index.js";
 import type { LlmCompletion, LlmProvider } from "../../llm/index.js";
 import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
-import type { CatalogComponent } from "../catalog.js";
+import { capabilityIn, type CatalogComponent } from "../catalog.js";
 import { wasNeverSent } from "../executor.js";
 import type { AfterStepDecision, StepOutcomeContext } from "../interceptors.js";
 import type { Interceptor } from "../pipeline-interceptors.js";
-import { projectFailure, reportPolicyOmitted } from "./failure-evidence.js";
+import { isClientFailure, projectFailure, reportPolicyOmitted } from "./failure-evidence.js";
 import { ERROR_ANALYSIS, ERROR_ANALYSIS_SCHEMA, errorAnalysisMessages, parseErrorAnalysis, type ErrorAnalysis } from "./recovery-prompts.js";
 import { quoteBudgetBytes } from "./adaptive.js";
 import { currentNaturalRun, llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
 import { trimmedText } from "./trim.js";
 
 export const RECOVERY = "natural.recovery";
-
-/**
- * 4xx codes a changed input cannot fix, or that another feature owns (approval), or that mean the run
- * stopped (ABORTED is 499). TIMEOUT needs no entry: it is 504, never a client failure.
- */
-const NOT_ANALYSED: ReadonlySet<string> = new Set(["ABORTED", "APPROVAL_REQUIRED", "UNAUTHORIZED", "FORBIDDEN"]);
-
-/** A failure the tool answered about its input (4xx), which a corrected input may fix. */
-export function isClientFailure(error: ManifoldError): boolean {
-  return error.status >= 400 && error.status < 500 && !NOT_ANALYSED.has(error.code);
-}
 
 /** How a step's analysis ended; HITL's error checkpoint shows it to the human. */
 export interface RecoveryAnalysis {
@@ -88,7 +77,7 @@ function validatorOf(wire: CapabilityWire): ValidateFunction | null {
 }
 
 function wireIn(catalog: readonly CatalogComponent[], { step }: StepOutcomeContext): CapabilityWire | undefined {
-  return catalog.find((c) => c.name === step.agent_name)?.capabilities.find((w) => w.name === step.metadata.capability);
+  return capabilityIn(catalog, step.agent_name, step.metadata.capability);
 }
 
 /**
