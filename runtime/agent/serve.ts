@@ -9,7 +9,7 @@ import { createOrchestrationExtension } from "../orchestration/index.js";
 import type { AgentSpec, ComponentSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
 import type { AgentTaskTypes } from "../tasks/index.js";
-import type { AgentFeature, FeatureServices } from "../feature/index.js";
+import { createFeatureEvents, type AgentFeature, type FeatureServices } from "../feature/index.js";
 import { AGENT_FEATURES, agentOpenApi, type AgentFeatureOptions } from "./features.js";
 
 /** A generated agent's `serve()` options: the component's, flat, plus each feature's own. */
@@ -61,6 +61,8 @@ export async function serveAgent<C extends CapabilityTypes, T extends AgentTaskT
     registry,
     log,
     env: process.env,
+    llm,
+    events: createFeatureEvents(log("features")),
   };
   const added: ComponentExtension[] = [{ name: "openapi", openapi: agentOpenApi(agent, features) }];
   let healthOnly = false;

@@ -10,7 +10,9 @@ import type { ComponentExtension } from "../component/index.js";
 import type { Registry } from "../discovery/index.js";
 import type { ManifestFeature } from "../manifest/index.js";
 import type { AgentSpec, ComponentSpec, OpenApiParts } from "../spec/index.js";
+import type { LlmProvider } from "../llm/index.js";
 import type { Logger } from "../telemetry/index.js";
+import type { FeatureEvents } from "./events.js";
 
 /**
  * What `serveAgent` shares with every feature it builds. A feature that provides a service to the
@@ -27,6 +29,10 @@ export interface FeatureServices {
   /** A JSON logger for one part of the agent (`tasks`, `scheduled`). */
   log(component: string): Logger;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The agent's language model (unbudgeted: a feature's background calls are its own), when it has one. */
+  readonly llm: LlmProvider | undefined;
+  /** Events between features (chat's finished turns for memory, …), declared where they are emitted. */
+  readonly events: FeatureEvents;
 }
 
 /** A built feature: its extension, and whether the process serves only `/health` (a task worker). */

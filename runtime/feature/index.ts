@@ -3,3 +3,4 @@
  * it. It sits above the manifest layer and the component, below every feature and the agent.
  */
 export type { AgentFeature, FeatureBuild, FeatureServices, ManifestFeature, PendingKey } from "./feature.js";
+export { createFeatureEvents, type FeatureEventMap, type FeatureEventName, type FeatureEvents } from "./events.js";

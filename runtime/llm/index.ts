@@ -2,7 +2,7 @@
  * The language model: the `openai` client against any OpenAI-compatible endpoint, and the LLM debug
  * store. See README.md.
  */
-export type { LlmCompletion, LlmMessage, LlmPhase, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
+export type { EmbeddingRequest, EmbeddingResult, LlmCompletion, LlmMessage, LlmPhase, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 export {
   DEFAULT_LLM_DEBUG_MAX_BYTES,
   DEFAULT_LLM_DEBUG_TTL_MS,

@@ -102,11 +102,15 @@ ${canContinue ? CONTINUE_RULE : ""}- If the request lacks a value only the user 
 }
 
 /** The first planning request: system rules with the catalog, then the user's request. `maxPhases` 1: no phase follows, no continue rule. */
-export function planningMessages(request: string, catalog: readonly PromptComponent[], { maxPhases = 1 }: { readonly maxPhases?: number } = {}): LlmMessage[] {
+export function planningMessages(
+  request: string,
+  catalog: readonly PromptComponent[],
+  { maxPhases = 1, context = "" }: { readonly maxPhases?: number; readonly context?: string } = {},
+): LlmMessage[] {
   return [
     {
       role: "system",
-      content: `You plan calls to HTTP capabilities that answer a user's request. The available capabilities:\n${describeCatalog(catalog)}\n\n${planRules({ canContinue: maxPhases > 1 })}`,
+      content: `You plan calls to HTTP capabilities that answer a user's request. The available capabilities:\n${describeCatalog(catalog)}\n\n${planRules({ canContinue: maxPhases > 1 })}${context}`,
     },
     { role: "user", content: request },
   ];
@@ -128,7 +132,12 @@ export function continuationMessages(
   request: string,
   catalog: readonly PromptComponent[],
   results: PhaseResults,
-  { phase, maxPhases, reason }: { readonly phase: number; readonly maxPhases: number; readonly reason: "continue" | "remediation" },
+  {
+    phase,
+    maxPhases,
+    reason,
+    context = "",
+  }: { readonly phase: number; readonly maxPhases: number; readonly reason: "continue" | "remediation"; readonly context?: string },
 ): LlmMessage[] {
   const why =
     reason === "remediation"
@@ -142,7 +151,7 @@ export function continuationMessages(
   return [
     {
       role: "system",
-      content: `You plan calls to HTTP capabilities that answer a user's request. This is phase ${phase} of at most ${maxPhases}: earlier phases already ran. The available capabilities:\n${describeCatalog(catalog)}\n\n${planRules({ canContinue: phase < maxPhases })}\n- Earlier steps' outputs may be referenced with the same templates; their step ids are taken, so use new ones.${last}`,
+      content: `You plan calls to HTTP capabilities that answer a user's request. This is phase ${phase} of at most ${maxPhases}: earlier phases already ran. The available capabilities:\n${describeCatalog(catalog)}\n\n${planRules({ canContinue: phase < maxPhases })}\n- Earlier steps' outputs may be referenced with the same templates; their step ids are taken, so use new ones.${last}${context}`,
     },
     {
       role: "user",
@@ -181,12 +190,12 @@ export interface SynthesisStep {
 }
 
 /** The synthesis request: the original request and the (trimmed) results; no response_format. */
-export function synthesisMessages(request: string, steps: readonly SynthesisStep[], results: string): LlmMessage[] {
+export function synthesisMessages(request: string, steps: readonly SynthesisStep[], results: string, context = ""): LlmMessage[] {
   const ran = steps.length === 0 ? "No capability was called." : steps.map((s) => `- ${s.step_id}: ${s.component}.${s.capability} (${s.status})`).join("\n");
   return [
     {
       role: "system",
-      content: `You answer the user's request from the results of the capability calls made for it. Use only facts present in the results; say plainly when a call failed or a fact is missing. Answer in the user's language, concisely, as plain text. ${DATA_RULE}`,
+      content: `You answer the user's request from the results of the capability calls made for it. Use only facts present in the results; say plainly when a call failed or a fact is missing. Answer in the user's language, concisely, as plain text. ${DATA_RULE}${context}`,
     },
     {
       role: "user",

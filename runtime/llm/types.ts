@@ -25,7 +25,15 @@ export type LlmPhase =
   | "result_distillation"
   | "synthesis"
   | "synthesis_streaming"
-  | "chat";
+  | "chat"
+  // Agent features' calls (skills, memory): structured ones are named by their `response_format`.
+  | "skill_selection"
+  | "user_memory_extraction"
+  | "user_memory_summary"
+  | "event_summarization"
+  | "activity_compaction"
+  | "activity_compaction_incremental"
+  | "reflection";
 
 export interface LlmRequest {
   readonly phase: LlmPhase;
@@ -59,6 +67,22 @@ export interface LlmCompletion {
   readonly truncated?: true;
 }
 
+/** One embeddings call (`POST /embeddings` through the `openai` client): vector retrieval's model side. */
+export interface EmbeddingRequest {
+  readonly input: readonly string[];
+  /** @defaultValue the provider's embedding model (`MANIFOLD_EMBEDDING_MODEL`, else text-embedding-3-small) */
+  readonly model?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface EmbeddingResult {
+  /** One vector per input, in order. */
+  readonly vectors: readonly (readonly number[])[];
+  readonly model: string;
+  readonly usage: LlmUsage;
+  readonly duration_ms: number;
+}
+
 export interface LlmProvider {
   /** The configured model name. */
   readonly model: string;
@@ -70,6 +94,8 @@ export interface LlmProvider {
    * are retried, honouring `Retry-After`). Messages never contain the key.
    */
   complete(request: LlmRequest): Promise<LlmCompletion>;
+  /** Embeddings of texts; absent on providers that have none (retrieval is then lexical only). Rejects like `complete`. */
+  embed?(request: EmbeddingRequest): Promise<EmbeddingResult>;
   /** Safe to log or serialise: model and base URL, never the key. */
   toJSON(): { readonly model: string; readonly baseUrl: string };
 }

@@ -45,6 +45,16 @@ export {
   type HookPhase,
   type PipelineHook,
 } from "./hooks.js";
+export {
+  DEFAULT_SECTION_BYTES,
+  contextPrompt,
+  type ContextGathered,
+  type ContextRequest,
+  type ContextSection,
+  type ContextSource,
+  type RunSettled,
+  type SettledListener,
+} from "./context.js";
 export { readCatalog, checkContextOf, type CatalogCheckContext, type CatalogComponent } from "./catalog.js";
 export { MAX_CUSTOM_STEPS, customResponse, parseCustomBody, type CustomResponse, type CustomStepEntry } from "./custom.js";
 export { checkWorkflowInputs, resolveOutputs, type WorkflowDefinition, type WorkflowStepDefinition } from "./workflow.js";

@@ -8,6 +8,7 @@ import type { Caller, TokenSource } from "../outbound/index.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
 import type { CatalogComponent } from "./catalog.js";
+import type { ContextSource, SettledListener } from "./context.js";
 import type { CustomResponse } from "./custom.js";
 import type { ExecutionResult, Executor, Resolve, StepResult } from "./executor.js";
 import type { HookOutcome, PipelineHook } from "./hooks.js";
@@ -197,6 +198,10 @@ export interface Orchestrator {
   setToken(token: string | TokenSource | undefined): void;
   /** Adds interceptors after those given so far; they apply to every run that starts from now on. */
   use(...interceptors: readonly Interceptor[]): void;
+  /** Adds planning-context sources (skills, memory) asked before each natural request's first plan. */
+  useContext(...sources: readonly ContextSource[]): void;
+  /** Tells `listener` about every run that settles (any mode), after its record is saved. */
+  onSettled(listener: SettledListener): void;
   /** Releases the execution store when the orchestrator created it. */
   close(): Promise<void>;
 }

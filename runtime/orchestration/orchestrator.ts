@@ -4,7 +4,7 @@
  * into a plan maker and hands it to the one pipeline (pipeline.ts).
  */
 import { randomUUID } from "node:crypto";
-import { currentScope } from "../context/index.js";
+import { ANONYMOUS, currentScope } from "../context/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import { createCaller } from "../outbound/index.js";
@@ -16,7 +16,8 @@ import { createHealthCheck } from "./health-check.js";
 import { checkHooks } from "./hooks.js";
 import { checkInterceptors } from "./interceptors.js";
 import { phaseOf, planFromCustom, planFromWorkflow, type Plan } from "./plan.js";
-import { createNaturalRun, withNaturalRun } from "./natural/run-context.js";
+import { createNaturalRun, withNaturalRun, type NaturalRun } from "./natural/run-context.js";
+import { checkContextSources, gatherContext } from "./context.js";
 import { ManifoldError } from "../errors/index.js";
 import { systemClock } from "../util/index.js";
 import { runPipeline, type OrchestratorCore, type PipelineResult } from "./pipeline.js";
@@ -53,7 +54,7 @@ function resolveStore(option: ExecutionStore | boolean | undefined, env: NodeJS.
  * is built or extended is marked on the active span, else (construction mostly runs at start-up, in
  * no request) on a span of its own; the error is thrown on unchanged.
  */
-function rejectedOnThrow<T>(operation: "create_orchestrator" | "use", build: () => T): T {
+function rejectedOnThrow<T>(operation: "create_orchestrator" | "use" | "use_context", build: () => T): T {
   try {
     return build();
   } catch (error) {
@@ -91,7 +92,18 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
   // Natural mode's plan check first: every other interceptor, and every hook, sees a checked plan.
   const allInterceptors = [...natural.interceptors, ...interceptors];
   checkInterceptors(allInterceptors);
-  const core: OrchestratorCore = { hooks, interceptors: allInterceptors, executor, store, natural, fullCatalog, log, clock: options.clock ?? systemClock };
+  const core: OrchestratorCore = {
+    hooks,
+    interceptors: allInterceptors,
+    executor,
+    store,
+    natural,
+    fullCatalog,
+    log,
+    clock: options.clock ?? systemClock,
+    contextSources: [],
+    settled: [],
+  };
 
   const healthCheck = createHealthCheck({
     caller,
@@ -109,6 +121,15 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
         checkInterceptors([...core.interceptors, ...more]);
         core.interceptors.push(...more);
       }),
+    useContext: (...sources) =>
+      rejectedOnThrow("use_context", () => {
+        checkContextSources([...core.contextSources, ...sources]);
+        core.contextSources.push(...sources);
+      }),
+    onSettled: (listener) => {
+      if (typeof listener !== "function") throw new TypeError("onSettled takes a function");
+      core.settled.push(listener);
+    },
     hasPlanner: natural.planner !== undefined,
     hasSynthesiser: natural.synthesiser !== undefined,
     runWorkflow: (spec, inputs, run = {}) => runWorkflow(core, spec, inputs, run),
@@ -121,6 +142,26 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
       await natural.close();
     },
   };
+}
+
+/** The context sources' sections and evidence, on the run: its plans and synthesis read them. */
+async function gatherInto(core: OrchestratorCore, run: NaturalRun, request: string): Promise<void> {
+  const scope = currentScope();
+  const { sections, evidence } = await gatherContext(
+    core.contextSources,
+    {
+      requestId: run.requestId,
+      request,
+      identity: scope?.identity ?? ANONYMOUS,
+      conversationId: scope?.conversationId,
+      signal: run.signal,
+      llm: core.natural.provider,
+      record: run.record,
+    },
+    core.log,
+  );
+  run.context = sections;
+  run.evidence = evidence;
 }
 
 /** The catalog a planner sees: internal capabilities left out. */
@@ -234,6 +275,7 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
   let regenerations = 0;
   let proposal: PlanProposal | undefined;
   const plan = async (): Promise<Plan | PlanProposal> => {
+    if (core.contextSources.length > 0) await gatherInto(core, naturalRun, request);
     const planned = await planner(request, { catalog: () => visibleCatalog(core), signal, ...(record && { record }) });
     if (!("plan" in planned)) return (proposal = planned);
     regenerations = planned.regenerations;

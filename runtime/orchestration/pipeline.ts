@@ -26,6 +26,8 @@ import type { StepRound } from "./executor-types.js";
 import type { NaturalSetup } from "./natural/configure.js";
 import type { RecordCall } from "./natural/record.js";
 import type { Paused, RunOptions } from "./orchestrator-types.js";
+import type { ContextSource, SettledListener } from "./context.js";
+import { announceSettled } from "./settled.js";
 
 /** What the pipeline needs of its orchestrator. */
 export interface OrchestratorCore {
@@ -40,6 +42,10 @@ export interface OrchestratorCore {
   readonly log: Logger;
   /** What natural mode's request timeout is measured on. */
   readonly clock: Clock;
+  /** Planning context (skills, memory), in order; `useContext` appends. */
+  readonly contextSources: ContextSource[];
+  /** Told when a run settles; `onSettled` appends. */
+  readonly settled: SettledListener[];
 }
 
 export interface PipelineRequest {
@@ -352,11 +358,13 @@ interface Ending {
 async function recordRun(passage: Passage, plan: Plan, result: Pick<ExecutionResult, "status" | "steps">, ending: Ending = {}): Promise<void> {
   const { core, request, startedAt, outcomes, rounds, decisions } = passage;
   const { store, log } = core;
-  if (store === undefined) return;
   const scope = currentScope();
   const requestId = scope?.requestId ?? currentNaturalRun()?.requestId;
   const { mode, workflow, options } = request;
   const { failure, paused, synthesis } = ending;
+  const context = currentNaturalRun()?.evidence;
+  announceSettled(core, { requestId, mode, workflow, request: request.request, plan, result, synthesis, context });
+  if (store === undefined) return;
   try {
     const earlier = options.resume === undefined ? undefined : await store.get(plan.plan_id);
     const entry = executionEntry({
@@ -376,6 +384,7 @@ async function recordRun(passage: Passage, plan: Plan, result: Pick<ExecutionRes
       ...(paused === undefined ? {} : { paused }),
       ...(options.resume?.checkpoint === undefined ? {} : { resumed: options.resume.checkpoint }),
       ...(synthesis === undefined ? {} : { synthesis }),
+      ...(context === undefined || Object.keys(context).length === 0 ? {} : { context }),
       started_at: startedAt,
       finished_at: new Date().toISOString(),
       ...(earlier === undefined ? {} : { earlier }),

@@ -4,7 +4,7 @@
  * and synthesiser given in code, plus the LLM debug store.
  */
 import { ManifoldError } from "../../errors/index.js";
-import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../../llm/index.js";
+import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore, type LlmProvider } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
 import { withoutLastingEffects, type CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
@@ -41,6 +41,8 @@ export interface NaturalSetup {
   /** Natural mode's interceptors, asked before any other: `natural.plan_check` with the language-model planner. */
   readonly interceptors: readonly Interceptor[];
   readonly synthesiser: Synthesiser | undefined;
+  /** The budgeted language model (every call charged to its request), for context sources; undefined without one. */
+  readonly provider: LlmProvider | undefined;
   /** A recorder of one request's model calls, when LLM debug records are on. */
   recorder(requestId: string, originalRequestId: string | undefined): RecordCall | undefined;
   /** Marks how a request ended on its LLM debug record (a 422/502 answer, a question for the user), when records are on. */
@@ -107,6 +109,7 @@ export function configureNatural(
     settings,
     interceptors,
     synthesiser,
+    provider: llm,
     recorder: (requestId, originalRequestId) =>
       store === undefined
         ? undefined

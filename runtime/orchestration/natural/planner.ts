@@ -25,7 +25,8 @@ import type { PlanProposal } from "../pipeline-interceptors.js";
 import { MAX_PLAN_BYTES, parsePlanText, unparsedPlan } from "./check-plan.js";
 import { promptBudgetBytes, readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import type { RecordCall } from "./record.js";
-import { llmEventScope } from "./run-context.js";
+import { currentNaturalRun, llmEventScope } from "./run-context.js";
+import { contextPrompt } from "../context.js";
 import { outsideSelection } from "./selection.js";
 import { createSelectionStage, visibleCatalog, type SelectionStage, type Staged } from "./selection-stage.js";
 
@@ -108,15 +109,17 @@ export function createLlmPlanner({ provider, catalog, temperature = 0, maxPhases
   });
   const plan = async (request: string, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
-    const build = (shown: readonly CatalogComponent[]) => planningMessages(request, shown, { maxPhases });
+    const context = contextPrompt(currentNaturalRun()?.context);
+    const build = (shown: readonly CatalogComponent[]) => planningMessages(request, shown, { maxPhases, context });
     const staged = await stage({ request, visible: visibleCatalog(components), build, ...options });
     return proposalOf(converse(staged.messages, "plan_generation", options), components, staged);
   };
   const continuation = async (next: ContinuationRequest, options: PlanOptions = {}): Promise<PlanProposal> => {
     const components = await catalog();
     const phase = phaseOf(next.base) + 1;
+    const context = contextPrompt(currentNaturalRun()?.context);
     const build = (shown: readonly CatalogComponent[]) =>
-      continuationMessages(next.request, shown, next.results, { phase, maxPhases: next.maxPhases, reason: next.reason });
+      continuationMessages(next.request, shown, next.results, { phase, maxPhases: next.maxPhases, reason: next.reason, context });
     const staged = await stage({ request: next.request, visible: visibleCatalog(components), build, base: next.base, reuse: true, ...options });
     getTelemetry().event("llm.continuation_plan_regeneration.request", {
       ...llmEventScope(),

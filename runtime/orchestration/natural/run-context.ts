@@ -11,9 +11,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { currentScope } from "../../context/index.js";
 import { ManifoldError } from "../../errors/index.js";
-import { promptBytes, type LlmCompletion, type LlmProvider, type LlmRequest, type LlmUsage } from "../../llm/index.js";
+import { promptBytes, type EmbeddingRequest, type LlmCompletion, type LlmProvider, type LlmRequest, type LlmUsage } from "../../llm/index.js";
 import { ATTR, METRIC, getTelemetry, type SpanAttributes } from "../../telemetry/index.js";
 import type { CatalogComponent } from "../catalog.js";
+import type { ContextSection } from "../context.js";
 import { promptBudgetBytes, type AdaptiveSettings } from "./adaptive.js";
 import type { RecordCall } from "./record.js";
 
@@ -44,6 +45,10 @@ export interface NaturalRun {
   selection: readonly string[] | undefined;
   /** Tokens by interaction type (`plan_generation`, `error_analysis`, …). */
   readonly usage: Map<string, LlmUsage>;
+  /** Planning context gathered before the first plan (skills, memory): every plan and the synthesis read it. */
+  context: readonly ContextSection[];
+  /** Each context source's evidence, for the execution record. */
+  evidence: Readonly<Record<string, unknown>>;
   /** Told about phases and retries as they start (chat streams them as `progress` events). */
   readonly progress: ((event: NaturalProgress) => void) | undefined;
   /** Whether an optional call (a continuation, an analysis, a micro-resolution) still fits, leaving the synthesis its call. */
@@ -92,6 +97,8 @@ export function createNaturalRun({ requestId, settings, synthesise, signal, reco
     calls: 0,
     selection: undefined,
     usage: new Map(),
+    context: [],
+    evidence: {},
     canAsk: () => run.calls + 1 + (synthesise ? 1 : 0) <= settings.maxLlmCalls,
     spanEvent: getTelemetry().activeEvents(),
   };
@@ -156,6 +163,8 @@ export function budgetedProvider(provider: LlmProvider): LlmProvider {
       return provider.baseUrl;
     },
     toJSON: () => provider.toJSON(),
+    // Embeddings are not a completion: they are not charged to the call budget (retrieval asks for them).
+    ...(provider.embed === undefined ? {} : { embed: (request: EmbeddingRequest) => provider.embed!(request) }),
     complete: async (request: LlmRequest): Promise<LlmCompletion> => {
       const run = currentNaturalRun();
       if (run === undefined) return provider.complete(request);

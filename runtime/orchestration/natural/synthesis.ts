@@ -14,6 +14,7 @@ import type { RecordCall } from "./record.js";
 import { promptBudgetBytes } from "./adaptive.js";
 import type { Distiller } from "./distill.js";
 import { showResults } from "./distill-results.js";
+import { contextPrompt } from "../context.js";
 import { currentNaturalRun, llmEventScope, type NaturalRun } from "./run-context.js";
 import { trimResults } from "./trim.js";
 
@@ -69,7 +70,8 @@ async function naturalResults(input: SynthesisInput, run: NaturalRun, distiller:
   const steps = input.result.steps;
   const request = requestText(input);
   const shape = steps.map((s) => ({ step_id: s.step_id, component: s.component, capability: s.capability, status: s.status }));
-  const room = promptBudgetBytes(settings) - promptBytes(synthesisMessages(request, shape, "")) - PROMPT_SLACK_BYTES;
+  const context = contextPrompt(run.context, { synthesis: true });
+  const room = promptBudgetBytes(settings) - promptBytes(synthesisMessages(request, shape, "", context)) - PROMPT_SLACK_BYTES;
   const budget = Math.min(settings.requestResultBudgetBytes, given ?? Number.POSITIVE_INFINITY);
   const totalBudget = Math.max(256, Math.min(budget, room));
   return showResults(
@@ -107,7 +109,7 @@ export function createLlmSynthesiser({ provider, resultBudgetBytes, temperature 
         ? await naturalResults(input, run, distiller, resultBudgetBytes)
         : trimmedResults(input, resultBudgetBytes ?? 32 * 1024);
     const steps = input.result.steps.map((s) => ({ step_id: s.step_id, component: s.component, capability: s.capability, status: s.status }));
-    const messages = synthesisMessages(requestText(input), steps, results);
+    const messages = synthesisMessages(requestText(input), steps, results, contextPrompt(run?.context, { synthesis: true }));
     const type = onChunk === undefined ? "synthesis" : "synthesis_streaming";
     telemetry.event("llm.synthesis.request", {
       ...llmEventScope(),

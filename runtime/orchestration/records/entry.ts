@@ -38,6 +38,8 @@ export interface RecordInput {
   /** The checkpoint whose decision resumed this run. */
   readonly resumed?: { readonly checkpoint_id: string; readonly decision?: string };
   readonly synthesis?: unknown;
+  /** Each context source's evidence (skills: which skills and versions shaped the run). */
+  readonly context?: Readonly<Record<string, unknown>>;
   readonly started_at: string;
   readonly finished_at: string;
   /** The record a resumed run replaces, when the store still has it. */
@@ -142,6 +144,8 @@ function lifecycle(input: RecordInput): NonNullable<ExecutionRecord["lifecycle"]
   return newest(events);
 }
 
+const contextOf = (context: Readonly<Record<string, unknown>> | undefined) => (context === undefined ? {} : { context });
+
 export function executionEntry(input: RecordInput): ExecutionRecord {
   const { plan, earlier } = input;
   const decisions = newest([...(earlier?.decisions ?? []), ...input.decisions]);
@@ -165,6 +169,8 @@ export function executionEntry(input: RecordInput): ExecutionRecord {
     ...(hitl === undefined ? {} : { hitl }),
     ...(input.synthesis === undefined ? {} : { synthesis: bounded(input.synthesis, MAX_RECORDED_SYNTHESIS_BYTES) }),
     ...(input.error === undefined ? {} : { error: input.error }),
+    // A resumed run skips planning, where context is gathered: it keeps its first run's evidence.
+    ...contextOf(input.context ?? earlier?.context),
     lifecycle: lifecycle(input),
     // The first run's start: the record keeps its place in the list, and its duration covers the pause.
     started_at: earlier?.started_at ?? input.started_at,

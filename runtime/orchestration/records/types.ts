@@ -60,6 +60,11 @@ export interface ExecutionRecord {
   readonly hitl?: HitlRecordState;
   /** The synthesised answer, when there was one (cut when large). */
   readonly synthesis?: unknown;
+  /**
+   * What each planning-context source contributed, by source name (natural mode): `skills` lists the
+   * skills and versions that shaped the run, memory sources what they recalled (counts, never facts).
+   */
+  readonly context?: Readonly<Record<string, unknown>>;
   /** What happened when, oldest first (a resumed run adds to its first run's). */
   readonly lifecycle?: readonly { readonly event: LifecycleEvent; readonly at: string }[];
   /**
