@@ -49,6 +49,11 @@ export const ATTR = {
   ATTEMPT: "attempt",
   ERROR_TYPE: "error_type",
   TRIGGER: "trigger",
+  /** Span attributes only: the skill version a span read or activated, and the resource it read (never a body). */
+  SKILL_NAMESPACE: "skill.namespace",
+  SKILL_NAME: "skill.name",
+  SKILL_VERSION: "skill.version",
+  SKILL_RESOURCE: "skill.resource",
   /** Replaces a metric's labels once it has seen more label sets than its profile allows. */
   OVERFLOW: "otel.metric.overflow",
 } as const;
@@ -125,6 +130,19 @@ export const ORCHESTRATION_EVENT = {
 export function hookSpanName(phase: string, name: string): string {
   return `pipeline.hook.${phase}.${name}`;
 }
+
+/**
+ * Span names of skills per natural request (the skills context source): the candidates pinned and
+ * chosen, the registry reads under them, the instructions activated and the resources read.
+ */
+export const SKILLS_SPAN = {
+  PIN_CANDIDATES: "orchestrator.skills.pin_candidates",
+  ACTIVATE: "orchestrator.skills.activate",
+  RESOLVE_RESOURCES: "orchestrator.skills.resolve_resources",
+  REGISTRY_LIST: "skills.registry.list",
+  REGISTRY_GET: "skills.registry.get",
+  REGISTRY_RESOURCE: "skills.registry.resource",
+} as const;
 
 /** Span and event names of the task runtime. */
 export const TASK_SPAN = {
