@@ -49,6 +49,12 @@ export const ERROR_CODES = {
     description: "The caller is known but may not do this: another origin, a Host the component does not serve, or a resource another identity owns.",
   },
   CONFLICT: { status: 409, category: "conflict", retryable: false, description: "The request conflicts with the current state of the resource." },
+  LIMIT_EXCEEDED: {
+    status: 409,
+    category: "conflict",
+    retryable: false,
+    description: "A bounded collection is full (versions of a skill, skills of a namespace, facts of a user): retire or delete some first; the message names the bound.",
+  },
   APPROVAL_REQUIRED: {
     status: 403,
     category: "auth_error",
