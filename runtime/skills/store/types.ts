@@ -78,4 +78,9 @@ export interface SkillEvidence {
   readonly digest: string;
   /** Resources read into the prompt, by path. */
   readonly resources: readonly string[];
+  /**
+   * Set when the skill was chosen but its instructions did not fit the request's skills budget
+   * (MANIFOLD_SKILL_BUDGET_BYTES): it was left out whole and did not shape the run.
+   */
+  readonly left_out?: "budget";
 }
