@@ -30,6 +30,8 @@ export interface LlmOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Extra query parameters on every call (Azure-style `api-version`). */
   readonly query?: Readonly<Record<string, string>>;
+  /** The model `embed` asks for (vector retrieval). @defaultValue `MANIFOLD_EMBEDDING_MODEL`, else text-embedding-3-small */
+  readonly embeddingModel?: string;
 }
 
 export interface LlmConfig {
@@ -43,6 +45,8 @@ export interface LlmConfig {
   readonly structuredOutput: "json_schema" | "json_object";
   readonly headers: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
+  /** Unset: `embed` uses text-embedding-3-small. */
+  readonly embeddingModel?: string;
 }
 
 export interface ResolveLlmOptions {
@@ -65,6 +69,12 @@ function checkBaseUrl(value: string, from: string): string {
   // Credentials in a URL end up in logs and error messages; the key has its own setting.
   if (url.username !== "" || url.password !== "") throw new RangeError(`${from} must not hold credentials: set the API key on its own`);
   return value.replace(/\/+$/, "");
+}
+
+/** The embeddings model: the option, then `MANIFOLD_EMBEDDING_MODEL`; unset leaves the provider's default. */
+function embeddingModelOf(option: LlmOptions, env: Readonly<Record<string, string | undefined>>): { embeddingModel?: string } {
+  const model = text(option.embeddingModel) ?? text(env["MANIFOLD_EMBEDDING_MODEL"]);
+  return model === undefined ? {} : { embeddingModel: model };
 }
 
 /** The resolved configuration, or undefined when neither a key nor a base URL is set anywhere. */
@@ -106,6 +116,7 @@ export function resolveLlmConfig({ option = {}, env = process.env, manifestModel
     structuredOutput,
     headers: { ...option.headers },
     query: { ...option.query },
+    ...embeddingModelOf(option, env),
   };
 }
 

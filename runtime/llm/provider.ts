@@ -16,9 +16,10 @@ import { systemClock, type Clock } from "../util/index.js";
 import type { LlmConfig } from "./config.js";
 import { createCooldown } from "./cooldown.js";
 import { cutUtf8 } from "./debug/index.js";
+import { checkEmbeddingInput, DEFAULT_EMBEDDING_MODEL, vectorsOf } from "./embeddings.js";
 import { boundedFetch, DEFAULT_MAX_OUTPUT_BYTES } from "./output.js";
 import { attemptMarginMs, createDeadline, withRetries, type Deadline, type OpenAIModule, type RetryOptions } from "./retry.js";
-import type { LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
+import type { EmbeddingRequest, EmbeddingResult, LlmCompletion, LlmProvider, LlmRequest, LlmUsage } from "./types.js";
 
 /** No tokens: what a call without a usage report counts, and the start of a sum. */
 export const NO_USAGE: LlmUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -187,6 +188,47 @@ async function call(
   return deadline.during(() => readStream(stream, model, onChunk, maxOutputBytes));
 }
 
+/**
+ * The provider's `embed`: `POST /embeddings` through the same client, deadline, retries and cooldown
+ * as `complete`, failing with the same codes. Floats are asked for by name: the client's default
+ * (base64) is not understood by every OpenAI-compatible server.
+ */
+function embedder(
+  config: LlmConfig,
+  load: ReturnType<typeof lazyClient>,
+  retry: Omit<RetryOptions, "signal">,
+  clock: Clock,
+): (request: EmbeddingRequest) => Promise<EmbeddingResult> {
+  return async (request) => {
+    const input = checkEmbeddingInput(request.input);
+    const model = request.model ?? config.embeddingModel ?? DEFAULT_EMBEDDING_MODEL;
+    const started = performance.now();
+    const labels = { [ATTR.LLM_MODEL]: model, [ATTR.LLM_PHASE]: "embedding" };
+    const metrics = getTelemetry().metrics;
+    const { module, client } = await load();
+    const deadline = createDeadline(clock, config.timeoutMs, request.signal);
+    const retrying = { ...retry, signal: deadline.signal, deadline: deadline.at };
+    try {
+      const create = () => client.embeddings.create({ model, input: [...input], encoding_format: "float" }, { signal: deadline.signal });
+      const answer = await untilAborted(
+        withRetries(module, () => deadline.during(create), retrying),
+        request.signal,
+      );
+      const vectors = vectorsOf(answer, input.length);
+      const duration_ms = performance.now() - started;
+      metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: "ok" });
+      metrics.counter(METRIC.LLM_TOKENS, answer.usage?.prompt_tokens ?? 0, { ...labels, [ATTR.LLM_TOKEN_TYPE]: "input" });
+      metrics.histogram(METRIC.LLM_DURATION, duration_ms, labels);
+      return { vectors, model: answer.model || model, usage: usageOf(answer.usage), duration_ms };
+    } catch (error) {
+      const failure = toError(module, error, config.baseUrl, request.signal, deadline);
+      metrics.counter(METRIC.LLM_REQUESTS, 1, { ...labels, [ATTR.OUTCOME]: failure.code });
+      metrics.histogram(METRIC.LLM_DURATION, performance.now() - started, labels);
+      throw failure;
+    }
+  };
+}
+
 export function createLlmProvider(config: LlmConfig, { clock = systemClock }: LlmProviderOptions = {}): LlmProvider {
   const { baseUrl, model } = config;
   registerSecret(config.apiKey);
@@ -236,6 +278,7 @@ export function createLlmProvider(config: LlmConfig, { clock = systemClock }: Ll
         throw failure;
       }
     },
+    embed: embedder(config, load, retry, clock),
     toJSON: () => shown,
     [inspect.custom]: () => shown,
   };
