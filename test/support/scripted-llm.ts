@@ -5,11 +5,16 @@
  * SSE `chat.completion.chunk` lines ending with a usage chunk and `[DONE]`. Every request is kept
  * (`requests`, with its parsed body, lower-cased headers and arrival time) for assertions.
  *
+ * `POST /v1/embeddings` answers deterministic vectors (scripted-embeddings.ts) unless a failure is
+ * queued for it (`failEmbeddings`); its requests are kept apart (`embeddingRequests`), so the chat
+ * suites' counts do not change.
+ *
  * An unscripted request gets a 500 that says so, so a test that scripts too little fails loudly
  * (the client would retry it: tests that care set `maxRetries: 0`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { answerEmbeddings } from "./scripted-embeddings.js";
 import { sleep } from "./wait.js";
 
 export interface ScriptedAnswer {
@@ -52,6 +57,10 @@ export interface ScriptedLlm {
   readonly requests: ScriptedRequest[];
   /** Queues entries, answered in order. */
   reply(...entries: ScriptedEntry[]): void;
+  /** Every `POST /v1/embeddings` request, in arrival order. */
+  readonly embeddingRequests: ScriptedRequest[];
+  /** Queues failures (or hangs) for the next embeddings requests; an embeddings request with none queued is answered. */
+  failEmbeddings(...entries: (ScriptedFailure | ScriptedHang)[]): void;
   close(): Promise<void>;
 }
 
@@ -118,7 +127,10 @@ export async function startScriptedLlm(script?: ScriptFunction): Promise<Scripte
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   let count = 0;
+  const embeddingRequests: ScriptedRequest[] = [];
+  const embeddingFailures: (ScriptedFailure | ScriptedHang)[] = [];
   const server = createServer(async (req, res) => {
+    if (req.method === "POST" && req.url?.split("?")[0] === "/v1/embeddings") return embeddings(req, res);
     if (req.method !== "POST" || req.url?.split("?")[0] !== "/v1/chat/completions")
       return json(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
     const text = await readBody(req);
@@ -147,6 +159,30 @@ export async function startScriptedLlm(script?: ScriptFunction): Promise<Scripte
     if (entry.delayMs !== undefined) await sleep(entry.delayMs);
     answer(res, body, entry, `chatcmpl-${index + 1}`);
   });
+  async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readBody(req);
+    if (text === undefined) return json(res, 413, { error: { message: "body too large" } });
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return json(res, 400, { error: { message: "body is not JSON" } });
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+    const request = { body, headers, at: performance.now(), aborted: false };
+    embeddingRequests.push(request);
+    res.on("close", () => {
+      if (!res.writableFinished) request.aborted = true;
+    });
+    const failure = embeddingFailures.shift();
+    if (failure !== undefined && "hang" in failure) {
+      hanging.add(res);
+      res.on("close", () => hanging.delete(res));
+      return;
+    }
+    if (failure !== undefined) return json(res, failure.status, failure.body ?? { error: { message: `scripted ${failure.status}` } }, failure.headers);
+    answerEmbeddings(res, body);
+  }
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -157,6 +193,8 @@ export async function startScriptedLlm(script?: ScriptFunction): Promise<Scripte
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     reply: (...entries) => void queue.push(...entries),
+    embeddingRequests,
+    failEmbeddings: (...entries) => void embeddingFailures.push(...entries),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
