@@ -17,6 +17,8 @@ export interface CallRecord {
   readonly model: string;
   readonly completion?: LlmCompletion;
   readonly error?: unknown;
+  /** `embedding` for an embeddings call (retrieval records its own, runtime/memory/retrieval/record.ts). @defaultValue "llm" */
+  readonly category?: "llm" | "embedding";
 }
 
 export type RecordCall = (call: CallRecord) => void;
@@ -29,11 +31,11 @@ export interface RecorderScope {
 }
 
 export function createCallRecorder(store: LlmDebugStore, { requestId, originalRequestId, component }: RecorderScope, log: Logger): RecordCall {
-  return ({ type, messages, attempt, started, model, completion, error }) => {
+  return ({ type, messages, attempt, started, model, completion, error, category = "llm" }) => {
     const failure = error === undefined ? undefined : toManifoldError(error);
     const interaction = {
       type,
-      category: "llm" as const,
+      category,
       started_at: new Date(started).toISOString(),
       duration_ms: completion?.duration_ms ?? Date.now() - started,
       prompt_tokens: completion?.usage.prompt_tokens ?? 0,
