@@ -5,7 +5,7 @@ import type { Checkpoint, CheckpointStore } from "../hitl/index.js";
 import type { LlmDebugStore } from "../llm/index.js";
 import type { ExecutionStore } from "../orchestration/index.js";
 import { executionSummary, llmSummary } from "./debug.js";
-import { limitOf, oneOf, sendValue, type RouteWrapper } from "./http.js";
+import { limitOf, oneOf, queryOf, sendValue, type RouteWrapper } from "./http.js";
 
 export const LLM_DEBUG_OFF = "LLM debug capture is off: set MANIFOLD_LLM_DEBUG_ENABLED=true (on the agents and on the dashboard)";
 export const EXECUTIONS_OFF = "Execution records are off: set MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED=true (on the agents and on the dashboard)";
@@ -55,7 +55,14 @@ export function addExecutionRoutes(add: AddRoute, executions: ExecutionStore | u
     dataRoute(async (ctx) => {
       const status = oneOf(ctx, "status", ["success", "failed", "interrupted"] as const);
       const limit = limitOf(ctx, 50, 200);
+      const planId = queryOf(ctx, "plan_id");
       if (executions === undefined) return sendValue(ctx, { enabled: false, message: EXECUTIONS_OFF, executions: [] });
+      if (planId !== undefined) {
+        // One run, however old (a link from the Skills view): its graph, as the list draws it.
+        const [record, byPlan] = await Promise.all([planId.length <= 128 ? executions.get(planId) : undefined, recentCheckpoints(checkpoints)]);
+        const chosen = record === undefined || (status !== undefined && record.status !== status) ? [] : [record];
+        return sendValue(ctx, { enabled: true, executions: chosen.map((r) => executionSummary(r, byPlan.get(r.plan_id))) });
+      }
       // The store lists newest first without a status filter: read a wider window when filtering.
       const [records, byPlan] = await Promise.all([
         executions.list({ limit: status === undefined ? limit : Math.min(1000, limit * 5) }),

@@ -63,7 +63,7 @@ function execution(item) {
 export default {
   id: "executions",
   title: "Execution DAG",
-  persist: ["filter", "layout"],
+  persist: ["filter", "layout", "plan"],
   filters: [
     { id: "all", label: "All" },
     { id: "success", label: "Success" },
@@ -73,6 +73,14 @@ export default {
   controls(ctx) {
     const layout = ctx.state.layout ?? "grouped";
     return [
+      // Opened for one run (a link from the Skills view): the way back to every run.
+      ctx.state.plan
+        ? h(
+            "button",
+            { type: "button", class: "filter", "data-testid": "all-runs", onclick: () => ctx.set({ plan: undefined }) },
+            `Run ${ctx.state.plan} · show all`,
+          )
+        : null,
       h("span", { class: "separator" }),
       ...["grouped", "flat"].map((id) =>
         h(
@@ -81,15 +89,19 @@ export default {
           id === "grouped" ? "Grouped" : "Flat",
         ),
       ),
-    ];
+    ].filter(Boolean);
   },
-  async load({ filter }) {
-    return api(`/api/executions${filter && filter !== "all" ? `?status=${filter}` : ""}`);
+  async load({ filter, state }) {
+    const query = new URLSearchParams();
+    if (filter && filter !== "all") query.set("status", filter);
+    if (state.plan) query.set("plan_id", state.plan);
+    return api(`/api/executions${query.size > 0 ? `?${query}` : ""}`);
   },
   notice: (data) => (data.enabled ? undefined : data.message),
   render(data, ctx) {
     if (!data.enabled) return empty("Nothing is recorded while execution records are off.");
-    if (data.executions.length === 0) return empty("No orchestration request recorded yet.");
+    if (data.executions.length === 0)
+      return empty(ctx.state.plan ? "No such run is recorded (it may have expired)." : "No orchestration request recorded yet.");
     if ((ctx.state.layout ?? "grouped") === "flat") return h("div", { class: "list", "data-layout": "flat" }, data.executions.map(execution));
     const groups = new Map();
     for (const item of data.executions) {
