@@ -57,7 +57,10 @@ export interface SkillStore {
    * digest is CONFLICT (versions are immutable). Over the bounds: PAYLOAD_TOO_LARGE / LIMIT_EXCEEDED.
    */
   publish(input: SkillVersionInput): Promise<SkillVersion>;
-  /** One version, or the active one when `version` is omitted; undefined when there is none. */
+  /**
+   * One version, or the active one when `version` is omitted; undefined when there is none. Its
+   * resources are listed by path and bytes without their texts (read one with `resource`).
+   */
   get(namespace: string, name: string, version?: string): Promise<SkillVersion | undefined>;
   /** The skills of a namespace (every namespace when omitted), sorted by namespace then name; bounded. */
   list(namespace?: string): Promise<SkillSummary[]>;
