@@ -169,7 +169,7 @@ export {
   type PlanProblem,
   type TrimResult,
 } from "./natural/index.js";
-export type { CallRecord, RecordCall } from "./natural/record.js";
+export { createCallRecorder, type CallRecord, type RecordCall, type RecorderScope } from "./natural/record.js";
 // The request limit a scheduled run's dispatch must outlast (runtime/scheduling/settings.ts).
 export { DEFAULT_ORCHESTRATION_TIMEOUT_MS, ONE_SHOT, ORCHESTRATION_TIMEOUT_ENV, readAdaptiveSettings, type AdaptiveSettings } from "./natural/adaptive.js";
 export type { NaturalProgress } from "./natural/run-context.js";
