@@ -4,6 +4,7 @@
  * in flight aborted when the agent stops.
  */
 import type { ComponentExtension } from "../component/index.js";
+import type { FeatureEvents } from "../feature/index.js";
 import { ownerKey, type ForwardOptions } from "../context/index.js";
 import { randomUUID } from "node:crypto";
 import type { Orchestrator, ResumedListener } from "../orchestration/index.js";
@@ -30,6 +31,8 @@ export interface ChatExtensionOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where resumed runs are announced (the orchestration extension's `onResumed`): their answers join their conversation. */
   readonly onResumed?: (listener: ResumedListener) => void;
+  /** Where a stored turn is announced (`chat.turn_completed`). @defaultValue nowhere */
+  readonly events?: FeatureEvents;
 }
 
 /** What a resumed answer says, as the assistant's message: the synthesised text, else the JSON answer. */
@@ -70,7 +73,7 @@ async function storeResumed(sessions: ChatSessionStore, { userContext, requested
 }
 
 export function createChatExtension(options: ChatExtensionOptions = {}): ComponentExtension {
-  const { handler, orchestrator, log, forward, runWorkflow, env = process.env } = options;
+  const { handler, orchestrator, log, forward, runWorkflow, events, env = process.env } = options;
   const heartbeatMs = options.heartbeatMs ?? durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_MS);
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("chat must be a function");
   if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
@@ -82,7 +85,7 @@ export function createChatExtension(options: ChatExtensionOptions = {}): Compone
     name: "chat",
     routes(add, { bodyLimit }) {
       addSessionRoutes(add, sessions, { bodyLimit });
-      addStreamRoutes(add, { sessions, handler, orchestrator, runWorkflow, log, bodyLimit, heartbeatMs, forward, running, ready: () => ready });
+      addStreamRoutes(add, { sessions, handler, orchestrator, runWorkflow, log, bodyLimit, heartbeatMs, forward, running, events, ready: () => ready });
     },
     start() {
       ready = true;

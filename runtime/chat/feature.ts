@@ -2,7 +2,9 @@
  * Chat as an agent feature: `chat: true` serves the session endpoints, `/chat/stream` (SSE) and
  * `/query`, answered by the agent's typed `chat` handler or, without one, by natural mode.
  */
+import type { Identity } from "../context/index.js";
 import type { AgentFeature } from "../feature/index.js";
+import type { TraceContext } from "../telemetry/index.js";
 import { chatSchema, normaliseChat } from "./manifest.js";
 import { addChatPaths } from "./openapi.js";
 import type { ChatHandler, ChatWorkflowRunner } from "./wire.js";
@@ -10,6 +12,28 @@ import type { ChatHandler, ChatWorkflowRunner } from "./wire.js";
 // Its manifest part's types, re-exported so that every program that sees this descriptor also sees
 // the module augmentations there (the agent spec and raw manifest assembled from the features).
 export type * from "./manifest.js";
+
+/** A chat turn whose answer is stored in its session: what another feature (memory) may learn from. */
+export interface ChatTurnCompleted {
+  /** Who asked, as the inbound check proved it (anonymous when nothing did). */
+  readonly identity: Identity;
+  readonly session_id: string;
+  /** The stored user message's id. */
+  readonly user_message_id: string;
+  readonly request_id: string;
+  /** The user's message and the stored answer, as they are in the session. */
+  readonly message: string;
+  readonly answer: string;
+  /** The turn's trace, for work it causes later to link to. */
+  readonly trace?: TraceContext;
+}
+
+declare module "../feature/index.js" {
+  interface FeatureEventMap {
+    /** Emitted right after a turn's answer is stored (streamed or `/query` in a session). */
+    readonly "chat.turn_completed": ChatTurnCompleted;
+  }
+}
 
 /** The chat feature's part of an agent's `serve()` options. */
 export interface ChatServeOptions {
@@ -27,7 +51,7 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
   optionKeys: ["chat"],
   enabled: (agent) => agent.chat === true,
   openapi: addChatPaths,
-  async build({ chat }, { agent, orchestration, log, env }) {
+  async build({ chat }, { agent, orchestration, log, env, events }) {
     const { createChatExtension } = await import("./extension.js");
     // A step's tool and capability, for the `step` events of a workflow a handler runs.
     const steps = new Map(agent.orchestration.workflows.map((w) => [w.name, new Map(w.steps.map((s) => [s.name, s]))]));
@@ -47,6 +71,7 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
         log: log("chat"),
         env,
         onResumed: (listener) => orchestration.onResumed(listener),
+        events,
       }),
     };
   },

@@ -17,10 +17,11 @@ import {
   type RouteContext,
   type RouteHandler,
 } from "../component/index.js";
-import { requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
+import { callerIdentity, requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
 import { clientSafe, isManifoldError, ManifoldError } from "../errors/index.js";
+import type { FeatureEvents } from "../feature/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
-import { getTelemetry, type Logger } from "../telemetry/index.js";
+import { getTelemetry, type Logger, type TraceContext } from "../telemetry/index.js";
 import { isOwnSession, messageOf, ownerOf, sessionIdOf } from "./requests.js";
 import { openRouteStream } from "../component/index.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
@@ -40,10 +41,36 @@ export interface StreamRouteOptions {
   readonly running: Set<AbortController>;
   /** False while starting or draining: 503 before anything is stored. */
   readonly ready: () => boolean;
+  /** Told about each stored turn (`chat.turn_completed`). */
+  readonly events?: FeatureEvents | undefined;
 }
 
 function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>): ChatMessage {
   return { id: randomUUID(), role, content, timestamp: new Date().toISOString(), metadata };
+}
+
+/** Announces a stored turn to the features that listen (memory); builds nothing when none does. */
+function announce(
+  events: FeatureEvents | undefined,
+  turn: {
+    readonly sessionId: string;
+    readonly asked: ChatMessage;
+    readonly reply: ChatMessage;
+    readonly requestId: string;
+    readonly trace?: TraceContext | undefined;
+  },
+): void {
+  if (events === undefined || !events.has("chat.turn_completed")) return;
+  const { sessionId, asked, reply, requestId, trace } = turn;
+  events.emit("chat.turn_completed", {
+    identity: callerIdentity(),
+    session_id: sessionId,
+    user_message_id: asked.id,
+    request_id: requestId,
+    message: asked.content,
+    answer: reply.content,
+    ...(trace === undefined ? {} : { trace }),
+  });
 }
 
 function eventData(event: ChatEvent): Record<string, unknown> {
@@ -83,7 +110,7 @@ function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
 
 /** `POST /chat/stream`: the turn over SSE, in the given session or a new one announced by the first event. */
 function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promise<void> {
-  const { sessions, log, bodyLimit, heartbeatMs, forward, running } = options;
+  const { sessions, log, bodyLimit, heartbeatMs, forward, running, events } = options;
   return async (ctx) => {
     const trace = getTelemetry().serverTraceOf(ctx.req);
     const requestId = requestIdOf(ctx.req, trace?.requestId);
@@ -95,7 +122,8 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
     const found = await ownSession(sessions, given);
     const session = found ?? (await sessions.create({ id: randomUUID(), userId: ownerOf(false), metadata: {}, now: Date.now() }));
     // The user's message is kept even if the run then fails.
-    await sessions.append(session.id, message("user", text, {}));
+    const asked = message("user", text, {});
+    await sessions.append(session.id, asked);
 
     const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
     running.add(controller);
@@ -114,6 +142,7 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
       }
       const reply = message("assistant", done.content, done.metadata);
       await sessions.append(session.id, reply);
+      announce(events, { sessionId: session.id, asked, reply, requestId, trace: trace?.traceContext() });
       stream.send("done", { session_id: session.id, message: reply });
     } catch (error) {
       const failure = clientSafe(error, "the chat handler failed");
@@ -129,9 +158,9 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
 
 /** `POST /query`: the turn answered as one JSON reply; an unknown session gets no replacement. */
 function queryRoute(options: StreamRouteOptions): RouteHandler {
-  const { sessions, log, bodyLimit, running } = options;
+  const { sessions, log, bodyLimit, running, events } = options;
   return jsonRoute(
-    async (body, { requestId, signal }) => {
+    async (body, { requestId, signal, ctx }) => {
       const text = messageOf(body);
       const given = sessionIdOf(body);
       guard(options);
@@ -142,11 +171,16 @@ function queryRoute(options: StreamRouteOptions): RouteHandler {
       signal.addEventListener("abort", abort, { once: true });
       running.add(controller);
       try {
-        if (session !== undefined) await sessions.append(session.id, message("user", text, {}));
+        const asked = message("user", text, {});
+        if (session !== undefined) await sessions.append(session.id, asked);
         // jsonRoute has entered the request's scope and span already.
         const done = await answer(options, { requestId, session, text, signal: controller.signal }, () => undefined, "non_streaming");
         if (done.paused !== undefined) return done.paused;
-        if (session !== undefined) await sessions.append(session.id, message("assistant", done.content, done.metadata));
+        if (session !== undefined) {
+          const reply = message("assistant", done.content, done.metadata);
+          await sessions.append(session.id, reply);
+          announce(events, { sessionId: session.id, asked, reply, requestId, trace: getTelemetry().serverTraceOf(ctx.req)?.traceContext() });
+        }
         return { response: done.content, request_id: requestId, ...(session === undefined ? {} : { session_id: session.id }), metadata: done.metadata };
       } catch (error) {
         if (!isManifoldError(error)) log?.warn("chat handler failed", { request_id: requestId, error });
