@@ -83,7 +83,8 @@ export function createSkillsContextSource({ store, agent, env = process.env, set
       const leftOut: SkillVersion[] = [];
       let used = bytesOf(PREAMBLE);
       for (const skill of versions) {
-        if (skill === undefined) continue;
+        // Retired since the index was listed (it is reused a few seconds): never chosen again.
+        if (skill === undefined || skill.retired_at !== undefined) continue;
         const size = bytesOf(skillBlock(skill)) + 2;
         // Whole or not at all: half an instruction can mislead more than none.
         if (used + size > settings.budgetBytes) {
