@@ -8,6 +8,7 @@ import { resolve, sep } from "node:path";
 import {
   assemble,
   createDiagnostic,
+  createManifestFiles,
   DEFAULT_MAX_FILE_BYTES,
   displayFile,
   readManifestFile,
@@ -65,5 +66,6 @@ export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBy
     if (read.ok) sources.push({ file, text: read.text });
     else diagnostics.push(createDiagnostic(read.code, file, read.position, read.message));
   }
-  return assemble(sources, { crossFile: true, features: AGENT_FEATURES, diagnostics });
+  // Files a manifest names beside it (an agent's skill folders) are read through the same cwd.
+  return assemble(sources, { crossFile: true, features: AGENT_FEATURES, diagnostics, files: createManifestFiles(cwd) });
 }

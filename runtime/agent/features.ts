@@ -13,18 +13,20 @@ import { hitlFeature, type HitlServeOptions } from "../hitl/feature.js";
 import { featureRoutePrefixes } from "../manifest/index.js";
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
 import { scheduledFeature, type ScheduledServeOptions } from "../scheduling/feature.js";
+import { skillsFeature, type SkillsServeOptions } from "../skills/feature.js";
 import type { AgentSpec, OpenApiAddition } from "../spec/index.js";
 import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
 
 // Each entry keeps its own option type; the list only needs the common shape.
-export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature];
+export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature, skillsFeature];
 
 /** What an agent's `serve()` takes beside the component options: each feature's own part. */
 export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions &
   TasksServeOptions<T> &
   ScheduledServeOptions &
   ChatServeOptions &
-  HitlServeOptions;
+  HitlServeOptions &
+  SkillsServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
 export const AGENT_ROUTE_PREFIXES: readonly string[] = featureRoutePrefixes(AGENT_FEATURES);

@@ -5,7 +5,8 @@
  *
  * MF10xx: the file and its YAML. MF12xx: the manifest meta-schema (manifest.schema.json).
  * MF13xx: meaning across fields and files. MF14xx: workflow data-flow checks; they are defined beside
- * the checker (dataflow/codes.ts), which the YAML workflow engine runs too.
+ * the checker (dataflow/codes.ts), which the YAML workflow engine runs too. MF15xx: an agent's skill
+ * folders (Agent Skills, `skills:`), positioned in the manifest or in the skill's `SKILL.md`.
  */
 import { WORKFLOW_CHECK_CODES } from "./dataflow/codes.js";
 /** How bad a finding is: an error stops gen, a warning does not. */
@@ -81,7 +82,7 @@ export const DIAGNOSTIC_CODES = {
     severity: "error",
     title: "Reserved endpoint",
     description:
-      "A capability endpoint takes a route the framework serves (`/health`, `/api/capabilities`, `/openapi.json`, `/api/capabilities/<x>/schema`; on agents also `/orchestrate…`, `/api/v1…`, `/chat…`, `/query`, `/hitl…`).",
+      "A capability endpoint takes a route the framework serves (`/health`, `/api/capabilities`, `/openapi.json`, `/api/capabilities/<x>/schema`; on agents also `/orchestrate…`, `/api/v1…`, `/chat…`, `/query`, `/hitl…`, `/skills…`).",
   },
   MF1307: {
     severity: "error",
@@ -139,6 +140,49 @@ export const DIAGNOSTIC_CODES = {
   },
 
   ...WORKFLOW_CHECK_CODES,
+
+  MF1501: {
+    severity: "error",
+    title: "Skill folder cannot be read",
+    description: "A `skills` entry names a folder that does not exist, is not a folder, or cannot be read.",
+  },
+  MF1502: { severity: "error", title: "No SKILL.md", description: "The skill folder holds no `SKILL.md`, or it is not a readable UTF-8 file." },
+  MF1503: {
+    severity: "error",
+    title: "Bad front matter",
+    description:
+      "`SKILL.md` does not open with YAML front matter between `---` lines, or the front matter is not well-formed YAML (syntax, a key written twice) or not a mapping.",
+  },
+  MF1504: {
+    severity: "error",
+    title: "Invalid skill field",
+    description:
+      "`name` or `description` is missing or breaks its rule (name: 1 to 64 lower-case letters and digits in words joined by single `-`; description: 1 to 1024 characters), or `version`, `license` or `metadata` has the wrong type or form.",
+  },
+  MF1505: { severity: "error", title: "Skill name differs from its folder", description: "The front matter's `name` is not the name of the skill's folder." },
+  MF1506: {
+    severity: "error",
+    title: "Duplicate skill",
+    description: "An agent lists two skills of the same name in the same namespace (two folders, or one folder twice).",
+  },
+  MF1507: {
+    severity: "error",
+    title: "Resource outside the skill folder",
+    description:
+      "A skill folder holds a symbolic link or a special file (links may point anywhere; only the folder's own files are embedded), or its instructions link to an absolute path or to one that leaves the folder (`../`).",
+  },
+  MF1508: {
+    severity: "warning",
+    title: "Missing skill resource",
+    description:
+      "The instructions reference a path inside the skill folder (a Markdown link, or `scripts/…`, `references/…`, `assets/…`, `./…`) that does not exist.",
+  },
+  MF1509: {
+    severity: "error",
+    title: "Skill too large",
+    description:
+      "A skill or an agent's skills exceed a bound: `SKILL.md` 64 KiB, instructions 32 KiB, 64 files and 512 KiB of text per skill, folders 4 deep, resource paths 256 characters, 50 `skills` entries per agent.",
+  },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -8,6 +8,7 @@
  */
 import type { AgentSpec, JsonSchema, WorkflowSpec } from "../spec/index.js";
 import type { DiagnosticCode } from "./codes.js";
+import type { Position } from "./diagnostics/create.js";
 import type { RawComponent, RawFields } from "./manifest-types.js";
 import type { Path } from "./source-file.js";
 
@@ -26,9 +27,39 @@ export interface FeatureSchema {
   readonly definitions?: Readonly<Record<string, JsonSchema>>;
 }
 
+/** What is at a path, not following a link. */
+export interface FileInfo {
+  readonly kind: "file" | "folder" | "link" | "other";
+  readonly bytes: number;
+}
+
+/**
+ * Read access to the files a manifest names beside it (an agent's skill folders). Paths are as
+ * diagnostics show them: relative to the cwd, `/` separators. Synchronous, as the loader is; gen and
+ * `loadComponentFile` pass the file system (`createManifestFiles`), manifests given as text have none.
+ * Failures other than "nothing there" (permission, a folder read as a file) throw Node's fs errors.
+ */
+export interface ManifestFiles {
+  /** What is at `path`; undefined when nothing is. */
+  stat(path: string): FileInfo | undefined;
+  /** The names in the folder at `path`, sorted by code unit. */
+  list(path: string): readonly string[];
+  /** At most `maxBytes` + 1 bytes of the file at `path` (one more, so a file that grew past its limit is seen). */
+  read(path: string, maxBytes: number): Uint8Array;
+}
+
 /** What a feature's checks within one manifest may use. */
 export interface FeatureCheckContext {
   report(code: DiagnosticCode, path: Path, message: string): void;
+  /**
+   * Reports a problem in another file the manifest names (a skill's `SKILL.md`); `text`, when given,
+   * is that file's content, so pretty output can show the line.
+   */
+  reportAt(code: DiagnosticCode, at: { readonly file: string; readonly position: Position; readonly text?: string }, message: string): void;
+  /** The manifest's own file (relative to the cwd, `/` separators): where paths in it are relative to. */
+  readonly file: string;
+  /** The files beside the manifest; undefined when it was given as text alone. */
+  readonly files: ManifestFiles | undefined;
   /** The line of the value at `path`, for messages that point at an earlier declaration. */
   lineOf(path: Path): number;
   /** The checks every field list gets (duplicate names, enums, examples, depth). */
@@ -74,6 +105,10 @@ export interface NormaliseContext {
   readonly workflows: ReadonlyMap<string, WorkflowSpec>;
   /** Every workflow name some feature of this agent refers to (`workflows()` of each), in list order. */
   readonly referenced: readonly string[];
+  /** The manifest's own file (relative to the cwd, `/` separators); "" when unknown. */
+  readonly file: string;
+  /** The files beside the manifest; undefined when it was given as text alone. */
+  readonly files: ManifestFiles | undefined;
 }
 
 /** The agent manifest as a feature reads it (features add their keys to `RawAgentFeatures`). */

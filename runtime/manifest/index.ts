@@ -21,13 +21,16 @@ export { hasErrors, type Diagnostic, type LoadedManifest, type ManifestKind, typ
 export { assemble, loadManifestText, loadSources, SYNTAX_ERROR, type AssembleOptions, type ManifestSource } from "./load-sources.js";
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";
 export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
-export { DEFAULT_MAX_FILE_BYTES, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";
+export { DEFAULT_MAX_FILE_BYTES, decodeUtf8, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";
+export { createManifestFiles } from "./manifest-files.js";
 export { assembleManifestSchema, FORMAT_SCHEMA, manifestValidator, type ManifestSchema } from "./meta-schema.js";
 export type {
   FeatureCheckContext,
   FeatureLinkContext,
   FeatureSchema,
+  FileInfo,
   ManifestFeature,
+  ManifestFiles,
   ModuleName,
   NormaliseContext,
   PendingKey,

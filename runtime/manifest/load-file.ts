@@ -10,6 +10,7 @@ import { hasErrors, type Project } from "./project.js";
 import { loadManifestText } from "./load-sources.js";
 import { DEFAULT_MAX_FILE_BYTES, readManifestFile } from "./read-file.js";
 import type { ManifestFeature } from "./feature.js";
+import { createManifestFiles } from "./manifest-files.js";
 
 /** `path` relative to `cwd` with `/` separators, as diagnostics show it. */
 export function displayFile(cwd: string, path: string): string {
@@ -37,7 +38,7 @@ export async function loadComponentFile(
   const file = displayFile(cwd, resolve(cwd, path));
   const read = await readManifestFile(resolve(cwd, path), maxFileBytes);
   const project: Project = read.ok
-    ? loadManifestText(file, read.text, features)
+    ? loadManifestText(file, read.text, features, createManifestFiles(cwd))
     : { manifests: [], diagnostics: [createDiagnostic(read.code, file, read.position, read.message)] };
   if (hasErrors(project)) {
     const options = project.sources === undefined ? { color: false } : { color: false, sources: project.sources };

@@ -15,7 +15,7 @@ import { checkProjectWorkflows, type WorkflowCheckResult } from "./check.js";
 import type { WorkflowSpec } from "../spec/index.js";
 import { builtinSources } from "./builtins.js";
 import { compareText } from "./values.js";
-import type { ManifestFeature } from "./feature.js";
+import type { ManifestFeature, ManifestFiles } from "./feature.js";
 
 export interface ManifestSource {
   /** Relative to the cwd, `/` separators; used as is in diagnostics. */
@@ -30,7 +30,13 @@ interface FileResult {
   readonly declared?: { readonly kind: ManifestKind; readonly name: string };
 }
 
-function loadFile({ file, text }: ManifestSource, features: readonly ManifestFeature[]): FileResult {
+/** What the checks of one file read besides its text: the files beside it, and where other files' texts go. */
+interface FileContext {
+  readonly files: ManifestFiles | undefined;
+  readonly sources: Map<string, string>;
+}
+
+function loadFile({ file, text }: ManifestSource, features: readonly ManifestFeature[], { files, sources }: FileContext): FileResult {
   const parsed = parseManifest(file, text);
   const value = parsed.value;
   if (value === undefined) return { diagnostics: parsed.diagnostics };
@@ -44,16 +50,16 @@ function loadFile({ file, text }: ManifestSource, features: readonly ManifestFea
   // The meta-schema accepted it, which is exactly what RawManifest describes.
   const manifest = value as unknown as RawManifest;
   return {
-    diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest, features)],
+    diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest, features, { ...(files && { files }), sources })],
     checked: { source: parsed.source, manifest },
     ...(declared && { declared }),
   };
 }
 
 /** A stack overflow on absurd input is a limit of this process, reported like the parser's own. */
-function loadFileSafely(source: ManifestSource, features: readonly ManifestFeature[]): FileResult {
+function loadFileSafely(source: ManifestSource, features: readonly ManifestFeature[], context: FileContext): FileResult {
   try {
-    return loadFile(source, features);
+    return loadFile(source, features, context);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return { diagnostics: [createDiagnostic("MF1009", source.file, START, "the manifest nests too deeply to be checked")] };
@@ -75,10 +81,12 @@ function toLoaded(
   { source, manifest }: CheckedManifest,
   features: readonly ManifestFeature[],
   workflows: ReadonlyMap<string, WorkflowSpec> | undefined,
+  files: ManifestFiles | undefined,
 ): LoadedManifest {
   const document = manifest as unknown as Record<string, unknown>;
   if (manifest.kind === "workflow" || manifest.kind === "deployment") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
-  return { file: source.file, kind: manifest.kind, name: manifest.name, component: normaliseComponent(manifest, features, workflows), document };
+  const component = normaliseComponent(manifest, features, workflows, { file: source.file, files });
+  return { file: source.file, kind: manifest.kind, name: manifest.name, component, document };
 }
 
 export interface AssembleOptions {
@@ -88,18 +96,25 @@ export interface AssembleOptions {
   readonly features: readonly ManifestFeature[];
   /** Problems found before parsing (unreadable files, a missing folder). */
   readonly diagnostics?: readonly Diagnostic[];
+  /**
+   * The files beside the manifests, for features that embed files a manifest names (an agent's skill
+   * folders). @defaultValue none: such entries are not read (manifests given as text alone)
+   */
+  readonly files?: ManifestFiles;
 }
 
 /** The YAML syntax error code: a file with one is skipped by the checks across files. */
 export const SYNTAX_ERROR = "MF1006";
 
-export function assemble(sources: readonly ManifestSource[], { crossFile, features, diagnostics = [] }: AssembleOptions): Project {
+export function assemble(sources: readonly ManifestSource[], { crossFile, features, diagnostics = [], files }: AssembleOptions): Project {
   // A BOM is not content; dropping it keeps columns on the first line as editors count them. A lone
   // CR (old Mac line endings) is a line break to YAML 1.2 and to editors, but not to the parser.
   const own = sources.map(({ file, text }) => ({ file, text: (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r(?!\n)/g, "\n") }));
-  const loaded = own.map((source) => ({ source, result: loadFileSafely(source, features) }));
+  // Texts of the other files diagnostics point into (a skill's SKILL.md), for pretty output.
+  const context: FileContext = { files, sources: new Map() };
+  const loaded = own.map((source) => ({ source, result: loadFileSafely(source, features, context) }));
   // The shipped manifests the project uses, found from what was just parsed (not parsed again).
-  if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source, features) });
+  if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source, features, context) });
   loaded.sort((a, b) => compareText(a.source.file, b.source.file));
   const ordered = loaded.map((l) => l.source);
   const results = loaded.map((l) => l.result);
@@ -123,9 +138,9 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, featur
     workflowSpecs = dataFlow.specs;
   }
   const manifests = checked
-    .map((entry) => toLoaded(entry, features, workflowSpecs))
+    .map((entry) => toLoaded(entry, features, workflowSpecs, files))
     .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.file, b.file));
-  return { manifests, diagnostics: sortDiagnostics(all), sources: new Map(ordered.map((s) => [s.file, s.text])) };
+  return { manifests, diagnostics: sortDiagnostics(all), sources: new Map([...ordered.map((s): [string, string] => [s.file, s.text]), ...context.sources]) };
 }
 
 /** Every check, over manifests held in memory (tests, editors). */
@@ -139,6 +154,6 @@ export function loadSources(sources: readonly ManifestSource[], features: readon
  * this way, so its `agent.orchestration.workflows` and `endpoints` are empty and its workflow tasks
  * carry no input or output fields.
  */
-export function loadManifestText(file: string, text: string, features: readonly ManifestFeature[]): Project {
-  return assemble([{ file, text }], { crossFile: false, features });
+export function loadManifestText(file: string, text: string, features: readonly ManifestFeature[], files?: ManifestFiles): Project {
+  return assemble([{ file, text }], { crossFile: false, features, ...(files && { files }) });
 }

@@ -4,7 +4,7 @@
  */
 import { toCamelCase } from "../spec/index.js";
 import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
-import { featureWorkflows, type ManifestFeature, type RawAgent } from "./feature.js";
+import { featureWorkflows, type ManifestFeature, type ManifestFiles, type RawAgent } from "./feature.js";
 import type { RawCapability, RawComponent, RawField, RawFields, RawValue } from "./manifest-types.js";
 import { compareText } from "./values.js";
 
@@ -57,9 +57,15 @@ export function normaliseCapabilities(raw: RawComponent): CapabilitySpec[] {
  * `workflows`: the checked workflow specs by name, when the manifest is loaded with the others (gen);
  * undefined for a manifest on its own, whose agent then serves no workflow endpoints. An agent's spec
  * is its `uses` followed by each feature's part, in feature-list order (the spec is embedded in
- * generated files, so its property order is part of the output).
+ * generated files, so its property order is part of the output). `origin`: the manifest's file and
+ * the files beside it, for features whose part embeds files it names (skill folders).
  */
-export function normaliseComponent(raw: RawComponent, features: readonly ManifestFeature[], workflows?: ReadonlyMap<string, WorkflowSpec>): ComponentSpec {
+export function normaliseComponent(
+  raw: RawComponent,
+  features: readonly ManifestFeature[],
+  workflows?: ReadonlyMap<string, WorkflowSpec>,
+  origin: ManifestOrigin = { file: "", files: undefined },
+): ComponentSpec {
   return {
     kind: raw.kind,
     name: raw.name,
@@ -67,13 +73,19 @@ export function normaliseComponent(raw: RawComponent, features: readonly Manifes
     version: raw.version ?? DEFAULT_VERSION,
     ...(raw.port !== undefined && { port: raw.port }),
     capabilities: normaliseCapabilities(raw),
-    ...(raw.kind === "agent" && { agent: normaliseAgent(raw as RawAgent, features, workflows ?? new Map()) }),
+    ...(raw.kind === "agent" && { agent: normaliseAgent(raw as RawAgent, features, workflows ?? new Map(), origin) }),
   };
 }
 
-function normaliseAgent(raw: RawAgent, features: readonly ManifestFeature[], workflows: ReadonlyMap<string, WorkflowSpec>): AgentSpec {
+/** Where a manifest was read from: its file (relative to the cwd) and the files beside it, when known. */
+export interface ManifestOrigin {
+  readonly file: string;
+  readonly files: ManifestFiles | undefined;
+}
+
+function normaliseAgent(raw: RawAgent, features: readonly ManifestFeature[], workflows: ReadonlyMap<string, WorkflowSpec>, origin: ManifestOrigin): AgentSpec {
   const referenced = [...new Set(featureWorkflows(raw, features).map((reference) => reference.name))];
-  const context = { workflows, referenced };
+  const context = { workflows, referenced, file: origin.file, files: origin.files };
   const parts = features.map((feature) => feature.normalise(raw, context));
   // Each feature's normaliser produces exactly its declared part; their union is the assembled spec.
   return Object.assign({ uses: [...(raw.uses ?? [])].sort(compareText) }, ...parts) as AgentSpec;

@@ -8,7 +8,7 @@ import type { Diagnostic } from "./project.js";
 import { toCamelCase } from "../spec/index.js";
 import { FRAMEWORK_ROUTES } from "../spec/index.js";
 import { exampleProblem, fitsType } from "./examples.js";
-import type { ManifestFeature, RawAgent } from "./feature.js";
+import type { FeatureCheckContext, ManifestFeature, ManifestFiles, RawAgent } from "./feature.js";
 import type { RawComponent, RawFields, RawManifest, RawValue, RawWorkflow } from "./manifest-types.js";
 import { defaultEndpoint, normaliseValue } from "./normalise.js";
 import { displayPath, valuePosition, type Path, type SourceFile } from "./source-file.js";
@@ -22,7 +22,19 @@ export function featureRoutePrefixes(features: readonly Pick<ManifestFeature, "r
   return [...new Set(features.flatMap((feature) => feature.routePrefixes))].sort();
 }
 
-export function checkManifest(source: SourceFile, manifest: RawManifest, features: readonly ManifestFeature[]): Diagnostic[] {
+export interface CheckOptions {
+  /** The files beside the manifest, for features that read files it names (skill folders). */
+  readonly files?: ManifestFiles;
+  /** Receives the text of each other file a feature reports a problem in, for pretty output. */
+  readonly sources?: Map<string, string>;
+}
+
+export function checkManifest(
+  source: SourceFile,
+  manifest: RawManifest,
+  features: readonly ManifestFeature[],
+  { files, sources }: CheckOptions = {},
+): Diagnostic[] {
   const found: Diagnostic[] = [];
   const report: Report = (code, path, message) => found.push(createDiagnostic(code, source.file, valuePosition(source, path), message));
   const lineOf = (path: Path): number => valuePosition(source, path).line;
@@ -30,7 +42,18 @@ export function checkManifest(source: SourceFile, manifest: RawManifest, feature
   else if (manifest.kind !== "deployment") {
     checkComponent(manifest, features, report, lineOf);
     if (manifest.kind === "agent") {
-      const context = { report, lineOf, checkFields: (fields: RawFields | undefined, path: Path) => checkFields(fields, path, report, lineOf) };
+      const reportAt: FeatureCheckContext["reportAt"] = (code, at, message) => {
+        if (at.text !== undefined) sources?.set(at.file, at.text);
+        found.push(createDiagnostic(code, at.file, at.position, message));
+      };
+      const context: FeatureCheckContext = {
+        report,
+        reportAt,
+        lineOf,
+        file: source.file,
+        files,
+        checkFields: (fields: RawFields | undefined, path: Path) => checkFields(fields, path, report, lineOf),
+      };
       for (const feature of features) feature.check?.(manifest as RawAgent, context);
     }
   }

@@ -32,6 +32,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   scheduling: 7,
   chat: 7,
   hitl: 7,
+  skills: 7,
   agent: 8,
   codegen: 9,
   dashboard: 10,

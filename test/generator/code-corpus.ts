@@ -6,7 +6,7 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { loadProject } from "../../generator/load-project.js";
 import { loadWorkflowText, type DiagnosticCode, type Diagnostic } from "../../runtime/manifest/index.js";
 import { loadManifestText, loadSources, notGenerated } from "../support/manifests.js";
@@ -35,6 +35,18 @@ function onDisk(setup: (root: string) => Promise<void>, manifestsDir = "m"): Pro
     }
   };
 }
+
+/** An agent listing `skills` (YAML) with skill folders written under m/ (`files`: path → content), loaded as gen loads it. */
+function skillCase(skills: string, files: Readonly<Record<string, string>>): Produce {
+  return onDisk(async (root) => {
+    await writeFile(join(root, "m/g.yaml"), `kind: agent\nname: g\ndescription: d\ncapabilities: []\nskills: ${skills}\n`);
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(root, "m", path)), { recursive: true });
+      await writeFile(join(root, "m", path), content);
+    }
+  });
+}
+const SKILL = (front: string, body = "Do it.\n") => `---\n${front}\n---\n${body}`;
 
 /** A case of the bad-workflow corpus (fixtures/workflows), with the shared tools and agent. */
 function workflowCase(name: string): Produce {
@@ -142,4 +154,13 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1417: workflowCase("reserved-name"),
   MF1418: workflowCase("duration-too-long"),
   MF1419: () => loadWorkflowText("m/t.yaml", GEOCODING_TOOL, { component: () => undefined }).diagnostics,
+  MF1501: skillCase("[./s/missing]", {}),
+  MF1502: skillCase("[./s/a]", { "s/a/README.md": "no SKILL.md here" }),
+  MF1503: skillCase("[./s/a]", { "s/a/SKILL.md": "# no front matter\n" }),
+  MF1504: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a") }),
+  MF1505: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: b\ndescription: d") }),
+  MF1506: skillCase("[./s/a, s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d") }),
+  MF1507: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d", "See [this](../secret.md).\n") }),
+  MF1508: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d", "See references/missing.md.\n") }),
+  MF1509: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d", `${"x".repeat(33 * 1024)}\n`) }),
 };
