@@ -73,33 +73,6 @@ export function createSkillsContextSource({ store, agent, env = process.env, set
       return choice.chosen;
     });
 
-  const activate = (chosen: readonly SkillCandidate[]) =>
-    inSpan(SKILLS_SPAN.ACTIVATE, {}, async (span) => {
-      // The versions pinned for this request, read once: a publish or a pin meanwhile changes nothing below.
-      const versions = await Promise.all(
-        chosen.map((c) => inSpan(SKILLS_SPAN.REGISTRY_GET, skillAttributes(c), () => store.get(c.namespace, c.name, c.version))),
-      );
-      const active: SkillVersion[] = [];
-      const leftOut: SkillVersion[] = [];
-      let used = bytesOf(PREAMBLE);
-      for (const skill of versions) {
-        // Retired since the index was listed (it is reused a few seconds): never chosen again.
-        if (skill === undefined || skill.retired_at !== undefined) continue;
-        const size = bytesOf(skillBlock(skill)) + 2;
-        // Whole or not at all: half an instruction can mislead more than none.
-        if (used + size > settings.budgetBytes) {
-          leftOut.push(skill);
-          span?.event("skills.skill_left_out", { ...skillAttributes(skill), "skills.bytes": size, "skills.reason": "budget" });
-          continue;
-        }
-        used += size;
-        active.push(skill);
-        span?.event("skills.skill_activated", skillAttributes(skill));
-      }
-      span?.setAttributes({ "skills.active_count": active.length, "skills.left_out_count": leftOut.length });
-      return { active, leftOut, used };
-    });
-
   return {
     name: SKILLS_SOURCE,
     budgetBytes: settings.budgetBytes,
@@ -107,7 +80,7 @@ export function createSkillsContextSource({ store, agent, env = process.env, set
       if (namespaces.length === 0) return undefined;
       const chosen = await pin(request);
       if (chosen.length === 0) return undefined;
-      const { active, leftOut, used } = await activate(chosen);
+      const { active, leftOut, used } = await activate(store, chosen, settings.budgetBytes);
       const resources =
         active.length === 0
           ? { blocks: [], read: [] }
@@ -126,6 +99,42 @@ export function createSkillsContextSource({ store, agent, env = process.env, set
       return { section, evidence };
     },
   };
+}
+
+interface Activated {
+  readonly active: readonly SkillVersion[];
+  readonly leftOut: readonly SkillVersion[];
+  /** Bytes of the section so far: the preamble and the active skills' instructions. */
+  readonly used: number;
+}
+
+/** Reads the chosen skills at their pinned versions and keeps those whose instructions fit the budget whole, in order. */
+function activate(store: SkillStore, chosen: readonly SkillCandidate[], budgetBytes: number): Promise<Activated> {
+  return inSpan(SKILLS_SPAN.ACTIVATE, {}, async (span) => {
+    // The versions pinned for this request, read once: a publish or a pin meanwhile changes nothing below.
+    const versions = await Promise.all(
+      chosen.map((c) => inSpan(SKILLS_SPAN.REGISTRY_GET, skillAttributes(c), () => store.get(c.namespace, c.name, c.version))),
+    );
+    const active: SkillVersion[] = [];
+    const leftOut: SkillVersion[] = [];
+    let used = bytesOf(PREAMBLE);
+    for (const skill of versions) {
+      // Retired since the index was listed (it is reused a few seconds): never chosen again.
+      if (skill === undefined || skill.retired_at !== undefined) continue;
+      const size = bytesOf(skillBlock(skill)) + 2;
+      // Whole or not at all: half an instruction can mislead more than none.
+      if (used + size > budgetBytes) {
+        leftOut.push(skill);
+        span?.event("skills.skill_left_out", { ...skillAttributes(skill), "skills.bytes": size, "skills.reason": "budget" });
+        continue;
+      }
+      used += size;
+      active.push(skill);
+      span?.event("skills.skill_activated", skillAttributes(skill));
+    }
+    span?.setAttributes({ "skills.active_count": active.length, "skills.left_out_count": leftOut.length });
+    return { active, leftOut, used };
+  });
 }
 
 function evidenceOf(skill: SkillVersion, resources: readonly string[]): SkillEvidence {
