@@ -6,6 +6,7 @@
  */
 import type { AgentFeature } from "../feature/index.js";
 import { checkSkills, normaliseSkills, skillsSchema } from "./manifest.js";
+import { addSkillsPaths } from "./openapi.js";
 import type { SkillsServeOptions } from "./serve-options.js";
 
 // Its manifest part's types, re-exported so that every program that sees this descriptor also sees
@@ -22,6 +23,7 @@ export const skillsFeature: AgentFeature<SkillsServeOptions> = {
   check: checkSkills,
   optionKeys: ["skills"],
   enabled: (agent) => agent.skills !== undefined,
+  openapi: addSkillsPaths,
   async build(options, services) {
     const { createSkillsExtension } = await import("./extension.js");
     return createSkillsExtension(options, services);
