@@ -13,6 +13,7 @@
  * without skills (the seam logs it).
  */
 import type { ContextGathered, ContextRequest, ContextSection, ContextSource } from "../orchestration/index.js";
+import type { AgentSpec } from "../spec/index.js";
 import { SKILLS_SPAN } from "../telemetry/index.js";
 import { systemClock, type Clock } from "../util/index.js";
 import { createCandidateReader, type SkillCandidate } from "./context-candidates.js";
@@ -30,7 +31,7 @@ const PREAMBLE = "Instructions from the skills chosen for this request: follow t
 export interface SkillsContextOptions {
   readonly store: SkillStore;
   /** The agent's spec: its `skills.namespaces` are where candidates come from (none: the source adds nothing). */
-  readonly agent: { readonly skills?: { readonly namespaces?: readonly string[] } };
+  readonly agent: Pick<AgentSpec, "skills">;
   /** @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Overrides of the variables and defaults (tests, embedding code). */
@@ -48,7 +49,7 @@ const bytesOf = (text: string): number => Buffer.byteLength(text);
 
 export function createSkillsContextSource({ store, agent, env = process.env, settings: given, clock = systemClock }: SkillsContextOptions): ContextSource {
   const settings = readSkillsContextSettings(env, given);
-  const namespaces = [...new Set(agent.skills?.namespaces ?? [])];
+  const namespaces = [...new Set(agent.skills?.namespaces)];
   const candidates = createCandidateReader({ store, namespaces, ttlMs: settings.indexTtlMs, clock });
 
   const pin = (request: ContextRequest) =>

@@ -84,7 +84,7 @@ export async function startSkillsNetwork({
     adaptive: { maxSemanticRetries: 0, maxPhases: 1 },
   });
   agent.extension.orchestrator.useContext(
-    createSkillsContextSource({ store: reads, agent: { skills: { namespaces } }, env: {}, settings, ...(clock && { clock }) }),
+    createSkillsContextSource({ store: reads, agent: { skills: { namespaces, bundled: [] } }, env: {}, settings, ...(clock && { clock }) }),
   );
   return Object.assign(network, {
     tools,
