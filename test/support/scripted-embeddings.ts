@@ -32,7 +32,7 @@ export function scriptedEmbedding(text: string, dimensions = SCRIPTED_EMBEDDING_
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** Answers one embeddings request: an OpenAI `list` of `embedding` objects, floats or base64 as asked, with usage counted in words. */
-export function answerEmbeddings(res: ServerResponse, body: any): void {
+export function answerEmbeddings(res: ServerResponse, body: any, embed: (text: string) => number[] = scriptedEmbedding): void {
   const inputs: unknown[] = Array.isArray(body?.input) ? body.input : [body?.input];
   if (inputs.some((input) => typeof input !== "string" || input === "")) {
     res.writeHead(400, { "content-type": "application/json" });
@@ -42,7 +42,7 @@ export function answerEmbeddings(res: ServerResponse, body: any): void {
   const texts = inputs as string[];
   const base64 = body.encoding_format === "base64";
   const data = texts.map((text, index) => {
-    const vector = scriptedEmbedding(text);
+    const vector = embed(text);
     const embedding = base64 ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
     return { object: "embedding", index, embedding };
   });

@@ -121,7 +121,12 @@ function answer(res: ServerResponse, body: any, entry: ScriptedAnswer, id: strin
   res.end("data: [DONE]\n\n");
 }
 
-export async function startScriptedLlm(script?: ScriptFunction): Promise<ScriptedLlm> {
+export interface ScriptedLlmOptions {
+  /** The vector `/v1/embeddings` answers for a text (a suite that needs synonyms to meet). @defaultValue scriptedEmbedding */
+  readonly embedding?: (text: string) => number[];
+}
+
+export async function startScriptedLlm(script?: ScriptFunction, options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> {
   const queue: ScriptedEntry[] = [];
   const requests: ScriptedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -181,7 +186,7 @@ export async function startScriptedLlm(script?: ScriptFunction): Promise<Scripte
       return;
     }
     if (failure !== undefined) return json(res, failure.status, failure.body ?? { error: { message: `scripted ${failure.status}` } }, failure.headers);
-    answerEmbeddings(res, body);
+    answerEmbeddings(res, body, options.embedding);
   }
   server.on("connection", (socket) => {
     sockets.add(socket);

@@ -41,18 +41,19 @@ function better(a: Ranked, b: Ranked): boolean {
   return a.score > b.score || (a.score === b.score && a.id < b.id);
 }
 
-/** The best `limit` of `scores`, best first: an insertion-kept top list, cheaper than sorting every match when limit is small. */
+/** Adds `candidate` to `top` (best first) when it is among the best `limit`: cheaper than sorting every match when limit is small. */
+export function keepBest(top: Ranked[], candidate: Ranked, limit: number): void {
+  if (top.length === limit && !better(candidate, top[top.length - 1]!)) return;
+  let at = top.length;
+  while (at > 0 && better(candidate, top[at - 1]!)) at -= 1;
+  top.splice(at, 0, candidate);
+  if (top.length > limit) top.pop();
+}
+
+/** The best `limit` of `scores` with a positive score, best first. */
 export function topRanked(scores: ReadonlyMap<string, number>, limit: number): Ranked[] {
   const top: Ranked[] = [];
-  for (const [id, score] of scores) {
-    if (!(score > 0)) continue;
-    const candidate = { id, score };
-    if (top.length === limit && !better(candidate, top[top.length - 1]!)) continue;
-    let at = top.length;
-    while (at > 0 && better(candidate, top[at - 1]!)) at -= 1;
-    top.splice(at, 0, candidate);
-    if (top.length > limit) top.pop();
-  }
+  for (const [id, score] of scores) if (score > 0) keepBest(top, { id, score }, limit);
   return top;
 }
 

@@ -8,9 +8,9 @@
 
 const STOP_WORDS: ReadonlySet<string> = new Set(
   (
-    "a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its " +
-    "me my of on or our she so than that the their them then there these they this those to was we were what when where " +
-    "which who whom why will with would you your"
+    "a about also an and are as at be been but by can could did do does for from had has have he her his how i if in into " +
+    "is it its just me might must my of on or our shall she should so than that the their them then there these they this " +
+    "those to very was we were what when where which who whom why will with would you your"
   ).split(" "),
 );
 

@@ -4,6 +4,7 @@
  * `VectorIndex` (the in-process adapter by default; `MANIFOLD_VECTOR_DB_URL` names an external
  * vector database, whose adapter is not part of this release). Memory's recall ranks with it.
  */
+import type { LlmCompletion, LlmMessage } from "../../llm/index.js";
 
 export interface RetrievalDoc {
   readonly id: string;
@@ -36,11 +37,37 @@ export interface VectorIndex {
   close(): Promise<void>;
 }
 
+/** An embeddings call as the LLM debug record takes it: natural mode's `RecordCall` (ContextRequest.record) accepts it as is. */
+export interface EmbeddingCallRecord {
+  /** The interaction type (`user_memory_recall_query`, …). */
+  readonly type: string;
+  readonly category: "embedding";
+  /** The inputs, one user message each. */
+  readonly messages: readonly LlmMessage[];
+  readonly attempt: number;
+  /** Date.now() when the call started. */
+  readonly started: number;
+  readonly model: string;
+  /** The call's outcome in a completion's shape: usage, model, duration, and a one-line text naming the vectors' count and size. */
+  readonly completion?: LlmCompletion;
+  readonly error?: unknown;
+}
+
+export type EmbeddingRecorder = (call: EmbeddingCallRecord) => void;
+
+export interface RankOptions {
+  readonly signal?: AbortSignal;
+  /** Where the query's embeddings call is recorded (the request's LLM debug record). */
+  readonly record?: EmbeddingRecorder;
+  /** The recorded interaction's type. @defaultValue "retrieval_query" */
+  readonly purpose?: string;
+}
+
 /** Lexical and (when an embedder is configured) vector ranking, fused. */
 export interface Retriever {
   readonly vector: boolean;
   /** Ranks `docs` (bounded by the caller) for `query` within `scope`; lexical only when no embedder is configured. */
-  rank(scope: string, query: string, docs: readonly RetrievalDoc[], limit: number, options?: { readonly signal?: AbortSignal }): Promise<Ranked[]>;
+  rank(scope: string, query: string, docs: readonly RetrievalDoc[], limit: number, options?: RankOptions): Promise<Ranked[]>;
   /** Tells the vector side a document changed or went (no-op when lexical only). */
   upsert(scope: string, doc: RetrievalDoc, options?: { readonly signal?: AbortSignal }): Promise<void>;
   remove(scope: string, id: string): Promise<void>;

@@ -1,0 +1,135 @@
+/**
+ * The retriever's lexical indexes, one per scope, kept between requests: a rank call hands over the
+ * scope's documents (the store is the truth), and only what changed since the last call is indexed
+ * again, so recall over 10,000 facts does not tokenize 10,000 texts per request. Bounded: past
+ * `maxScopes` scopes or `maxDocs` documents in all, the least recently used scope is forgotten (it is
+ * indexed again from its documents when next asked).
+ */
+import { createTextIndex } from "./lexical.js";
+import type { RetrievalDoc, TextIndex } from "./types.js";
+
+interface Entry {
+  text: string;
+  /** The reconciliation that last saw this document. */
+  seen: number;
+}
+
+export interface ScopeState {
+  readonly index: TextIndex;
+  readonly docs: Map<string, Entry>;
+  /** Id → the text whose vector the vector index holds (only when vectors are on). */
+  readonly embedded: Map<string, string>;
+  /** Ids whose current text has no vector yet (only when vectors are on). */
+  readonly pending: Set<string>;
+}
+
+export interface ScopeCache {
+  /** The scope's state, created when absent, made the most recent. */
+  open(scope: string): ScopeState;
+  peek(scope: string): ScopeState | undefined;
+  /**
+   * Opens the scope and makes its index hold exactly `docs` (the last of a repeated id wins); also
+   * returns the ids it dropped (documents gone from the store) so their vectors can go too.
+   */
+  reconcile(scope: string, docs: readonly RetrievalDoc[]): { readonly state: ScopeState; readonly dropped: readonly string[] };
+  /** Updates one document of a scope held (a scope not held is left alone: it is indexed whole when next ranked). */
+  upsert(scope: string, doc: RetrievalDoc): void;
+  remove(scope: string, id: string): void;
+  forget(scope: string): void;
+  clear(): void;
+}
+
+/** Indexes one document; 1 when it is new to the scope (the cache's document count grows), else 0. */
+function write(state: ScopeState, doc: RetrievalDoc): number {
+  const entry = state.docs.get(doc.id);
+  if (entry !== undefined && entry.text === doc.text) return 0;
+  if (entry === undefined) state.docs.set(doc.id, { text: doc.text, seen: -1 });
+  else entry.text = doc.text;
+  state.index.upsert(doc);
+  state.pending.add(doc.id);
+  return entry === undefined ? 1 : 0;
+}
+
+/** Removes one document; 1 when it was there. */
+function drop(state: ScopeState, id: string): number {
+  if (!state.docs.delete(id)) return 0;
+  state.index.remove(id);
+  state.embedded.delete(id);
+  state.pending.delete(id);
+  return 1;
+}
+
+/** Marks the scope's state with `docs` and drops what it held besides; returns the dropped ids and the count change. */
+function sync(state: ScopeState, docs: readonly RetrievalDoc[], now: number): { readonly dropped: string[]; readonly change: number } {
+  let change = 0;
+  let distinct = 0;
+  for (const doc of docs) {
+    change += write(state, doc);
+    const entry = state.docs.get(doc.id)!;
+    if (entry.seen !== now) distinct += 1;
+    entry.seen = now;
+  }
+  const dropped: string[] = [];
+  if (distinct < state.docs.size) {
+    for (const [id, entry] of state.docs) if (entry.seen !== now) dropped.push(id);
+    for (const id of dropped) change -= drop(state, id);
+  }
+  return { dropped, change };
+}
+
+export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: number; readonly maxDocs: number }): ScopeCache {
+  // Map order is recency (a scope opened is deleted and set again).
+  const scopes = new Map<string, ScopeState>();
+  let total = 0;
+  let generation = 0;
+
+  const forget = (scope: string): void => {
+    const state = scopes.get(scope);
+    if (state === undefined) return;
+    total -= state.docs.size;
+    scopes.delete(scope);
+  };
+
+  /** Forgets the least recently used scopes other than `current` while past a bound. */
+  const enforce = (current: string): void => {
+    for (const scope of [...scopes.keys()]) {
+      if (scopes.size <= maxScopes && total <= maxDocs) return;
+      if (scope !== current) forget(scope);
+    }
+  };
+
+  const open = (scope: string): ScopeState => {
+    let state = scopes.get(scope);
+    if (state !== undefined) scopes.delete(scope);
+    state ??= { index: createTextIndex(), docs: new Map(), embedded: new Map(), pending: new Set() };
+    scopes.set(scope, state);
+    return state;
+  };
+
+  return {
+    open,
+    peek: (scope) => scopes.get(scope),
+    reconcile(scope, docs) {
+      const state = open(scope);
+      const { dropped, change } = sync(state, docs, ++generation);
+      total += change;
+      enforce(scope);
+      return { state, dropped };
+    },
+    upsert(scope, doc) {
+      const state = scopes.get(scope);
+      if (state === undefined) return;
+      total += write(state, doc);
+      enforce(scope);
+    },
+    remove(scope, id) {
+      const state = scopes.get(scope);
+      if (state !== undefined) total -= drop(state, id);
+    },
+    forget,
+    clear() {
+      scopes.clear();
+      total = 0;
+    },
+  };
+}
