@@ -5,6 +5,9 @@ import { join } from "node:path";
 
 export const MANIFEST_EXTENSIONS: readonly string[] = [".yaml", ".yml"];
 
+/** The file that makes a folder an Agent Skills folder (its YAML files are resources, not manifests). */
+export const SKILL_FILE = "SKILL.md";
+
 export function isManifestName(name: string): boolean {
   return MANIFEST_EXTENSIONS.some((ext) => name.endsWith(ext));
 }
@@ -20,9 +23,11 @@ export type FoundFiles =
 
 /**
  * Every `*.yaml`/`*.yml` path under `dir`, recursively, sorted by code unit so the order is the same on
- * every machine. Folders named `node_modules` or starting with `.` are skipped; linked folders are
- * followed once (a link cycle ends). Anything named like a manifest that is not a folder is returned,
- * even when it is not a readable file: reading it is what reports the problem.
+ * every machine. Folders named `node_modules` or starting with `.` are skipped, and so are skill
+ * folders (holding a `SKILL.md`): their files are a skill's resources, read through the agent that
+ * lists the skill, never manifests. Linked folders are followed once (a link cycle ends). Anything
+ * named like a manifest that is not a folder is returned, even when it is not a readable file: reading
+ * it is what reports the problem.
  */
 export async function findManifestFiles(dir: string): Promise<FoundFiles> {
   try {
@@ -32,7 +37,7 @@ export async function findManifestFiles(dir: string): Promise<FoundFiles> {
     return { ok: false, reason: missing ? "does not exist" : `cannot be read: ${describeFsError(error)}` };
   }
   const found: Found = { files: [], unreadable: [], seen: new Set() };
-  await collect(dir, found);
+  await collect(dir, found, true);
   return { ok: true, files: found.files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), unreadable: found.unreadable };
 }
 
@@ -52,7 +57,7 @@ interface Found {
   readonly seen: Set<string>;
 }
 
-async function collect(dir: string, found: Found): Promise<void> {
+async function collect(dir: string, found: Found, root = false): Promise<void> {
   let entries: Dirent[];
   try {
     const real = await realpath(dir);
@@ -63,6 +68,7 @@ async function collect(dir: string, found: Found): Promise<void> {
     found.unreadable.push({ path: dir, reason: describeFsError(error) });
     return;
   }
+  if (!root && entries.some((entry) => entry.name === SKILL_FILE)) return;
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (await isFolder(entry, path)) {

@@ -7,6 +7,10 @@
  * file's watch is left on the old inode and later saves go unseen. A folder's watcher reports every
  * entry written, created, renamed or removed in it, however the editor saves.
  *
+ * Skill folders (holding a `SKILL.md`) under the manifests folder are watched too, and there every
+ * file counts: gen embeds a skill's instructions and resources. Skill folders an agent lists from
+ * outside the manifests folder are not watched.
+ *
  * Runs never overlap: the loop awaits each generation, and changes that arrive meanwhile are collected
  * and picked up by the next turn (after the same debounce), so a save during a run gives exactly one
  * more run.
@@ -16,7 +20,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CliIo } from "./cli-io.js";
-import { isManifestName } from "./find-files.js";
+import { isManifestName, SKILL_FILE } from "./find-files.js";
 
 /** Quiet time after the last event before regenerating: one save, or a `git checkout`, is a burst of events. */
 export const WATCH_DEBOUNCE_MS = 100;
@@ -166,12 +170,14 @@ function createFolderWatcher({ root, onChange }: FolderWatcherOptions): FolderWa
     watched.delete(path);
   };
 
-  const watchFolder = (folder: string): FSWatcher => {
+  const watchFolder = (folder: string, inSkill: boolean): FSWatcher => {
     const watcher = watch(folder, { persistent: true }, (_event, name) => {
       // No name: the platform could not say what changed, so anything may have.
       if (name === null) return onChange(folder);
       const path = join(folder, name);
-      if (isManifestName(name) || watched.has(path)) return onChange(path);
+      if (isManifestName(name) || watched.has(path) || name === SKILL_FILE) return onChange(path);
+      // In a skill every file is content (hidden ones, editors' swap files, are not read).
+      if (inSkill && !name.startsWith(".")) return onChange(path);
       // The folder's own name: it was removed or renamed (inotify reports that on the folder itself).
       if (name === basename(folder)) return onChange(folder);
       // A folder made or moved in here may hold manifests; files of other kinds (swap files) are not read.
@@ -198,7 +204,7 @@ function createFolderWatcher({ root, onChange }: FolderWatcherOptions): FolderWa
       for (const [path, id] of now) {
         if (watched.has(path)) continue;
         try {
-          watched.set(path, { watcher: watchFolder(path), id });
+          watched.set(path, { watcher: watchFolder(path, id.endsWith(SKILL_ID_SUFFIX)), id });
         } catch {
           // Gone since it was listed: its parent's watcher has reported that, and the next sync settles it.
         }
@@ -216,24 +222,29 @@ function isSkippedFolder(name: string): boolean {
   return name === "node_modules" || name.startsWith(".");
 }
 
+/** Marks the id of a folder inside a skill: a folder that becomes one (or stops being one) is watched anew. */
+const SKILL_ID_SUFFIX = ":skill";
+
 /**
- * Every folder under `root` the loader reads (itself included), with its device and inode; undefined
- * when `root` is not a folder. Linked folders are followed once, as the loader follows them.
+ * Every folder under `root` the loader reads (itself included), with its device and inode (and
+ * whether it is in a skill folder); undefined when `root` is not a folder. Linked folders are followed
+ * once, as the loader follows them.
  */
 async function listFolders(root: string): Promise<Map<string, string> | undefined> {
   const folders = new Map<string, string>();
   const seen = new Set<string>();
-  const visit = async (folder: string): Promise<void> => {
+  const visit = async (folder: string, inSkill: boolean): Promise<void> => {
     const info = await stat(folder).catch(() => undefined);
     const real = await realpath(folder).catch(() => undefined);
     if (info === undefined || !info.isDirectory() || real === undefined || seen.has(real)) return;
     seen.add(real);
-    folders.set(folder, `${info.dev}:${info.ino}`);
     const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+    const skill = inSkill || (folder !== root && entries.some((entry) => entry.name === SKILL_FILE));
+    folders.set(folder, `${info.dev}:${info.ino}${skill ? SKILL_ID_SUFFIX : ""}`);
     for (const entry of entries) {
-      if ((entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedFolder(entry.name)) await visit(join(folder, entry.name));
+      if ((entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedFolder(entry.name)) await visit(join(folder, entry.name), skill);
     }
   };
-  await visit(root);
+  await visit(root, false);
   return folders.has(root) ? folders : undefined;
 }

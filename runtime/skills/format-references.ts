@@ -27,8 +27,11 @@ const LINK = /!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^\s)]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'
 // `[id]: target "title"`, alone on its line (up to three spaces of indent).
 const DEFINITION = /^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/dgm;
 const BARE = /(?<![\w./~@:-])((?:\.\.?\/)+[\w-][\w./-]*|(?:scripts|references|assets)\/[\w-][\w./-]*)/g;
-/** A URL (`https:`, `mailto:`, `data:`), a protocol-relative URL, or an anchor in the same page: not a file. */
-const NOT_A_FILE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/\/|#)/;
+/**
+ * A URL (`https:`, `mailto:`, `data:`), a protocol-relative URL, or an anchor in the same page: not a
+ * file. A one-letter scheme is a drive (`C:/…`), which is a path, absolute.
+ */
+const NOT_A_FILE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]+:|\/\/|#)/;
 const FENCE = /^ {0,3}(```|~~~)/;
 
 /** Every file reference in `instructions`, in text order; one per place. */
