@@ -13,6 +13,9 @@ import { addSkillsRoutes } from "./routes.js";
 import type { SkillsServeOptions } from "./serve-options.js";
 import { createSkillStore, type SkillStore, type SkillVersionInput } from "./store/index.js";
 
+/** What the registry answers about one skill; anything else is the registry failing as a whole. */
+const REFUSALS: ReadonlySet<string> = new Set(["CONFLICT", "INVALID_INPUT", "PAYLOAD_TOO_LARGE", "LIMIT_EXCEEDED"]);
+
 /** A bundled skill as gen embeds it: the version's content and the digest gen computed. */
 type Bundled = SkillVersionInput & { readonly digest?: string };
 
@@ -33,6 +36,11 @@ export async function publishBundled(store: SkillStore, bundled: readonly Bundle
         log.warn(`bundled skill ${id}: the registry's digest differs from the one gen embedded; regenerate the agent (npm run gen)`);
     } catch (error) {
       const code = isManifoldError(error) ? error.code : "INTERNAL";
+      if (!REFUSALS.has(code)) {
+        // The store itself failed (unreachable, say): the next skills would wait as long each.
+        log.error(`bundled skills not published: the skill registry failed (${code}); restart the agent once its store is reachable`, { skill: id, code });
+        break;
+      }
       const why =
         code === "CONFLICT"
           ? "the registry already holds this version with other content (versions are immutable): raise the skill's version in its SKILL.md and regenerate"

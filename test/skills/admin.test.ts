@@ -44,7 +44,7 @@ writeFileSync(
 const backing = createStore({ env: {} });
 const store = createSkillStore({ store: backing, env: {} });
 const spec = await loadComponentFile(join(dir, "agent.yaml"));
-const agent = await serveAgent(spec, [], { ...QUIET_AGENT, handlers: { ask: async () => ({}) }, tasks: {}, skills: { store } });
+const agent = await serveAgent(spec, [], { ...QUIET_AGENT, handlers: { ask: async () => ({}) }, tasks: {}, skills: { store }, enableOpenApi: true });
 
 test.after(async () => {
   await agent.close();
@@ -79,6 +79,22 @@ test("the bundled skill is published at start: listed, readable with its resourc
   assert.equal(resource.body, { path: "references/checklist.md", bytes: 22, text: "- umbrella\n- passport\n" });
   assert.is((await call("GET", "/skills/skilled-agent/packing-advice/resources/references/none.md")).status, 404);
   assert.is((await call("GET", "/skills/skilled-agent/unknown")).status, 404);
+});
+
+test("the agent's OpenAPI document describes the admin API", async () => {
+  const doc = (await call("GET", "/openapi.json")).body;
+  const operations = Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith("/skills"))
+    .flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, op]: [string, any]) => `${method.toUpperCase()} ${path} ${op.operationId}`));
+  assert.equal(operations, [
+    "GET /skills listSkills",
+    "GET /skills/{namespace}/{name} getSkill",
+    "GET /skills/{namespace}/{name}/resources/{path} getSkillResource",
+    "POST /skills/{namespace}/{name}/versions publishSkillVersion",
+    "PUT /skills/{namespace}/{name}/pin pinSkill",
+    "POST /skills/{namespace}/{name}/versions/{version}/retire retireSkillVersion",
+  ]);
+  assert.ok(doc.components.schemas.SkillVersion && doc.components.schemas.SkillSummary);
 });
 
 test("writes need an admin: anonymous is 401 with a Bearer challenge, another user 403; nothing changes", async () => {
