@@ -11,6 +11,7 @@ import { chatFeature, type ChatServeOptions } from "../chat/feature.js";
 import type { AgentFeature } from "../feature/index.js";
 import { hitlFeature, type HitlServeOptions } from "../hitl/feature.js";
 import { featureRoutePrefixes } from "../manifest/index.js";
+import { memoryFeature, type MemoryServeOptions } from "../memory/feature.js";
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
 import { scheduledFeature, type ScheduledServeOptions } from "../scheduling/feature.js";
 import { skillsFeature, type SkillsServeOptions } from "../skills/feature.js";
@@ -18,7 +19,15 @@ import type { AgentSpec, OpenApiAddition } from "../spec/index.js";
 import { tasksFeature, type AgentTaskTypes, type TasksServeOptions } from "../tasks/feature.js";
 
 // Each entry keeps its own option type; the list only needs the common shape.
-export const AGENT_FEATURES: readonly AgentFeature<never>[] = [orchestrationFeature, tasksFeature, scheduledFeature, chatFeature, hitlFeature, skillsFeature];
+export const AGENT_FEATURES: readonly AgentFeature<never>[] = [
+  orchestrationFeature,
+  tasksFeature,
+  scheduledFeature,
+  chatFeature,
+  hitlFeature,
+  skillsFeature,
+  memoryFeature,
+];
 
 /** What an agent's `serve()` takes beside the component options: each feature's own part. */
 export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOptions &
@@ -26,7 +35,8 @@ export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOp
   ScheduledServeOptions &
   ChatServeOptions &
   HitlServeOptions &
-  SkillsServeOptions;
+  SkillsServeOptions &
+  MemoryServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
 export const AGENT_ROUTE_PREFIXES: readonly string[] = featureRoutePrefixes(AGENT_FEATURES);

@@ -33,6 +33,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   chat: 7,
   hitl: 7,
   skills: 7,
+  memory: 7,
   agent: 8,
   codegen: 9,
   dashboard: 10,

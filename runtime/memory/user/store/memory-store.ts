@@ -30,17 +30,23 @@ interface UserEntry {
 
 const sizeOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
-export function createMemoryFactStore({
-  maxFacts = DEFAULT_MAX_FACTS,
-  ttlMs = DEFAULT_FACTS_TTL_MS,
-  maxUsers = 10_000,
-  maxBytes = 64 * 1024 * 1024,
-  now = Date.now,
-}: MemoryFactStoreOptions = {}): FactStore {
+interface UserTable {
+  /** The user's entry unless it has expired (then it is dropped). */
+  live(user: string): UserEntry | undefined;
+  /** The user's entry for a write, made when absent, moved to the newest end, its TTL refreshed. */
+  writable(user: string): UserEntry;
+  /** Adds `delta` bytes to the entry's (and the table's) size. */
+  resize(entry: UserEntry, delta: number): void;
+  /** Evicts the least recently written users (never `keep`) until the bounds hold. */
+  evict(keep: string): void;
+  /** Users, the most recently written first. */
+  newestFirst(): string[];
+}
+
+function createUserTable({ ttlMs, maxUsers, maxBytes, now }: Required<Omit<MemoryFactStoreOptions, "maxFacts">>): UserTable {
   // Insertion order is write order: a write moves its user to the end, so the first is the least recently written.
   const users = new Map<string, UserEntry>();
   let totalBytes = 0;
-
   const drop = (user: string): void => {
     const entry = users.get(user);
     if (entry === undefined) return;
@@ -55,26 +61,37 @@ export function createMemoryFactStore({
     }
     return entry;
   };
-  /** The user's entry for a write, made when absent, moved to the newest end, its TTL refreshed. */
-  const writable = (user: string): UserEntry => {
-    const entry = live(user) ?? { facts: new Map(), revision: firstRevision(now()), summary: undefined, expiresAt: 0, bytes: 0 };
-    users.delete(user);
-    users.set(user, entry);
-    entry.expiresAt = now() + ttlMs;
-    return entry;
+  return {
+    live,
+    writable(user) {
+      const entry = live(user) ?? { facts: new Map(), revision: firstRevision(now()), summary: undefined, expiresAt: 0, bytes: 0 };
+      users.delete(user);
+      users.set(user, entry);
+      entry.expiresAt = now() + ttlMs;
+      return entry;
+    },
+    resize(entry, delta) {
+      entry.bytes += delta;
+      totalBytes += delta;
+    },
+    evict(keep) {
+      for (const [user] of users) {
+        if (users.size <= maxUsers && totalBytes <= maxBytes) return;
+        if (user !== keep) drop(user);
+      }
+    },
+    newestFirst: () => [...users.keys()].reverse(),
   };
-  const resize = (entry: UserEntry, delta: number): void => {
-    entry.bytes += delta;
-    totalBytes += delta;
-  };
-  /** Evicts the least recently written users (never `keep`) until the bounds hold. */
-  const evict = (keep: string): void => {
-    for (const [user] of users) {
-      if (users.size <= maxUsers && totalBytes <= maxBytes) return;
-      if (user !== keep) drop(user);
-    }
-  };
+}
 
+export function createMemoryFactStore({
+  maxFacts = DEFAULT_MAX_FACTS,
+  ttlMs = DEFAULT_FACTS_TTL_MS,
+  maxUsers = 10_000,
+  maxBytes = 64 * 1024 * 1024,
+  now = Date.now,
+}: MemoryFactStoreOptions = {}): FactStore {
+  const { live, writable, resize, evict, newestFirst } = createUserTable({ ttlMs, maxUsers, maxBytes, now });
   return {
     kind: "memory",
     async list(user) {
@@ -136,7 +153,7 @@ export function createMemoryFactStore({
     },
     async users(limit = 100) {
       const found: string[] = [];
-      for (const user of [...users.keys()].reverse()) {
+      for (const user of newestFirst()) {
         const entry = live(user);
         if (entry === undefined || entry.facts.size === 0) continue;
         if (found.length === limit) return { users: found, truncated: true };
