@@ -16,7 +16,7 @@ import { jsonReply, jsonRoute, type AddRoute, type RouteContext } from "../compo
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { ATTR, getTelemetry, type SpanAttributes, type SpanTrace } from "../telemetry/index.js";
 import { pinOf, publishOf, requireSkillAdmin, skillOfPath, versionOfQuery } from "./admin.js";
-import { checkSkillName, checkVersion, isResourcePath, SKILL_VERSION, type SkillStore } from "./store/index.js";
+import { checkNamespace, checkVersion, isResourcePath, SKILL_VERSION, type SkillStore } from "./store/index.js";
 
 export const SKILLS_PATH = "/skills";
 
@@ -75,7 +75,7 @@ export function addSkillsRoutes(add: AddRoute, { store, bodyLimit, admins }: Ski
     SKILLS_PATH,
     adminRoute("list", bodyLimit, async (ctx, _body, span) => {
       const namespace = typeof ctx.query["namespace"] === "string" && ctx.query["namespace"] !== "" ? ctx.query["namespace"] : undefined;
-      if (namespace !== undefined) checkSkillName(namespace, "x");
+      if (namespace !== undefined) checkNamespace(namespace);
       span?.setAttributes(attributes(namespace));
       return { skills: await store.list(namespace) };
     }),

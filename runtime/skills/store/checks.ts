@@ -113,6 +113,14 @@ export function checkSkillName(
   if (details.length > 0) throw invalid(`skill ${quoted(namespace)}/${quoted(name)} is not a valid skill name`, details);
 }
 
+/** A namespace a caller gave (`list`'s filter): INVALID_INPUT with its pointer. */
+export function checkNamespace(namespace: unknown, pointer = "/namespace"): string {
+  if (typeof namespace === "string" && SKILL_NAME.test(namespace)) return namespace;
+  throw invalid(`namespace ${quoted(namespace)} is not valid`, [
+    { pointer, message: "must be 1-64 lowercase letters, digits or '-', starting with a letter or digit" },
+  ]);
+}
+
 export function checkVersion(version: unknown, pointer = "/version"): string {
   if (typeof version === "string" && SKILL_VERSION.test(version)) return version;
   throw invalid(`version ${quoted(version)} is not valid`, [{ pointer, message: "must be 1-64 letters, digits, '.', '+' or '-'" }]);

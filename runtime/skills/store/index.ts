@@ -3,6 +3,7 @@
  * Redis adapters and one contract suite (test/contract/skills.cases.ts).
  */
 export {
+  checkNamespace,
   checkSkillName,
   checkVersion,
   isResourcePath,

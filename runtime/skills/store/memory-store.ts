@@ -8,6 +8,7 @@ import { ManifoldError } from "../../errors/index.js";
 import {
   activeOf,
   checkPublish,
+  checkNamespace,
   checkSkillName,
   checkVersion,
   conflict,
@@ -126,7 +127,7 @@ function publish(state: State, input: SkillVersionInput): SkillVersion {
 }
 
 function list({ namespaces }: State, namespace: string | undefined): SkillSummary[] {
-  if (namespace !== undefined) checkSkillName(namespace, "x");
+  if (namespace !== undefined) checkNamespace(namespace);
   const chosen = namespace === undefined ? [...namespaces.keys()].sort() : namespaces.has(namespace) ? [namespace] : [];
   const found: SkillSummary[] = [];
   for (const ns of chosen) {

@@ -12,6 +12,7 @@ import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js"
 import {
   activeOf,
   checkPublish,
+  checkNamespace,
   checkSkillName,
   checkVersion,
   conflict,
@@ -143,7 +144,7 @@ async function publish(skills: Skills, input: SkillVersionInput): Promise<SkillV
 
 async function list(skills: Skills, namespace: string | undefined): Promise<SkillSummary[]> {
   const { client, keys } = skills;
-  if (namespace !== undefined) checkSkillName(namespace, "x");
+  if (namespace !== undefined) checkNamespace(namespace);
   const namespaces = namespace === undefined ? (await client.smembers(keys.namespaces)).sort() : [namespace];
   const found: SkillSummary[] = [];
   for (const ns of namespaces) {
