@@ -698,6 +698,39 @@ export const TravelAgentSpec: ComponentSpec = {
       ],
       expiryMs: 300000,
       defaultAction: "reject"
+    },
+    skills: {
+      namespaces: [
+        "travel-agent"
+      ],
+      bundled: [
+        {
+          namespace: "travel-agent",
+          name: "packing-advice",
+          version: "1.0.0",
+          description: "What to pack for a trip. Use when a traveller asks what to bring, wear or pack for a destination.",
+          license: "MIT",
+          instructions: "# Packing advice\n\nNever advise what to pack from the destination's name or season alone: check its weather first.\n\n1. Find the destination's coordinates with `geocoding-service.geocode_location`.\n2. Get its current conditions with `weather-service.get_current_weather`, passing the coordinates from step 1.\n3. Build the list from the temperature and the condition:\n   - below 10 °C: warm layers, a coat, a hat;\n   - 10 to 20 °C: layers and a light jacket;\n   - above 20 °C: light clothes, sun protection, water;\n   - rain, showers or storms in the condition: a rain jacket or an umbrella, and shoes that can get wet.\n4. Add the items every trip needs from the checklist in [references/packing-checklist.md](references/packing-checklist.md).\n\nSay which weather the list is based on (temperature and condition), so the traveller can adjust it if the forecast changes.",
+          resources: [
+            {
+              path: "references/packing-checklist.md",
+              bytes: 368,
+              text: "# Packing checklist\n\nEvery trip, whatever the weather:\n\n- passport or ID, and a copy kept apart from it\n- tickets and bookings (on the phone and on paper)\n- bank card, and some cash in the local currency\n- phone, charger and a plug adapter for the destination\n- medicines, with their prescriptions\n- a reusable water bottle\n- one change of clothes in the hand luggage\n"
+            }
+          ],
+          digest: "7acfa90eaa04d2aff628b2d10117aeafe7a095ced12a19fde23d28a51a9a8918"
+        },
+        {
+          namespace: "travel-agent",
+          name: "local-customs",
+          version: "1.1.0",
+          description: "Local customs of a destination (tipping, greetings, etiquette). Use when a traveller asks how to behave, greet or tip somewhere.",
+          license: "MIT",
+          instructions: "# Local customs\n\nWhen the request is about customs, etiquette, greetings or tipping:\n\n- Get the destination's country with `country-info-service.get_country_info`; its languages say which greeting to teach.\n- Tipping: say whether service is included and what is usual, as a share of the bill, for restaurants, taxis and hotels.\n  When the traveller gave a home currency, give a typical tip in it too, from the rates of `currency-service.get_exchange_rates`\n  (base: the home currency), so the amount is concrete.\n- Greetings: the usual greeting in the main language (written as it sounds), and whether people shake hands, bow or kiss on the cheek.\n- Keep it short: three to five points a visitor can remember, the most likely mistake first.\n\nDo not present a custom as a rule for everyone in the country: say \"usually\" or \"in cities\" where customs vary.",
+          resources: [],
+          digest: "8b2cc31d20cbfaa689f9998f9978bd45a00c05349626c7e1015a5afbdb17062b"
+        }
+      ]
     }
   }
 };
