@@ -21,8 +21,18 @@ const K1 = 1.2;
 const B = 0.75;
 
 interface Entry {
+  readonly id: string;
   readonly length: number;
   readonly terms: ReadonlyMap<string, number>;
+  /** The search that last scored this document, and its score there: a slot per document instead of a map per search. */
+  searched: number;
+  score: number;
+}
+
+/** One document in one term's posting list: its term frequency and its entry (length and score slot, without a lookup). */
+interface Posting {
+  readonly frequency: number;
+  readonly entry: Entry;
 }
 
 function positiveInteger(name: string, value: number): number {
@@ -50,21 +60,15 @@ export function keepBest(top: Ranked[], candidate: Ranked, limit: number): void 
   if (top.length > limit) top.pop();
 }
 
-/** The best `limit` of `scores` with a positive score, best first. */
-export function topRanked(scores: ReadonlyMap<string, number>, limit: number): Ranked[] {
-  const top: Ranked[] = [];
-  for (const [id, score] of scores) if (score > 0) keepBest(top, { id, score }, limit);
-  return top;
-}
-
 export function createTextIndex(options: TextIndexOptions = {}): TextIndex {
   const { maxTokensPerDoc = 256, maxTextChars = 16_384, maxQueryTerms = 64 } = options;
   positiveInteger("maxTokensPerDoc", maxTokensPerDoc);
   positiveInteger("maxTextChars", maxTextChars);
   positiveInteger("maxQueryTerms", maxQueryTerms);
   const docs = new Map<string, Entry>();
-  const postings = new Map<string, Map<string, number>>();
+  const postings = new Map<string, Map<string, Posting>>();
   let totalLength = 0;
+  let searches = 0;
 
   const remove = (id: string): void => {
     const entry = docs.get(id);
@@ -83,12 +87,13 @@ export function createTextIndex(options: TextIndexOptions = {}): TextIndex {
     remove(doc.id);
     const tokens = tokenize(doc.text.slice(0, maxTextChars), maxTokensPerDoc);
     const terms = termFrequencies(tokens);
-    docs.set(doc.id, { length: tokens.length, terms });
+    const entry: Entry = { id: doc.id, length: tokens.length, terms, searched: 0, score: 0 };
+    docs.set(doc.id, entry);
     totalLength += tokens.length;
     for (const [term, frequency] of terms) {
       let posting = postings.get(term);
       if (posting === undefined) postings.set(term, (posting = new Map()));
-      posting.set(doc.id, frequency);
+      posting.set(doc.id, { frequency, entry });
     }
   };
 
@@ -97,19 +102,26 @@ export function createTextIndex(options: TextIndexOptions = {}): TextIndex {
     if (!(wanted >= 1) || docs.size === 0) return [];
     const terms = [...new Set(tokenize(query.slice(0, maxTextChars)))].slice(0, maxQueryTerms);
     const averageLength = totalLength / docs.size || 1;
-    const scores = new Map<string, number>();
+    const pass = ++searches;
+    const matched: Entry[] = [];
     for (const term of terms) {
       const posting = postings.get(term);
       if (posting === undefined) continue;
       // The +1 inside the logarithm keeps every matching term's weight positive, common terms included.
       const idf = Math.log(1 + (docs.size - posting.size + 0.5) / (posting.size + 0.5));
-      for (const [id, frequency] of posting) {
-        const length = docs.get(id)!.length;
-        const weight = (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * length) / averageLength));
-        scores.set(id, (scores.get(id) ?? 0) + weight);
+      for (const { frequency, entry } of posting.values()) {
+        const weight = (idf * frequency * (K1 + 1)) / (frequency + K1 * (1 - B + (B * entry.length) / averageLength));
+        if (entry.searched !== pass) {
+          entry.searched = pass;
+          entry.score = 0;
+          matched.push(entry);
+        }
+        entry.score += weight;
       }
     }
-    return topRanked(scores, wanted);
+    const top: Ranked[] = [];
+    for (const entry of matched) if (entry.score > 0) keepBest(top, { id: entry.id, score: entry.score }, wanted);
+    return top;
   };
 
   return {

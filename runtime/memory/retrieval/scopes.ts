@@ -21,6 +21,9 @@ export interface ScopeState {
   readonly embedded: Map<string, string>;
   /** Ids whose current text has no vector yet (only when vectors are on). */
   readonly pending: Set<string>;
+  /** The documents the index was last made to hold, while nothing changed it since: the same array again costs nothing. */
+  synced: readonly RetrievalDoc[] | undefined;
+  syncedLength: number;
 }
 
 export interface ScopeCache {
@@ -29,7 +32,10 @@ export interface ScopeCache {
   peek(scope: string): ScopeState | undefined;
   /**
    * Opens the scope and makes its index hold exactly `docs` (the last of a repeated id wins); also
-   * returns the ids it dropped (documents gone from the store) so their vectors can go too.
+   * returns the ids it dropped (documents gone from the store) so their vectors can go too. `docs`
+   * is a snapshot: the same array (of the same length) as the last call is taken as unchanged, so a
+   * caller that holds its documents per revision pays nothing per call; changed documents come as a
+   * new array.
    */
   reconcile(scope: string, docs: readonly RetrievalDoc[]): { readonly state: ScopeState; readonly dropped: readonly string[] };
   /** Updates one document of a scope held (a scope not held is left alone: it is indexed whole when next ranked). */
@@ -101,7 +107,7 @@ export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: n
   const open = (scope: string): ScopeState => {
     let state = scopes.get(scope);
     if (state !== undefined) scopes.delete(scope);
-    state ??= { index: createTextIndex(), docs: new Map(), embedded: new Map(), pending: new Set() };
+    state ??= { index: createTextIndex(), docs: new Map(), embedded: new Map(), pending: new Set(), synced: undefined, syncedLength: 0 };
     scopes.set(scope, state);
     return state;
   };
@@ -111,7 +117,10 @@ export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: n
     peek: (scope) => scopes.get(scope),
     reconcile(scope, docs) {
       const state = open(scope);
+      if (state.synced === docs && state.syncedLength === docs.length) return { state, dropped: [] };
       const { dropped, change } = sync(state, docs, ++generation);
+      state.synced = docs;
+      state.syncedLength = docs.length;
       total += change;
       enforce(scope);
       return { state, dropped };
@@ -119,12 +128,15 @@ export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: n
     upsert(scope, doc) {
       const state = scopes.get(scope);
       if (state === undefined) return;
+      state.synced = undefined;
       total += write(state, doc);
       enforce(scope);
     },
     remove(scope, id) {
       const state = scopes.get(scope);
-      if (state !== undefined) total -= drop(state, id);
+      if (state === undefined) return;
+      state.synced = undefined;
+      total -= drop(state, id);
     },
     forget,
     clear() {
