@@ -1,6 +1,7 @@
 /**
  * Activity compaction: the domain's digest, kept current off the request path after each recorded
- * run. No digest: a full compaction of the newest episodes (`activity_compaction`). A digest a few
+ * run. No digest: a full compaction of the newest episodes (`activity_compaction`), once there are
+ * MIN_EPISODES_FOR_DIGEST of them (a digest of one run says nothing its summary does not). A digest a few
  * episodes behind: an incremental one, the old digest plus only the new summaries
  * (`activity_compaction_incremental`). Too far behind, or a digest over its size: a full recompaction.
  * No model, or a failed call: a mechanical digest of the newest summaries (`raw_fallback`). The
@@ -19,6 +20,8 @@ import { type ActivityDigest, type Episode, type EpisodeStore, MAX_DIGEST_BYTES 
 export const INCREMENTAL_MAX = 20;
 /** Episodes a full compaction reads (newest). */
 export const FULL_WINDOW = 50;
+/** The first digest waits for this many runs (until then a read shows the newest summaries as they are). */
+export const MIN_EPISODES_FOR_DIGEST = 3;
 
 export const COMPACTION_PROMPT = [
   "You keep the activity digest of an AI agent's domain: a short account of what its past runs asked, found and answered, for planning later runs.",
@@ -73,17 +76,20 @@ export function mechanicalDigest(episodes: readonly Episode[]): string {
   return lines.join("\n");
 }
 
-/** Which path the stored digest calls for, with the episodes it needs; undefined when it is current. */
-async function plan(store: EpisodeStore): Promise<Plan | undefined> {
+/** Which path the stored digest calls for, with the episodes it needs; `current` when it covers the newest, `wait` while too few runs exist. */
+async function plan(store: EpisodeStore): Promise<Plan | "current" | "wait"> {
   const previous = await store.digest();
   const full = async (path: Plan["path"]): Promise<Plan> => {
     const episodes = await store.recent({ limit: FULL_WINDOW });
     return { path, previous, episodes, coverage: episodes.length < FULL_WINDOW ? "returned_window" : "limited_window" };
   };
-  if (previous === undefined) return full("full");
+  if (previous === undefined) {
+    const first = await full("full");
+    return first.episodes.length < MIN_EPISODES_FOR_DIGEST ? "wait" : first;
+  }
   if (bytes(previous.text) > MAX_DIGEST_BYTES) return full("full_recompact");
   const fresh = await store.recent({ limit: INCREMENTAL_MAX + 1, after: previous.through });
-  if (fresh.length === 0) return undefined;
+  if (fresh.length === 0) return "current";
   if (fresh.length > INCREMENTAL_MAX) return full("full_recompact");
   return { path: "incremental", previous, episodes: fresh, coverage: "returned_window" };
 }
@@ -121,7 +127,8 @@ async function compactOnce(store: EpisodeStore, llm: LlmProvider | undefined, cl
   const started = clock.now();
   const { emit, attributes } = context;
   const planned = await plan(store);
-  if (planned === undefined) {
+  if (planned === "wait") return;
+  if (planned === "current") {
     emit("activity.compaction.cache_decision", {
       ...attributes,
       cache_hit: true,

@@ -70,6 +70,31 @@ function pendingRecorders(): { keep(request: ContextRequest): void; take(request
   };
 }
 
+/** Runs `passes` every `intervalMs` on the clock, one after the other, until stopped; `stop` waits for one under way. */
+function createPassLoop(clock: Clock, intervalMs: number, passes: () => Promise<void>): { start(): void; stop(): Promise<void> } {
+  let running = false;
+  let timer: ClockTimer | undefined;
+  let current: Promise<void> = Promise.resolve();
+  const schedule = (): void => {
+    if (!running) return;
+    timer = clock.setTimeout(() => {
+      current = passes().then(schedule);
+    }, intervalMs);
+  };
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      schedule();
+    },
+    async stop() {
+      running = false;
+      clock.clearTimeout(timer);
+      await current;
+    },
+  };
+}
+
 export function createEpisodicMemory({
   services,
   store: given,
@@ -102,21 +127,13 @@ export function createEpisodicMemory({
     recorderOf: recorders.take,
   });
   const records = new Set<Promise<void>>();
-  const loop: { running: boolean; timer: ClockTimer | undefined; current: Promise<void> } = { running: false, timer: undefined, current: Promise.resolve() };
-
-  const passes = async (): Promise<void> => {
+  const loop = createPassLoop(clock, settings.intervalMs, async () => {
     const pass = { store, llm: services.llm, domain, clock, log, signal: stopping.signal };
     await runReflectionPass({ ...pass, ageMs: reflectionAgeMs }).catch((error: unknown) => log.warn("a reflection pass failed", { error }));
     await runSweepPass({ store, clock, retentionMs: settings.retentionMs, intervalMs: settings.intervalMs }).catch((error: unknown) =>
       log.warn("a sweep pass failed", { error }),
     );
-  };
-  const schedule = (): void => {
-    if (!loop.running) return;
-    loop.timer = clock.setTimeout(() => {
-      loop.current = passes().then(schedule);
-    }, settings.intervalMs);
-  };
+  });
 
   return {
     domain,
@@ -131,21 +148,19 @@ export function createEpisodicMemory({
       remember: recorders.keep,
     }),
     onSettled: (run) => {
+      // A run settling while the agent stops is not recorded: the store may be closing.
+      if (stopping.signal.aborted) return;
       const recorded = recordRun(run);
       records.add(recorded);
       void recorded.finally(() => records.delete(recorded));
       return recorded;
     },
     start() {
-      if (loop.running || stopping.signal.aborted) return;
-      loop.running = true;
-      schedule();
+      if (!stopping.signal.aborted) loop.start();
     },
     async stop() {
-      loop.running = false;
-      clock.clearTimeout(loop.timer);
       stopping.abort();
-      await loop.current;
+      await loop.stop();
       await Promise.allSettled([...records]);
       if (owned) await store.close();
     },

@@ -23,6 +23,8 @@ const ENTITY_SHOWN = 5;
 /** Episodes shown when the request names no known entity: the window's most relevant. */
 const RELEVANT_SHOWN = 3;
 const KNOWLEDGE_PER_ENTITY = 2;
+/** Runs shown in the domain section before the first digest exists. */
+const LATEST_SHOWN = 3;
 /** Budget shares: the digest first, then the entity section; knowledge takes what is left. */
 const DOMAIN_SHARE = 0.4;
 const ENTITY_SHARE = 0.6;
@@ -65,6 +67,8 @@ const day = (iso: string): string => iso.slice(0, 10);
 
 interface Found {
   readonly digest: ActivityDigest | undefined;
+  /** Without a digest yet: the newest runs, shown as they are in the domain section. */
+  readonly latest: readonly WindowEntry[];
   readonly entities: readonly string[];
   readonly episodes: readonly (Episode | WindowEntry)[];
   readonly knowledge: readonly KnowledgeFragment[];
@@ -84,13 +88,14 @@ async function aboutEntities(store: EpisodeStore, entities: readonly string[], r
 }
 
 async function find(store: EpisodeStore, window: EpisodeWindow, request: string): Promise<Found> {
-  const [digest, entities] = await Promise.all([store.digest(), Promise.resolve(window.entitiesIn(request, MAX_REQUEST_ENTITIES))]);
-  if (entities.length === 0) return { digest, entities, episodes: window.search(request, RELEVANT_SHOWN), knowledge: [] };
-  const [episodes, knowledge] = await Promise.all([
-    aboutEntities(store, entities, request),
+  const entities = window.entitiesIn(request, MAX_REQUEST_ENTITIES);
+  const [digest, episodes, knowledge] = await Promise.all([
+    store.digest(),
+    entities.length === 0 ? window.search(request, RELEVANT_SHOWN) : aboutEntities(store, entities, request),
     Promise.all(entities.map((entity) => store.knowledge({ entity, limit: KNOWLEDGE_PER_ENTITY }))).then((lists) => lists.flat()),
   ]);
-  return { digest, entities, episodes, knowledge };
+  const latest = digest === undefined ? window.latest(LATEST_SHOWN).filter((e) => !episodes.some((shown) => shown.id === e.id)) : [];
+  return { digest, latest, entities, episodes, knowledge };
 }
 
 /** The three sections within the budget, each reported; the view's outcome. */
@@ -117,7 +122,9 @@ function render(found: Found, budget: number, emit: Emit, attributes: SpanAttrib
     parts.push(shown.text);
     used += bytes(shown.text) + 2;
   };
-  section("domain", "Domain activity so far:", found.digest === undefined || found.digest.text === "" ? [] : [found.digest.text], DOMAIN_SHARE);
+  const line = (e: Episode | WindowEntry) => `- ${day(e.created_at)}: ${e.summary}`;
+  const domain = found.digest === undefined ? found.latest.map(line) : found.digest.text === "" ? [] : [found.digest.text];
+  section("domain", found.digest === undefined ? "Latest runs in this domain:" : "Domain activity so far:", domain, DOMAIN_SHARE);
   const about = found.entities.length === 0 ? "Earlier runs that may be relevant:" : `Earlier runs about ${found.entities.join(", ")}:`;
   section(
     "entity",
@@ -171,7 +178,12 @@ export function createEpisodicSource({ store, window, domain, budgetBytes, reten
         source: "request",
         entities_found: found.entities.length,
       });
-      emit("memory.episodic.read", { ...attributes, status: "read_succeeded", returned_events: found.episodes.length, limit: ENTITY_SHOWN });
+      emit("memory.episodic.read", {
+        ...attributes,
+        status: "read_succeeded",
+        returned_events: found.latest.length + found.episodes.length,
+        limit: ENTITY_SHOWN,
+      });
       const current = found.digest !== undefined && found.digest.through === window.newest();
       emit("activity.compaction.cache_decision", {
         ...attributes,
@@ -194,7 +206,7 @@ export function createEpisodicSource({ store, window, domain, budgetBytes, reten
         domain,
         entities: found.entities,
         digest_through: found.digest?.through ?? null,
-        episodes: found.episodes.map((e) => e.id),
+        episodes: [...found.latest, ...found.episodes].map((e) => e.id),
         fragments: found.knowledge.map((k) => k.id),
       };
       if (text === "") return { evidence };

@@ -32,6 +32,8 @@ export interface EpisodeWindow {
   entitiesIn(text: string, limit: number): string[];
   /** The window's episodes most relevant to the text, best first. */
   search(text: string, limit: number): WindowEntry[];
+  /** The newest episodes, newest first. */
+  latest(limit: number): WindowEntry[];
 }
 
 const WORDS = /[\p{L}\p{N}]+/gu;
@@ -43,37 +45,63 @@ function valueKey(entity: string): string | undefined {
   return value.length === 0 || value.length > MAX_VALUE_WORDS ? undefined : value.join(" ");
 }
 
+/** Entity value → the entities of held episodes that have it, counted, so one dropped episode unlists only its own. */
+interface Vocabulary {
+  count(entity: string, by: 1 | -1): void;
+  clear(): void;
+  /** Entities whose value the text names, in the order it names them. */
+  named(text: string, limit: number): string[];
+}
+
+function createVocabulary(): Vocabulary {
+  /** Value key → entity → how many held episodes name it. */
+  const values = new Map<string, Map<string, number>>();
+  return {
+    count(entity, by) {
+      const key = valueKey(entity);
+      if (key === undefined) return;
+      let named = values.get(key);
+      if (named === undefined) values.set(key, (named = new Map()));
+      const n = (named.get(entity) ?? 0) + by;
+      if (n > 0) named.set(entity, n);
+      else named.delete(entity);
+      if (named.size === 0) values.delete(key);
+    },
+    clear: () => values.clear(),
+    named(text, limit) {
+      const said = words(text.slice(0, MAX_REQUEST_WORDS * 12)).slice(0, MAX_REQUEST_WORDS);
+      const found: string[] = [];
+      for (let start = 0; start < said.length && found.length < limit; start++) {
+        for (let n = 1; n <= MAX_VALUE_WORDS && start + n <= said.length; n++) {
+          const named = values.get(said.slice(start, start + n).join(" "));
+          for (const entity of named?.keys() ?? []) if (!found.includes(entity) && found.length < limit) found.push(entity);
+        }
+      }
+      return found;
+    },
+  };
+}
+
 export function createEpisodeWindow(store: EpisodeStore): EpisodeWindow {
   const entries = new Map<string, WindowEntry>();
   /** Ids oldest first. */
   let order: string[] = [];
-  /** Value key → entity → how many held episodes name it. */
-  const vocabulary = new Map<string, Map<string, number>>();
+  const vocabulary = createVocabulary();
   let index: TextIndex = createTextIndex({ maxTokensPerDoc: 128 });
   let syncing: Promise<void> | undefined;
 
-  const count = (entity: string, by: number): void => {
-    const key = valueKey(entity);
-    if (key === undefined) return;
-    let named = vocabulary.get(key);
-    if (named === undefined) vocabulary.set(key, (named = new Map()));
-    const n = (named.get(entity) ?? 0) + by;
-    if (n > 0) named.set(entity, n);
-    else named.delete(entity);
-    if (named.size === 0) vocabulary.delete(key);
-  };
   const add = (episode: Episode): void => {
     if (entries.has(episode.id)) return;
     const entry = { id: episode.id, summary: episode.summary, entities: episode.entities, created_at: episode.created_at };
     entries.set(entry.id, entry);
-    for (const entity of entry.entities) count(entity, 1);
+    for (const entity of entry.entities) vocabulary.count(entity, 1);
     index.upsert({ id: entry.id, text: `${entry.summary} ${entry.entities.join(" ")}` });
   };
   const drop = (id: string): void => {
     const entry = entries.get(id);
     if (entry === undefined) return;
     entries.delete(id);
-    for (const entity of entry.entities) count(entity, -1);
+    for (const entity of entry.entities) vocabulary.count(entity, -1);
     index.remove(id);
   };
   const reset = (): void => {
@@ -111,17 +139,12 @@ export function createEpisodeWindow(store: EpisodeStore): EpisodeWindow {
       return entries.size;
     },
     newest: () => order[order.length - 1],
-    entitiesIn(text, limit) {
-      const said = words(text.slice(0, MAX_REQUEST_WORDS * 12)).slice(0, MAX_REQUEST_WORDS);
-      const found: string[] = [];
-      for (let start = 0; start < said.length && found.length < limit; start++) {
-        for (let n = 1; n <= MAX_VALUE_WORDS && start + n <= said.length; n++) {
-          const named = vocabulary.get(said.slice(start, start + n).join(" "));
-          for (const entity of named?.keys() ?? []) if (!found.includes(entity) && found.length < limit) found.push(entity);
-        }
-      }
-      return found;
-    },
+    entitiesIn: (text, limit) => vocabulary.named(text, limit),
     search: (text, limit) => index.search(text, limit).flatMap(({ id }) => entries.get(id) ?? []),
+    latest: (limit) =>
+      order
+        .slice(-limit)
+        .reverse()
+        .flatMap((id) => entries.get(id) ?? []),
   };
 }

@@ -1,0 +1,143 @@
+/**
+ * Episodes recorded after natural requests and compacted incrementally, over HTTP with the real
+ * `openai` client against the scripted server and telemetry to a local OTLP receiver: three runs make
+ * the first (full) digest; each later run is folded in by an incremental call that carries the old
+ * digest and only the new run's summary; a read then finds the digest current (`cached`). The
+ * record's events are on its `memory.record` span, child of the request's.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
+import { exportToReceiver, startOtlpReceiver, type ReceivedSpan } from "../telemetry/otlp-receiver.js";
+import { eventually } from "../support/wait.js";
+import { markers, startEpisodicAgent, systemOf, userOf, type EpisodicAgent } from "./episodic-support.js";
+
+interface Context {
+  receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  network: EpisodicAgent;
+}
+const test = suite<Context>("episodic memory: recording and incremental compaction", {} as Context);
+
+test.before(async (context) => {
+  context.receiver = await startOtlpReceiver();
+  exportToReceiver(context.receiver.url);
+  await initTelemetry({ serviceName: "episodic-traced" });
+  context.network = await startEpisodicAgent();
+});
+test.after(async ({ receiver, network }) => {
+  await network.close();
+  await shutdownTelemetry();
+  await receiver.close();
+});
+
+/** Asks, then waits until the run is an episode and the digest (when expected) covers it. */
+async function run(network: EpisodicAgent, n: number, { digest }: { digest: boolean }): Promise<void> {
+  const { status, body } = await network.ask(`Plan trip R${n} to Lisbon`, `req-run-${n}`);
+  assert.is(status, 200, JSON.stringify(body));
+  const { store } = network.memory;
+  const newest = await eventually(`episode of run ${n}`, async () => (await store.recent({ limit: 10 })).find((e) => e.request_id === `req-run-${n}`));
+  if (digest) await eventually(`the digest through run ${n}`, async () => (await store.digest())?.through === newest.id);
+}
+
+const recordSpans = (receiver: Context["receiver"]): ReceivedSpan[] => receiver.spans.filter((s) => s.name === "memory.record");
+const eventsOf = (span: ReceivedSpan | undefined, name: string) => (span?.events ?? []).filter((e) => e.name === name).map((e) => e.attributes);
+
+test("three runs make a full digest; two more are folded in incrementally with only their own summaries; then a read is cached", async ({
+  network,
+  receiver,
+}) => {
+  for (const n of [1, 2]) await run(network, n, { digest: false });
+  assert.is(await network.memory.store.digest(), undefined, "no digest for fewer than three runs");
+  await run(network, 3, { digest: true });
+
+  const full = network.requests("compaction");
+  assert.is(full.length, 1, "one full compaction");
+  assert.equal(markers(userOf(full[0]!)), ["R1", "R2", "R3"], "over the three runs' summaries, oldest first");
+  assert.match(userOf(full[0]!), /summary-R1: a trip to Lisbon was planned\./);
+  assert.is((await network.memory.store.digest())?.text, "DIGEST-FULL[R1,R2,R3]");
+
+  await run(network, 4, { digest: true });
+  await run(network, 5, { digest: true });
+  const incremental = network.requests("incremental");
+  assert.is(incremental.length, 2);
+  assert.is(network.requests("compaction").length, 1, "no further full compaction");
+  assert.match(systemOf(incremental[0]!), /Update the current digest/);
+  // The old digest and the new run's summary, nothing of the runs the digest already covers.
+  assert.equal(markers(userOf(incremental[0]!)), ["R1", "R2", "R3", "R4"]);
+  assert.match(userOf(incremental[0]!), /DIGEST-FULL\[R1,R2,R3\][\s\S]*New runs, oldest first:[\s\S]*summary-R4/);
+  assert.not.match(userOf(incremental[0]!), /summary-R[123]/);
+  assert.match(userOf(incremental[1]!), /DIGEST-INC\[R1,R2,R3,R4\][\s\S]*summary-R5/);
+  assert.not.match(userOf(incremental[1]!), /summary-R[1234]/);
+  const digest = (await network.memory.store.digest())!;
+  assert.equal([digest.text, digest.episodes], ["DIGEST-INC[R1,R2,R3,R4,R5]", 5]);
+
+  // Each run's record span, child of its request's: the spec's events, in order.
+  await receiver.until(() => recordSpans(receiver).length === 5 && recordSpans(receiver).every((s) => s.events.length > 0), "five record spans");
+  const spanOf = (n: number) => recordSpans(receiver).find((s) => s.attributes["request_id"] === `req-run-${n}`);
+  const decisions = [1, 2, 3, 4, 5].map((n) =>
+    eventsOf(spanOf(n), "activity.compaction.cache_decision").map((a) => [a["path"], a["cache_hit"], a["coverage"]]),
+  );
+  assert.equal(decisions, [
+    [],
+    [],
+    [["full", false, "returned_window"]],
+    [["incremental", false, "returned_window"]],
+    [["incremental", false, "returned_window"]],
+  ]);
+  const fourth = spanOf(4)!;
+  assert.equal(
+    fourth.events.map((e) => e.name),
+    [
+      "memory.entity_extraction.completed",
+      "llm.event_summarization.request",
+      "llm.event_summarization.response",
+      "memory.event_summarization.outcome",
+      "memory.record.events_written",
+      "memory.record.summary_coverage",
+      "llm.activity_compaction.incremental_request",
+      "llm.activity_compaction.incremental_response",
+      "activity.compaction.cache_decision",
+      "memory.activity_compaction.outcome",
+    ],
+  );
+  assert.equal(eventsOf(fourth, "memory.entity_extraction.completed")[0], {
+    request_id: "req-run-4",
+    domain: "travel-agent",
+    hook: "record",
+    extractor_type: "parameters",
+    source: "plan",
+    entities_found: 2,
+  });
+  const outcome = eventsOf(fourth, "memory.event_summarization.outcome")[0]!;
+  assert.equal([outcome["outcome"], outcome["expected"], outcome["accepted"], outcome["summaries_shortened"]], ["complete", 1, 1, 0]);
+  assert.equal(eventsOf(fourth, "memory.record.events_written")[0]!["events_recorded"], 3);
+  assert.equal(eventsOf(fourth, "memory.activity_compaction.outcome")[0], {
+    request_id: "req-run-4",
+    domain: "travel-agent",
+    outcome: "usable",
+    digest_bytes: Buffer.byteLength("DIGEST-INC[R1,R2,R3,R4]"),
+  });
+  const request = receiver.spans.find((s) => s.name === "HTTP POST /orchestrate/natural" && s.spanId === fourth.parentSpanId);
+  assert.ok(request, "memory.record is a child of the request's span");
+  const json = JSON.stringify(recordSpans(receiver));
+  assert.not.match(json, /summary-R|DIGEST-|trip to Lisbon/, "no summary, digest or event text in span attributes or events");
+
+  // A sixth request reads the digest, current: cached, and the planner sees it.
+  const { status } = await network.ask("Plan trip R6 to Lisbon", "req-run-6");
+  assert.is(status, 200);
+  const plan = network.requests("routing_plan").at(-1)!;
+  assert.match(JSON.stringify(plan.body.messages), /DIGEST-INC\[R1,R2,R3,R4,R5\]/);
+  await receiver.until(
+    () => receiver.spans.some((s) => s.events.some((e) => e.name === "memory.enrichment.injected" && e.attributes["request_id"] === "req-run-6")),
+    "the read's events",
+  );
+  const read = receiver.spans.find((s) => s.events.some((e) => e.name === "memory.enrichment.injected" && e.attributes["request_id"] === "req-run-6"))!;
+  assert.is(read.name, "HTTP POST /orchestrate/natural", "the read's events are on the request's span");
+  assert.equal(
+    eventsOf(read, "activity.compaction.cache_decision").map((a) => [a["path"], a["cache_hit"]]),
+    [["cached", true]],
+  );
+  assert.equal(eventsOf(read, "memory.episodic.read")[0]!["status"], "read_succeeded");
+});
+
+test.run();
