@@ -105,7 +105,9 @@ function readFrontMatter(text: string): FrontMatter {
   };
   const at = locator(document, position);
   const errors = document.errors.map((error) => {
-    const what = error.code === "DUPLICATE_KEY" ? "a key is written twice" : error.message.split("\n")[0]!.replace(/^./, (c) => c.toLowerCase());
+    const key = /^[^:\n]{1,64}(?=:)/.exec(text.slice(error.pos[0]))?.[0]?.trim();
+    const twice = key === undefined ? "a key is written twice" : `\`${key}\` is written twice`;
+    const what = error.code === "DUPLICATE_KEY" ? twice : error.message.split("\n")[0]!.replace(/^./, (c) => c.toLowerCase());
     return problem("MF1503", position(error.pos[0]), `the front matter is not valid YAML: ${what}`);
   });
   if (errors.length > 0) return { at, problems: errors };

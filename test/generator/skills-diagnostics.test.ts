@@ -30,7 +30,7 @@ const CASES: Readonly<Record<string, Case>> = {
     message: /never closed/,
   },
   "front matter not YAML": { files: skillA("name: a\ndescription: d: e"), expected: [["MF1503", SKILL_MD, 3, 14]], message: /not valid YAML/ },
-  "a key written twice": { files: skillA("name: a\nname: a\ndescription: d"), expected: [["MF1503", SKILL_MD, 3, 1]], message: /a key is written twice/ },
+  "a key written twice": { files: skillA("name: a\nname: a\ndescription: d"), expected: [["MF1503", SKILL_MD, 3, 1]], message: /`name` is written twice/ },
   "front matter not a mapping": { files: skillA("- name\n- description"), expected: [["MF1503", SKILL_MD, 2, 1]], message: /must be a mapping/ },
   "front matter empty": { files: { ...skillA(OK), "skills/a/SKILL.md": "---\n---\nBody.\n" }, expected: [["MF1503", SKILL_MD, 2, 1]] },
   "name missing": { files: skillA("description: Does a"), expected: [["MF1504", SKILL_MD, 2, 1]], message: /no `name`: write `name: a`/ },
