@@ -7,6 +7,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { createMemoryLlmDebugStore, type LlmDebugStore } from "../../runtime/llm/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { exportToReceiver, startOtlpReceiver, type ReceivedSpan } from "../telemetry/otlp-receiver.js";
 import { eventually } from "../support/wait.js";
@@ -15,6 +16,7 @@ import { markers, startEpisodicAgent, systemOf, userOf, type EpisodicAgent } fro
 interface Context {
   receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
   network: EpisodicAgent;
+  debug: LlmDebugStore;
 }
 const test = suite<Context>("episodic memory: recording and incremental compaction", {} as Context);
 
@@ -22,10 +24,12 @@ test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
   exportToReceiver(context.receiver.url);
   await initTelemetry({ serviceName: "episodic-traced" });
-  context.network = await startEpisodicAgent();
+  context.debug = createMemoryLlmDebugStore();
+  context.network = await startEpisodicAgent({ llmDebug: context.debug });
 });
-test.after(async ({ receiver, network }) => {
+test.after(async ({ receiver, network, debug }) => {
   await network.close();
+  await debug.close();
   await shutdownTelemetry();
   await receiver.close();
 });
@@ -45,6 +49,7 @@ const eventsOf = (span: ReceivedSpan | undefined, name: string) => (span?.events
 test("three runs make a full digest; two more are folded in incrementally with only their own summaries; then a read is cached", async ({
   network,
   receiver,
+  debug,
 }) => {
   for (const n of [1, 2]) await run(network, n, { digest: false });
   assert.is(await network.memory.store.digest(), undefined, "no digest for fewer than three runs");
@@ -122,6 +127,16 @@ test("three runs make a full digest; two more are folded in incrementally with o
   const json = JSON.stringify(recordSpans(receiver));
   assert.not.match(json, /summary-R|DIGEST-|trip to Lisbon/, "no summary, digest or event text in span attributes or events");
 
+  // The memory's calls are in each run's LLM debug record, under its request id, after the run's own.
+  const typesOf = async (requestId: string) => (await debug.get(requestId))?.interactions.map((i) => i.type);
+  await eventually("run 4's debug record", async () => (await typesOf("req-run-4"))?.includes("activity_compaction_incremental"));
+  assert.equal(await typesOf("req-run-3"), ["plan_generation", "synthesis", "event_summarization", "activity_compaction"]);
+  assert.equal(await typesOf("req-run-4"), ["plan_generation", "synthesis", "event_summarization", "activity_compaction_incremental"]);
+  const incrementalRecord = (await debug.get("req-run-4"))!.interactions.at(-1)!;
+  assert.ok(incrementalRecord.success);
+  assert.match(incrementalRecord.prompt, /summary-R4/);
+  assert.is(incrementalRecord.response, "DIGEST-INC[R1,R2,R3,R4]");
+
   // A sixth request reads the digest, current: cached, and the planner sees it.
   const { status } = await network.ask("Plan trip R6 to Lisbon", "req-run-6");
   assert.is(status, 200);
@@ -138,6 +153,41 @@ test("three runs make a full digest; two more are folded in incrementally with o
     [["cached", true]],
   );
   assert.equal(eventsOf(read, "memory.episodic.read")[0]!["status"], "read_succeeded");
+});
+
+test("a model that fails: mechanical summaries (outcome fallback) and a mechanical digest (raw_fallback), still recorded", async ({ receiver }) => {
+  const network = await startEpisodicAgent({ name: "fallback-agent" });
+  try {
+    network.answers.summary = () => ({ status: 500 });
+    network.answers.compaction = () => ({ status: 500 });
+    for (const n of [1, 2, 3]) {
+      const { status } = await network.ask(`Plan trip R${n} to Kyoto`, `req-fallback-${n}`);
+      assert.is(status, 200);
+      await eventually(`episode ${n}`, async () => (await network.memory.store.recent({ limit: 5 })).length === n);
+    }
+    const digest = await eventually("the mechanical digest", () => network.memory.store.digest());
+    const [newest] = await network.memory.store.recent({ limit: 1 });
+    assert.equal([newest!.summary_outcome, newest!.summary], ["fallback", "Asked: Plan trip R3 to Kyoto. Steps: worker.echo (completed). Answered: Done."]);
+    assert.match(digest.text, /^- \d{4}-\d{2}-\d{2} \d{2}:\d{2}: Asked: Plan trip R3 to Kyoto/);
+    assert.is(digest.episodes, 3);
+    const spans = () => receiver.spans.filter((s) => s.name === "memory.record" && s.attributes["domain"] === "fallback-agent");
+    await receiver.until(() => spans().some((s) => s.events.some((e) => e.name === "memory.activity_compaction.outcome")), "the fallback compaction's events");
+    const third = spans().find((s) => s.events.some((e) => e.name === "memory.activity_compaction.outcome"))!;
+    assert.equal(
+      eventsOf(third, "memory.event_summarization.outcome").map((a) => [a["outcome"], a["accepted"]]),
+      [["fallback", 0]],
+    );
+    assert.equal(
+      eventsOf(third, "activity.compaction.cache_decision").map((a) => [a["path"], a["cache_hit"]]),
+      [["raw_fallback", false]],
+    );
+    assert.equal(
+      eventsOf(third, "memory.activity_compaction.outcome").map((a) => a["outcome"]),
+      ["fallback"],
+    );
+  } finally {
+    await network.close();
+  }
 });
 
 test.run();

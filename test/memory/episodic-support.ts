@@ -5,7 +5,7 @@
  * by the kind of request: plans by their json_schema name, the memory's text calls by their system
  * prompt (summary, compaction, incremental compaction, reflection), anything else as the synthesis.
  */
-import type { LlmProvider } from "../../runtime/llm/index.js";
+import type { LlmDebugStore, LlmProvider } from "../../runtime/llm/index.js";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import { createEpisodicMemory, type EpisodeStore, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
 import type { Store } from "../../runtime/store/index.js";
@@ -72,11 +72,13 @@ export async function startEpisodicAgent({
   store,
   clock,
   name = "travel-agent",
+  llmDebug,
 }: {
   env?: Record<string, string>;
   store?: EpisodeStore | Store;
   clock?: Clock;
   name?: string;
+  llmDebug?: LlmDebugStore;
 } = {}): Promise<EpisodicAgent> {
   const tools = await startTools();
   const answers = { ...defaultAnswers };
@@ -85,7 +87,13 @@ export async function startEpisodicAgent({
     resolveLlmConfig({ option: { baseUrl: llm.baseUrl, apiKey: "sk-episodic", model: "test-model", maxRetries: 0 }, env: {} })!,
   );
   const spec = agentSpec(name, { natural: true });
-  const agent = await serveAgent(spec, { components: tools.specs, baseUrls: tools.baseUrls, llm: provider, componentName: name });
+  const agent = await serveAgent(spec, {
+    components: tools.specs,
+    baseUrls: tools.baseUrls,
+    llm: provider,
+    componentName: name,
+    ...(llmDebug === undefined ? {} : { llmDebug }),
+  });
   const memory = createEpisodicMemory({
     services: { spec, agent: spec.agent!, env, llm: provider, log: () => memoryLog().log },
     ...(store === undefined ? {} : { store }),
