@@ -1,6 +1,6 @@
 /**
- * The resources an active skill's instructions reference, read on demand: relative Markdown links
- * (`[checklist](references/checklist.md)`) and bare `references/…`, `scripts/…`, `assets/…` paths that
+ * The resources an active skill's instructions reference, read on demand: the references gen checks
+ * (Markdown links, bare `./…`, `references/…`, `scripts/…`, `assets/…` paths outside fenced code) that
  * name a file of that version. Only text is read into the prompt, each resource at most
  * RESOURCE_SHOWN_BYTES (the rest cut with a note), all of them within what the instructions left of
  * the budget; a resource that would not fit is not read at all.
@@ -9,6 +9,7 @@ import { cutUtf8 } from "../llm/index.js";
 import { ATTR, SKILLS_SPAN } from "../telemetry/index.js";
 import { RESOURCE_SHOWN_BYTES } from "./context-settings.js";
 import { inSpan, skillAttributes } from "./context-telemetry.js";
+import { skillReferences } from "./format-references.js";
 import type { SkillStore, SkillVersion } from "./store/types.js";
 
 /** Resources one request reads at most, over all its active skills. */
@@ -16,31 +17,9 @@ export const MAX_RESOURCES_READ = 8;
 /** Room a resource needs besides its heading to be worth reading: less, and it is not read. */
 const MIN_SHOWN_BYTES = 128;
 
-const MARKDOWN_LINK = /\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
-const BARE_PATH = /(?<![\w./-])(?:\.\/)?((?:references|scripts|assets)\/[\w.\-/]*[\w-])/g;
-
-/** A link target as a path inside the skill folder, or undefined (a URL, an anchor, an absolute path, `..`). */
-function relativePath(target: string): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("#") || target.startsWith("/")) return undefined;
-  let path = target.split(/[?#]/, 1)[0]!;
-  try {
-    path = decodeURIComponent(path);
-  } catch {
-    return undefined;
-  }
-  path = path.replace(/^(?:\.\/)+/, "");
-  return path === "" || path.split("/").some((part) => part === ".." || part === ".") ? undefined : path;
-}
-
-/** The paths `instructions` reference that are files of the version, in order of first mention. */
+/** The paths `instructions` reference (as gen checks them) that are files of the version, in order of first mention. */
 export function referencedPaths(instructions: string, files: ReadonlySet<string>): string[] {
-  const found: { at: number; path: string }[] = [];
-  for (const match of instructions.matchAll(MARKDOWN_LINK)) {
-    const path = relativePath(match[1]!);
-    if (path !== undefined) found.push({ at: match.index, path });
-  }
-  for (const match of instructions.matchAll(BARE_PATH)) found.push({ at: match.index, path: match[1]! });
-  const paths = found.sort((a, b) => a.at - b.at).map((f) => f.path);
+  const paths = skillReferences(instructions).flatMap((reference) => (reference.path === undefined ? [] : [reference.path]));
   return [...new Set(paths)].filter((path) => files.has(path) && path !== "SKILL.md");
 }
 

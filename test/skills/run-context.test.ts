@@ -112,9 +112,9 @@ test("a resource the instructions reference is read on demand into the prompt; a
   await network.store.publish(
     packingAdvice("1.0.0", `${PACKING}\nThen go through [the checklist](references/packing-checklist.md). Never read assets/logo.png aloud.`),
   );
-  // The checklist is referenced; the notes file is not, so it is never read.
+  // The checklist is referenced; the notes file only inside a fenced example, so it is never read.
   const published = await network.store.publish({
-    ...packingAdvice("1.1.0", `${PACKING}\nThen go through [the checklist](references/packing-checklist.md).`),
+    ...packingAdvice("1.1.0", `${PACKING}\nThen go through [the checklist](references/packing-checklist.md).\n\n\`\`\`sh\ncat references/notes.md\n\`\`\``),
     resources: [
       { path: "references/packing-checklist.md", bytes: 40, text: "CHECKLIST: umbrella, adapter, passport.\n" },
       { path: "references/notes.md", bytes: 18, text: "NOTES: not needed\n" },
