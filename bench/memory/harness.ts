@@ -49,6 +49,8 @@ export interface MemoryBench {
   gather(source: ContextSource): Promise<{ readonly gathered: ContextGathered | undefined; readonly ms: number }>;
   /** The most bytes the sources may add to a prompt: each one's budget and the framing around its section. */
   budgetBytes(): Promise<number>;
+  /** Rewrites one of the user's facts (as an extraction would): the next recall reads the user's facts again. */
+  changeFact(round: number): Promise<void>;
   /** The request by the orchestrator with memory, or by the one without. */
   request(memory: boolean): Promise<RequestFigures>;
   close(): Promise<void>;
@@ -132,6 +134,16 @@ export async function startMemoryBench(
   return {
     sources,
     gather,
+    async changeFact(round) {
+      const at = new Date(now + round).toISOString();
+      await facts.put(USER.subject, {
+        key: "temperature_unit",
+        value: `Celsius, never Fahrenheit (checked ${round})`,
+        source: {},
+        created_at: at,
+        updated_at: at,
+      });
+    },
     async budgetBytes() {
       let total = 0;
       for (const source of sources) {

@@ -14,7 +14,10 @@
  *     memory adds stays within the sources' budgets (each one's budget and its section's framing).
  * Exits 1 when an aim is missed.
  *
- *   npm run bench:memory        BENCH_RUNS=300 BENCH_WARMUP=30 BENCH_FACTS=10000 BENCH_EPISODES=100000
+ * Also the user's recall right after one of their facts changed (an extraction wrote): it reads the
+ * user's facts again and re-indexes what changed.
+ *
+ *   npm run bench:memory        BENCH_RUNS=300 BENCH_WARMUP=30 BENCH_FACTS=10000 BENCH_EPISODES=100000 BENCH_BACKENDS=embedded,redis
  */
 import { createStore, type Store } from "../../runtime/store/index.js";
 import { startRedisServer } from "../../test/support/redis.js";
@@ -25,12 +28,17 @@ const RUNS = Number(process.env["BENCH_RUNS"] ?? 300);
 const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 30);
 const FACTS = Number(process.env["BENCH_FACTS"] ?? 10_000);
 const EPISODES = Number(process.env["BENCH_EPISODES"] ?? 100_000);
+const BACKENDS = (process.env["BENCH_BACKENDS"] ?? "embedded,redis").split(",");
+/** Recalls timed right after one of the user's facts changed (each reads the user's facts again). */
+const CHANGES = 20;
 const AIM_MS = 5;
 
 interface Latency {
   readonly first: number;
   readonly median: number;
   readonly p99: number;
+  /** Median of the recalls right after a fact changed (user memory only). */
+  readonly changed?: number;
 }
 
 interface Figures {
@@ -56,6 +64,13 @@ async function latencies(bench: MemoryBench): Promise<Record<string, Latency>> {
     for (let i = 0; i < RUNS; i += 1) times.push((await bench.gather(source)).ms);
     out[source.name] = { first, median: quantile(times, 0.5), p99: quantile(times, 0.99) };
   }
+  const changed: number[] = [];
+  const user = bench.sources.find((s) => s.name === "user_memory")!;
+  for (let i = 0; i < CHANGES; i += 1) {
+    await bench.changeFact(i);
+    changed.push((await bench.gather(user)).ms);
+  }
+  out["user_memory"] = { ...out["user_memory"]!, changed: quantile(changed, 0.5) };
   return out;
 }
 
@@ -90,9 +105,10 @@ const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
 
 function print(rows: readonly Figures[]): void {
   console.log(`\nnode ${process.version}; ${FACTS} facts for one user, ${EPISODES} episodes in one domain; median and p99 of ${RUNS} after ${WARMUP}\n`);
-  console.log("| store | source | recall median ms | p99 ms | first (cold) ms |\n|---|---|---|---|---|");
+  console.log("| store | source | recall median ms | p99 ms | first (cold) ms | after a fact changed (median of 20) ms |\n|---|---|---|---|---|---|");
   for (const r of rows)
-    for (const [name, l] of Object.entries(r.recall)) console.log(`| ${r.backend} | ${name} | ${ms(l.median)} | ${ms(l.p99)} | ${ms(l.first)} |`);
+    for (const [name, l] of Object.entries(r.recall))
+      console.log(`| ${r.backend} | ${name} | ${ms(l.median)} | ${ms(l.p99)} | ${ms(l.first)} | ${l.changed === undefined ? "-" : ms(l.changed)} |`);
   console.log(
     "\n| store | own ms without / with memory (ratio) | plan prompt bytes without / with (added) | synthesis bytes without / with | sources' budget bytes |",
   );
@@ -124,10 +140,10 @@ const tools = await serveScaleTools();
 const rows: Figures[] = [];
 const notes: string[] = [];
 try {
-  rows.push(await measure("embedded", createStore({ env: {}, log: () => undefined }), tools));
+  if (BACKENDS.includes("embedded")) rows.push(await measure("embedded", createStore({ env: {}, log: () => undefined }), tools));
   let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
-  const url = process.env["REDIS_URL"] ?? (redis = await startRedisServer().catch(() => undefined))?.url;
-  if (url === undefined) notes.push("Redis: neither REDIS_URL nor a local redis-server; measured on the embedded store only");
+  const url = !BACKENDS.includes("redis") ? undefined : (process.env["REDIS_URL"] ?? (redis = await startRedisServer().catch(() => undefined))?.url);
+  if (url === undefined) notes.push("Redis: not asked for (BENCH_BACKENDS), or neither REDIS_URL nor a local redis-server; not measured");
   else {
     const store = createStore({ env: { REDIS_URL: url, MANIFOLD_REDIS_NAMESPACE: `bench-memory-${process.pid}` }, log: () => undefined });
     try {
