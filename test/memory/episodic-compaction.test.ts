@@ -108,9 +108,10 @@ test("three runs make a full digest; two more are folded in incrementally with o
   assert.equal(eventsOf(fourth, "memory.entity_extraction.completed")[0], {
     request_id: "req-run-4",
     domain: "travel-agent",
+    step_id: "s1",
     hook: "record",
     extractor_type: "parameters",
-    source: "plan",
+    source: "step_parameters",
     entities_found: 2,
   });
   const outcome = eventsOf(fourth, "memory.event_summarization.outcome")[0]!;

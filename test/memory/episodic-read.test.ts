@@ -131,7 +131,7 @@ test("a request about Lisbon gets Lisbon's runs, the digest and Lisbon's knowled
   assert.equal([injected["entities_found"], injected["budget_bytes"], injected["view_outcome"]], [1, BUDGET, "partial"]);
   assert.ok(Number(injected["context_bytes"]) <= BUDGET);
   assert.equal(
-    named("memory.enrichment.section_bounded").map((a) => [a["section"], a["items"], a["items_kept"]]),
+    named("memory.enrichment.section_bounded").map((a) => [a["section_kind"], a["items"], a["items_kept"]]),
     [
       ["domain", 1, 1],
       ["entity", 3, 2],

@@ -60,19 +60,24 @@ export function episodeEvents(run: RunSettled): EpisodeEvent[] {
 
 /**
  * The entities a run was about: each step's string parameters that read as names (short, one line,
- * not a template or a URL), as `<parameter>:<value>`, in plan order, each once.
+ * not a template or a URL), as `<parameter>:<value>`, in plan order, each once; and how many each
+ * step named (its `memory.entity_extraction.completed` at the record hook).
  */
-export function episodeEntities(run: RunSettled): string[] {
+export function episodeEntities(run: RunSettled): { entities: string[]; steps: { step_id: string; found: number }[] } {
   const found = new Set<string>();
-  for (const step of run.plan.steps) {
+  const steps: { step_id: string; found: number }[] = [];
+  for (const step of run.plan.steps.slice(0, MAX_EVENTS)) {
+    let named = 0;
     for (const [key, value] of Object.entries(step.metadata.parameters ?? {})) {
-      if (found.size >= MAX_ENTITIES) return [...found];
       if (typeof value !== "string" || !ENTITY_KEY.test(key)) continue;
       const normal = normaliseValue(value);
       if (normal === "" || normal.length > MAX_ENTITY_VALUE_CHARS || /\{\{|\$\{|:\/\/|[\r\n]/.test(value)) continue;
       const entity = `${key.toLowerCase()}:${normal}`;
-      if (Buffer.byteLength(entity) <= MAX_ENTITY_BYTES) found.add(entity);
+      if (Buffer.byteLength(entity) > MAX_ENTITY_BYTES) continue;
+      named += 1;
+      if (found.size < MAX_ENTITIES) found.add(entity);
     }
+    steps.push({ step_id: step.step_id, found: named });
   }
-  return [...found];
+  return { entities: [...found], steps };
 }

@@ -112,7 +112,7 @@ function render(found: Found, budget: number, emit: Emit, attributes: SpanAttrib
     if (lines.length > 0)
       emit("memory.enrichment.section_bounded", {
         ...attributes,
-        section: kind,
+        section_kind: kind,
         items: shown.items,
         items_kept: shown.kept,
         bytes: bytes(shown.text),

@@ -42,8 +42,16 @@ async function record(options: RecorderOptions, run: RunSettled, emit: Emit): Pr
   const attributes: SpanAttributes = { ...(run.requestId === undefined ? {} : { request_id: run.requestId }), domain };
   const recorder = options.recorderOf(run.requestId);
   const events = episodeEvents(run);
-  const entities = episodeEntities(run);
-  emit("memory.entity_extraction.completed", { ...attributes, hook: "record", extractor_type: "parameters", source: "plan", entities_found: entities.length });
+  const { entities, steps } = episodeEntities(run);
+  for (const step of steps)
+    emit("memory.entity_extraction.completed", {
+      ...attributes,
+      step_id: step.step_id,
+      hook: "record",
+      extractor_type: "parameters",
+      source: "step_parameters",
+      entities_found: step.found,
+    });
   const summary = await summarise({ llm, events, signal, clock, timeoutMs: options.summaryTimeoutMs, emit, record: recorder, attributes });
   emit("memory.event_summarization.outcome", {
     ...attributes,
