@@ -63,7 +63,7 @@ export interface EpisodeStore {
   readonly domain: string;
   /** Adds an episode; the oldest go past the per-domain count. */
   append(episode: Episode): Promise<void>;
-  /** Newest first, at most `limit` (bounded), optionally only those after `after` (exclusive) or about `entity`. */
+  /** Newest first, at most `limit` (bounded), optionally only those newer than episode `after` (exclusive: what a digest through `after` does not cover) or about `entity`. */
   recent(options: { readonly limit: number; readonly after?: string; readonly entity?: string }): Promise<Episode[]>;
   get(id: string): Promise<Episode | undefined>;
   digest(): Promise<ActivityDigest | undefined>;
