@@ -32,7 +32,10 @@ export interface SkillCandidate {
 export interface CandidateIndex {
   readonly candidates: readonly SkillCandidate[];
   readonly byKey: ReadonlyMap<string, SkillCandidate>;
-  /** Names and descriptions, for the lexical choice and for ranking the lines a long index shows. */
+  /**
+   * Names and descriptions, for the lexical choice and for ranking the lines a long index shows; built
+   * on first use (a model's choice over an index that fits its prompt needs none).
+   */
   readonly text: TextIndex;
 }
 
@@ -72,7 +75,6 @@ function quoted(description: string): string {
 export function candidateIndex(summaries: readonly SkillSummary[]): CandidateIndex {
   const candidates: SkillCandidate[] = [];
   const byKey = new Map<string, SkillCandidate>();
-  const text = createTextIndex({ maxTokensPerDoc: 128, maxTextChars: 2048 });
   for (const summary of summaries) {
     // A skill whose versions are all retired has none to use.
     if (summary.active === undefined) continue;
@@ -83,9 +85,19 @@ export function candidateIndex(summaries: readonly SkillSummary[]): CandidateInd
     const candidate: SkillCandidate = { key, namespace, name, version, description, line: `${key}@${version} — ${quoted(description)}` };
     candidates.push(candidate);
     byKey.set(key, candidate);
-    text.upsert({ id: key, text: meaningful(`${name.replaceAll("-", " ")} ${description}`) });
   }
-  return { candidates, byKey, text };
+  let text: TextIndex | undefined;
+  return {
+    candidates,
+    byKey,
+    get text() {
+      if (text === undefined) {
+        text = createTextIndex({ maxTokensPerDoc: 128, maxTextChars: 2048 });
+        for (const { key, name, description } of candidates) text.upsert({ id: key, text: meaningful(`${name.replaceAll("-", " ")} ${description}`) });
+      }
+      return text;
+    },
+  };
 }
 
 export interface CandidateReader {
