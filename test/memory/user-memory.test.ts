@@ -9,123 +9,61 @@
  * kept; a deleted fact never recalled again; key-like values refused (and the prompt says so);
  * anonymous callers getting no memory; `/memory/facts` scoped to the caller.
  */
-import { randomUUID } from "node:crypto";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { serveAgent } from "../../runtime/agent/index.js";
-import type { RunningComponent } from "../../runtime/component/index.js";
-import { createLlmDebugStore, createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
-import { createMemoryFactStore, type FactStore } from "../../runtime/memory/index.js";
-import type { UserMemory } from "../../runtime/memory/user/index.js";
-import type { ComponentSpec } from "../../runtime/spec/index.js";
-import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
-import { QUIET_AGENT } from "../support/serve.js";
-import { postSse } from "../support/sse-client.js";
-import { agentSpec, planStep, startTools, type Tools } from "../orchestration/support.js";
+import { createLlmDebugStore } from "../../runtime/llm/index.js";
+import { factsCall as facts, type MemoryAgent, plans, promptOf, schemaName, startMemoryAgent, turn } from "./user-support.js";
 
 // X-User-ID names the user only behind a trusted gateway (§5.5): these agents are deployed so.
 process.env["MANIFOLD_TRUST_IDENTITY_HEADERS"] = "true";
 process.env["MANIFOLD_LLM_DEBUG_ENABLED"] = "true";
 
-interface Context {
-  tools: Tools;
-  llm: ScriptedLlm;
-  running: RunningComponent;
-  memory: UserMemory;
-  facts: FactStore;
-  /** Facts the next extraction requests answer with, one array per request. */
-  extractions: unknown[][];
-}
-
-const answer = (value: unknown): ScriptedEntry => ({ text: JSON.stringify(value) });
-const schemaName = (body: any): string | undefined => body.response_format?.json_schema?.name;
-const promptOf = (body: any): string => body.messages.map((m: { content: string }) => m.content).join("\n");
-
+type Context = { agent: MemoryAgent };
 const memory = suite<Context>("user memory in an agent with chat");
 
 memory.before.each(async (context) => {
-  context.extractions = [];
-  context.tools = await startTools();
-  context.llm = await startScriptedLlm((body) => {
-    const name = schemaName(body);
-    if (name === "user_memory_extraction") return answer({ facts: context.extractions.shift() ?? [] });
-    if (name === "routing_plan") return answer({ steps: [planStep("s1", "worker", "echo", { note: "ok" })] });
-    if (String(body.messages[0]?.content).startsWith("Write a short profile")) return { text: "A traveller." };
-    return { text: "Here is your answer." };
-  });
-  const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: context.llm.baseUrl, apiKey: "k", model: "m", maxRetries: 0 }, env: {} })!);
-  const base = agentSpec("memory-agent", { natural: true });
-  const spec: ComponentSpec = { ...base, agent: { ...base.agent!, chat: true as const, memory: { user: true, episodic: false, domain: "memory-agent" } } };
-  context.facts = createMemoryFactStore();
-  context.running = await serveAgent(spec, context.tools.specs, {
-    ...QUIET_AGENT,
-    llm: provider,
-    orchestration: { baseUrls: context.tools.baseUrls, executionStore: false },
-    memory: { facts: context.facts, onUserMemory: (built: UserMemory) => (context.memory = built) },
-  } as never);
+  context.agent = await startMemoryAgent();
 });
 
-memory.after.each(async ({ tools, llm, running }) => {
-  await running.close();
-  await tools.close();
-  await llm.close();
+memory.after.each(async ({ agent }) => {
+  await agent.close();
 });
 
-/** One chat turn as `user` (none: anonymous), in `session` or a new one; its done event's data once extraction has settled. */
-async function turn(context: Context, message: string, user?: string, session?: string): Promise<{ session_id: string; request_id: string }> {
-  const requestId = randomUUID();
-  const headers: Record<string, string> = { "X-Manifold-Request-ID": requestId, ...(user === undefined ? {} : { "X-User-ID": user }) };
-  const result = await postSse(`${context.running.url}/chat/stream`, { message, ...(session === undefined ? {} : { session_id: session }) }, { headers });
-  const done = result.events.find((e) => e.event === "done");
-  assert.ok(done !== undefined, JSON.stringify(result.events));
-  await context.memory.whenIdle();
-  return { session_id: done.data.session_id, request_id: requestId };
-}
+memory(
+  "a fact stated in one session is recalled into another session's plan and synthesis for the same user, never for another user",
+  async ({ agent: context }) => {
+    context.extractions.push([{ key: "home_city", value: "Lisbon", action: "add" }]);
+    const first = await turn(context, "I live in Lisbon; what is the weather like?", "alice");
+    const listed = await facts(context, "alice");
+    assert.is(listed.status, 200);
+    assert.is(listed.body.user, "alice");
+    assert.equal(
+      listed.body.facts.map((f: any) => [f.key, f.value, f.source.session_id, f.source.request_id]),
+      [["home_city", "Lisbon", first.session_id, first.request_id]],
+    );
+    assert.ok(typeof listed.body.facts[0].source.message_id === "string");
+    assert.equal(listed.body.summary.text, "A traveller.");
 
-/** The planning prompts the scripted server saw since `from`. */
-const plans = ({ llm }: Context, from = 0): string[] =>
-  llm.requests
-    .slice(from)
-    .filter((r) => schemaName(r.body) === "routing_plan")
-    .map((r) => promptOf(r.body));
+    const seen = context.llm.requests.length;
+    await turn(context, "What should I pack for the weekend?", "alice");
+    const [plan] = plans(context, seen);
+    assert.match(plan!, /What you know about this user/);
+    assert.match(plan!, /home_city: Lisbon/);
+    assert.match(plan!, /<tool_output source="user_memory">/, "quoted as data");
+    const synthesis = context.llm.requests.slice(seen).find((r) => schemaName(r.body) === undefined && !promptOf(r.body).startsWith("Write"));
+    assert.match(promptOf(synthesis!.body), /home_city: Lisbon/, "the synthesis sees it too");
 
-async function facts(context: Context, user?: string, method = "GET", path = "/memory/facts"): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${context.running.url}${path}`, { method, headers: user === undefined ? {} : { "X-User-ID": user } });
-  return { status: response.status, body: response.status === 204 ? undefined : await response.json() };
-}
+    const before = context.llm.requests.length;
+    await turn(context, "What should I pack for the weekend?", "bob");
+    assert.not.match(plans(context, before)[0]!, /Lisbon|What you know about this user/);
 
-memory("a fact stated in one session is recalled into another session's plan and synthesis for the same user, never for another user", async (context) => {
-  context.extractions.push([{ key: "home_city", value: "Lisbon", action: "add" }]);
-  const first = await turn(context, "I live in Lisbon; what is the weather like?", "alice");
-  const listed = await facts(context, "alice");
-  assert.is(listed.status, 200);
-  assert.is(listed.body.user, "alice");
-  assert.equal(
-    listed.body.facts.map((f: any) => [f.key, f.value, f.source.session_id, f.source.request_id]),
-    [["home_city", "Lisbon", first.session_id, first.request_id]],
-  );
-  assert.ok(typeof listed.body.facts[0].source.message_id === "string");
-  assert.equal(listed.body.summary.text, "A traveller.");
+    const record = await createLlmDebugStore({ env: process.env }).get(first.request_id);
+    const types = record?.interactions.map((i) => i.type) ?? [];
+    assert.ok(types.includes("user_memory_extraction") && types.includes("user_memory_summary"), types.join());
+  },
+);
 
-  const seen = context.llm.requests.length;
-  await turn(context, "What should I pack for the weekend?", "alice");
-  const [plan] = plans(context, seen);
-  assert.match(plan!, /What you know about this user/);
-  assert.match(plan!, /home_city: Lisbon/);
-  assert.match(plan!, /<tool_output source="user_memory">/, "quoted as data");
-  const synthesis = context.llm.requests.slice(seen).find((r) => schemaName(r.body) === undefined && !promptOf(r.body).startsWith("Write"));
-  assert.match(promptOf(synthesis!.body), /home_city: Lisbon/, "the synthesis sees it too");
-
-  const before = context.llm.requests.length;
-  await turn(context, "What should I pack for the weekend?", "bob");
-  assert.not.match(plans(context, before)[0]!, /Lisbon|What you know about this user/);
-
-  const record = await createLlmDebugStore({ env: process.env }).get(first.request_id);
-  const types = record?.interactions.map((i) => i.type) ?? [];
-  assert.ok(types.includes("user_memory_extraction") && types.includes("user_memory_summary"), types.join());
-});
-
-memory("a contradicted fact is replaced: the recall shows Porto, not Lisbon, and the fact keeps Lisbon as its previous value", async (context) => {
+memory("a contradicted fact is replaced: the recall shows Porto, not Lisbon, and the fact keeps Lisbon as its previous value", async ({ agent: context }) => {
   context.extractions.push([{ key: "home_city", value: "Lisbon", action: "add" }], [{ key: "home_city", value: "Porto", action: "add" }]);
   await turn(context, "I live in Lisbon.", "alice");
   await turn(context, "I moved to Porto last month.", "alice");
@@ -138,7 +76,7 @@ memory("a contradicted fact is replaced: the recall shows Porto, not Lisbon, and
   assert.not.match(plan, /Lisbon/);
 });
 
-memory("a deleted fact is never recalled again; another user can neither see nor delete it", async (context) => {
+memory("a deleted fact is never recalled again; another user can neither see nor delete it", async ({ agent: context }) => {
   context.extractions.push([
     { key: "home_city", value: "Lisbon", action: "add" },
     { key: "diet", value: "vegetarian", action: "add" },
@@ -161,7 +99,7 @@ memory("a deleted fact is never recalled again; another user can neither see nor
   assert.equal((await facts(context, "alice")).body.facts, []);
 });
 
-memory("key-like values are refused, and the extraction prompt says never to keep secrets", async (context) => {
+memory("key-like values are refused, and the extraction prompt says never to keep secrets", async ({ agent: context }) => {
   context.extractions.push([
     { key: "api_key", value: "sk-proj-Abc123Def456Ghi789", action: "add" },
     { key: "work_account", value: "AKIAIOSFODNN7EXAMPLE", action: "add" },
@@ -176,7 +114,7 @@ memory("key-like values are refused, and the extraction prompt says never to kee
   assert.match(extraction.body.messages[0].content, /Never keep a secret[^\n]*API keys, access tokens/);
 });
 
-memory("an anonymous caller gets no memory: nothing extracted, nothing recalled, /memory/facts is 401", async (context) => {
+memory("an anonymous caller gets no memory: nothing extracted, nothing recalled, /memory/facts is 401", async ({ agent: context }) => {
   context.extractions.push([{ key: "home_city", value: "Lisbon", action: "add" }]);
   await turn(context, "I live in Lisbon.");
   await turn(context, "Where do I live?");
