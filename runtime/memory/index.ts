@@ -22,3 +22,13 @@ export {
   type MemoryFactStoreOptions,
   type RedisFactStoreOptions,
 } from "./user/store/index.js";
+// The episode store, for readers outside the feature (the dashboard's Memory view).
+export {
+  createEpisodeStore,
+  type ActivityDigest,
+  type Episode,
+  type EpisodeEvent,
+  type EpisodeStore,
+  type EpisodeStoreOptions,
+  type KnowledgeFragment,
+} from "./episodic/store/index.js";
