@@ -74,9 +74,10 @@ Interrupted, Execution DAG, Skills and Memory views, an API browser, and their J
 writes, from the store the network uses: REDIS_URL or MANIFOLD_REDIS_* (without one it sees only
 its own process). MANIFOLD_LLM_DEBUG_ENABLED and MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED turn on
 the views of those records; MANIFOLD_AGENT_NAME scopes the HITL view and its Approve/Reject to one
-agent's checkpoints; MANIFOLD_VIEWER_MEMORY_DOMAINS lists the namespaces of the Memory view
-(default: the store's); TRACE_UI_URL adds a link to a trace viewer; MANIFOLD_DASHBOARD_POLL_INTERVAL
-(default 2s) sets how often a view refreshes.`,
+agent's checkpoints; MANIFOLD_VIEWER_MEMORY_DOMAINS lists the agent memory domains of the Memory
+view (the agents' MANIFOLD_AGENT_DOMAIN; default: the registered agents' names); TRACE_UI_URL adds
+a link to a trace viewer; MANIFOLD_DASHBOARD_POLL_INTERVAL (default 2s) sets how often a view
+refreshes.`,
   "dead-letters": `Usage: manifold dead-letters [--replay TASK_ID]
 
 Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_REDIS_NAMESPACE), one

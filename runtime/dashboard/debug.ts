@@ -7,6 +7,7 @@
 import type { LlmDebugRecord, LlmInteraction } from "../llm/index.js";
 import type { Checkpoint } from "../hitl/index.js";
 import type { ExecutionRecord, RecordedRound, RecordedStep } from "../orchestration/index.js";
+import { skillLabels } from "./skill-evidence.js";
 
 /** Prompt and response previews in a list, in UTF-8 bytes. */
 export const PREVIEW_BYTES = 1024;
@@ -121,6 +122,8 @@ export interface ExecutionSummary {
   readonly phases?: readonly PhaseSummary[];
   /** Steps sent round more than once. */
   readonly retried_steps: number;
+  /** The skills that shaped the run (`namespace/name@version`), when any did. */
+  readonly skills?: readonly string[];
 }
 
 const jsonPreview = (value: unknown): string => {
@@ -151,6 +154,11 @@ function conversationOf(record: ExecutionRecord, checkpoint: Checkpoint | undefi
  * checkpoint holds is waiting for approval), plus results the plan does not list (a record without
  * a plan: the request stopped before planning finished).
  */
+function skillsOf(record: ExecutionRecord): Pick<ExecutionSummary, "skills"> {
+  const skills = skillLabels(record);
+  return skills.length === 0 ? {} : { skills };
+}
+
 export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint | undefined): ExecutionSummary {
   const results = new Map(record.steps.map((step) => [step.step_id, step]));
   const blocked = checkpoint?.current_step?.step_id;
@@ -227,5 +235,6 @@ export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint
       ? {}
       : { phases: record.phases!.map((phase) => ({ phase: phase.phase, reason: phase.reason, steps: phase.step_ids.length })) }),
     retried_steps: nodes.filter((node) => node.rounds !== undefined).length,
+    ...skillsOf(record),
   };
 }

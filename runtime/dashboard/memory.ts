@@ -1,45 +1,57 @@
 /**
- * The Memory view's data: chat sessions per user, for each configured domain. A domain is a store
- * namespace (`MANIFOLD_REDIS_NAMESPACE` of the agents whose memory it is), so one dashboard can read
- * the sessions of several deployments sharing a Redis.
+ * The Memory view's data, from the dashboard's own store namespace (the same environment as the
+ * agents): users' facts and summaries (`FactStore`), their chat sessions, and per agent memory
+ * domain (`MANIFOLD_AGENT_DOMAIN`) the episodes, activity digest and knowledge (`EpisodeStore`).
+ * The domains are `MANIFOLD_VIEWER_MEMORY_DOMAINS`, else the registered agents' names (an agent's
+ * domain defaults to its name).
  */
 import type { Cluster, Redis } from "ioredis";
-import { createSessionStore, type ChatSessionStore } from "../chat/index.js";
+import type { ChatSessionStore } from "../chat/index.js";
 import { ManifoldError } from "../errors/index.js";
-import { createStore, KEY_PREFIX, NAMESPACE_ENV, type Store } from "../store/index.js";
+import type { EpisodeStore, FactStore } from "../memory/index.js";
+import { KEY_PREFIX, type Store } from "../store/index.js";
+import { MAX_MEMORY_DOMAINS } from "./settings.js";
 
-/** Users listed per domain at most; a larger set says it was cut. */
+/** Users listed at most; a larger set says it was cut. */
 export const MAX_USERS = 200;
 /** SCAN rounds per listing: about this many times SCAN_COUNT keys looked at, whatever the Redis holds. */
 const SCAN_ROUNDS = 50;
 const SCAN_COUNT = 1000;
+/** Episode stores kept open at once: domains come and go with the registry, the oldest opened is closed first. */
+const MAX_OPEN_DOMAINS = MAX_MEMORY_DOMAINS * 2;
 
 export interface UserList {
   readonly users: readonly string[];
-  /** The listing stopped before it had seen every key, or at MAX_USERS. */
+  /** A listing stopped before it had seen everything, or at MAX_USERS. */
   readonly truncated: boolean;
-  /** Why there is no listing at all (the embedded store cannot be searched from another process). */
+  /** Why the list may be missing users (nothing in this process can list them). */
   readonly note?: string;
 }
 
-export interface MemoryDomain {
-  readonly name: string;
-  readonly sessions: ChatSessionStore;
-  users(): Promise<UserList>;
+export interface DomainList {
+  readonly domains: readonly string[];
+  /** `configured`: MANIFOLD_VIEWER_MEMORY_DOMAINS; `registry`: the registered agents' names. */
+  readonly source: "configured" | "registry";
 }
 
-export interface MemoryDomains {
-  readonly names: readonly string[];
-  /** NOT_FOUND for a domain that is not configured. */
-  get(name: string): MemoryDomain;
+export interface MemorySources {
+  /** Chat sessions of the dashboard's namespace. */
+  readonly sessions: ChatSessionStore;
+  readonly facts: FactStore;
+  domains(): Promise<DomainList>;
+  /** The domain's episode store; NOT_FOUND for a domain the view does not offer. */
+  episodes(domain: string): Promise<EpisodeStore>;
+  /** Users with facts or chat sessions, sorted, at most MAX_USERS. */
+  users(): Promise<UserList>;
   close(): Promise<void>;
 }
 
+export const NO_USER_LIST = "the embedded store of another process cannot be listed from here: enter a user id";
+
 /** The users with a session index in the namespace (`…:sessions:index:<user>`), by a bounded SCAN of each master. */
-async function scanUsers(store: Store): Promise<UserList> {
-  if (store.kind === "memory") {
-    return { users: [], truncated: false, note: "the embedded store holds no user index this process can search: enter a user id" };
-  }
+async function scanSessionUsers(store: Store, limit: number): Promise<{ users: string[]; truncated: boolean }> {
+  // The embedded session store keeps no user index another module can read: its users come from the facts.
+  if (store.kind === "memory") return { users: [], truncated: false };
   const prefix = `${KEY_PREFIX}:${store.namespace}:sessions:index:`;
   // Glob characters in the prefix would widen the match; namespaces cannot hold any (checkKeyName).
   const pattern = `${prefix}*`;
@@ -51,45 +63,69 @@ async function scanUsers(store: Store): Promise<UserList> {
     let rounds = 0;
     do {
       const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT);
-      for (const key of keys) if (users.size < MAX_USERS) users.add(key.slice(prefix.length));
+      for (const key of keys) if (users.size < limit) users.add(key.slice(prefix.length));
       cursor = next;
       rounds += 1;
-    } while (cursor !== "0" && rounds < SCAN_ROUNDS && users.size < MAX_USERS);
+    } while (cursor !== "0" && rounds < SCAN_ROUNDS && users.size < limit);
     if (cursor !== "0") truncated = true;
   }
-  return { users: [...users].sort(), truncated };
+  return { users: [...users], truncated };
 }
 
-export interface MemoryDomainsOptions {
-  readonly domains: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** A store already open for one namespace, used for that domain instead of a new connection. */
-  readonly store?: Store;
+export interface MemorySourcesOptions {
+  /** The dashboard's store: sessions and the user index are read from its namespace. */
+  readonly store: Store;
+  readonly sessions: ChatSessionStore;
+  readonly facts: FactStore;
+  /** Opens one domain's episode store (closed with the dashboard, or when evicted). */
+  readonly openEpisodes: (domain: string) => EpisodeStore;
+  /** MANIFOLD_VIEWER_MEMORY_DOMAINS; empty: `agents()`. */
+  readonly configured: readonly string[];
+  /** The registered agents' names (an agent's domain defaults to its name). */
+  readonly agents: () => Promise<readonly string[]>;
 }
 
-/** Session stores per domain, each opened on first use and closed with the dashboard. */
-export function createMemoryDomains({ domains, env, store: given }: MemoryDomainsOptions): MemoryDomains {
-  const open = new Map<string, { store: Store; owned: boolean; domain: MemoryDomain }>();
-  const names = [...domains];
+export function createMemorySources({ store, sessions, facts, openEpisodes, configured, agents }: MemorySourcesOptions): MemorySources {
+  const open = new Map<string, EpisodeStore>();
+
+  const domains = async (): Promise<DomainList> => {
+    if (configured.length > 0) return { domains: configured, source: "configured" };
+    const names = [...new Set(await agents())].sort().slice(0, MAX_MEMORY_DOMAINS);
+    return { domains: names, source: "registry" };
+  };
+
   return {
-    names,
-    get(name) {
-      if (!names.includes(name)) throw new ManifoldError("NOT_FOUND", `no memory domain ${JSON.stringify(name.slice(0, 80))}; configured: ${names.join(", ")}`);
-      let entry = open.get(name);
-      if (entry === undefined) {
-        const shared = given !== undefined && given.namespace === name;
-        const store = shared ? given : createStore({ env: { ...env, [NAMESPACE_ENV]: name } });
-        const sessions = createSessionStore({ store });
-        entry = { store, owned: !shared, domain: { name, sessions, users: () => scanUsers(store) } };
-        open.set(name, entry);
+    sessions,
+    facts,
+    domains,
+    async episodes(domain) {
+      const offered = (await domains()).domains;
+      if (!offered.includes(domain)) {
+        const listed = offered.length === 0 ? "none (no agent is registered; set MANIFOLD_VIEWER_MEMORY_DOMAINS)" : offered.join(", ");
+        throw new ManifoldError("NOT_FOUND", `no memory domain ${JSON.stringify(domain.slice(0, 80))}; offered: ${listed}`);
       }
-      return entry.domain;
+      let episodes = open.get(domain);
+      if (episodes === undefined) {
+        if (open.size >= MAX_OPEN_DOMAINS) {
+          const [oldest, store] = open.entries().next().value!;
+          open.delete(oldest);
+          await store.close();
+        }
+        episodes = openEpisodes(domain);
+        open.set(domain, episodes);
+      }
+      return episodes;
+    },
+    async users() {
+      const [withFacts, withSessions] = await Promise.all([facts.users(MAX_USERS), scanSessionUsers(store, MAX_USERS)]);
+      const all = [...new Set([...withFacts.users, ...withSessions.users])].sort();
+      const truncated = withFacts.truncated || withSessions.truncated || all.length > MAX_USERS;
+      const users = all.slice(0, MAX_USERS);
+      // Only where nothing could be listed: an embedded store is this process's, so an empty one may be another's.
+      return users.length === 0 && store.kind === "memory" ? { users, truncated, note: NO_USER_LIST } : { users, truncated };
     },
     async close() {
-      for (const { store, owned, domain } of open.values()) {
-        await domain.sessions.close();
-        if (owned) await store.close();
-      }
+      for (const episodes of open.values()) await episodes.close();
       open.clear();
     },
   };

@@ -13,13 +13,14 @@ import type { Caller } from "../outbound/index.js";
 import { addExecutionRoutes, addLlmDebugRoutes, EXECUTIONS_OFF, LLM_DEBUG_OFF } from "./debug-routes.js";
 import { addHitlRoutes } from "./hitl-routes.js";
 import { addMemoryRoutes } from "./memory-routes.js";
-import type { MemoryDomains } from "./memory.js";
+import type { MemorySources } from "./memory.js";
 import { describeIgnored, trusted, type RegistryView } from "./registry-view.js";
 import type { OpenApiProbe } from "./services.js";
 import { fetchOpenApiDocument } from "./openapi-document.js";
 import type { DashboardSettings } from "./settings.js";
 import { oneOf, privateRoute, sendValue, storeRoute } from "./http.js";
-import { readSkills } from "./skills.js";
+import type { SkillStore } from "../skills/index.js";
+import { addSkillRoutes } from "./skills-routes.js";
 
 /** What the API reads; `undefined` debug stores are switched off. */
 export interface DashboardSources {
@@ -30,7 +31,8 @@ export interface DashboardSources {
   readonly checkpoints: CheckpointStore;
   readonly llmDebug: LlmDebugStore | undefined;
   readonly executions: ExecutionStore | undefined;
-  readonly memory: MemoryDomains;
+  readonly memory: MemorySources;
+  readonly skills: SkillStore;
   readonly probe: OpenApiProbe;
   readonly caller: Caller;
   readonly settings: DashboardSettings;
@@ -71,7 +73,7 @@ function addConfigRoute(add: AddRoute, sources: DashboardSources): void {
   );
 }
 
-/** The registry's routes (open like `/api/capabilities`): the service list, Swagger URLs, each service's OpenAPI document, skills. */
+/** The registry's routes (open like `/api/capabilities`): the service list, Swagger URLs, each service's OpenAPI document. */
 function addRegistryRoutes(add: AddRoute, view: RegistryView, probe: OpenApiProbe): void {
   add("GET", "/api/services", async (ctx) => {
     const type = oneOf(ctx, "type", ["tool", "agent"] as const);
@@ -121,10 +123,6 @@ export function addApiRoutes(add: AddRoute, sources: DashboardSources): void {
     },
     dataRoute,
   );
-  add(
-    "GET",
-    "/api/skills",
-    privateRoute(async (ctx) => sendValue(ctx, { agents: await readSkills(sources.view.asRegistry) })),
-  );
+  addSkillRoutes(add, { view: sources.view, skills: sources.skills, executions: sources.executions, now: sources.now }, dataRoute);
   addMemoryRoutes(add, sources.memory, dataRoute);
 }

@@ -20,7 +20,10 @@ import { createExecutionStore, type ExecutionStore } from "../orchestration/inde
 import { createCaller, type Caller } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";
-import { createMemoryDomains } from "./memory.js";
+import { createEpisodeStore, createFactStore, type EpisodeStore, type FactStore } from "../memory/index.js";
+import { createSkillStore, type SkillStore } from "../skills/index.js";
+import { createSessionStore } from "../chat/index.js";
+import { createMemorySources } from "./memory.js";
 import { addApiRoutes, type DashboardSources } from "./routes.js";
 import { createRegistryView, type RegistryViewOptions } from "./registry-view.js";
 import { createOpenApiProbe, type OpenApiProbeOptions } from "./services.js";
@@ -53,8 +56,14 @@ export interface DashboardOptions
   readonly checkpoints?: CheckpointStore;
   /** Scopes the HITL view and its commands to one agent. @defaultValue `MANIFOLD_AGENT_NAME`, else every agent */
   readonly agentName?: string;
-  /** Namespaces whose chat sessions the Memory view reads. @defaultValue `MANIFOLD_VIEWER_MEMORY_DOMAINS`, else the store's namespace */
+  /** Agent memory domains the Memory view reads. @defaultValue `MANIFOLD_VIEWER_MEMORY_DOMAINS`, else the registered agents' names */
   readonly memoryDomains?: readonly string[];
+  /** The skill registry of the Skills view. @defaultValue the store's */
+  readonly skills?: SkillStore;
+  /** Users' facts for the Memory view. @defaultValue the store's */
+  readonly facts?: FactStore;
+  /** One agent memory domain's episodes for the Memory view. @defaultValue the store's, per domain */
+  readonly episodes?: (domain: string) => EpisodeStore;
   /** @defaultValue `TRACE_UI_URL` */
   readonly traceUiUrl?: string;
   /** How often the open view refreshes. @defaultValue `MANIFOLD_DASHBOARD_POLL_INTERVAL`, else 2 s */
@@ -79,7 +88,7 @@ function chooseStore<T>(option: T | boolean | undefined, enabled: boolean, creat
 }
 
 /** What the dashboard reads, opened from the options (or given), and how to close what this call opened. */
-interface DashboardSourcesOpened extends Pick<DashboardSources, "registry" | "view" | "checkpoints" | "llmDebug" | "executions" | "memory"> {
+interface DashboardSourcesOpened extends Pick<DashboardSources, "registry" | "view" | "checkpoints" | "llmDebug" | "executions" | "memory" | "skills"> {
   readonly caller: Caller;
   readonly store: Store;
   close(): Promise<void>;
@@ -92,19 +101,35 @@ function openSources(options: DashboardOptions, settings: DashboardSettings, env
   const llm = chooseStore(options.llmDebug, settings.llmDebug, () => createLlmDebugStore({ store, env }));
   const executions = chooseStore(options.executions, settings.executions, () => createExecutionStore({ store, env }));
   const checkpoints = givenCheckpoints ?? createCheckpointStore({ store, env });
-  const memory = createMemoryDomains({ domains: settings.memoryDomains, env, store });
+  const view = createRegistryView(registry, options.registryView);
+  const skills = options.skills ?? createSkillStore({ store, env });
+  const facts = options.facts ?? createFactStore({ store, env });
+  const sessions = createSessionStore({ store, env });
+  const memory = createMemorySources({
+    store,
+    sessions,
+    facts,
+    openEpisodes: options.episodes ?? ((domain) => createEpisodeStore({ store, env, domain })),
+    configured: settings.memoryDomains,
+    // An agent's domain is its name unless MANIFOLD_AGENT_DOMAIN says otherwise (then list it in MANIFOLD_VIEWER_MEMORY_DOMAINS).
+    agents: async () => (await view.snapshot()).entries.filter((e) => e.type === "agent").map((e) => e.name),
+  });
   return {
     registry,
-    view: createRegistryView(registry, options.registryView),
+    view,
     checkpoints,
     llmDebug: llm.store,
     executions: executions.store,
     memory,
+    skills,
     caller: createCaller({ env: env as NodeJS.ProcessEnv, timeoutMs: 10_000 }),
     store,
     close: async () => {
       // What this call opened is closed; what was given stays open for its owner.
       await memory.close();
+      await sessions.close();
+      if (options.facts === undefined) await facts.close();
+      if (options.skills === undefined) await skills.close();
       if (llm.owned) await llm.store?.close();
       if (executions.owned) await executions.store?.close();
       if (givenCheckpoints === undefined) await checkpoints.close();
@@ -131,6 +156,7 @@ function dashboardExtension(
         llmDebug: opened.llmDebug,
         executions: opened.executions,
         memory: opened.memory,
+        skills: opened.skills,
         probe: createOpenApiProbe(openApiProbe),
         caller: opened.caller,
         settings,
@@ -160,6 +186,9 @@ export async function serveDashboard(options: DashboardOptions = {}): Promise<Ru
     llmDebug: _llmDebug,
     executions: _executions,
     checkpoints: _checkpoints,
+    skills: _skills,
+    facts: _facts,
+    episodes: _episodes,
     agentName,
     memoryDomains,
     traceUiUrl,

@@ -15,14 +15,17 @@ export const MEMORY_DOMAINS_ENV = "MANIFOLD_VIEWER_MEMORY_DOMAINS";
 export const TRACE_UI_ENV = "TRACE_UI_URL";
 export const POLL_ENV = "MANIFOLD_DASHBOARD_POLL_INTERVAL";
 
-/** More domains than this is a misconfiguration: each one is a store connection of its own. */
+/** More domains than this is a misconfiguration (and the registry's agents are cut to it): each is a store of its own. */
 export const MAX_MEMORY_DOMAINS = 20;
 const COMPONENT_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 
 export interface DashboardSettings {
   /** The one agent whose checkpoints the HITL view lists and commands by default; every agent's when unset. */
   readonly agentName: string | undefined;
-  /** Namespaces whose chat sessions the Memory view reads; the first is the default. */
+  /**
+   * Agent memory domains (the agents' `MANIFOLD_AGENT_DOMAIN`) whose episodes, digest and knowledge
+   * the Memory view reads; the first is the default. Empty: the agents in the registry, by name.
+   */
   readonly memoryDomains: readonly string[];
   /** A trace viewer to link from the header, when set. */
   readonly traceUiUrl: string | undefined;
@@ -45,11 +48,11 @@ function agentNameOf(value: string | undefined, name: string): string | undefine
   return value;
 }
 
-function domainsOf(list: readonly string[], name: string, fallback: string): readonly string[] {
+function domainsOf(list: readonly string[], name: string): readonly string[] {
   const domains = [...new Set(list.map((d) => d.trim()).filter((d) => d !== ""))];
   if (domains.length > MAX_MEMORY_DOMAINS) throw new RangeError(`${name} lists ${domains.length} domains; at most ${MAX_MEMORY_DOMAINS}`);
   for (const domain of domains) checkKeyName(name, domain);
-  return domains.length === 0 ? [fallback] : domains;
+  return domains;
 }
 
 /** Only a plain http(s) URL may become a link: a `javascript:` URL in the header would run in the dashboard's origin. */
@@ -66,7 +69,8 @@ function traceUrlOf(value: string | undefined, name: string): string | undefined
 }
 
 export function resolveDashboardSettings(env: Env, overrides: SettingsOverrides = {}): DashboardSettings {
-  const namespace = resolveNamespace(undefined, env);
+  // Checked here so a bad namespace stops the start, not the first request.
+  resolveNamespace(undefined, env);
   const pollMs = overrides.pollMs ?? durationFromEnv(env, POLL_ENV, 2000);
   if (!Number.isSafeInteger(pollMs) || pollMs < 200 || pollMs > 600_000) throw new RangeError(`${POLL_ENV} must be from 200ms to 10m`);
   return {
@@ -74,7 +78,6 @@ export function resolveDashboardSettings(env: Env, overrides: SettingsOverrides 
     memoryDomains: domainsOf(
       overrides.memoryDomains ?? (env[MEMORY_DOMAINS_ENV] ?? "").split(","),
       overrides.memoryDomains === undefined ? MEMORY_DOMAINS_ENV : "memoryDomains",
-      namespace,
     ),
     traceUiUrl: traceUrlOf(overrides.traceUiUrl ?? env[TRACE_UI_ENV], overrides.traceUiUrl === undefined ? TRACE_UI_ENV : "traceUiUrl"),
     llmDebug: llmDebugEnabled(env),

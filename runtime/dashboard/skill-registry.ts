@@ -6,8 +6,9 @@
  * on every poll of every open page would cost the store more than the view is worth.
  */
 import type { ExecutionRecord, ExecutionStore } from "../orchestration/index.js";
-import type { SkillEvidence, SkillStore, SkillSummary } from "../skills/store/types.js";
+import type { SkillStore, SkillSummary } from "../skills/index.js";
 import { EXECUTIONS_OFF } from "./debug-routes.js";
+import { skillEvidence } from "./skill-evidence.js";
 
 /** Newest execution records looked at for skill evidence. */
 export const RUN_SCAN_LIMIT = 200;
@@ -66,28 +67,6 @@ interface ScanResult {
 }
 
 const keyOf = (namespace: string, name: string, version: string): string => JSON.stringify([namespace, name, version]);
-
-/** The skill evidence of a record that shaped it, whatever its shape: `context` is open to every source, so it is checked, not trusted. */
-export function skillEvidence(record: ExecutionRecord): SkillEvidence[] {
-  const listed = record.context?.["skills"];
-  if (!Array.isArray(listed)) return [];
-  const found: SkillEvidence[] = [];
-  for (const item of listed.slice(0, 100) as unknown[]) {
-    if (typeof item !== "object" || item === null) continue;
-    const { namespace, name, version, digest, resources, left_out } = item as Record<string, unknown>;
-    if (typeof namespace !== "string" || typeof name !== "string" || typeof version !== "string") continue;
-    // Chosen but left out of the prompt (over the skills budget): it did not shape the run.
-    if (left_out !== undefined) continue;
-    found.push({
-      namespace,
-      name,
-      version,
-      digest: typeof digest === "string" ? digest : "",
-      resources: Array.isArray(resources) ? resources.filter((r): r is string => typeof r === "string").slice(0, 50) : [],
-    });
-  }
-  return found;
-}
 
 function indexRuns(records: readonly ExecutionRecord[]): Map<string, SkillRun[]> {
   const runs = new Map<string, SkillRun[]>();

@@ -7,21 +7,17 @@
 import type { AddRoute, RouteContext } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { ExecutionStore } from "../orchestration/index.js";
-import type { SkillStore } from "../skills/store/types.js";
+import { SKILL_NAME, SKILL_VERSION, type SkillStore } from "../skills/index.js";
 import { queryOf, sendValue, type RouteWrapper } from "./http.js";
 import type { RegistryView } from "./registry-view.js";
 import { createSkillRunIndex } from "./skill-registry.js";
 import { readSkills } from "./skills.js";
 
-/** Namespaces and names as the registry keys them; anything else names no skill. */
-const SKILL_PART = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
-
 function partOf(ctx: RouteContext, name: string, pattern: RegExp, required: boolean): string | undefined {
   const value = queryOf(ctx, name);
   if (value === undefined && !required) return undefined;
   if (value === undefined || !pattern.test(value)) {
-    const message = name === "version" ? "a version: 1-64 letters, digits or .+-" : "1-64 letters, digits or _.-";
+    const message = name === "version" ? "a version: 1-64 letters, digits, '.', '+' or '-'" : "1-64 lowercase letters, digits or '-'";
     throw new ManifoldError("INVALID_INPUT", `${name} must be ${message}`, { details: [{ pointer: `/${name}`, message }] });
   }
   return value;
@@ -46,7 +42,7 @@ export function addSkillRoutes(add: AddRoute, { view, skills, executions, now }:
     "GET",
     "/api/skills/registry",
     dataRoute(async (ctx) => {
-      const namespace = partOf(ctx, "namespace", SKILL_PART, false);
+      const namespace = partOf(ctx, "namespace", SKILL_NAME, false);
       const { scan, skills: listed } = await index.registry(skills, namespace);
       sendValue(ctx, { namespace: namespace ?? null, runs: scan, skills: listed });
     }),
@@ -56,9 +52,9 @@ export function addSkillRoutes(add: AddRoute, { view, skills, executions, now }:
     "GET",
     "/api/skills/runs",
     dataRoute(async (ctx) => {
-      const namespace = partOf(ctx, "namespace", SKILL_PART, true)!;
-      const name = partOf(ctx, "name", SKILL_PART, true)!;
-      const version = partOf(ctx, "version", VERSION, false);
+      const namespace = partOf(ctx, "namespace", SKILL_NAME, true)!;
+      const name = partOf(ctx, "name", SKILL_NAME, true)!;
+      const version = partOf(ctx, "version", SKILL_VERSION, false);
       const { scan, runs } = await index.runsOf(namespace, name, version);
       sendValue(ctx, { namespace, name, version: version ?? null, scan, runs });
     }),

@@ -8,7 +8,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startRedisServer, type RedisServer } from "../support/redis.js";
 import { withTimeout } from "../runtime/support.js";
-import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
+import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
+import { COMPACTION_PROMPT, INCREMENTAL_PROMPT } from "../../runtime/memory/episodic/compaction.js";
+import { REFLECTION_PROMPT } from "../../runtime/memory/episodic/reflection.js";
+import { SUMMARY_PROMPT } from "../../runtime/memory/episodic/summarise.js";
+import { EXTRACTION_JSON_NAME, summaryMessages } from "../../runtime/memory/user/prompts.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { adopt } from "../support/processes.js";
 
@@ -16,9 +20,43 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 export const TRAVEL = ["geocoding-service", "weather-service", "currency-service", "country-info-service", "travel-agent"] as const;
 
+/** A background model call of memory (after a turn or a run, not in the request's order): which one it is. */
+export type BackgroundCall = "extraction" | "profile" | "event_summary" | "compaction" | "reflection";
+
+const PROMPTS: readonly (readonly [string, BackgroundCall])[] = [
+  [summaryMessages([])[0]!.content, "profile"],
+  [SUMMARY_PROMPT, "event_summary"],
+  [COMPACTION_PROMPT, "compaction"],
+  [INCREMENTAL_PROMPT, "compaction"],
+  [REFLECTION_PROMPT, "reflection"],
+];
+
+/** Which background call a model request is, by its response_format name or its system prompt; undefined for the request's own calls. */
+export function backgroundCall(body: any): BackgroundCall | undefined {
+  if (body?.response_format?.json_schema?.name === EXTRACTION_JSON_NAME) return "extraction";
+  const system = body?.messages?.[0]?.role === "system" ? body.messages[0].content : undefined;
+  return PROMPTS.find(([prompt]) => prompt === system)?.[1];
+}
+
+/** What a background call is answered with unless a test says otherwise: nothing to remember, short summaries. */
+const BACKGROUND_DEFAULTS: Readonly<Record<BackgroundCall, (body: any) => ScriptedEntry>> = {
+  extraction: () => ({ text: JSON.stringify({ facts: [] }) }),
+  profile: () => ({ text: "A traveller." }),
+  event_summary: () => ({ text: "A run of the travel agent." }),
+  compaction: () => ({ text: "The travel agent answered travel questions." }),
+  reflection: () => ({ text: "Nothing recurring yet." }),
+};
+
 export interface Network {
   readonly redis: RedisServer;
+  /**
+   * The scripted model. `reply` queues the answers of the requests' own calls, in order; memory's
+   * background calls (extraction, summaries, compaction, reflection) come at their own time, so they
+   * are answered by kind (`answerBackground`) and never take a queued answer.
+   */
   readonly llm: ScriptedLlm;
+  /** Answers this kind of background call with `answer` from now on (the default otherwise). */
+  answerBackground(kind: BackgroundCall, answer: (body: any) => ScriptedEntry): void;
   /** Base URL per travel component. */
   readonly urls: Readonly<Record<(typeof TRAVEL)[number], string>>;
   readonly dashboard: string;
@@ -65,7 +103,12 @@ function start(args: readonly string[], env: Record<string, string>, what: strin
 }
 
 export async function startNetwork(): Promise<Network> {
-  const [redis, llm] = await Promise.all([startRedisServer(), startScriptedLlm()]);
+  const background = { ...BACKGROUND_DEFAULTS };
+  const script = (body: any): ScriptedEntry | undefined => {
+    const kind = backgroundCall(body);
+    return kind === undefined ? undefined : background[kind](body);
+  };
+  const [redis, llm] = await Promise.all([startRedisServer(), startScriptedLlm(script as (body: any) => ScriptedEntry)]);
   const env = {
     REDIS_URL: redis.url,
     MANIFOLD_ENABLE_OPENAPI: "true",
@@ -96,6 +139,7 @@ export async function startNetwork(): Promise<Network> {
     return {
       redis,
       llm,
+      answerBackground: (kind, answer) => void (background[kind] = answer),
       urls,
       dashboard: dashboard.url,
       logs: () => stderr,

@@ -54,6 +54,14 @@ function execution(item) {
       item.revision > 1 ? h("span", { class: "muted small" }, `revision ${item.revision}`) : null,
     ),
     item.request ? h("p", { class: "muted small mono" }, item.request) : null,
+    item.skills
+      ? h(
+          "p",
+          { class: "small", "data-testid": "run-skills" },
+          "Shaped by ",
+          item.skills.map((label) => h("span", { class: "chip", "data-skill": label }, label)),
+        )
+      : null,
     item.error ? h("p", { class: "error-text" }, `${item.error.code}: ${item.error.message}`) : null,
     item.nodes.length === 0 ? h("p", { class: "muted" }, "No step ran.") : h("div", { class: "dag-wrap" }, drawDag(item.nodes)),
     rounds(item),
