@@ -731,6 +731,11 @@ export const TravelAgentSpec: ComponentSpec = {
           digest: "8b2cc31d20cbfaa689f9998f9978bd45a00c05349626c7e1015a5afbdb17062b"
         }
       ]
+    },
+    memory: {
+      user: true,
+      episodic: true,
+      domain: "travel-agent"
     }
   }
 };

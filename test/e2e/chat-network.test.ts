@@ -41,6 +41,9 @@ test.before(async () => {
     MANIFOLD_CHAT_HEARTBEAT_INTERVAL: "200ms",
     // X-User-ID names the user: the agent is deployed behind a trusted gateway (issue 32 M3).
     MANIFOLD_TRUST_IDENTITY_HEADERS: "true",
+    // Every model call is scripted in order: memory's background calls (fact extraction, episode
+    // summaries) would take the next answers. test/memory covers memory with chat.
+    MANIFOLD_MEMORY_ENABLED: "false",
   });
   await agent.waitFor((e) => e["event"] === "listening");
 });

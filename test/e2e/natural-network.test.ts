@@ -27,7 +27,14 @@ test.before(async () => {
     startFixture("discovery-tool.ts", { ...env, DISCOVERY_TOOL: "weather" }),
   ];
   for (const tool of await Promise.all(tools)) await tool.waitFor((e) => e["event"] === "listening");
-  agent = await startFixture("natural-agent.ts", { ...env, MANIFOLD_LLM_BASE_URL: llm.baseUrl, MANIFOLD_LLM_API_KEY: "sk-e2e-secret", OPENAI_API_KEY: "" });
+  // Every model call is scripted in order: memory's background calls (episode summaries) would take the next answers.
+  agent = await startFixture("natural-agent.ts", {
+    ...env,
+    MANIFOLD_LLM_BASE_URL: llm.baseUrl,
+    MANIFOLD_LLM_API_KEY: "sk-e2e-secret",
+    OPENAI_API_KEY: "",
+    MANIFOLD_MEMORY_ENABLED: "false",
+  });
   await agent.waitFor((e) => e["event"] === "listening");
 });
 
