@@ -85,7 +85,12 @@ export function createRedisFactStore(
       const at = now();
       const answer = await runScript(client, PUT, [factsKey(user)], [stored.key, JSON.stringify(stored), maxFacts, ttlMs, user, firstRevision(at)]);
       if (answer === "LIMIT") throw new ManifoldError("LIMIT_EXCEEDED", `a user keeps at most ${maxFacts} facts; delete one first`);
-      await client.zadd(usersKey, at, user);
+      // The owner list forgets owners not written for a TTL (their facts are gone), so it stays as large as the live users.
+      await client
+        .multi()
+        .zadd(usersKey, at, user)
+        .zremrangebyscore(usersKey, "-inf", at - ttlMs)
+        .exec();
     },
     async delete(user, key) {
       if (!isFactKey(key)) return false;
