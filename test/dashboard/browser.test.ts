@@ -3,7 +3,9 @@
  * on a real Redis (see network.ts and seed.ts): every view loads the network's data, every filter
  * changes what is shown, Approve on a non_streaming checkpoint resumes its run, the buttons of a
  * streaming one are disabled with the reason, the API browser lists every service, views refresh
- * live, and a store switched off is said so. Screenshots of each view: test-output/dashboard/*.png.
+ * live, and a store switched off is said so. The Skills and Memory views show what the travel agent
+ * itself made (seedMemory): its bundled skills and the runs they shaped, the facts extraction kept
+ * from chat turns, the episodes and digest of its runs. Screenshots: test-output/dashboard/*.png.
  */
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -15,8 +17,8 @@ import { serveDashboard } from "../../runtime/dashboard/index.js";
 import { createRegistry } from "../../runtime/discovery/index.js";
 import { createLlmDebugStore, type LlmInteraction } from "../../runtime/llm/index.js";
 import { createStore } from "../../runtime/store/index.js";
-import { startNetwork, TRAVEL, type Network } from "./network.js";
-import { seed, USER, type Seeded } from "./seed.js";
+import { backgroundCall, startNetwork, TRAVEL, type Network } from "./network.js";
+import { DIGEST, PROFILE, seed, seedMemory, USER, type Seeded, type SeededMemory } from "./seed.js";
 import { eventually } from "../support/wait.js";
 import { get, post, registration } from "./support.js";
 import { tool, toolSpec } from "../support/specs.js";
@@ -25,6 +27,7 @@ const SHOTS = fileURLToPath(new URL("../../test-output/dashboard/", import.meta.
 const WAIT_MS = 15_000;
 let network: Network;
 let seeded: Seeded;
+let seededMemory: SeededMemory;
 let browser: Browser;
 let page: Page;
 const problems: string[] = [];
@@ -55,6 +58,7 @@ test.before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   network = await startNetwork();
   seeded = await seed(network);
+  seededMemory = await seedMemory(network);
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -276,6 +280,8 @@ test("end to end: the travel agent recovers from a tool's 400 and answers; the E
   const { plan, analysis, continuation, answer } = RECOVERY;
   network.llm.reply({ text: JSON.stringify(plan) }, { text: JSON.stringify(analysis) }, { text: JSON.stringify(continuation) }, { text: answer });
   const seen = network.llm.requests.length;
+  // Memory's background calls (the run's summary, the digest) come in their own time: only the request's own are in order.
+  const own = () => network.llm.requests.slice(seen).filter((r) => backgroundCall(r.body) === undefined);
   const asked = await post(
     `${network.urls["travel-agent"]}/orchestrate/natural`,
     { request: "What is the weather in Kyoto, Japan?" },
@@ -285,11 +291,11 @@ test("end to end: the travel agent recovers from a tool's 400 and answers; the E
   assert.is(asked.body.status, "completed");
   assert.is(asked.body.response, answer);
   assert.equal(
-    network.llm.requests.slice(seen).map((r) => r.body.response_format?.json_schema?.name ?? "text"),
+    own().map((r) => r.body.response_format?.json_schema?.name ?? "text"),
     ["routing_plan", "error_analysis", "routing_plan", "text"],
     "plan, the analysis of the 400, the continuation, the answer",
   );
-  assert.match(JSON.stringify(network.llm.requests[seen + 1]!.body.messages), /ISO 3166-1 alpha-2/, "the model was shown the tool's 400");
+  assert.match(JSON.stringify(own()[1]!.body.messages), /ISO 3166-1 alpha-2/, "the model was shown the tool's 400");
 
   // The execution record, as the dashboard serves it: geocode_location was called twice, once with each parameter set.
   const listed = await get(`${network.dashboard}/api/executions?limit=50`);
@@ -332,14 +338,16 @@ test("end to end: the travel agent recovers from a tool's 400 and answers; the E
   await filter("llm", "all");
   const record = page.locator('[data-testid="llm-record"][data-request="req-recovered"]');
   await record.locator("summary").click();
-  assert.equal(await record.locator('[data-testid="interaction"]').evaluateAll((items) => items.map((i) => i.getAttribute("data-type"))), [
-    "plan_generation",
-    "error_analysis",
-    "continuation_plan",
-    "synthesis",
-  ]);
+  // The run's own calls, then episodic memory's, recorded under the run's request as they come.
+  const types = await record.locator('[data-testid="interaction"]').evaluateAll((items) => items.map((i) => i.getAttribute("data-type")));
+  assert.equal(types.slice(0, 4), ["plan_generation", "error_analysis", "continuation_plan", "synthesis"]);
+  assert.ok(
+    types.slice(4).every((type) => ["event_summarization", "activity_compaction", "activity_compaction_incremental"].includes(type ?? "")),
+    JSON.stringify(types),
+  );
   const titles = await record.locator('[data-testid="interaction"] strong').evaluateAll((items) => items.map((t) => t.textContent));
-  assert.equal(titles, ["1. plan", "2. error analysis", "3. continuation plan", "4. synthesis"]);
+  assert.equal(titles.slice(0, 4), ["1. plan", "2. error analysis", "3. continuation plan", "4. synthesis"]);
+  if (types.includes("event_summarization")) assert.ok(titles.includes(`${types.indexOf("event_summarization") + 1}. run summary`), JSON.stringify(titles));
   const analysed = record.locator('[data-testid="interaction"]').nth(1);
   assert.match(await text(analysed.locator('[data-testid="prompt"]')), /Japan/);
   assert.match(await text(analysed.locator('[data-testid="response"]')), /"country_hint":"JP"/);
@@ -410,25 +418,109 @@ test("LLM Debug at catalog scale: capability selection and distillation calls wi
   await shot("llm-debug-catalog-scale");
 });
 
-test("Skills: the catalog the travel agent's planner reads, internal capabilities marked", async () => {
+test("Skills: the example's skills with their versions and pin, the runs they shaped linked to the Execution DAG; filtered by name; the planner's catalog", async () => {
   await page.goto(`${network.dashboard}/#/skills`);
+  await page.waitForSelector('#view[data-loaded="skills:registry"]');
+  const packing = page.locator('[data-testid="registry-skill"][data-skill="travel-agent/packing-advice"]');
+  const customs = page.locator('[data-testid="registry-skill"][data-skill="travel-agent/local-customs"]');
+  await packing.waitFor();
+  assert.equal(await attributes('[data-testid="registry-skill"]', "data-skill"), ["travel-agent/local-customs", "travel-agent/packing-advice"]);
+  assert.equal(
+    [await packing.getAttribute("data-active"), await packing.getAttribute("data-pinned")],
+    ["1.0.0", "1.0.0"],
+    "pinned through the agent's admin API",
+  );
+  assert.match(await text(packing.locator("h3")), /uses 1\.0\.0.*pinned to 1\.0\.0/);
+  assert.match(await text(packing), /What to pack for a trip/);
+  assert.equal([await customs.getAttribute("data-active"), await customs.getAttribute("data-pinned")], ["1.1.0", ""]);
+  assert.match(await text(customs.locator("h3")), /not pinned/);
+  const version = customs.locator('[data-testid="skill-version"]');
+  assert.equal([await version.getAttribute("data-version"), await version.getAttribute("data-state")], ["1.1.0", "active"]);
+  // The natural request both skills shaped, under each of them.
+  for (const skill of [packing, customs]) await skill.locator(`[data-testid="skill-run"][data-plan="${seededMemory.skilledPlan}"]`).waitFor();
+  assert.match(
+    await text(packing.locator(`[data-testid="skill-run"][data-plan="${seededMemory.skilledPlan}"]`)),
+    /version 1\.0\.0 .*read references\/packing-checklist\.md/,
+  );
+  await shot("skills");
+
+  await page.fill('[data-testid="skill-filter"]', "customs");
+  await page.press('[data-testid="skill-filter"]', "Enter");
+  await eventually(
+    "only local-customs",
+    async () => JSON.stringify(await attributes('[data-testid="registry-skill"]', "data-skill")) === '["travel-agent/local-customs"]',
+  );
+  await customs.locator(`[data-testid="skill-run"][data-plan="${seededMemory.skilledPlan}"] a`).click();
+  const run = page.locator(`[data-testid="execution"][data-plan="${seededMemory.skilledPlan}"]`);
+  await run.waitFor();
+  assert.is(await page.locator('[data-testid="execution"]').count(), 1, "the Execution DAG shows that run");
+  assert.equal(await run.locator('[data-testid="run-skills"] [data-skill]').evaluateAll((chips) => chips.map((c) => c.getAttribute("data-skill")).sort()), [
+    "travel-agent/local-customs@1.1.0",
+    "travel-agent/packing-advice@1.0.0",
+  ]);
+  assert.equal(await run.locator('[data-testid="dag-node"]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-step"))), ["where", "weather"]);
+  await shot("skills-run");
+  await page.click('[data-testid="all-runs"]');
+  await eventually("every run again", async () => (await page.locator('[data-testid="execution"]').count()) > 1);
+
+  await page.goto(`${network.dashboard}/#/skills?filter=catalog`);
   await page.waitForSelector('[data-testid="skills"][data-agent="travel-agent"]');
   assert.equal((await attributes('[data-testid="skill-component"]', "data-name")).sort(), [...TRAVEL].sort());
   const warm = page.locator('[data-testid="skill"][data-name="warm_cache"]');
   assert.is(await warm.getAttribute("data-internal"), "true");
   assert.match(await text(warm), /internal · hidden from the planner/);
   assert.match(await text(page.locator('[data-testid="skill"][data-name="convert_currency"]')), /amount: number, from: string, to: string/);
-  await shot("skills");
+  await shot("skills-catalog");
 });
 
-test("Memory: the user's chat sessions and their messages", async () => {
-  await page.goto(`${network.dashboard}/#/memory`);
+test("Memory: the facts extraction kept about a user (the contradicted city replaced), the profile, their sessions; filtered by text", async () => {
+  await page.goto(`${network.dashboard}/#/memory?user=${encodeURIComponent(USER)}`);
   await page.waitForSelector(`[data-testid="memory-user"][data-user="${USER}"]`);
-  await page.waitForSelector(`[data-testid="memory-session"][data-session="${seeded.sessionId}"]`);
+  const facts = page.locator('[data-testid="fact"]');
+  await eventually("two facts", async () => (await facts.count()) === 2);
+  assert.equal(await attributes('[data-testid="fact"]', "data-key"), ["diet", "home_city"]);
+  const city = page.locator('[data-testid="fact"][data-key="home_city"]');
+  assert.equal([await text(city.locator('[data-testid="fact-value"]')), await text(city.locator('[data-testid="fact-previous"]'))], ["Lisbon", "Berlin"]);
+  assert.match(await text(city), /session [0-9a-f-]{36} · message /, "the turn it was learnt from");
+  assert.is(await text(page.locator('[data-testid="memory-summary"] .content')), PROFILE);
+  assert.is(await page.locator('[data-testid="memory-summary"]').getAttribute("data-stale"), "false");
+  await shot("memory");
+
+  await page.fill('[data-testid="fact-filter"]', "vegetarian");
+  await page.press('[data-testid="fact-filter"]', "Enter");
+  await eventually("only the diet", async () => JSON.stringify(await attributes('[data-testid="fact"]', "data-key")) === '["diet"]');
+
+  await page.click(`[data-testid="memory-session"][data-session="${seeded.sessionId}"]`);
   await eventually("the conversation's messages", async () => (await page.locator('[data-testid="message"]').count()) >= 3);
   const texts = await page.locator('[data-testid="message"] .content').allInnerTexts();
   assert.equal(texts.slice(0, 3), ["Where is Lisbon?", "Lisbon is on the Atlantic coast of Portugal.", "Convert 250 EUR to USD"]);
-  await shot("memory");
+  await shot("memory-session");
+});
+
+test("Memory: the travel-agent domain's episodes newest first, its digest; filtered by entity", async () => {
+  await page.goto(`${network.dashboard}/#/memory?filter=domains`);
+  await page.waitForSelector('[data-testid="episodes"][data-domain="travel-agent"]');
+  assert.match(await text(page.locator('[data-testid="domain-source"]')), /registered agents/);
+  assert.equal(await attributes("#filters [data-domain]", "data-domain"), ["travel-agent"]);
+  const episodes = page.locator('[data-testid="episode"]');
+  await episodes.first().waitFor();
+  const ids = await attributes('[data-testid="episode"]', "data-id");
+  assert.equal(ids, [...ids].sort().reverse(), "newest first");
+  const skilled = page.locator('[data-testid="episode"]', { hasText: seededMemory.skilledRequest });
+  assert.is(await text(skilled.locator('[data-testid="episode-summary"]')), "Asked about Lisbon; looked up its weather.", "the run the skills shaped");
+  assert.match(await text(skilled), new RegExp(`asked by ${USER}`));
+  assert.is(await text(page.locator('[data-testid="digest-text"]')), DIGEST);
+  await shot("memory-episodes");
+
+  await page.locator('[data-testid="episode-entity"][data-entity="location:lisbon"]').first().click();
+  await page.waitForSelector('[data-testid="domain-source"] strong');
+  await eventually("only Lisbon's episodes", async () => {
+    const entities = await page.$$eval('[data-testid="episode"]', (cards) =>
+      cards.map((card) => [...card.querySelectorAll('[data-testid="episode-entity"]')].map((e) => e.getAttribute("data-entity"))),
+    );
+    return entities.length >= 2 && entities.every((list) => list.includes("location:lisbon"));
+  });
+  await shot("memory-episodes-lisbon");
 });
 
 test("the API browser shows every description as text: markup in a manifest creates no element, loads nothing, runs nothing (L5)", async () => {

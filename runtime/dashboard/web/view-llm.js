@@ -16,6 +16,13 @@ const LABELS = {
   synthesis: "synthesis",
   synthesis_streaming: "synthesis (streaming)",
   chat: "chat",
+  skill_selection: "skill selection",
+  user_memory_extraction: "fact extraction",
+  user_memory_summary: "profile summary",
+  event_summarization: "run summary",
+  activity_compaction: "digest compaction",
+  activity_compaction_incremental: "digest update",
+  reflection: "reflection",
 };
 
 const label = (type) => (Object.hasOwn(LABELS, type) ? LABELS[type] : type);
