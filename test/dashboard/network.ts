@@ -118,8 +118,7 @@ export async function startNetwork(): Promise<Network> {
     MANIFOLD_LLM_BASE_URL: llm.baseUrl,
     MANIFOLD_LLM_API_KEY: "sk-dashboard-suite",
     MANIFOLD_LLM_MAX_RETRIES: "0",
-    // User and episodic memory on the travel agent (its manifest may say so too), and who may pin skills.
-    MANIFOLD_MEMORY_ENABLED: "true",
+    // Who may pin skills through the agent's admin API (the travel agent's memory is on by its manifest).
     MANIFOLD_SKILL_ADMINS: "ops@example.com",
     OPENAI_API_KEY: "",
     DEV_MODE: "false",

@@ -110,7 +110,7 @@ export const PROFILE = "Ada is vegetarian and lives in Lisbon, having moved from
 export const DIGEST = "Travellers asked about Berlin and Lisbon; the agent looked up their weather and advised what to pack.";
 
 /**
- * Memory and skills, made by the travel agent itself (MANIFOLD_MEMORY_ENABLED, the example's bundled
+ * Memory and skills, made by the travel agent itself (the example's `memory: true` and bundled
  * skills): packing-advice pinned to 1.0.0 through the agent's admin API; two chat turns of USER from
  * which extraction keeps their diet and home city, the second turn contradicting the first's city,
  * and a profile summary; a natural request the two skills shape (its run is an episode of the
