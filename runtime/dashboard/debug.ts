@@ -149,16 +149,17 @@ function conversationOf(record: ExecutionRecord, checkpoint: Checkpoint | undefi
   return checkpoint?.user_context.conversation_id ?? checkpoint?.user_context.session_id;
 }
 
-/**
- * The record as its graph: every plan step (a plan step with no result did not run; the one a
- * checkpoint holds is waiting for approval), plus results the plan does not list (a record without
- * a plan: the request stopped before planning finished).
- */
+/** The skills that shaped the run, left out of the summary when none did. */
 function skillsOf(record: ExecutionRecord): Pick<ExecutionSummary, "skills"> {
   const skills = skillLabels(record);
   return skills.length === 0 ? {} : { skills };
 }
 
+/**
+ * The record as its graph: every plan step (a plan step with no result did not run; the one a
+ * checkpoint holds is waiting for approval), plus results the plan does not list (a record without
+ * a plan: the request stopped before planning finished).
+ */
 export function executionSummary(record: ExecutionRecord, checkpoint: Checkpoint | undefined): ExecutionSummary {
   const results = new Map(record.steps.map((step) => [step.step_id, step]));
   const blocked = checkpoint?.current_step?.step_id;

@@ -104,15 +104,15 @@ export function createMemorySources({ store, sessions, facts, openEpisodes, conf
         const listed = offered.length === 0 ? "none (no agent is registered; set MANIFOLD_VIEWER_MEMORY_DOMAINS)" : offered.join(", ");
         throw new ManifoldError("NOT_FOUND", `no memory domain ${JSON.stringify(domain.slice(0, 80))}; offered: ${listed}`);
       }
-      let episodes = open.get(domain);
-      if (episodes === undefined) {
-        if (open.size >= MAX_OPEN_DOMAINS) {
-          const [oldest, store] = open.entries().next().value!;
-          open.delete(oldest);
-          await store.close();
-        }
-        episodes = openEpisodes(domain);
-        open.set(domain, episodes);
+      const held = open.get(domain);
+      if (held !== undefined) return held;
+      // Opened and set before any await: two requests for a new domain share one store, none is left unclosed.
+      const episodes = openEpisodes(domain);
+      open.set(domain, episodes);
+      if (open.size > MAX_OPEN_DOMAINS) {
+        const [oldest, evicted] = open.entries().next().value!;
+        open.delete(oldest);
+        await evicted.close();
       }
       return episodes;
     },

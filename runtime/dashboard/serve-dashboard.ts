@@ -25,7 +25,7 @@ import { createSkillStore, type SkillStore } from "../skills/index.js";
 import { createSessionStore } from "../chat/index.js";
 import { createMemorySources } from "./memory.js";
 import { addApiRoutes, type DashboardSources } from "./routes.js";
-import { createRegistryView, type RegistryViewOptions } from "./registry-view.js";
+import { createRegistryView, trusted, type RegistryViewOptions } from "./registry-view.js";
 import { createOpenApiProbe, type OpenApiProbeOptions } from "./services.js";
 import { resolveDashboardSettings, type DashboardSettings } from "./settings.js";
 import { addStaticRoutes } from "./static.js";
@@ -112,7 +112,8 @@ function openSources(options: DashboardOptions, settings: DashboardSettings, env
     openEpisodes: options.episodes ?? ((domain) => createEpisodeStore({ store, env, domain })),
     configured: settings.memoryDomains,
     // An agent's domain is its name unless MANIFOLD_AGENT_DOMAIN says otherwise (then list it in MANIFOLD_VIEWER_MEMORY_DOMAINS).
-    agents: async () => (await view.snapshot()).entries.filter((e) => e.type === "agent").map((e) => e.name),
+    // Only trusted records: a forged one must not push the real agents out of the (bounded) list.
+    agents: async () => (await view.snapshot()).entries.filter((e) => e.type === "agent" && trusted(e, view.verifies)).map((e) => e.name),
   });
   return {
     registry,
