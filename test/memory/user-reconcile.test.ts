@@ -96,13 +96,20 @@ test("credentials are dropped as secret: key prefixes, JWTs, PEM blocks, random 
     ["blob", "q8Zr2LmX9vT4kW7pN3sB6yH1cF5dJ0aG"],
     ["card", "4111 1111 1111 1111"],
     ["card", "5500-0000-0000-0004"],
+    // A card number with its security code or a prefix beside it, a password in a URL or a sentence,
+    // credential-named keys beyond the obvious ones.
+    ["card", "4111 1111 1111 1111 123"],
+    ["note", "pay with +1 4111111111111111"],
+    ["database", "postgres://admin:hunter2@db.example.com/prod"],
+    ["note", "my password is hunter2"],
+    ["bank", "PIN: 4821"],
+    ["bank_pin", "4821"],
+    ["openai_key", "kept in my notes"],
+    ["seed_phrase", "apple banana cherry"],
+    ["pwd", "hunter2"],
   ];
   for (const [key, value] of secrets) assert.ok(looksSecret(key, value), `${key}: ${value}`);
-  const changes = reconcile(
-    secrets.map(([key, value]) => ({ key, value, action: "add" })),
-    [],
-    { ...options, maxFacts: 100 },
-  );
+  const changes = secrets.flatMap(([key, value]) => reconcile([{ key, value, action: "add" }], [], { ...options, maxFacts: 100 }));
   assert.ok(changes.every((c) => c.action === "dropped" && c.reason === "secret"));
 });
 
@@ -118,6 +125,11 @@ test("ordinary facts pass the filter: places, names, dates, phone-length numbers
     ["order_number", "4111 1111 1111 1112"],
     ["task_preference", "pack-light travelling, skip-the-line tickets"],
     ["favourite_number", "1234567890123"],
+    ["ski_pass", "season pass Verbier"],
+    ["phone", "+44 20 7946 0958"],
+    ["travel_dates", "2024-01-15 2024-02-20"],
+    ["favourite_spot", "the pin on the map near Alfama"],
+    ["key_interests", "hiking, wine"],
   ];
   for (const [key, value] of ordinary) assert.not.ok(looksSecret(key, value), `${key}: ${value}`);
   assert.ok(passesLuhn("4111111111111111"));

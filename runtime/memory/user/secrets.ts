@@ -5,9 +5,13 @@
  * passes Luhn, or a key named like a credential, is dropped. It says only whether, never what.
  */
 
-/** Keys that name a credential, as a whole snake_case word (`api_key`, `wifi_password`, `github_token`). */
+/**
+ * Keys that name a credential, as a whole snake_case word (`api_key`, `wifi_password`, `github_token`,
+ * `bank_pin`, `seed_phrase`), and any key ending in `_key` (`openai_key`, `ssh_key`): a fact about a
+ * key the user holds is worth less than the risk that its value is the key.
+ */
 const SECRET_KEY =
-  /(?:^|_)(?:password|passwd|passphrase|passcode|secret|secrets|token|tokens|api_?key|apikey|private_key|access_key|secret_key|credentials?|cvv|cvc|pin_code)(?:_|$)/;
+  /(?:^|_)(?:password|passwd|pwd|passphrase|passcode|secret|secrets|token|tokens|api_?key|apikey|private_key|access_key|secret_key|credentials?|cvv|cvc|pin|pin_code|otp|mfa|2fa|seed_phrase|mnemonic|recovery_codes?|backup_codes?|security_codes?)(?:_|$)|(?:^|_)keys?$/;
 
 /** Providers' key formats, each at a word start: OpenAI/Stripe, GitHub, Slack, AWS, Google, GitLab. */
 const KEY_PREFIXES = [
@@ -22,10 +26,15 @@ const KEY_PREFIXES = [
 ];
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/;
 const PEM = /-----BEGIN [A-Z0-9 ]+-----/;
+/** A URL with a password in it: `postgres://admin:hunter2@db.example.com`. */
+const URL_CREDENTIALS = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/;
+/** A credential stated in the value: "my password is hunter2", "PIN: 4821", "api key = …". */
+const STATED = /\b(?:password|passwd|pwd|passphrase|passcode|pin|pin code|api[ _-]?key|secret key|access token)\s*(?:is|was|:|=)\s*\S/i;
 /** Runs of base64, base64url or hex characters long enough to be a key. */
 const TOKEN = /[A-Za-z0-9+/=_-]{24,}/g;
-/** 13 to 19 digits, optionally grouped by spaces or dashes: card numbers as people type them. */
-const CARD = /(?:\d[ -]?){12,18}\d/g;
+/** Groups of digits, each pair separated by one space or dash: card numbers as people type them, maybe with more digits around. */
+const DIGIT_GROUPS = /\d+(?:[ -]\d+)*/g;
+const CARD_DIGITS = { min: 13, max: 19 };
 
 /** Bits per character of a string's character distribution. */
 function entropy(text: string): number {
@@ -58,10 +67,20 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/**
+ * Whether some consecutive groups of a run hold 13 to 19 digits that pass Luhn: a card number is
+ * found with its expiry or security code after it ("4111 1111 1111 1111 123") or a prefix before it.
+ */
 function holdsCardNumber(value: string): boolean {
-  for (const match of value.matchAll(CARD)) {
-    const digits = match[0].replace(/[ -]/g, "");
-    if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+  for (const match of value.matchAll(DIGIT_GROUPS)) {
+    const groups = match[0].split(/[ -]/);
+    for (let first = 0; first < groups.length; first++) {
+      let digits = "";
+      for (let last = first; last < groups.length && digits.length + groups[last]!.length <= CARD_DIGITS.max; last++) {
+        digits += groups[last];
+        if (digits.length >= CARD_DIGITS.min && passesLuhn(digits)) return true;
+      }
+    }
   }
   return false;
 }
@@ -69,7 +88,7 @@ function holdsCardNumber(value: string): boolean {
 /** Whether a fact with this key and value must not be stored: it names or holds a credential. */
 export function looksSecret(key: string, value: string): boolean {
   if (SECRET_KEY.test(key)) return true;
-  if (KEY_PREFIXES.some((re) => re.test(value)) || JWT.test(value) || PEM.test(value)) return true;
+  if (KEY_PREFIXES.some((re) => re.test(value)) || [JWT, PEM, URL_CREDENTIALS, STATED].some((re) => re.test(value))) return true;
   for (const match of value.matchAll(TOKEN)) if (looksRandom(match[0])) return true;
   return holdsCardNumber(value);
 }
