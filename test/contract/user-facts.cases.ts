@@ -124,7 +124,22 @@ export function userFactsCases(name: string, create: FactStoreFactory, teardown:
     assert.equal(await replica.summary("alice"), { text: "Lives in Lisbon.", revision, updated_at: AT });
     await facts.put("alice", fact("diet", "vegan"));
     assert.is((await facts.summary("alice"))!.revision, revision, "stale once the facts moved on; the caller compares");
+    await replica.setSummary("alice", { text: "Lives in Lisbon, eats meat.", revision, updated_at: AT });
+    assert.is((await facts.summary("alice"))!.text, "Lives in Lisbon.", "one made from facts that have moved on is not kept");
     assert.is((await rejection(facts.setSummary("alice", { text: "x".repeat(601), revision, updated_at: AT }))).code, "INVALID_INPUT");
+  });
+
+  test("deleting a fact deletes the summary that may quote it; the other facts stay", async () => {
+    const { facts, replica } = await create({});
+    await facts.put("alice", fact("home_city", "Lisbon"));
+    await facts.put("alice", fact("diet", "vegan"));
+    await facts.setSummary("alice", { text: "A vegan in Lisbon.", revision: await facts.revision("alice"), updated_at: AT });
+    assert.is(await replica.delete("alice", "home_city"), true);
+    assert.is(await facts.summary("alice"), undefined);
+    assert.equal(
+      (await facts.list("alice")).map((f) => f.key),
+      ["diet"],
+    );
   });
 
   test("keys and values out of bounds are INVALID_INPUT and store nothing", async () => {

@@ -119,7 +119,9 @@ export function createMemoryFactStore({
       const before = isFactKey(key) ? entry?.facts.get(key) : undefined;
       if (entry === undefined || before === undefined) return false;
       entry.facts.delete(key);
-      resize(entry, -sizeOf(before));
+      // The summary may quote the forgotten value: it goes with it (the next extraction writes another).
+      resize(entry, -sizeOf(before) - (entry.summary === undefined ? 0 : sizeOf(entry.summary)));
+      entry.summary = undefined;
       writable(user).revision += 1;
       return true;
     },
@@ -144,8 +146,10 @@ export function createMemoryFactStore({
     async setSummary(user, summary) {
       checkUser(user);
       const kept = { text: checkSummary(summary).text, revision: summary.revision, updated_at: summary.updated_at };
-      // A summary of nothing is not kept (the facts expired or were cleared meanwhile).
-      if ((live(user)?.facts.size ?? 0) === 0) return;
+      // A summary of nothing is not kept (the facts expired or were cleared meanwhile), nor one of facts
+      // that have changed since (one deleted meanwhile must not come back inside it).
+      const current = live(user);
+      if (current === undefined || current.facts.size === 0 || current.revision !== kept.revision) return;
       const entry = writable(user);
       resize(entry, sizeOf(kept) - (entry.summary === undefined ? 0 : sizeOf(entry.summary)));
       entry.summary = kept;

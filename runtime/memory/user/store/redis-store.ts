@@ -109,7 +109,7 @@ export function createRedisFactStore(
     async setSummary(user, summary) {
       checkUser(user);
       const kept = { text: checkSummary(summary).text, revision: summary.revision, updated_at: summary.updated_at };
-      await runScript(client, SET_SUMMARY, [factsKey(user)], [JSON.stringify(kept), ttlMs]);
+      await runScript(client, SET_SUMMARY, [factsKey(user)], [JSON.stringify(kept), ttlMs, String(kept.revision)]);
     },
     users: (limit = 100) => listUsers(limit),
     async close() {

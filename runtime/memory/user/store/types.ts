@@ -50,13 +50,17 @@ export interface FactStore {
    * LIMIT_EXCEEDED past the per-user count; INVALID_INPUT for a key or value out of bounds.
    */
   put(user: string, fact: Fact): Promise<void>;
-  /** Removes a fact everywhere at once (list, get, recall); false when it was absent. Bumps the revision. */
+  /**
+   * Removes a fact everywhere at once (list, get, recall) and the summary with it (it may quote the
+   * value); false when it was absent. Bumps the revision.
+   */
   delete(user: string, key: string): Promise<boolean>;
   /** Removes every fact and the summary of a user; the count removed. */
   clear(user: string): Promise<number>;
   /** Changes each time the user's facts change (recall caches its index by it); 0 for a user with none. */
   revision(user: string): Promise<number>;
   summary(user: string): Promise<FactSummary | undefined>;
+  /** Keeps the summary only while `summary.revision` is the user's current revision (else it is stale already); nothing for a user without facts. */
   setSummary(user: string, summary: FactSummary): Promise<void>;
   /** Users with facts, for the dashboard; bounded, `truncated` when cut. */
   users(limit?: number): Promise<{ readonly users: readonly string[]; readonly truncated: boolean }>;
