@@ -14,6 +14,11 @@ import { skillEvidence } from "./skill-evidence.js";
 export const RUN_SCAN_LIMIT = 200;
 /** Runs listed per skill version (the count says how many the scan found). */
 export const RUNS_PER_VERSION = 20;
+/** Versions listed per skill: the newest, plus the active and pinned ones wherever they are (a skill may keep 100). */
+export const VERSIONS_PER_SKILL = 20;
+/** Skills in one answer by default and at most: the registry lists up to 1,000, each with its versions, on every poll. */
+export const REGISTRY_PAGE = 100;
+export const MAX_REGISTRY_PAGE = 1000;
 const SCAN_FRESH_MS = 5000;
 
 /** One run a skill version shaped, as the Execution DAG view links to it. */
@@ -56,8 +61,29 @@ export interface RegistrySkill {
   readonly description: string;
   readonly active?: string;
   readonly pinned?: string;
-  /** Newest published first. */
+  /**
+   * Newest first in the registry's order (semver precedence, then publish order: the order the active
+   * version is chosen in, as the admin API lists them), at most VERSIONS_PER_SKILL (the active and
+   * pinned ones always among them).
+   */
   readonly versions: readonly RegistryVersion[];
+  readonly version_count: number;
+}
+
+/** Which skills one answer lists. */
+export interface RegistryQuery {
+  readonly namespace?: string | undefined;
+  /** Lowercase text that `namespace/name` contains. */
+  readonly text?: string | undefined;
+  readonly limit: number;
+}
+
+export interface RegistryPage {
+  readonly scan: RunScan;
+  readonly skills: RegistrySkill[];
+  /** Skills that matched, listed or not. */
+  readonly total: number;
+  readonly truncated: boolean;
 }
 
 /** The runs of one scan by `namespace/name@version`, newest first. */
@@ -91,11 +117,21 @@ function indexRuns(records: readonly ExecutionRecord[]): Map<string, SkillRun[]>
   return runs;
 }
 
+/** The newest VERSIONS_PER_SKILL versions, the active and pinned ones kept in place of the oldest of them. */
+function shownVersions(summary: SkillSummary): SkillSummary["versions"][number][] {
+  // The summary lists them newest first already; a re-sort by publish time would disagree with it (a hotfix of an old line).
+  const newest = summary.versions;
+  const kept = new Set([summary.active, summary.pinned].filter((v): v is string => v !== undefined));
+  const shown = newest.slice(0, VERSIONS_PER_SKILL);
+  const missing = newest.filter((v) => kept.has(v.version) && !shown.includes(v));
+  return missing.length === 0 ? shown : [...shown.slice(0, VERSIONS_PER_SKILL - missing.length), ...missing];
+}
+
 export interface SkillRunIndex {
   /** The runs a skill shaped, every version when `version` is omitted; newest first. */
   runsOf(namespace: string, name: string, version?: string): Promise<{ scan: RunScan; runs: SkillRun[] }>;
-  /** The registry's skills (one namespace, or all) with their versions' states and runs. */
-  registry(skills: SkillStore, namespace?: string): Promise<{ scan: RunScan; skills: RegistrySkill[] }>;
+  /** The registry's skills (one namespace, or all; those matching the text) with their versions' states and runs. */
+  registry(skills: SkillStore, query: RegistryQuery): Promise<RegistryPage>;
 }
 
 export function createSkillRunIndex(executions: ExecutionStore | undefined, { now = Date.now }: { readonly now?: () => number } = {}): SkillRunIndex {
@@ -147,17 +183,21 @@ export function createSkillRunIndex(executions: ExecutionStore | undefined, { no
       runs.sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at));
       return { scan: found.scan, runs: runs.slice(0, RUN_SCAN_LIMIT) };
     },
-    async registry(skills, namespace) {
+    async registry(skills, { namespace, text, limit }) {
       const [summaries, found] = await Promise.all([skills.list(namespace), scan()]);
+      const matching = text === undefined ? summaries : summaries.filter((s) => `${s.namespace}/${s.name}`.includes(text));
       return {
         scan: found.scan,
-        skills: summaries.map((summary) => ({
+        total: matching.length,
+        truncated: matching.length > limit,
+        skills: matching.slice(0, limit).map((summary) => ({
           namespace: summary.namespace,
           name: summary.name,
           description: summary.description,
           ...(summary.active === undefined ? {} : { active: summary.active }),
           ...(summary.pinned === undefined ? {} : { pinned: summary.pinned }),
-          versions: [...summary.versions].sort((a, b) => b.published_at.localeCompare(a.published_at)).map(versionOf(summary, found)),
+          versions: shownVersions(summary).map(versionOf(summary, found)),
+          version_count: summary.versions.length,
         })),
       };
     },

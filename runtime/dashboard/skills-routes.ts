@@ -8,9 +8,9 @@ import type { AddRoute, RouteContext } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { ExecutionStore } from "../orchestration/index.js";
 import { SKILL_NAME, SKILL_VERSION, type SkillStore } from "../skills/index.js";
-import { queryOf, sendValue, type RouteWrapper } from "./http.js";
+import { limitOf, queryOf, sendValue, type RouteWrapper } from "./http.js";
 import type { RegistryView } from "./registry-view.js";
-import { createSkillRunIndex } from "./skill-registry.js";
+import { createSkillRunIndex, MAX_REGISTRY_PAGE, REGISTRY_PAGE } from "./skill-registry.js";
 import { readSkills } from "./skills.js";
 
 function partOf(ctx: RouteContext, name: string, pattern: RegExp, required: boolean): string | undefined {
@@ -21,6 +21,17 @@ function partOf(ctx: RouteContext, name: string, pattern: RegExp, required: bool
     throw new ManifoldError("INVALID_INPUT", `${name} must be ${message}`, { details: [{ pointer: `/${name}`, message }] });
   }
   return value;
+}
+
+/** The view's filter: text a skill's `namespace/name` contains, matched lowercase. */
+function textOf(ctx: RouteContext): string | undefined {
+  const text = queryOf(ctx, "q")?.trim().toLowerCase();
+  if (text === undefined || text === "") return undefined;
+  if (!/^[^\p{Cc}]{1,129}$/u.test(text)) {
+    const message = "1-129 characters without control characters";
+    throw new ManifoldError("INVALID_INPUT", `q must be ${message}`, { details: [{ pointer: "/q", message }] });
+  }
+  return text;
 }
 
 export interface SkillSources {
@@ -43,8 +54,10 @@ export function addSkillRoutes(add: AddRoute, { view, skills, executions, now }:
     "/api/skills/registry",
     dataRoute(async (ctx) => {
       const namespace = partOf(ctx, "namespace", SKILL_NAME, false);
-      const { scan, skills: listed } = await index.registry(skills, namespace);
-      sendValue(ctx, { namespace: namespace ?? null, runs: scan, skills: listed });
+      const text = textOf(ctx);
+      const limit = limitOf(ctx, REGISTRY_PAGE, MAX_REGISTRY_PAGE);
+      const { scan, skills: listed, total, truncated } = await index.registry(skills, { namespace, text, limit });
+      sendValue(ctx, { namespace: namespace ?? null, q: text ?? null, runs: scan, total, truncated, skills: listed });
     }),
   );
 

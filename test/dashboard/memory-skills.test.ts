@@ -151,6 +151,8 @@ async function seed(store: Store, env: Record<string, string>): Promise<string[]
 
 interface Setup {
   readonly dashboard: RunningDashboard;
+  readonly store: Store;
+  readonly env: Record<string, string>;
   readonly newestFirst: string[];
   readonly logs: string[];
   close(): Promise<void>;
@@ -173,6 +175,8 @@ async function setUp(kind: "memory" | "redis", extra: Record<string, string> = {
   const dashboard = await serveDashboard({ port: 0, handleSignals: false, log: (line: string) => void logs.push(line), env });
   return {
     dashboard,
+    store,
+    env,
     newestFirst,
     logs,
     close: async () => {
@@ -322,6 +326,37 @@ for (const kind of ["memory", "redis"] as const) {
     }
   });
 }
+
+test("the skill registry's answer is bounded: a page of skills filtered by namespace/name text, the newest versions with the pinned one", async () => {
+  const { dashboard, store, env, close } = await setUp("redis");
+  const skills = createSkillStore({ store, env });
+  try {
+    for (let minor = 0; minor < 23; minor += 1) await skills.publish(skill("many-versions", `2.${minor}.0`));
+    await skills.pin("travel", "many-versions", "2.0.0");
+    const all = (await get(`${dashboard.url}/api/skills/registry`)).body;
+    assert.equal([all.total, all.truncated], [3, false]);
+    const many = all.skills.find((s: any) => s.name === "many-versions");
+    assert.is(many.version_count, 23);
+    assert.is(many.versions.length, 20, "at most 20 versions per skill");
+    assert.equal(many.versions.map((v: any) => v.version).slice(0, 2), ["2.22.0", "2.21.0"], "newest first");
+    assert.equal(many.versions.at(-1).version, "2.0.0", "the pinned version is listed even when older than the newest 20");
+    assert.is(many.versions.at(-1).state, "active");
+
+    const found = (await get(`${dashboard.url}/api/skills/registry?q=${encodeURIComponent(" Travel/LOCAL")}`)).body;
+    assert.equal(
+      found.skills.map((s: any) => s.name),
+      ["local-customs"],
+    );
+    assert.equal([found.q, found.total], ["travel/local", 1]);
+    const page = (await get(`${dashboard.url}/api/skills/registry?limit=1`)).body;
+    assert.equal([page.skills.length, page.total, page.truncated], [1, 3, true]);
+    assert.is((await get(`${dashboard.url}/api/skills/registry?limit=1001`)).status, 400);
+    assert.is((await get(`${dashboard.url}/api/skills/registry?q=${"a".repeat(130)}`)).status, 400);
+  } finally {
+    await skills.close();
+    await close();
+  }
+});
 
 test("MANIFOLD_VIEWER_MEMORY_DOMAINS names the agent memory domains, whatever is registered", async () => {
   const { dashboard, close } = await setUp("redis", { MANIFOLD_VIEWER_MEMORY_DOMAINS: "bookings, trip-agent" });

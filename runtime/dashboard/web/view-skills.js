@@ -103,22 +103,32 @@ function skillCard(skill) {
     ),
     h("p", { class: "muted small" }, skill.description),
     h("table", { class: "grid" }, h("tbody", {}, skill.versions.map(versionRow))),
+    skill.version_count > skill.versions.length
+      ? h("p", { class: "muted small" }, `${skill.versions.length} of ${skill.version_count} versions shown: the newest, the active and the pinned one.`)
+      : null,
     h("h4", {}, "Runs it shaped"),
     runList(skill),
   );
 }
 
 function renderRegistry(data, ctx) {
-  const q = (ctx.state.q ?? "").toLowerCase();
-  const shown = data.skills.filter((s) => q === "" || `${s.namespace}/${s.name}`.toLowerCase().includes(q));
+  // The API filters by the text (data.q) and lists at most a page of skills.
+  const shown = data.skills;
   const scan = data.runs.enabled
     ? `Runs found in the newest ${data.runs.scanned} execution record${data.runs.scanned === 1 ? "" : "s"} (at most ${data.runs.limit}).`
     : data.runs.message;
-  if (data.skills.length === 0) return empty("No skill is published in the registry: agents publish the skills their manifests list when they start.");
+  if (shown.length === 0 && !data.q) return empty("No skill is published in the registry: agents publish the skills their manifests list when they start.");
   return h(
     "div",
     { class: "list", "data-testid": "skill-registry" },
     h("p", { class: "muted small", "data-testid": "run-scan" }, scan),
+    data.truncated
+      ? h(
+          "p",
+          { class: "muted small", "data-testid": "skills-truncated" },
+          `${shown.length} of ${data.total} skills shown: filter by namespace/name to find the others.`,
+        )
+      : null,
     shown.length === 0 ? empty(`No skill matches ${JSON.stringify(ctx.state.q)}.`) : shown.map(skillCard),
   );
 }
@@ -190,7 +200,10 @@ export default {
     ];
   },
   async load(ctx) {
-    if (ctx.filter !== "catalog") return { kind: "registry", ...(await api("/api/skills/registry")) };
+    if (ctx.filter !== "catalog") {
+      const q = ctx.state.q ? `?${new URLSearchParams({ q: ctx.state.q })}` : "";
+      return { kind: "registry", ...(await api(`/api/skills/registry${q}`)) };
+    }
     const data = await api("/api/skills");
     const names = data.agents.map((a) => a.agent);
     ctx.state.agents = names;
