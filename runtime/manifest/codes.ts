@@ -181,7 +181,7 @@ export const DIAGNOSTIC_CODES = {
     severity: "error",
     title: "Skill too large",
     description:
-      "A skill or an agent's skills exceed a bound: `SKILL.md` 64 KiB, instructions 32 KiB, 64 files and 512 KiB of text per skill, folders 4 deep, resource paths 256 characters, 50 `skills` entries per agent.",
+      "A skill or an agent's skills exceed a bound: `SKILL.md` 64 KiB, instructions 32 KiB, 64 files and 512 KiB of text per skill, folders 4 deep, resource paths 256 characters (without control characters or `\\`), 50 `skills` entries per agent.",
   },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 

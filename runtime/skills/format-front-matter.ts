@@ -8,14 +8,18 @@
  */
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type YAMLMap } from "yaml";
 import type { DiagnosticCode, Position } from "../manifest/index.js";
+import { longerThan, MAX_DESCRIPTION_CHARS, MAX_LICENSE_CHARS, SKILL_VERSION } from "./store/checks.js";
 
-/** The Agent Skills name rule: lower-case letters and digits in words joined by single hyphens. */
+/**
+ * The Agent Skills name rule: lower-case letters and digits in words joined by single hyphens (within
+ * the registry's, which also takes a double or trailing hyphen). The other rules are the registry's
+ * own, so a skill gen embeds always publishes.
+ */
 export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_SKILL_NAME_CHARS = 64;
-export const MAX_DESCRIPTION_CHARS = 1024;
+export { MAX_DESCRIPTION_CHARS, MAX_LICENSE_CHARS };
 /** The registry's version rule (a short token; semver ones are ordered as semver). */
-export const SKILL_VERSION_PATTERN = /^[0-9A-Za-z.+-]{1,64}$/;
-export const MAX_LICENSE_CHARS = 256;
+export const SKILL_VERSION_PATTERN = SKILL_VERSION;
 /** The version of a skill whose front matter names none. */
 export const DEFAULT_SKILL_VERSION = "0.0.0";
 /** Aliases front matter may expand (an alias bomb needs thousands). */
@@ -162,12 +166,12 @@ function readFields(map: Record<string, unknown>, at: Locator, folderName: strin
   const description = map["description"] === undefined ? undefined : text("description", map["description"], "a string");
   if (!Object.hasOwn(map, "description")) report("MF1504", undefined, "the front matter has no `description`: say what the skill does and when to use it");
   else if (description !== undefined && description.trim() === "") report("MF1504", "description", "`description` must not be empty");
-  else if (description !== undefined && [...description].length > MAX_DESCRIPTION_CHARS)
+  else if (description !== undefined && longerThan(description, MAX_DESCRIPTION_CHARS))
     report("MF1504", "description", `\`description\` is ${[...description].length} characters; it may be at most ${MAX_DESCRIPTION_CHARS}`);
 
   const version = readVersion(map, report, text);
   const license = map["license"] === undefined ? undefined : text("license", map["license"], "a string");
-  if (license !== undefined && [...license].length > MAX_LICENSE_CHARS)
+  if (license !== undefined && longerThan(license, MAX_LICENSE_CHARS))
     report("MF1504", "license", `\`license\` may be at most ${MAX_LICENSE_CHARS} characters`);
 
   const valid = problems.length === 0 && name !== undefined && description !== undefined;

@@ -14,22 +14,23 @@ import { decodeUtf8, DIAGNOSTIC_CODES, describeFsError, type DiagnosticCode, typ
 import { skillDigest } from "./digest.js";
 import { parseSkillFile } from "./format-front-matter.js";
 import { skillReferences } from "./format-references.js";
+import { isResourcePath, MAX_INSTRUCTIONS_BYTES, MAX_RESOURCE_BYTES, MAX_RESOURCE_PATH_CHARS } from "./store/checks.js";
 import type { SkillResource, SkillVersionInput } from "./store/types.js";
 
 export const SKILL_FILE = "SKILL.md";
 
 export const SKILL_LIMITS = {
   skillFileBytes: 64 * 1024,
-  instructionsBytes: 32 * 1024,
+  instructionsBytes: MAX_INSTRUCTIONS_BYTES,
   /** A bigger file is listed `{path, bytes}` without its text. */
-  resourceTextBytes: 64 * 1024,
+  resourceTextBytes: MAX_RESOURCE_BYTES,
   /** `SKILL.md` included. */
   files: 64,
   /** The instructions and every resource's text together. */
   textBytes: 512 * 1024,
   /** Folders below the skill's own. */
   depth: 4,
-  resourcePathChars: 256,
+  resourcePathChars: MAX_RESOURCE_PATH_CHARS,
 } as const;
 
 /** A skill as gen embeds it: what the registry publishes, and the content digest it compares. */
@@ -167,8 +168,12 @@ function readResources(files: ManifestFiles, folder: string, entries: readonly E
   const resources: SkillResource[] = [];
   for (const { path, bytes } of entries) {
     if (path === SKILL_FILE) continue;
-    if ([...path].length > SKILL_LIMITS.resourcePathChars) {
-      problems.push({ code: "MF1509", message: `${folder}/${path}: a resource path may be at most ${SKILL_LIMITS.resourcePathChars} characters` });
+    // The registry's rule: a file named with a control character or a backslash would be refused at publish.
+    if (!isResourcePath(path)) {
+      problems.push({
+        code: "MF1509",
+        message: `${JSON.stringify(`${folder}/${path}`)}: a resource path may be at most ${SKILL_LIMITS.resourcePathChars} characters, without control characters or '\\'`,
+      });
       continue;
     }
     const text = bytes > SKILL_LIMITS.resourceTextBytes ? undefined : readResourceText(files, `${folder}/${path}`, problems);

@@ -10,6 +10,7 @@ import { skillDigest } from "../../runtime/skills/digest.js";
 import { readSkillFolder } from "../../runtime/skills/format.js";
 import { parseSkillFile } from "../../runtime/skills/format-front-matter.js";
 import { skillReferences } from "../../runtime/skills/format-references.js";
+import { createMemorySkillStore } from "../../runtime/skills/store/index.js";
 import { tempProject } from "../generator/load-helpers.js";
 
 test("parseSkillFile: the index's fields, the instructions without the front matter, CRLF normalised", () => {
@@ -119,6 +120,37 @@ test("readSkillFolder (real files): resources sorted, text when small UTF-8, lis
       resources,
       digest: skillDigest({ instructions: "Use references/list.md.", resources }),
     });
+  } finally {
+    await cleanup();
+  }
+});
+
+test("what gen embeds the registry publishes: characters counted alike (a description of emoji); a file name the registry would refuse is MF1509", async () => {
+  const emoji = "🧳".repeat(1024);
+  const MAP = "🗺".repeat(60);
+  const { root, cleanup } = await tempProject({
+    "s/packing/SKILL.md": `---\nname: packing\ndescription: "${emoji}"\nlicense: "${"©".repeat(256)}"\n---\nPack.\n`,
+    "s/packing/references/a\\b.md": "a backslash in a name\n",
+    "s/packing/references/tab\there.md": "a control character in a name\n",
+    "s/emoji/SKILL.md": `---\nname: emoji\ndescription: "${emoji}"\n---\nSee the map.\n`,
+    // 187 characters, 367 UTF-16 units.
+    [`s/emoji/r/${MAP}/${MAP}/${MAP}.md`]: "A map.\n",
+  });
+  try {
+    const files = createManifestFiles(root);
+    const refused = readSkillFolder(files, "s/packing", "travel");
+    assert.equal(
+      refused.problems.map((p) => [p.code, p.message]),
+      [
+        ["MF1509", `"s/packing/references/a\\\\b.md": a resource path may be at most 256 characters, without control characters or '\\'`],
+        ["MF1509", `"s/packing/references/tab\\there.md": a resource path may be at most 256 characters, without control characters or '\\'`],
+      ],
+    );
+    const { skill, problems } = readSkillFolder(files, "s/emoji", "travel");
+    assert.equal(problems, []);
+    const published = await createMemorySkillStore().publish(skill!);
+    assert.is(published.digest, skill!.digest);
+    assert.is(published.description, emoji);
   } finally {
     await cleanup();
   }

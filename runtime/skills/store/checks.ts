@@ -90,6 +90,12 @@ export interface CheckedPublish {
 }
 
 const bytesOf = (text: string): number => Buffer.byteLength(text, "utf8");
+/**
+ * More than `max` characters, counted as code points as the Agent Skills format, JSON Schema's
+ * `maxLength` and gen (format-front-matter.ts) count them, so a skill gen accepts is never refused
+ * here for a description written with emoji. Each code point is one or two UTF-16 units.
+ */
+export const longerThan = (text: string, max: number): boolean => text.length > max && (text.length > 2 * max || [...text].length > max);
 const quoted = (value: unknown): string => JSON.stringify(typeof value === "string" ? value.slice(0, 80) : String(value).slice(0, 80));
 
 function invalid(message: string, details: readonly ErrorDetail[]): ManifoldError {
@@ -128,7 +134,7 @@ export function checkVersion(version: unknown, pointer = "/version"): string {
 
 /** A resource path relative to the skill folder: no absolute path, no `..`, no empty or dot segment, no control or backslash characters. */
 export function isResourcePath(path: unknown): path is string {
-  if (typeof path !== "string" || path === "" || path.length > MAX_RESOURCE_PATH_CHARS) return false;
+  if (typeof path !== "string" || path === "" || longerThan(path, MAX_RESOURCE_PATH_CHARS)) return false;
   if (/[\u0000-\u001f\u007f\\]/.test(path) || path.startsWith("/")) return false;
   return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
 }
@@ -176,9 +182,9 @@ export function checkPublish(input: SkillVersionInput): CheckedPublish {
   checkVersion(raw["version"]);
   const { description, license, instructions } = raw;
   const details: ErrorDetail[] = [];
-  if (typeof description !== "string" || description.trim() === "" || description.length > MAX_DESCRIPTION_CHARS)
+  if (typeof description !== "string" || description.trim() === "" || longerThan(description, MAX_DESCRIPTION_CHARS))
     details.push({ pointer: "/description", message: `must be a non-empty string of at most ${MAX_DESCRIPTION_CHARS} characters` });
-  if (license !== undefined && (typeof license !== "string" || license.length > MAX_LICENSE_CHARS))
+  if (license !== undefined && (typeof license !== "string" || longerThan(license, MAX_LICENSE_CHARS)))
     details.push({ pointer: "/license", message: `must be a string of at most ${MAX_LICENSE_CHARS} characters` });
   if (typeof instructions !== "string") details.push({ pointer: "/instructions", message: "must be a string (the Markdown body of SKILL.md)" });
   else if (bytesOf(instructions) > MAX_INSTRUCTIONS_BYTES)
