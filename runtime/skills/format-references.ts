@@ -22,8 +22,10 @@ export interface SkillReference {
   readonly column: number;
 }
 
-// `[text](target "title")` and `![alt](<target with spaces>)`.
-const LINK = /!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^\s)]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/dg;
+// `[text](target "title")` and `![alt](<target with spaces>)`. No part may run over a bracket, `<` or
+// parenthesis that opens another: each match attempt then stops at the next one, so a line of many
+// `[` or `](` (instructions come from whoever publishes) is scanned in linear time, not quadratic.
+const LINK = /!?\[[^[\]\n]*\]\(\s*(<[^<>\n]*>|[^\s()<>]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)/dg;
 // `[id]: target "title"`, alone on its line (up to three spaces of indent).
 const DEFINITION = /^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/dgm;
 const BARE = /(?<![\w./~@:-])((?:\.\.?\/)+[\w-][\w./-]*|(?:scripts|references|assets)\/[\w-][\w./-]*)/g;
