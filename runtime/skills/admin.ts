@@ -7,7 +7,7 @@
  */
 import { callerIdentity, ownerKey } from "../context/index.js";
 import { ManifoldError, type ErrorDetail } from "../errors/index.js";
-import { checkVersion, SKILL_NAME, type SkillVersionInput } from "./store/index.js";
+import { checkSkillName, checkVersion, type SkillVersionInput } from "./store/index.js";
 
 export const SKILL_ADMINS_ENV = "MANIFOLD_SKILL_ADMINS";
 
@@ -49,11 +49,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** A path's namespace and name: INVALID_INPUT naming the path parameter when either breaks the rule. */
 export function skillOfPath(params: Record<string, string | undefined>): { namespace: string; name: string } {
   const { namespace, name } = params;
-  const details = [
-    ...(namespace !== undefined && SKILL_NAME.test(namespace) ? [] : [{ pointer: "/namespace", message: "must be 1-64 lowercase letters, digits or '-'" }]),
-    ...(name !== undefined && SKILL_NAME.test(name) ? [] : [{ pointer: "/name", message: "must be 1-64 lowercase letters, digits or '-'" }]),
-  ];
-  if (details.length > 0) throw new ManifoldError("INVALID_INPUT", "the path does not name a skill (namespace/name)", { details });
+  checkSkillName(namespace, name);
   return { namespace: namespace!, name: name! };
 }
 

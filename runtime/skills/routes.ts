@@ -14,9 +14,11 @@
  */
 import { jsonReply, jsonRoute, type AddRoute, type RouteContext } from "../component/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import { ATTR, getTelemetry, type SpanAttributes, type SpanTrace } from "../telemetry/index.js";
+import type { SpanTrace } from "../telemetry/index.js";
 import { pinOf, publishOf, requireSkillAdmin, skillOfPath, versionOfQuery } from "./admin.js";
+import { inSpan } from "./context-telemetry.js";
 import { checkNamespace, checkVersion, isResourcePath, SKILL_VERSION, type SkillStore } from "./store/index.js";
+import { skillSpanAttributes } from "./store/telemetry.js";
 
 export const SKILLS_PATH = "/skills";
 
@@ -36,14 +38,9 @@ type AdminWork = (ctx: RouteContext, body: Record<string, unknown>, span: SpanTr
 function adminRoute(op: string, bodyLimit: number, work: AdminWork) {
   return jsonRoute(
     async (body, { ctx }) => {
-      const telemetry = getTelemetry();
-      const span = telemetry.enabled ? telemetry.startSpan(adminSpanName(op), { parent: "active" }) : undefined;
       try {
-        const answer = await (span === undefined ? work(ctx, body, undefined) : span.run(() => work(ctx, body, span)));
-        span?.end();
-        return answer;
+        return await inSpan(adminSpanName(op), {}, (span) => work(ctx, body, span));
       } catch (error) {
-        span?.end(isManifoldError(error) ? error.code : "INTERNAL");
         // RFC 9110: a 401 names the scheme to use.
         if (isManifoldError(error) && error.code === "UNAUTHORIZED") ctx.set("WWW-Authenticate", "Bearer");
         throw error;
@@ -52,13 +49,6 @@ function adminRoute(op: string, bodyLimit: number, work: AdminWork) {
     { bodyLimit },
   );
 }
-
-const attributes = (namespace: string | undefined, name?: string, version?: string, resource?: string): SpanAttributes => ({
-  [ATTR.SKILL_NAMESPACE]: namespace,
-  [ATTR.SKILL_NAME]: name,
-  [ATTR.SKILL_VERSION]: version,
-  [ATTR.SKILL_RESOURCE]: resource,
-});
 
 const notFound = (namespace: string, name: string, version: string | undefined): ManifoldError =>
   new ManifoldError(
@@ -76,7 +66,7 @@ export function addSkillsRoutes(add: AddRoute, { store, bodyLimit, admins }: Ski
     adminRoute("list", bodyLimit, async (ctx, _body, span) => {
       const namespace = typeof ctx.query["namespace"] === "string" && ctx.query["namespace"] !== "" ? ctx.query["namespace"] : undefined;
       if (namespace !== undefined) checkNamespace(namespace);
-      span?.setAttributes(attributes(namespace));
+      span?.setAttributes(skillSpanAttributes(namespace));
       return { skills: await store.list(namespace) };
     }),
   );
@@ -86,10 +76,10 @@ export function addSkillsRoutes(add: AddRoute, { store, bodyLimit, admins }: Ski
     adminRoute("get", bodyLimit, async (ctx, _body, span) => {
       const { namespace, name } = skillOfPath(ctx.params);
       const version = versionOfQuery(ctx.query);
-      span?.setAttributes(attributes(namespace, name, version));
+      span?.setAttributes(skillSpanAttributes(namespace, name, version));
       const found = await store.get(namespace, name, version);
       if (found === undefined) throw notFound(namespace, name, version);
-      span?.setAttributes(attributes(namespace, name, found.version));
+      span?.setAttributes(skillSpanAttributes(namespace, name, found.version));
       return found;
     }),
   );
@@ -105,7 +95,7 @@ export function addSkillsRoutes(add: AddRoute, { store, bodyLimit, admins }: Ski
         });
       const version = versionOfQuery(ctx.query) ?? (await store.get(namespace, name))?.version;
       if (version === undefined) throw notFound(namespace, name, undefined);
-      span?.setAttributes(attributes(namespace, name, version, path));
+      span?.setAttributes(skillSpanAttributes(namespace, name, version, path));
       const resource = await store.resource(namespace, name, version, path);
       if (resource === undefined) throw new ManifoldError("NOT_FOUND", `no resource ${JSON.stringify(path)} in skill ${namespace}/${name}@${version}`);
       return resource;
@@ -121,10 +111,10 @@ function addWriteRoutes(add: AddRoute, skillPath: string, { store, bodyLimit, ad
     `${skillPath}/versions`,
     adminRoute("publish", bodyLimit, async (ctx, body, span) => {
       const skill = skillOfPath(ctx.params);
-      span?.setAttributes(attributes(skill.namespace, skill.name));
+      span?.setAttributes(skillSpanAttributes(skill.namespace, skill.name));
       requireSkillAdmin(admins);
       const input = publishOf(skill, body);
-      span?.setAttributes(attributes(skill.namespace, skill.name, typeof input.version === "string" ? input.version.slice(0, 64) : undefined));
+      span?.setAttributes(skillSpanAttributes(skill.namespace, skill.name, typeof input.version === "string" ? input.version.slice(0, 64) : undefined));
       // Only the status depends on this read; the store alone decides a conflict.
       const checkable = typeof input.version === "string" && SKILL_VERSION.test(input.version);
       const existed = checkable && (await store.get(skill.namespace, skill.name, input.version)) !== undefined;
@@ -137,10 +127,10 @@ function addWriteRoutes(add: AddRoute, skillPath: string, { store, bodyLimit, ad
     `${skillPath}/pin`,
     adminRoute("pin", bodyLimit, async (ctx, body, span) => {
       const { namespace, name } = skillOfPath(ctx.params);
-      span?.setAttributes(attributes(namespace, name));
+      span?.setAttributes(skillSpanAttributes(namespace, name));
       requireSkillAdmin(admins);
       const version = pinOf(body);
-      span?.setAttributes(attributes(namespace, name, version));
+      span?.setAttributes(skillSpanAttributes(namespace, name, version));
       return store.pin(namespace, name, version);
     }),
   );
@@ -149,10 +139,10 @@ function addWriteRoutes(add: AddRoute, skillPath: string, { store, bodyLimit, ad
     `${skillPath}/versions/:version/retire`,
     adminRoute("retire", bodyLimit, async (ctx, _body, span) => {
       const { namespace, name } = skillOfPath(ctx.params);
-      span?.setAttributes(attributes(namespace, name));
+      span?.setAttributes(skillSpanAttributes(namespace, name));
       requireSkillAdmin(admins);
       const version = checkVersion(ctx.params["version"], "/version");
-      span?.setAttributes(attributes(namespace, name, version));
+      span?.setAttributes(skillSpanAttributes(namespace, name, version));
       return store.retire(namespace, name, version);
     }),
   );
