@@ -193,6 +193,33 @@ export function episodeStoreCases(name: string, factory: EpisodeStoreFactory, af
     assert.equal(ids(await episodes.claimForReflection(pass, iso(BASE + 60 * 60_000), 10)), [list[2]!.id], "only the unclaimed one is left");
   });
 
+  test("a claim holds for its lease: past it the next pass takes the episodes over, and the first pass's late completion marks and stores nothing of them", async () => {
+    let now = BASE + 120 * 60_000;
+    const { episodes, replica } = await open({ clock: () => now });
+    const list = [episodeAt(1), episodeAt(2), episodeAt(3)];
+    for (const e of list) await episodes.append(e);
+    const other = await replica();
+    opened.push(other);
+    const before = iso(BASE + 60 * 60_000);
+    const [dead, next, late] = ["reflect-00000000000000d1", "reflect-00000000000000d2", "reflect-00000000000000d3"];
+    assert.equal(ids(await episodes.claimForReflection(dead, before, 2, 60_000)), ids(list.slice(0, 2)));
+    now += 59_999;
+    assert.equal(ids(await other.claimForReflection(next, before, 10, 60_000)), [list[2]!.id], "within the lease: only the unclaimed one");
+    now += 1;
+    assert.equal(ids(await other.claimForReflection(late, before, 10)), ids(list.slice(0, 2)), "past it: the first pass's, taken over");
+    assert.equal(await episodes.claimForReflection("reflect-00000000000000d4", before, 10), [], "each held by one pass again");
+
+    await episodes.completeReflection(dead, ids(list.slice(0, 2)), [fragmentOf("destination:lisbon", list.slice(0, 2), dead, 121)]);
+    assert.is((await episodes.get(list[0]!.id))?.reflected_at, undefined, "the late pass marks nothing it lost");
+    assert.equal(await episodes.knowledge({ limit: 10 }), [], "nor stores knowledge of them");
+    const fragment = fragmentOf("destination:lisbon", list.slice(0, 2), late, 122);
+    // A fragment naming an episode the pass does not hold (list[2] is next's) is not stored either.
+    await other.completeReflection(late, ids(list), [fragment, fragmentOf("destination:lisbon", list, late, 123)]);
+    assert.is((await episodes.get(list[0]!.id))?.reflected_at, iso(now));
+    assert.is((await episodes.get(list[2]!.id))?.reflected_at, undefined, "next's claim is left alone");
+    assert.equal(await episodes.knowledge({ limit: 10 }), [fragment]);
+  });
+
   test("the sweep deletes episodes and fragments created before its bound, within its limit; again, nothing", async () => {
     const { episodes, replica } = await open();
     const list = [1, 2, 3, 40].map((m) => episodeAt(m));
@@ -226,6 +253,7 @@ export function episodeStoreCases(name: string, factory: EpisodeStoreFactory, af
     await invalidInput("a bad id", () => episodes.append(episodeAt(1, { id: "e1" })));
     await invalidInput("a limit of 501", () => episodes.recent({ limit: 501 }));
     await invalidInput("a bad pass id", () => episodes.claimForReflection("pass-1", iso(BASE), 1));
+    await invalidInput("a lease of 0", () => episodes.claimForReflection("reflect-0000000000000001", iso(BASE), 1, 0));
     await invalidInput("a bad bound", () => episodes.sweep("yesterday", 1));
     assert.equal(await episodes.recent({ limit: 10 }), [], "nothing was stored");
   });

@@ -8,7 +8,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
-import { createEpisodicMemory, newRecordId, type Episode, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
+import { createEpisodicMemory, DEFAULT_CLAIM_LEASE_MS, newRecordId, type Episode, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { createManualClock } from "../support/clock.js";
@@ -134,6 +134,63 @@ test("three replicas' passes fire together: each entity is reflected on once, in
   await Promise.all(extra.map((s) => s.close()));
 });
 
+test("a pass that dies after claiming: the first pass after its lease takes the episodes over and reflects on them once; the dead pass's late end stores nothing", async ({
+  stores,
+  llm,
+}) => {
+  const clock = createManualClock();
+  const store = stores.store();
+  const env = stores.envOf(store);
+  const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: llm.baseUrl, apiKey: "sk-passes", model: "test-model", maxRetries: 0 }, env: {} })!);
+  const memory = createEpisodicMemory({ services: { spec, agent: spec.agent!, env, llm: provider, log: () => memoryLog().log }, store, clock, env });
+  const episodes = memory.store;
+  const seeded = [
+    episode(clock.now() - 2 * HOUR, ["destination:porto"], "Porto run one"),
+    episode(clock.now() - 2 * HOUR + 1, ["destination:porto"], "Porto run two"),
+  ];
+  for (const e of seeded) await episodes.append(e);
+  const dead = "reflect-00000000000000de";
+  assert.is((await episodes.claimForReflection(dead, new Date(clock.now() - HOUR).toISOString(), 10)).length, 2, "claimed, and never completed");
+  const calls = () => llm.requests.filter((r) => kindOf(r.body) === "reflection" && userOf(r).includes("destination:porto")).length;
+
+  // One pass per interval: the next is scheduled once the one before has finished.
+  const pass = async (): Promise<void> => {
+    await clock.advance(INTERVAL);
+    await eventually("the next pass scheduled", () => clock.pending() === 1);
+  };
+  memory.start();
+  for (let t = INTERVAL; t < DEFAULT_CLAIM_LEASE_MS; t += INTERVAL) await pass();
+  assert.is(calls(), 0, "within the lease the episodes are the dead pass's");
+  await pass();
+  assert.is((await episodes.knowledge({ entity: "destination:porto", limit: 10 })).length, 1, "the pass at the lease's end took them over");
+  for (const e of seeded) assert.ok((await episodes.get(e.id))?.reflected_at, `${e.summary} reflected`);
+  await episodes.completeReflection(
+    dead,
+    seeded.map((e) => e.id),
+    [
+      {
+        id: newRecordId(clock.now()),
+        domain: "travel-agent",
+        entity: "destination:porto",
+        text: "the dead pass's late knowledge",
+        episode_ids: seeded.map((e) => e.id),
+        pass_id: dead,
+        created_at: new Date(clock.now()).toISOString(),
+      },
+    ],
+  );
+  await pass();
+  await memory.stop();
+  assert.is(clock.pending(), 0, "stop cleared the passes' timer");
+  assert.is(calls(), 1, "one reflection call for the entity");
+  const porto = await episodes.knowledge({ entity: "destination:porto", limit: 10 });
+  assert.equal(
+    porto.map((k) => k.text),
+    ["Travellers asking about destination:porto want light luggage."],
+  );
+  assert.not.equal(porto[0]!.pass_id, dead);
+});
+
 test("a sweep pass past the retention deletes the expired episodes and fragments and reports the count", async ({ receiver, stores }) => {
   const clock = createManualClock();
   const store = stores.store();
@@ -162,16 +219,21 @@ test("a sweep pass past the retention deletes the expired episodes and fragments
       },
     ],
   );
+  const later = "reflect-00000000000000f2";
+  assert.equal(
+    (await episodes.claimForReflection(later, new Date(clock.now()).toISOString(), 10)).map((e) => e.id),
+    [kept.id],
+  );
   const fresh = {
     id: newRecordId(clock.now() - HOUR),
     domain: "travel-agent",
     entity: "destination:lisbon",
     text: "fresh knowledge",
     episode_ids: [kept.id],
-    pass_id: pass,
+    pass_id: later,
     created_at: new Date(clock.now() - HOUR).toISOString(),
   };
-  await episodes.completeReflection(pass, [], [fresh]);
+  await episodes.completeReflection(later, [kept.id], [fresh]);
 
   memory.start();
   await clock.advance(10 * 60_000);

@@ -1,7 +1,8 @@
 /**
  * Background passes over a domain. A reflection pass (root span `memory.reflection_pass`, id
- * `reflect-<16 hex>`) claims unreflected episodes older than its age threshold (each episode goes to
- * exactly one pass across replicas: the store's claim is atomic), groups them by entity, asks the
+ * `reflect-<16 hex>`) claims unreflected episodes older than its age threshold, for a lease (each
+ * episode goes to exactly one pass across replicas: the store's claim is atomic; a pass that dies
+ * after claiming leaves them to the first pass after its lease), groups them by entity, asks the
  * model once per entity with at least two episodes (`reflection`, a child span `memory.reflection`
  * each) what they teach, and stores the knowledge fragments while marking the episodes reflected, in
  * one step. A sweep pass (root span `memory.sweep_pass`) deletes what is past the retention, bounded
@@ -12,11 +13,11 @@ import { cutUtf8, type LlmProvider, toolOutput } from "../../llm/index.js";
 import { getTelemetry, type Logger, type SpanTrace } from "../../telemetry/index.js";
 import type { Clock } from "../../util/index.js";
 import { entityParts, textCall } from "./model-call.js";
-import { type Episode, type EpisodeStore, type KnowledgeFragment, MAX_FRAGMENT_BYTES, newRecordId } from "./store/index.js";
+import { DEFAULT_CLAIM_LEASE_MS, type Episode, type EpisodeStore, type KnowledgeFragment, MAX_FRAGMENT_BYTES, newRecordId } from "./store/index.js";
 
 /** Episodes one reflection pass claims at most. */
 export const REFLECTION_CLAIM_LIMIT = 200;
-/** Entities one pass reflects on at most (the most episodes first); their model calls run one at a time. */
+/** Entities one pass reflects on at most (the most episodes first; the rest wait for a later pass); their model calls run one at a time. */
 export const MAX_ENTITIES_PER_PASS = 20;
 /** Records one sweep call deletes, and calls per pass. */
 const SWEEP_BATCH = 1_000;
@@ -45,7 +46,7 @@ export interface ReflectionResult {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** Entities with at least two of the claimed episodes, the most first, bounded. */
+/** Entities with at least two of the claimed episodes, the most first. */
 function groups(episodes: readonly Episode[]): [string, Episode[]][] {
   const byEntity = new Map<string, Episode[]>();
   for (const episode of episodes) {
@@ -55,10 +56,7 @@ function groups(episodes: readonly Episode[]): [string, Episode[]][] {
       list.push(episode);
     }
   }
-  return [...byEntity.entries()]
-    .filter(([, list]) => list.length >= 2)
-    .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
-    .slice(0, MAX_ENTITIES_PER_PASS);
+  return [...byEntity.entries()].filter(([, list]) => list.length >= 2).sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
 }
 
 async function reflectOn(
@@ -108,17 +106,34 @@ async function reflectOn(
   }
 }
 
-/** One reflection pass; nothing is claimed without a model (the episodes wait for a pass that has one). */
-export async function runReflectionPass(options: PassOptions & { readonly ageMs: number }): Promise<ReflectionResult> {
-  const { store, llm, domain, clock, log, ageMs } = options;
+/** The episodes a pass completes: those of entities seen once, and those of at least one entity it reflected on (never twice). */
+function finished(claimed: readonly Episode[], grouped: readonly [string, Episode[]][], reflected: number): Episode[] {
+  const waiting = new Set<string>();
+  for (const [, episodes] of grouped.slice(reflected)) for (const e of episodes) waiting.add(e.id);
+  for (const [, episodes] of grouped.slice(0, reflected)) for (const e of episodes) waiting.delete(e.id);
+  return claimed.filter((e) => !waiting.has(e.id));
+}
+
+/**
+ * One reflection pass; nothing is claimed without a model (the episodes wait for a pass that has one).
+ * A pass starts no model call in the second half of its lease (one call's worst case fits in the
+ * other), nor once stopping; the episodes of the entities it did not reach stay claimed, so the first
+ * pass after the lease takes them over, and none is reflected twice.
+ */
+export async function runReflectionPass(options: PassOptions & { readonly ageMs: number; readonly leaseMs?: number }): Promise<ReflectionResult> {
+  const { store, llm, domain, clock, log, ageMs, leaseMs = DEFAULT_CLAIM_LEASE_MS } = options;
   const passId = `reflect-${randomBytes(8).toString("hex")}`;
   if (llm === undefined) return { pass_id: passId, claimed: 0, fragments: 0 };
   const span = getTelemetry().startSpan("memory.reflection_pass", { attributes: { pass_id: passId, domain, age_threshold: ageMs } });
   try {
-    const claimed = await store.claimForReflection(passId, iso(clock.now() - ageMs), REFLECTION_CLAIM_LIMIT);
+    const claimedAt = clock.now();
+    const claimed = await store.claimForReflection(passId, iso(claimedAt - ageMs), REFLECTION_CLAIM_LIMIT, leaseMs);
+    const grouped = groups(claimed);
     const fragments: KnowledgeFragment[] = [];
-    for (const [entity, episodes] of groups(claimed)) {
-      if (options.signal.aborted) break;
+    let reflected = 0;
+    for (const [entity, episodes] of grouped) {
+      if (reflected === MAX_ENTITIES_PER_PASS || options.signal.aborted || clock.now() - claimedAt >= leaseMs / 2) break;
+      reflected += 1;
       try {
         const fragment = await reflectOn({ ...options, llm }, span, passId, entity, episodes);
         if (fragment !== undefined) fragments.push(fragment);
@@ -127,11 +142,11 @@ export async function runReflectionPass(options: PassOptions & { readonly ageMs:
         log.warn(`reflection pass ${passId}: one entity's reflection failed`, { error });
       }
     }
-    // Every claimed episode is marked, those of entities seen once too: the claim was this pass's.
-    if (claimed.length > 0)
+    const done = finished(claimed, grouped, reflected);
+    if (done.length > 0)
       await store.completeReflection(
         passId,
-        claimed.map((e) => e.id),
+        done.map((e) => e.id),
         fragments,
       );
     span?.setAttributes({ claimed_count: claimed.length, fragments: fragments.length });

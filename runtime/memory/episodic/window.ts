@@ -1,11 +1,13 @@
 /**
  * The read side's view of a domain's newest episodes (at most WINDOW_SIZE), kept in this process and
- * brought up to date on each read by one bounded store call (only the episodes newer than the newest
- * it holds), so a read never scans the domain however many episodes it has. It holds what a read
- * needs of each episode (summary, entities, date): the entity vocabulary requests are matched
+ * brought up to date on each read by one bounded read of ids (those of the last SETTLE_MS before the
+ * newest it has seen, and after) and the episodes among them it has not seen, so a read never scans
+ * the domain however many episodes it has, and sees every replica's episodes, also those appended
+ * after a newer one (ids are stamped by each replica's clock just before the append). It holds what a
+ * read needs of each episode (summary, entities, date): the entity vocabulary requests are matched
  * against, and a lexical index of the summaries.
  */
-import { createTextIndex, fold, type TextIndex } from "../retrieval/index.js";
+import { createTextIndex, fold } from "../retrieval/index.js";
 import type { Episode, EpisodeStore } from "./store/index.js";
 
 /** Episodes the window holds: the newest this many of a domain. */
@@ -14,6 +16,17 @@ export const WINDOW_SIZE = 500;
 const MAX_VALUE_WORDS = 4;
 /** Words of a request looked at for entities. */
 const MAX_REQUEST_WORDS = 400;
+/**
+ * How long after the time in its id an episode may first be visible: the recorder stamps the id just
+ * before appending, so this covers the append's round trip and the skew between replicas' clocks. A
+ * sync looks this far behind the newest episode it has seen for ones it missed.
+ */
+export const SETTLE_MS = 30_000;
+
+/** The time in an episode id (`<13-digit ms>-<hex>`). */
+const idMs = (id: string): number => Number(id.slice(0, 13));
+/** The id bound below every episode of `ms` and after. */
+const msBound = (ms: number): string => String(Math.max(0, ms)).padStart(13, "0");
 
 export interface WindowEntry {
   readonly id: string;
@@ -23,7 +36,7 @@ export interface WindowEntry {
 }
 
 export interface EpisodeWindow {
-  /** Reads what is new (once, however many reads ask at the same time), drops what is past `cutoffMs` or the size. */
+  /** Reads what it has not seen (once, however many reads ask at the same time), drops what is past `cutoffMs` or the size. */
   sync(cutoffMs: number): Promise<void>;
   readonly size: number;
   /** The newest episode's id. */
@@ -87,13 +100,19 @@ export function createEpisodeWindow(store: EpisodeStore): EpisodeWindow {
   /** Ids oldest first. */
   let order: string[] = [];
   const vocabulary = createVocabulary();
-  let index: TextIndex = createTextIndex({ maxTokensPerDoc: 128 });
+  const index = createTextIndex({ maxTokensPerDoc: 128 });
   let syncing: Promise<void> | undefined;
+
+  /** The newest id ever seen (the window may have dropped it since, past the retention). */
+  let seen: string | undefined;
+  let loaded = false;
 
   const add = (episode: Episode): void => {
     if (entries.has(episode.id)) return;
     const entry = { id: episode.id, summary: episode.summary, entities: episode.entities, created_at: episode.created_at };
     entries.set(entry.id, entry);
+    order.push(entry.id);
+    if (seen === undefined || entry.id > seen) seen = entry.id;
     for (const entity of entry.entities) vocabulary.count(entity, 1);
     index.upsert({ id: entry.id, text: `${entry.summary} ${entry.entities.join(" ")}` });
   };
@@ -104,22 +123,27 @@ export function createEpisodeWindow(store: EpisodeStore): EpisodeWindow {
     for (const entity of entry.entities) vocabulary.count(entity, -1);
     index.remove(id);
   };
-  const reset = (): void => {
-    entries.clear();
-    vocabulary.clear();
-    order = [];
-    index = createTextIndex({ maxTokensPerDoc: 128 });
+
+  /** The episodes not held yet: the newest WINDOW_SIZE on the first sync, else those of the last SETTLE_MS and after. */
+  const unseen = async (cutoffMs: number): Promise<Episode[]> => {
+    if (!loaded || seen === undefined) {
+      loaded = true;
+      return store.recent({ limit: WINDOW_SIZE });
+    }
+    const full = entries.size >= WINDOW_SIZE;
+    const ids = (await store.recentIds({ limit: WINDOW_SIZE, after: msBound(idMs(seen) - SETTLE_MS) })).filter(
+      // Not held, not past the retention, and not older than all a full window holds (it would go again at once).
+      (id) => !entries.has(id) && idMs(id) >= cutoffMs && !(full && id < order[0]!),
+    );
+    return (await Promise.all(ids.map((id) => store.get(id)))).filter((e): e is Episode => e !== undefined);
   };
 
   const pull = async (cutoffMs: number): Promise<void> => {
-    const newest = order[order.length - 1];
-    const fresh = await store.recent({ limit: WINDOW_SIZE, ...(newest === undefined ? {} : { after: newest }) });
-    // A full window of new ones may have skipped some: start again from them.
-    if (fresh.length === WINDOW_SIZE) reset();
-    for (const episode of fresh.reverse()) {
-      add(episode);
-      order.push(episode.id);
-    }
+    const fresh = await unseen(cutoffMs);
+    const before = order.length;
+    for (const episode of fresh) add(episode);
+    // Ids oldest first: what was appended late (or came newest first) goes to its place.
+    if (order.length > before) order.sort();
     let old = 0;
     while (old < order.length && (order.length - old > WINDOW_SIZE || Date.parse(entries.get(order[old]!)?.created_at ?? "") < cutoffMs)) {
       drop(order[old]!);

@@ -6,8 +6,10 @@ export { createEpisodeStore, type EpisodeStoreOptions } from "./create.js";
 export { createMemoryEpisodeStore, type MemoryEpisodeStoreOptions } from "./memory-store.js";
 export { createRedisEpisodeStore, type RedisEpisodeStoreOptions } from "./redis-store.js";
 export {
+  DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_MAX_EPISODES,
   DEFAULT_RETENTION_MS,
+  MAX_CLAIM_LEASE_MS,
   MAX_CLAIM_LIMIT,
   MAX_DIGEST_BYTES,
   MAX_ENTITIES,

@@ -11,7 +11,9 @@ import {
   checkEpisode,
   checkFragment,
   checkLimit,
+  checkLease,
   checkPassId,
+  DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_MAX_EPISODES,
   encodeEpisode,
   idBound,
@@ -32,7 +34,7 @@ export interface MemoryEpisodeStoreOptions {
   readonly maxEpisodes?: number;
   /** Episodes held in this process's heap (as JSON, about); the oldest go past it. @defaultValue 64 MiB */
   readonly maxBytes?: number;
-  /** The time `completeReflection` stamps on `reflected_at`. @defaultValue Date.now */
+  /** The time `completeReflection` stamps on `reflected_at`, and claims' leases run on. @defaultValue Date.now */
   readonly clock?: () => number;
 }
 
@@ -40,6 +42,12 @@ interface Held {
   readonly episode: Episode;
   readonly bytes: number;
   reflectedAt: string | undefined;
+}
+
+/** A reflection pass's claim on an episode, until its lease ends (ms). */
+interface Claim {
+  readonly passId: string;
+  readonly until: number;
 }
 
 interface Domain {
@@ -51,8 +59,8 @@ interface Domain {
   readonly all: SortedIds;
   readonly byEntity: Map<string, SortedIds>;
   readonly unreflected: SortedIds;
-  /** Episode id → the pass that claimed it. */
-  readonly claims: Map<string, string>;
+  /** Episode id → the pass that claimed it, while it has not completed. */
+  readonly claims: Map<string, Claim>;
   readonly fragments: Map<string, KnowledgeFragment>;
   readonly allFragments: SortedIds;
   readonly fragmentsByEntity: Map<string, SortedIds>;
@@ -92,6 +100,11 @@ export function createMemoryEpisodeStore({
       const index = entity === undefined ? state.all : state.byEntity.get(checkEntity(entity));
       return (index?.newest(limit, after) ?? []).map((id) => view(state.episodes.get(id)!));
     },
+    recentIds: async ({ limit, after }) => {
+      checkLimit("limit", limit, MAX_READ_LIMIT);
+      if (after !== undefined && typeof after !== "string") throw invalid("after is an episode id");
+      return state.all.newest(limit, after);
+    },
     get: async (id) => {
       const held = isRecordId(id) ? state.episodes.get(id) : undefined;
       return held === undefined ? undefined : view(held);
@@ -103,16 +116,7 @@ export function createMemoryEpisodeStore({
       state.digest = { text: digest.text, through: digest.through, episodes: digest.episodes, updated_at: digest.updated_at };
       return true;
     },
-    claimForReflection: async (passId, before, limit) => {
-      checkPassId(passId);
-      checkLimit("limit", limit, MAX_CLAIM_LIMIT);
-      const ids = state.unreflected.oldest(limit, idBound(before));
-      for (const id of ids) {
-        state.unreflected.delete(id);
-        state.claims.set(id, passId);
-      }
-      return ids.map((id) => view(state.episodes.get(id)!));
-    },
+    claimForReflection: async (passId, before, limit, leaseMs = DEFAULT_CLAIM_LEASE_MS) => claim(state, passId, before, limit, leaseMs),
     completeReflection: async (passId, episodeIds, fragments) => complete(state, passId, episodeIds, fragments),
     knowledge: async ({ entity, limit }) => {
       checkLimit("limit", limit, MAX_KNOWLEDGE_LIMIT);
@@ -183,6 +187,22 @@ function dropFragment(state: Domain, id: string): void {
   unindex(state.fragmentsByEntity, fragment.entity, id);
 }
 
+function claim(state: Domain, passId: string, before: string, limit: number, leaseMs: number): Episode[] {
+  checkPassId(passId);
+  checkLimit("limit", limit, MAX_CLAIM_LIMIT);
+  checkLease(leaseMs);
+  const bound = idBound(before);
+  const now = state.clock();
+  // Claims live only until their pass completes, so this walk is over the passes under way (or dead).
+  const expired: string[] = [];
+  for (const [id, held] of state.claims) if (held.until <= now && expired.length < limit) expired.push(id);
+  const fresh = state.unreflected.oldest(limit - expired.length, bound);
+  for (const id of fresh) state.unreflected.delete(id);
+  const ids = [...expired, ...fresh].sort();
+  for (const id of ids) state.claims.set(id, { passId, until: now + leaseMs });
+  return ids.map((id) => view(state.episodes.get(id)!));
+}
+
 function complete(state: Domain, passId: string, episodeIds: readonly string[], fragments: readonly KnowledgeFragment[]): void {
   checkPassId(passId);
   if (!Array.isArray(episodeIds) || episodeIds.length > MAX_CLAIM_LIMIT) throw invalid(`at most ${MAX_CLAIM_LIMIT} episodes per reflection`);
@@ -190,15 +210,18 @@ function complete(state: Domain, passId: string, episodeIds: readonly string[], 
   // Everything is checked before anything changes: the step is whole or nothing.
   for (const fragment of fragments) checkFragment(fragment, state.name);
   const at = new Date(state.clock()).toISOString();
+  const own = new Set<string>();
   for (const id of episodeIds) {
-    // Only this pass's own claims: a pass that lost its episodes (swept meanwhile) marks nothing.
-    if (state.claims.get(id) !== passId) continue;
+    // Only this pass's own claims: a pass that lost its episodes (swept, or taken over after its lease) marks nothing of them.
+    if (state.claims.get(id)?.passId !== passId) continue;
     state.claims.delete(id);
+    own.add(id);
     const held = state.episodes.get(id);
     if (held !== undefined) held.reflectedAt = at;
   }
   for (const fragment of fragments) {
-    if (state.fragments.has(fragment.id)) continue;
+    // A fragment of episodes another pass now holds would be that pass's knowledge twice.
+    if (state.fragments.has(fragment.id) || !fragment.episode_ids.every((id: string) => own.has(id))) continue;
     state.fragments.set(fragment.id, { ...fragment, episode_ids: [...fragment.episode_ids] });
     state.allFragments.add(fragment.id);
     indexOf(state.fragmentsByEntity, fragment.entity).add(fragment.id);

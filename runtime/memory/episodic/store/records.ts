@@ -27,6 +27,15 @@ export const MAX_FRAGMENTS = 10_000;
 export const MAX_READ_LIMIT = 500;
 /** Most episodes one reflection claim takes. */
 export const MAX_CLAIM_LIMIT = 500;
+/**
+ * How long a reflection claim holds unless the caller says: a pass that died (or stalled) after
+ * claiming loses its episodes to the first pass after this, and a pass never starts a model call in
+ * the second half of its lease (runReflectionPass), so in the normal case it completes while its
+ * claims are still its own.
+ */
+export const DEFAULT_CLAIM_LEASE_MS = 30 * 60_000;
+/** The longest a reflection claim may hold. */
+export const MAX_CLAIM_LEASE_MS = 24 * 3_600_000;
 /** Most fragments one `knowledge` call returns. */
 export const MAX_KNOWLEDGE_LIMIT = 100;
 /** Most records (episodes and fragments) one sweep call deletes. */
@@ -81,6 +90,10 @@ function checkOptional(name: string, value: unknown, max: number): void {
 export function checkLimit(name: string, value: unknown, max: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) throw invalid(`${name} must be an integer from 1 to ${max}`);
   return value;
+}
+
+export function checkLease(leaseMs: unknown): number {
+  return checkLimit("leaseMs", leaseMs, MAX_CLAIM_LEASE_MS);
 }
 
 export function checkEntity(entity: unknown): string {

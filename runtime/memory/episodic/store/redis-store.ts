@@ -1,9 +1,10 @@
 /**
  * The Redis episode store. Every key of a domain shares the hash tag `{episodes:<domain>}`, so each
  * script's keys (and the record keys a script derives from a prefix) sit in one Cluster slot:
- * `…:ep:<id>` (hash: the episode's JSON in `body`, its entities' digests in `ents`, `reflected_at`),
- * `…:idx`, `…:unreflected` and `…:ent:<digest>` (sorted sets of ids, score 0, read by lex: ids
- * sort by time), `…:claims` (hash: episode → pass), `…:digest` (hash: `through`, `body`), `…:kn:<id>`
+ * `…:ep:<id>` (hash: the episode's JSON in `body`, its entities' digests in `ents`, `reflected_at`,
+ * and `claim`, the reflection pass holding it), `…:idx`, `…:unreflected` and `…:ent:<digest>` (sorted
+ * sets of ids, score 0, read by lex: ids sort by time), `…:leases` (sorted set: claimed episode →
+ * the end of its claim's lease, ms), `…:digest` (hash: `through`, `body`), `…:kn:<id>`
  * (hash: a fragment's JSON and entity digest), `…:kidx` and `…:kent:<digest>`. Every change that two
  * replicas could race (append with its trim, the digest's compare-and-set, a claim, a reflection's
  * end, a sweep step) is one script; reads are single-slot pipelines over bounded windows.
@@ -16,8 +17,10 @@ import {
   checkEpisode,
   checkFragment,
   checkLimit,
+  checkLease,
   checkPassId,
   decodeEpisode,
+  DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_MAX_EPISODES,
   DEFAULT_RETENTION_MS,
   encodeEpisode,
@@ -49,7 +52,7 @@ export interface RedisEpisodeStoreOptions {
   readonly maxEpisodes?: number;
   /** How long records are kept (their TTL, plus a day's grace for the sweep). @defaultValue 30 days */
   readonly retentionMs?: number;
-  /** The time `completeReflection` stamps on `reflected_at`. @defaultValue Date.now */
+  /** The time `completeReflection` stamps on `reflected_at`, and claims' leases run on. @defaultValue Date.now */
   readonly clock?: () => number;
   /** Close the store with this adapter. @defaultValue false */
   readonly ownsStore?: boolean;
@@ -58,7 +61,7 @@ export interface RedisEpisodeStoreOptions {
 interface Keys {
   readonly idx: string;
   readonly unreflected: string;
-  readonly claims: string;
+  readonly leases: string;
   readonly digest: string;
   readonly kidx: string;
   readonly ep: string;
@@ -88,7 +91,7 @@ export function createRedisEpisodeStore(
     keys: {
       idx: key("idx"),
       unreflected: key("unreflected"),
-      claims: key("claims"),
+      leases: key("leases"),
       digest: key("digest"),
       kidx: key("kidx"),
       ep: `${key("ep")}:`,
@@ -111,6 +114,11 @@ export function createRedisEpisodeStore(
       const index = entity === undefined ? keys.idx : `${keys.ent}${entityKey(checkEntity(entity))}`;
       return newest(state, index, limit, after).then((ids) => readEpisodes(state, ids));
     },
+    recentIds: async ({ limit, after }) => {
+      checkLimit("limit", limit, MAX_READ_LIMIT);
+      if (after !== undefined && typeof after !== "string") throw invalid("after is an episode id");
+      return newest(state, keys.idx, limit, after);
+    },
     get: async (id) => (isRecordId(id) ? (await readEpisodes(state, [id]))[0] : undefined),
     digest: async () => {
       const body = await state.client.hget(keys.digest, "body");
@@ -122,12 +130,7 @@ export function createRedisEpisodeStore(
       const replaced = await runScript(state.client, SET_DIGEST, [keys.digest], [expectedThrough ?? "", through, body, state.ttlMs]);
       return replaced === 1;
     },
-    claimForReflection: async (passId, before, limit) => {
-      checkPassId(passId);
-      checkLimit("limit", limit, MAX_CLAIM_LIMIT);
-      const bodies = (await runScript(state.client, CLAIM, [keys.unreflected, keys.claims], [idBound(before), limit, passId, keys.ep])) as string[];
-      return bodies.map((body) => decodeEpisode(body, undefined));
-    },
+    claimForReflection: (passId, before, limit, leaseMs = DEFAULT_CLAIM_LEASE_MS) => claim(state, passId, before, limit, leaseMs),
     completeReflection: (passId, episodeIds, fragments) => complete(state, passId, episodeIds, fragments),
     knowledge: async ({ entity, limit }) => {
       checkLimit("limit", limit, MAX_KNOWLEDGE_LIMIT);
@@ -146,7 +149,7 @@ export function createRedisEpisodeStore(
       const deleted = await runScript(
         state.client,
         SWEEP,
-        [keys.idx, keys.unreflected, keys.claims, keys.kidx],
+        [keys.idx, keys.unreflected, keys.leases, keys.kidx],
         [idBound(before), limit, keys.ep, keys.ent, keys.kn, keys.kent],
       );
       return Number(deleted);
@@ -191,9 +194,25 @@ async function append(state: RedisEpisodes, episode: Episode): Promise<void> {
   await runScript(
     state.client,
     APPEND,
-    [keys.idx, keys.unreflected, keys.claims, `${keys.ep}${episode.id}`, ...digests.map((d) => `${keys.ent}${d}`)],
+    [keys.idx, keys.unreflected, keys.leases, `${keys.ep}${episode.id}`, ...digests.map((d) => `${keys.ent}${d}`)],
     [episode.id, encodeEpisode(episode), digests.join(" "), episode.reflected_at ?? "", state.ttlMs, state.ttlMs, state.maxEpisodes, keys.ep, keys.ent],
   );
+}
+
+async function claim(state: RedisEpisodes, passId: string, before: string, limit: number, leaseMs: number): Promise<Episode[]> {
+  checkPassId(passId);
+  checkLimit("limit", limit, MAX_CLAIM_LIMIT);
+  checkLease(leaseMs);
+  const now = state.clock();
+  const { keys } = state;
+  const bodies = (await runScript(
+    state.client,
+    CLAIM,
+    [keys.unreflected, keys.leases],
+    [idBound(before), limit, passId, keys.ep, now, now + leaseMs, state.ttlMs],
+  )) as string[];
+  // Taken-over claims come first from the script: oldest first is by id.
+  return bodies.map((body) => decodeEpisode(body, undefined)).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 async function complete(state: RedisEpisodes, passId: string, episodeIds: readonly string[], fragments: readonly KnowledgeFragment[]): Promise<void> {
@@ -207,7 +226,7 @@ async function complete(state: RedisEpisodes, passId: string, episodeIds: readon
   await runScript(
     state.client,
     COMPLETE,
-    [keys.claims, keys.kidx, ...digests.map((d) => `${keys.kent}${d}`)],
+    [keys.leases, keys.kidx, ...digests.map((d) => `${keys.kent}${d}`)],
     [
       passId,
       new Date(state.clock()).toISOString(),
@@ -231,6 +250,7 @@ async function complete(state: RedisEpisodes, passId: string, episodeIds: readon
           created_at: f.created_at,
         }),
         digests[i]!,
+        f.episode_ids.join(" "),
       ]),
     ],
   );

@@ -65,16 +65,24 @@ export interface EpisodeStore {
   append(episode: Episode): Promise<void>;
   /** Newest first, at most `limit` (bounded), optionally only those newer than episode `after` (exclusive: what a digest through `after` does not cover) or about `entity`. */
   recent(options: { readonly limit: number; readonly after?: string; readonly entity?: string }): Promise<Episode[]>;
+  /** The ids `recent` would return (newest first, at most `limit`, only those newer than `after`), without reading the episodes. */
+  recentIds(options: { readonly limit: number; readonly after?: string }): Promise<string[]>;
   get(id: string): Promise<Episode | undefined>;
   digest(): Promise<ActivityDigest | undefined>;
   /** Replaces the digest only if the stored one is still `expectedThrough` (undefined: none stored): one compare-and-set. */
   setDigest(digest: ActivityDigest, expectedThrough: string | undefined): Promise<boolean>;
   /**
-   * Claims up to `limit` unreflected episodes older than `before` (ISO) for one pass: each episode is
-   * claimed by exactly one pass across replicas (atomic), and returned to nobody else.
+   * Claims up to `limit` episodes for one pass, oldest first: those another pass claimed and did not
+   * complete within its lease (it died or stalled), then unreflected ones older than `before` (ISO).
+   * The claim holds for `leaseMs` (default DEFAULT_CLAIM_LEASE_MS) on the store's clock. Atomic: while
+   * its lease holds, an episode is claimed by exactly one pass across replicas, and returned to nobody else.
    */
-  claimForReflection(passId: string, before: string, limit: number): Promise<Episode[]>;
-  /** Marks claimed episodes reflected and stores the pass's fragments, in one step. */
+  claimForReflection(passId: string, before: string, limit: number, leaseMs?: number): Promise<Episode[]>;
+  /**
+   * In one step: marks reflected those of `episodeIds` this pass still holds the claim of (another
+   * pass may have taken over an expired one), and stores those fragments all of whose episodes are
+   * among them, so an episode taken over is never reflected into knowledge twice.
+   */
   completeReflection(passId: string, episodeIds: readonly string[], fragments: readonly KnowledgeFragment[]): Promise<void>;
   knowledge(options: { readonly entity?: string; readonly limit: number }): Promise<KnowledgeFragment[]>;
   /** Deletes episodes and fragments created before `before` (ISO); the count deleted. */

@@ -5,7 +5,7 @@
   Input:
     KEYS[1]      the domain's index, manifold:v1:<ns>:{episodes:<domain>}:idx (sorted set, score 0, ids by lex = time)
     KEYS[2]      unreflected episodes, …:unreflected (same shape)
-    KEYS[3]      reflection claims, …:claims (hash: episode id → pass id)
+    KEYS[3]      claims' leases, …:leases (sorted set: episode id → lease end, ms)
     KEYS[4]      the episode, …:ep:<id> (hash: body, ents, reflected_at)
     KEYS[5..n]   the index of each entity it is about, …:ent:<digest>
 

@@ -1,10 +1,11 @@
 --[[
-  A reflection pass's end, in one step: the episodes this pass claimed are marked reflected (others'
-  claims are left alone) and its knowledge fragments are stored and indexed; then the oldest
-  fragments past the domain's count are dropped.
+  A reflection pass's end, in one step: the episodes this pass still holds the claim of are marked
+  reflected (others' claims, including ones taken over from this pass after its lease ran out, are
+  left alone), and those of its knowledge fragments whose every episode it held are stored and
+  indexed; then the oldest fragments past the domain's count are dropped.
 
   Input:
-    KEYS[1]      reflection claims, manifold:v1:<ns>:{episodes:<domain>}:claims (hash: episode id → pass id)
+    KEYS[1]      claims' leases, manifold:v1:<ns>:{episodes:<domain>}:leases (sorted set: episode id → lease end)
     KEYS[2]      the knowledge index, …:kidx (sorted set, lex fragment ids)
     KEYS[3..n]   the entity knowledge index of each fragment, in ARGV's fragment order, …:kent:<digest>
 
@@ -17,7 +18,7 @@
     ARGV[7]      the indexes' TTL, ms
     ARGV[8]      most fragments kept
     ARGV[9]      the number of episode ids (e), then ARGV[10 .. 9+e] the ids
-    then         per fragment, three values: its id, its JSON, its entity's digest
+    then         per fragment, four values: its id, its JSON, its entity's digest, its episode ids space-separated
 
   Output:
     the number of episodes marked reflected
@@ -25,24 +26,32 @@
 --- @include "includes/drop"
 
 local marked = 0
+local own = {}
 local count = tonumber(ARGV[9])
 for i = 10, 9 + count do
   local id = ARGV[i]
-  if redis.call('HGET', KEYS[1], id) == ARGV[1] then
-    redis.call('HDEL', KEYS[1], id)
-    local key = ARGV[3] .. id
-    if redis.call('EXISTS', key) == 1 then
-      redis.call('HSET', key, 'reflected_at', ARGV[2])
-      marked = marked + 1
-    end
+  local key = ARGV[3] .. id
+  if redis.call('HGET', key, 'claim') == ARGV[1] then
+    redis.call('HDEL', key, 'claim')
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('HSET', key, 'reflected_at', ARGV[2])
+    own[id] = true
+    marked = marked + 1
   end
 end
 
+local function allOwn(ids)
+  for id in string.gmatch(ids, '%S+') do
+    if not own[id] then return false end
+  end
+  return true
+end
+
 local k = 3
-for i = 10 + count, #ARGV - 2, 3 do
+for i = 10 + count, #ARGV - 3, 4 do
   local id, body, ent = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local key = ARGV[4] .. id
-  if redis.call('EXISTS', key) == 0 then
+  if redis.call('EXISTS', key) == 0 and allOwn(ARGV[i + 3]) then
     redis.call('HSET', key, 'body', body, 'ent', ent)
     redis.call('PEXPIRE', key, ARGV[6])
     redis.call('ZADD', KEYS[2], 0, id)

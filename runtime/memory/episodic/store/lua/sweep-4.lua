@@ -5,7 +5,7 @@
   Input:
     KEYS[1]      the domain's index, manifold:v1:<ns>:{episodes:<domain>}:idx (sorted set, lex ids)
     KEYS[2]      unreflected episodes, …:unreflected
-    KEYS[3]      reflection claims, …:claims
+    KEYS[3]      claims' leases, …:leases
     KEYS[4]      the knowledge index, …:kidx
 
     ARGV[1]      the bound: the 13-digit ms every deleted id is below

@@ -8,10 +8,10 @@
     KEYS[1..n]   not read (the functions take key names; all share the domain's hash tag)
 
   Output:
-    defines dropEpisode(id, idx, unreflected, claims, epPrefix, entPrefix)
+    defines dropEpisode(id, idx, unreflected, leases, epPrefix, entPrefix)
     and dropFragment(id, kidx, knPrefix, kentPrefix)
 ]]
-local function dropEpisode(id, idx, unreflected, claims, epPrefix, entPrefix)
+local function dropEpisode(id, idx, unreflected, leases, epPrefix, entPrefix)
   local key = epPrefix .. id
   local ents = redis.call('HGET', key, 'ents')
   if ents then
@@ -20,7 +20,7 @@ local function dropEpisode(id, idx, unreflected, claims, epPrefix, entPrefix)
   redis.call('DEL', key)
   redis.call('ZREM', idx, id)
   redis.call('ZREM', unreflected, id)
-  redis.call('HDEL', claims, id)
+  redis.call('ZREM', leases, id)
 end
 
 local function dropFragment(id, kidx, knPrefix, kentPrefix)
