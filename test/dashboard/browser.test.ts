@@ -7,6 +7,7 @@
  * itself made (seedMemory): its bundled skills and the runs they shaped, the facts extraction kept
  * from chat turns, the episodes and digest of its runs. Screenshots: test-output/dashboard/*.png.
  */
+import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -16,6 +17,9 @@ import { serveComponent } from "../../runtime/component/index.js";
 import { serveDashboard } from "../../runtime/dashboard/index.js";
 import { createRegistry } from "../../runtime/discovery/index.js";
 import { createLlmDebugStore, type LlmInteraction } from "../../runtime/llm/index.js";
+import { createEpisodeStore } from "../../runtime/memory/episodic/store/index.js";
+import { createFactStore } from "../../runtime/memory/index.js";
+import { createSkillStore } from "../../runtime/skills/store/index.js";
 import { createStore } from "../../runtime/store/index.js";
 import { backgroundCall, startNetwork, TRAVEL, type Network } from "./network.js";
 import { DIGEST, PROFILE, seed, seedMemory, USER, type Seeded, type SeededMemory } from "./seed.js";
@@ -521,6 +525,67 @@ test("Memory: the travel-agent domain's episodes newest first, its digest; filte
     return entities.length >= 2 && entities.every((list) => list.includes("location:lisbon"));
   });
   await shot("memory-episodes-lisbon");
+});
+
+test("markup in a fact, a profile, an episode and a skill's description is shown as text: no element, no load, no script", async () => {
+  // Values a model or a caller chose, written through the real stores in the network's namespace.
+  const HOSTILE = `<img src="/memory-probe.png" onerror="window.__memory = 'ran'"><script>window.__memory = 'script'</script>`;
+  const mallory = "mallory@example.com";
+  const store = createStore({ env: { REDIS_URL: network.redis.url } });
+  const facts = createFactStore({ store });
+  const skills = createSkillStore({ store });
+  const episodes = createEpisodeStore({ store, domain: "travel-agent" });
+  const probes: string[] = [];
+  const onRequest = (request: { url(): string }) => void (request.url().includes("memory-probe") && probes.push(request.url()));
+  page.on("request", onRequest);
+  const noMarkup = async (where: string) => assert.is(await page.locator("#view img, #view script").count(), 0, `${where}: no element made from a value`);
+  try {
+    const at = new Date().toISOString();
+    await facts.put(mallory, { key: "nickname", value: HOSTILE, source: { request_id: "req-markup" }, created_at: at, updated_at: at, previous: HOSTILE });
+    await facts.setSummary(mallory, { text: HOSTILE, revision: await facts.revision(mallory), updated_at: at });
+    await skills.publish({ namespace: "markup", name: "hostile-skill", version: "1.0.0", description: HOSTILE, instructions: "Say hello.", resources: [] });
+    await episodes.append({
+      id: `${String(Date.now()).padStart(13, "0")}-${randomBytes(8).toString("hex")}`,
+      domain: "travel-agent",
+      request_id: "req-markup",
+      user: HOSTILE,
+      status: "success",
+      entities: [],
+      events: [{ kind: "request", text: HOSTILE }],
+      summary: HOSTILE,
+      summary_outcome: "complete",
+      created_at: at,
+    });
+
+    // Same page, so each view keeps the earlier tests' filters unless the link resets them.
+    await page.goto(`${network.dashboard}/#/memory?filter=users&q=&user=${encodeURIComponent(mallory)}`);
+    const fact = page.locator('[data-testid="fact"][data-key="nickname"]');
+    await fact.waitFor();
+    assert.equal([await text(fact.locator('[data-testid="fact-value"]')), await text(fact.locator('[data-testid="fact-previous"]'))], [HOSTILE, HOSTILE]);
+    assert.is(await text(page.locator('[data-testid="memory-summary"] .content')), HOSTILE);
+    await noMarkup("user memory");
+
+    await page.goto(`${network.dashboard}/#/memory?filter=domains&entity=&offset=`);
+    const episode = page.locator('[data-testid="episode"]', { hasText: "req-markup" });
+    await episode.waitFor();
+    assert.is(await text(episode.locator('[data-testid="episode-summary"]')), HOSTILE);
+    assert.match(await text(episode), /asked by <img/);
+    await noMarkup("agent memory");
+
+    await page.goto(`${network.dashboard}/#/skills?filter=registry&q=hostile`);
+    const skill = page.locator('[data-testid="registry-skill"][data-skill="markup/hostile-skill"]');
+    await skill.waitFor();
+    assert.match(await text(skill), /<img src="\/memory-probe\.png"/);
+    await noMarkup("skills");
+    assert.is(await page.evaluate(() => (globalThis as unknown as { __memory?: string }).__memory), undefined, "no handler or script ran");
+    assert.equal(probes, [], "no request for the injected image");
+  } finally {
+    page.off("request", onRequest);
+    await episodes.close();
+    await skills.close();
+    await facts.close();
+    await store.close();
+  }
 });
 
 test("the API browser shows every description as text: markup in a manifest creates no element, loads nothing, runs nothing (L5)", async () => {
