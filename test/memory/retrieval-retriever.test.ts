@@ -11,6 +11,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createLlmProvider, createMemoryLlmDebugStore, resolveLlmConfig, type LlmProvider } from "../../runtime/llm/index.js";
 import { createRetriever, fuse, stem, tokenize, type RetrievalDoc } from "../../runtime/memory/retrieval/index.js";
+import { createScopeCache, docBytes } from "../../runtime/memory/retrieval/scopes.js";
 import { createCallRecorder } from "../../runtime/orchestration/index.js";
 import { createLogger } from "../../runtime/telemetry/index.js";
 import { createManualClock } from "../support/clock.js";
@@ -160,6 +161,22 @@ test("a scope's index follows its documents: changed texts are indexed again, dr
   assert.equal(ids(await retriever.rank("u1", "window", changed.slice(0, 2), 5)), []);
   assert.equal(await retriever.rank("u1", "window", [], 5), []);
   assert.equal(await retriever.rank("u1", "window", changed, 0), []);
+});
+
+test("the kept per-scope indexes are bounded in bytes: past maxBytes the least recently used scope is forgotten", () => {
+  const text = "Prefers an aisle seat on long flights, and a vegetarian meal. ".repeat(6);
+  const docs = (n: number): RetrievalDoc[] => Array.from({ length: n }, (_, i) => ({ id: `d${i}`, text: `${i} ${text}` }));
+  const cache = createScopeCache({ maxScopes: 1_000, maxDocs: 1_000_000, maxBytes: 250 * docBytes(`100 ${text}`) });
+  cache.reconcile("u1", docs(100));
+  cache.reconcile("u2", docs(100));
+  assert.ok(cache.peek("u1") !== undefined && cache.peek("u2") !== undefined, "200 documents fit");
+  cache.reconcile("u1", docs(100));
+  cache.reconcile("u3", docs(100));
+  assert.is(cache.peek("u2"), undefined, "the least recently used scope went");
+  assert.ok(cache.peek("u1") !== undefined && cache.peek("u3") !== undefined);
+  cache.forget("u3");
+  cache.reconcile("u4", docs(100));
+  assert.ok(cache.peek("u1") !== undefined, "a forgotten scope's bytes are given back");
 });
 
 test("fusion: documents both lists rank well come first; ties by id", () => {

@@ -30,6 +30,8 @@ export interface RetrieverOptions {
   readonly maxScopes?: number;
   /** Documents indexed across those scopes. @defaultValue 200,000 */
   readonly maxDocs?: number;
+  /** What those scopes' texts and indexes hold, estimated. @defaultValue 64 MiB */
+  readonly maxBytes?: number;
 }
 
 /** Reciprocal rank fusion's constant: a document's fused score is the sum of 1 / (k + its rank) in each list. */
@@ -66,9 +68,17 @@ export function fuse(lists: readonly (readonly Ranked[])[], limit: number): Rank
 }
 
 export function createRetriever(options: RetrieverOptions = {}): Retriever {
-  const { provider, env = process.env, log = createLogger({ component: "retrieval" }), clock = systemClock, maxScopes = 1000, maxDocs = 200_000 } = options;
+  const {
+    provider,
+    env = process.env,
+    log = createLogger({ component: "retrieval" }),
+    clock = systemClock,
+    maxScopes = 1000,
+    maxDocs = 200_000,
+    maxBytes = 64 * 1024 * 1024,
+  } = options;
   const vector = vectorsWanted(env) && provider?.embed !== undefined;
-  const cache = createScopeCache({ maxScopes, maxDocs });
+  const cache = createScopeCache({ maxScopes, maxDocs, maxBytes });
   // A scope the in-process index dropped has no vectors any more: its documents are embedded again when next ranked.
   const vectors = options.vectors ?? createMemoryVectorIndex({ log, onDrop: (scope) => forgetVectors(cache.peek(scope)) });
   const side = vector

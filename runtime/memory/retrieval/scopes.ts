@@ -2,8 +2,9 @@
  * The retriever's lexical indexes, one per scope, kept between requests: a rank call hands over the
  * scope's documents (the store is the truth), and only what changed since the last call is indexed
  * again, so recall over 10,000 facts does not tokenize 10,000 texts per request. Bounded: past
- * `maxScopes` scopes or `maxDocs` documents in all, the least recently used scope is forgotten (it is
- * indexed again from its documents when next asked).
+ * `maxScopes` scopes, `maxDocs` documents or `maxBytes` (estimated: each document's text and its
+ * share of the index) in all, the least recently used scope is forgotten (it is indexed again from
+ * its documents when next asked).
  */
 import { createTextIndex } from "./lexical.js";
 import type { RetrievalDoc, TextIndex } from "./types.js";
@@ -21,6 +22,8 @@ export interface ScopeState {
   readonly embedded: Map<string, string>;
   /** Ids whose current text has no vector yet (only when vectors are on). */
   readonly pending: Set<string>;
+  /** What its documents cost, estimated (docBytes). */
+  bytes: number;
   /** The documents the index was last made to hold, while nothing changed it since: the same array again costs nothing. */
   synced: readonly RetrievalDoc[] | undefined;
   syncedLength: number;
@@ -45,10 +48,22 @@ export interface ScopeCache {
   clear(): void;
 }
 
+/** Characters of a text the index reads at most (its 256 terms), for the estimate. */
+const INDEXED_CHARS = 2048;
+
+/**
+ * What one document costs the cache, about: its text (kept to see a change), and the index's terms
+ * and postings, measured at about 16 bytes per character indexed plus a fixed part per document.
+ */
+export function docBytes(text: string): number {
+  return 640 + 2 * text.length + 16 * Math.min(text.length, INDEXED_CHARS);
+}
+
 /** Indexes one document; 1 when it is new to the scope (the cache's document count grows), else 0. */
 function write(state: ScopeState, doc: RetrievalDoc): number {
   const entry = state.docs.get(doc.id);
   if (entry !== undefined && entry.text === doc.text) return 0;
+  state.bytes += docBytes(doc.text) - (entry === undefined ? 0 : docBytes(entry.text));
   if (entry === undefined) state.docs.set(doc.id, { text: doc.text, seen: -1 });
   else entry.text = doc.text;
   state.index.upsert(doc);
@@ -58,7 +73,10 @@ function write(state: ScopeState, doc: RetrievalDoc): number {
 
 /** Removes one document; 1 when it was there. */
 function drop(state: ScopeState, id: string): number {
-  if (!state.docs.delete(id)) return 0;
+  const entry = state.docs.get(id);
+  if (entry === undefined) return 0;
+  state.docs.delete(id);
+  state.bytes -= docBytes(entry.text);
   state.index.remove(id);
   state.embedded.delete(id);
   state.pending.delete(id);
@@ -83,23 +101,39 @@ function sync(state: ScopeState, docs: readonly RetrievalDoc[], now: number): { 
   return { dropped, change };
 }
 
-export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: number; readonly maxDocs: number }): ScopeCache {
+export interface ScopeCacheOptions {
+  readonly maxScopes: number;
+  readonly maxDocs: number;
+  readonly maxBytes: number;
+}
+
+export function createScopeCache({ maxScopes, maxDocs, maxBytes }: ScopeCacheOptions): ScopeCache {
   // Map order is recency (a scope opened is deleted and set again).
   const scopes = new Map<string, ScopeState>();
   let total = 0;
+  let totalBytes = 0;
   let generation = 0;
+
+  /** Runs a change to one scope's documents, keeping the cache's byte count in step. */
+  const counted = <T>(state: ScopeState, change: () => T): T => {
+    const before = state.bytes;
+    const result = change();
+    totalBytes += state.bytes - before;
+    return result;
+  };
 
   const forget = (scope: string): void => {
     const state = scopes.get(scope);
     if (state === undefined) return;
     total -= state.docs.size;
+    totalBytes -= state.bytes;
     scopes.delete(scope);
   };
 
   /** Forgets the least recently used scopes other than `current` while past a bound. */
   const enforce = (current: string): void => {
     for (const scope of [...scopes.keys()]) {
-      if (scopes.size <= maxScopes && total <= maxDocs) return;
+      if (scopes.size <= maxScopes && total <= maxDocs && totalBytes <= maxBytes) return;
       if (scope !== current) forget(scope);
     }
   };
@@ -107,7 +141,7 @@ export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: n
   const open = (scope: string): ScopeState => {
     let state = scopes.get(scope);
     if (state !== undefined) scopes.delete(scope);
-    state ??= { index: createTextIndex(), docs: new Map(), embedded: new Map(), pending: new Set(), synced: undefined, syncedLength: 0 };
+    state ??= { index: createTextIndex(), docs: new Map(), embedded: new Map(), pending: new Set(), bytes: 0, synced: undefined, syncedLength: 0 };
     scopes.set(scope, state);
     return state;
   };
@@ -118,7 +152,7 @@ export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: n
     reconcile(scope, docs) {
       const state = open(scope);
       if (state.synced === docs && state.syncedLength === docs.length) return { state, dropped: [] };
-      const { dropped, change } = sync(state, docs, ++generation);
+      const { dropped, change } = counted(state, () => sync(state, docs, ++generation));
       state.synced = docs;
       state.syncedLength = docs.length;
       total += change;
@@ -129,19 +163,20 @@ export function createScopeCache({ maxScopes, maxDocs }: { readonly maxScopes: n
       const state = scopes.get(scope);
       if (state === undefined) return;
       state.synced = undefined;
-      total += write(state, doc);
+      total += counted(state, () => write(state, doc));
       enforce(scope);
     },
     remove(scope, id) {
       const state = scopes.get(scope);
       if (state === undefined) return;
       state.synced = undefined;
-      total -= drop(state, id);
+      total -= counted(state, () => drop(state, id));
     },
     forget,
     clear() {
       scopes.clear();
       total = 0;
+      totalBytes = 0;
     },
   };
 }
