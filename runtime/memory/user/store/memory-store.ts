@@ -37,6 +37,8 @@ interface UserTable {
   writable(user: string): UserEntry;
   /** Adds `delta` bytes to the entry's (and the table's) size. */
   resize(entry: UserEntry, delta: number): void;
+  /** Replaces (or, with undefined, drops) the entry's summary, keeping the sizes right. */
+  summarise(entry: UserEntry, summary: FactSummary | undefined): void;
   /** Evicts the least recently written users (never `keep`) until the bounds hold. */
   evict(keep: string): void;
   /** Users, the most recently written first. */
@@ -52,6 +54,10 @@ function createUserTable({ ttlMs, maxUsers, maxBytes, now }: Required<Omit<Memor
     if (entry === undefined) return;
     totalBytes -= entry.bytes;
     users.delete(user);
+  };
+  const resize = (entry: UserEntry, delta: number): void => {
+    entry.bytes += delta;
+    totalBytes += delta;
   };
   const live = (user: string): UserEntry | undefined => {
     const entry = users.get(user);
@@ -70,9 +76,10 @@ function createUserTable({ ttlMs, maxUsers, maxBytes, now }: Required<Omit<Memor
       entry.expiresAt = now() + ttlMs;
       return entry;
     },
-    resize(entry, delta) {
-      entry.bytes += delta;
-      totalBytes += delta;
+    resize,
+    summarise(entry, summary) {
+      resize(entry, (summary === undefined ? 0 : sizeOf(summary)) - (entry.summary === undefined ? 0 : sizeOf(entry.summary)));
+      entry.summary = summary;
     },
     evict(keep) {
       for (const [user] of users) {
@@ -91,7 +98,7 @@ export function createMemoryFactStore({
   maxBytes = 64 * 1024 * 1024,
   now = Date.now,
 }: MemoryFactStoreOptions = {}): FactStore {
-  const { live, writable, resize, evict, newestFirst } = createUserTable({ ttlMs, maxUsers, maxBytes, now });
+  const { live, writable, resize, summarise, evict, newestFirst } = createUserTable({ ttlMs, maxUsers, maxBytes, now });
   return {
     kind: "memory",
     async list(user) {
@@ -119,9 +126,9 @@ export function createMemoryFactStore({
       const before = isFactKey(key) ? entry?.facts.get(key) : undefined;
       if (entry === undefined || before === undefined) return false;
       entry.facts.delete(key);
+      resize(entry, -sizeOf(before));
       // The summary may quote the forgotten value: it goes with it (the next extraction writes another).
-      resize(entry, -sizeOf(before) - (entry.summary === undefined ? 0 : sizeOf(entry.summary)));
-      entry.summary = undefined;
+      summarise(entry, undefined);
       writable(user).revision += 1;
       return true;
     },
@@ -146,13 +153,9 @@ export function createMemoryFactStore({
     async setSummary(user, summary) {
       checkUser(user);
       const kept = { text: checkSummary(summary).text, revision: summary.revision, updated_at: summary.updated_at };
-      // A summary of nothing is not kept (the facts expired or were cleared meanwhile), nor one of facts
-      // that have changed since (one deleted meanwhile must not come back inside it).
-      const current = live(user);
-      if (current === undefined || current.facts.size === 0 || current.revision !== kept.revision) return;
-      const entry = writable(user);
-      resize(entry, sizeOf(kept) - (entry.summary === undefined ? 0 : sizeOf(entry.summary)));
-      entry.summary = kept;
+      // Not kept: a summary of nothing (expired or cleared meanwhile) or of facts changed since (a deleted one must not come back in it).
+      if ((live(user)?.facts.size ?? 0) === 0 || live(user)!.revision !== kept.revision) return;
+      summarise(writable(user), kept);
       evict(user);
     },
     async users(limit = 100) {
