@@ -105,11 +105,15 @@ memory("key-like values are refused, and the extraction prompt says never to kee
     { key: "work_account", value: "AKIAIOSFODNN7EXAMPLE", action: "add" },
     { key: "diet", value: "vegan", action: "add" },
   ]);
+  // The model writes the summary: one that states a credential is not kept either.
+  context.summaries.push("A vegan traveller whose card PIN is 4821.");
   await turn(context, "My key is sk-proj-Abc123Def456Ghi789 and my AWS id AKIAIOSFODNN7EXAMPLE; I am vegan.", "alice");
+  const listed = (await facts(context, "alice")).body;
   assert.equal(
-    (await facts(context, "alice")).body.facts.map((f: any) => [f.key, f.value]),
+    listed.facts.map((f: any) => [f.key, f.value]),
     [["diet", "vegan"]],
   );
+  assert.is(listed.summary, undefined);
   const extraction = context.llm.requests.find((r) => schemaName(r.body) === "user_memory_extraction")!;
   assert.match(extraction.body.messages[0].content, /Never keep a secret[^\n]*API keys, access tokens/);
 });

@@ -5,6 +5,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { queuedTurn } from "../../runtime/memory/user/index.js";
 import { createWorkQueue } from "../../runtime/memory/user/queue.js";
 
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -46,6 +47,32 @@ test("at most `concurrency` run at once; past `limit` waiting an item is refused
   assert.is(inFlight.max, 2);
 });
 
+test("items with one key run one after another, in order, while other keys' items go ahead", async () => {
+  const gates = new Map<string, ReturnType<typeof gate>>();
+  const started: string[] = [];
+  const queue = createWorkQueue<string>({
+    concurrency: 3,
+    keyOf: (item) => item.split(":")[0]!,
+    run: async (item) => {
+      started.push(item);
+      const g = gate();
+      gates.set(item, g);
+      await g.promise;
+    },
+    onError: () => undefined,
+  });
+  for (const item of ["alice:1", "alice:2", "bob:1", "alice:3"]) queue.push(item);
+  await Promise.resolve();
+  assert.equal(started, ["alice:1", "bob:1"], "alice's second turn waits for her first; bob's does not");
+  const whenIdle = queue.whenIdle();
+  for (const item of ["alice:1", "alice:2", "bob:1", "alice:3"]) {
+    for (let i = 0; i < 100 && !gates.has(item); i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    gates.get(item)!.open();
+  }
+  await whenIdle;
+  assert.equal(started, ["alice:1", "bob:1", "alice:2", "alice:3"]);
+});
+
 test("a failing item is reported and the queue goes on; stop() drops what waits, aborts what runs and refuses more", async () => {
   const errors: unknown[] = [];
   const aborted: number[] = [];
@@ -70,6 +97,13 @@ test("a failing item is reported and the queue goes on; stop() drops what waits,
   assert.is(errors.length, 1);
   assert.is(queue.push(4), false);
   await queue.whenIdle();
+});
+
+test("a queued turn holds only what the extraction prompt quotes: 100 waiting turns of 1 MiB each hold a few KiB each", () => {
+  const identity = { subject: "alice", kind: "user", via: "header" } as const;
+  const held = queuedTurn({ identity, session_id: "s", user_message_id: "m", request_id: "r", message: "é".repeat(1 << 20), answer: "a".repeat(1 << 20) });
+  assert.ok(Buffer.byteLength(held.message) <= 4096 && Buffer.byteLength(held.answer) <= 4096, `${held.message.length} ${held.answer.length}`);
+  assert.equal([held.identity, held.session_id, held.request_id], [identity, "s", "r"]);
 });
 
 test.run();

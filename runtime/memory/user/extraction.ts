@@ -14,6 +14,7 @@ import type { RecordCall } from "../../orchestration/index.js";
 import { getTelemetry, type Logger, type SpanTrace } from "../../telemetry/index.js";
 import { EXTRACTION_JSON_NAME, EXTRACTION_SCHEMA, extractionMessages, parseExtraction, summaryMessages } from "./prompts.js";
 import { reconcile } from "./reconcile.js";
+import { looksSecret } from "./secrets.js";
 import { MAX_SUMMARY_CHARS } from "./store/bounds.js";
 import type { FactChange, FactStore } from "./store/types.js";
 
@@ -27,6 +28,12 @@ export const USER_MEMORY_EVENT = {
   SUMMARY_STORED: "user_memory.summary.stored",
 } as const;
 
+/** What the user deleted in this process while one extraction ran (`all`: everything). */
+export interface Forgotten {
+  readonly keys: ReadonlySet<string>;
+  readonly all: boolean;
+}
+
 export interface ExtractionDeps {
   readonly facts: FactStore;
   readonly llm: LlmProvider;
@@ -37,6 +44,8 @@ export interface ExtractionDeps {
   /** Told what was written, after the writes (recall's cache and the vector side follow). */
   readonly changed: (user: string, changes: readonly FactChange[]) => Promise<void>;
   readonly log: Logger;
+  /** Deletes made here while this extraction runs. @defaultValue none */
+  readonly forgotten?: Forgotten;
 }
 
 export interface ExtractionOutcome {
@@ -61,14 +70,17 @@ async function ask(deps: ExtractionDeps, requestId: string, request: LlmRequest)
   }
 }
 
-/** Writes the changes one by one; a put refused for the user's limit (a race with another writer) is left out. */
-async function apply(facts: FactStore, user: string, changes: readonly FactChange[]): Promise<FactChange[]> {
+/**
+ * Writes the changes one by one; a put refused for the user's limit (a race with another writer) is
+ * left out, and so is one of a key the user deleted meanwhile (a delete between two writes here).
+ */
+async function apply(facts: FactStore, user: string, changes: readonly FactChange[], forgotten: (key: string) => boolean): Promise<FactChange[]> {
   const written: FactChange[] = [];
   for (const change of changes) {
     try {
       if (change.action === "deleted") {
         if (await facts.delete(user, change.key)) written.push(change);
-      } else if (change.action !== "dropped") {
+      } else if (change.action !== "dropped" && !forgotten(change.fact.key)) {
         await facts.put(user, change.fact);
         written.push(change);
       }
@@ -95,6 +107,11 @@ async function summarise(deps: ExtractionDeps, user: string, requestId: string, 
   });
   const text = [...completion.text.trim()].slice(0, MAX_SUMMARY_CHARS).join("");
   if (text === "") return false;
+  // The facts passed the filter, but the model writes the summary: what it adds is filtered too.
+  if (looksSecret("summary", text)) {
+    deps.log.warn("user memory: the profile summary looks like it holds a secret; not kept", { request_id: requestId });
+    return false;
+  }
   await deps.facts.setSummary(user, { text, revision, updated_at: new Date(deps.now()).toISOString() });
   span?.event(USER_MEMORY_EVENT.SUMMARY_STORED, { profile_chars: text.length });
   return true;
@@ -114,14 +131,23 @@ async function extract(turn: ChatTurn, user: string, deps: ExtractionDeps, span:
   });
   const candidates = parseExtraction(completion.text);
   if (candidates === undefined) deps.log.warn("user memory: the extraction answer is not a facts object; nothing kept", { request_id: turn.request_id });
-  const planned = reconcile(candidates ?? [], known, {
+  // Reconciled with the facts as they are now, not as the model was shown them: a fact the user
+  // deleted while the model answered (here, or on another replica: known then, gone now) stays deleted.
+  const current = candidates === undefined || candidates.length === 0 ? known : await deps.facts.list(user);
+  const currentKeys = new Set(current.map((fact) => fact.key));
+  const deletedHere = (key: string): boolean => deps.forgotten !== undefined && (deps.forgotten.all || deps.forgotten.keys.has(key));
+  const knownKeys = new Set(known.map((fact) => fact.key));
+  const planned = reconcile(candidates ?? [], current, {
     source: { session_id: turn.session_id, message_id: turn.user_message_id, request_id: turn.request_id },
     now: new Date(deps.now()).toISOString(),
     maxFacts: deps.maxFacts,
+    forgotten: (key) => deletedHere(key) || (knownKeys.has(key) && !currentKeys.has(key)),
   });
-  const changes = await apply(deps.facts, user, planned);
+  const changes = await apply(deps.facts, user, planned, deletedHere);
   span?.event(USER_MEMORY_EVENT.EXTRACTION_COMPLETE, { candidates: planned.length, stored: changes.length });
-  if (changes.length > 0) await deps.changed(user, changes);
+  // A fact deleted here right after it was written is not handed to the vector side again.
+  const live = changes.filter((change) => change.action === "deleted" || change.action === "dropped" || !deletedHere(change.fact.key));
+  if (live.length > 0) await deps.changed(user, live);
   let summarised = false;
   if (changes.length > 0) {
     summarised = await summarise(deps, user, turn.request_id, span, signal).catch((error: unknown) => {

@@ -15,7 +15,7 @@ export const EXTRACTION_JSON_NAME = "user_memory_extraction";
 export const MAX_FACTS_SHOWN = 50;
 const MAX_FACTS_BYTES = 6144;
 /** Bytes of the user's message and of the answer quoted. */
-const MAX_TURN_BYTES = 4096;
+export const MAX_TURN_BYTES = 4096;
 
 export const EXTRACTION_SCHEMA: Readonly<Record<string, unknown>> = {
   type: "object",

@@ -9,7 +9,8 @@
  * - the same value → dropped `unchanged`;
  * - delete → `deleted`, or dropped `unknown_key`;
  * - a key or value out of bounds, or an unknown action → dropped `invalid`;
- * - a value that looks like a credential, or a key that names one → dropped `secret` (secrets.ts).
+ * - a value that looks like a credential, or a key that names one → dropped `secret` (secrets.ts);
+ * - an add or update of a key the user deleted while the model was answering → dropped `forgotten`.
  */
 import { isFactKey, isFactValue } from "./store/bounds.js";
 import type { Fact, FactChange, FactSource } from "./store/types.js";
@@ -25,6 +26,8 @@ export interface ReconcileOptions {
   readonly now: string;
   /** Facts a user keeps at most. */
   readonly maxFacts: number;
+  /** Whether the user deleted this key since the turn was read (its facts must stay deleted). @defaultValue none */
+  readonly forgotten?: (key: string) => boolean;
 }
 
 /** A key fit to name in a change: the key when it is one, else a bounded, printable stand-in. */
@@ -38,7 +41,7 @@ function dropped(key: unknown, reason: Dropped): FactChange {
   return { action: "dropped", key: keyOf(key), reason };
 }
 
-function one(raw: unknown, facts: Map<string, Fact>, { source, now, maxFacts }: ReconcileOptions): FactChange {
+function one(raw: unknown, facts: Map<string, Fact>, { source, now, maxFacts, forgotten }: ReconcileOptions): FactChange {
   const candidate = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
   const { key, action } = candidate;
   if (!isFactKey(key) || (action !== "add" && action !== "update" && action !== "delete")) return dropped(key, "invalid");
@@ -48,9 +51,11 @@ function one(raw: unknown, facts: Map<string, Fact>, { source, now, maxFacts }: 
     facts.delete(key);
     return { action: "deleted", key };
   }
-  const value = typeof candidate["value"] === "string" ? candidate["value"].trim() : candidate["value"];
+  // One line: recall shows a fact per line, so a value's line breaks could forge lines of other facts.
+  const value = typeof candidate["value"] === "string" ? candidate["value"].replace(/[\s\p{Cc}]+/gu, " ").trim() : candidate["value"];
   if (!isFactValue(value)) return dropped(key, "invalid");
   if (looksSecret(key, value)) return dropped(key, "secret");
+  if (forgotten?.(key) === true) return dropped(key, "forgotten");
   if (kept === undefined) {
     if (facts.size >= maxFacts) return dropped(key, "limit");
     const fact: Fact = { key, value, source, created_at: now, updated_at: now };

@@ -30,7 +30,12 @@ export type FactChange =
   | { readonly action: "added"; readonly fact: Fact }
   | { readonly action: "updated" | "contradicted"; readonly fact: Fact; readonly previous: string }
   | { readonly action: "deleted"; readonly key: string }
-  | { readonly action: "dropped"; readonly key: string; readonly reason: "unchanged" | "secret" | "invalid" | "limit" | "unknown_key" };
+  | {
+      readonly action: "dropped";
+      readonly key: string;
+      /** `forgotten`: the user deleted the key while the extraction ran; a turn from before the delete does not bring it back. */
+      readonly reason: "unchanged" | "secret" | "invalid" | "limit" | "unknown_key" | "forgotten";
+    };
 
 export interface FactSummary {
   readonly text: string;
