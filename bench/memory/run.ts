@@ -117,7 +117,7 @@ function print(rows: readonly Figures[]): void {
     const [plan0, plan1] = [r.bytes.without["routing_plan"] ?? 0, r.bytes.with["routing_plan"] ?? 0];
     const [syn0, syn1] = [r.bytes.without["synthesis"] ?? 0, r.bytes.with["synthesis"] ?? 0];
     console.log(
-      `| ${r.backend} | ${ms(r.own.without)} / ${ms(r.own.with)} (${ratio(r.own.with, r.own.without)}) | ${plan0} / ${plan1} (+${plan1 - plan0}, ${ratio(plan1, plan0)}) | ${syn0} / ${syn1} (+${syn1 - syn0}) | ${r.budget} |`,
+      `| ${r.backend} | ${ms(r.own.without)} / ${ms(r.own.with)} (${ratio(r.own.with, r.own.without)}) | ${plan0} / ${plan1} (+${plan1 - plan0}, ${ratio(plan1, plan0)}) | ${syn0} / ${syn1} (+${syn1 - syn0}, ${ratio(syn1, syn0)}) | ${r.budget} |`,
     );
   }
 }
