@@ -42,7 +42,7 @@ export interface ExtractionDeps {
   readonly now: () => number;
   readonly maxFacts: number;
   /** Told what was written, after the writes (recall's cache and the vector side follow). */
-  readonly changed: (user: string, changes: readonly FactChange[]) => Promise<void>;
+  readonly changed: (user: string, changes: readonly FactChange[], signal: AbortSignal) => Promise<void>;
   readonly log: Logger;
   /** Deletes made here while this extraction runs. @defaultValue none */
   readonly forgotten?: Forgotten;
@@ -147,7 +147,7 @@ async function extract(turn: ChatTurn, user: string, deps: ExtractionDeps, span:
   span?.event(USER_MEMORY_EVENT.EXTRACTION_COMPLETE, { candidates: planned.length, stored: changes.length });
   // A fact deleted here right after it was written is not handed to the vector side again.
   const live = changes.filter((change) => change.action === "deleted" || change.action === "dropped" || !deletedHere(change.fact.key));
-  if (live.length > 0) await deps.changed(user, live);
+  if (live.length > 0) await deps.changed(user, live, signal);
   let summarised = false;
   if (changes.length > 0) {
     summarised = await summarise(deps, user, turn.request_id, span, signal).catch((error: unknown) => {

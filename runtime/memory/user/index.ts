@@ -71,10 +71,11 @@ export function createUserMemory(options: UserMemoryOptions): UserMemory {
       else watch.keys.add(key);
     }
   };
-  const changed = async (user: string, changes: readonly FactChange[]): Promise<void> => {
+  // The signal is the queue's: an embeddings call of the vector side ends with the memory's stop.
+  const changed = async (user: string, changes: readonly FactChange[], signal: AbortSignal): Promise<void> => {
     for (const change of changes) {
       if (change.action === "deleted") await retriever.remove(factScope(user), change.key);
-      else if (change.action !== "dropped") await retriever.upsert(factScope(user), factDoc(change.fact));
+      else if (change.action !== "dropped") await retriever.upsert(factScope(user), factDoc(change.fact), { signal });
     }
   };
   const queue = createWorkQueue<{ readonly turn: ChatTurn; readonly watch: Watch }>({
