@@ -38,7 +38,7 @@ test("at most `concurrency` run at once; past `limit` waiting an item is refused
   let idle = false;
   const whenIdle = queue.whenIdle().then(() => (idle = true));
   for (const item of [1, 2, 3, 4, 5]) {
-    while (!gates.has(item)) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 100 && !gates.has(item); i++) await new Promise<void>((resolve) => setImmediate(resolve));
     gates.get(item)!.open();
   }
   await whenIdle;
@@ -90,7 +90,7 @@ test("a failing item is reported and the queue goes on; stop() drops what waits,
   queue.push(1);
   queue.push(2);
   queue.push(3);
-  while (ran.length < 2) await new Promise<void>((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 100 && ran.length < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
   await queue.stop();
   assert.equal(ran, [1, 2], "3 was dropped");
   assert.equal(aborted, [2]);
