@@ -116,6 +116,8 @@ export function episodeStoreCases(name: string, factory: EpisodeStoreFactory, af
     assert.equal(ids(await episodes.recent({ limit: 1, entity: "destination:lisbon" })), [c]);
     assert.equal(ids(await episodes.recent({ limit: 10, entity: "destination:lisbon", after: a! })), [c]);
     assert.equal(await episodes.recent({ limit: 10, entity: "destination:nowhere" }), []);
+    assert.equal(await episodes.recentIds({ limit: 10 }), [d, c, b, a], "recentIds: the same ids, without the episodes");
+    assert.equal(await episodes.recentIds({ limit: 1, after: b! }), [d]);
   });
 
   test("past its count the oldest episodes go, from the entity index and reflection too", async () => {

@@ -2,11 +2,13 @@
  * A settled run as an episode's events and entities, bounded: the request, each step (its
  * capability, status and a short rendering of its output) and the answer, each cut to
  * MAX_EVENT_TEXT_BYTES with any registered secret replaced; entities from the steps' string
- * parameters (`destination: "Lisbon"` → `destination:lisbon`), at most MAX_ENTITIES.
+ * parameters (`destination: "Lisbon"` → `destination:lisbon`), at most MAX_ENTITIES, never one that
+ * looks like a credential (entities are kept in the store, shown in prompts and span attributes).
  */
 import { redactSecrets } from "../../context/index.js";
 import { cutUtf8 } from "../../llm/index.js";
 import type { RunSettled } from "../../orchestration/index.js";
+import { looksSecret } from "../user/secrets.js";
 import { MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_EVENT_TEXT_BYTES, MAX_EVENTS } from "./store/index.js";
 import type { EpisodeEvent } from "./store/index.js";
 
@@ -72,6 +74,8 @@ export function episodeEntities(run: RunSettled): { entities: string[]; steps: {
       if (typeof value !== "string" || !ENTITY_KEY.test(key)) continue;
       const normal = normaliseValue(value);
       if (normal === "" || normal.length > MAX_ENTITY_VALUE_CHARS || /\{\{|\$\{|:\/\/|[\r\n]/.test(value)) continue;
+      // A token passed to a tool is no entity: the key or the value says so, or it is a registered secret.
+      if (looksSecret(key.toLowerCase(), value) || redactSecrets(value) !== value) continue;
       const entity = `${key.toLowerCase()}:${normal}`;
       if (Buffer.byteLength(entity) > MAX_ENTITY_BYTES) continue;
       named += 1;
