@@ -8,6 +8,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createMemoryLlmDebugStore, type LlmDebugStore } from "../../runtime/llm/index.js";
+import { MAX_SUMMARIES_IN_FLIGHT } from "../../runtime/memory/episodic/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { exportToReceiver, startOtlpReceiver, type ReceivedSpan } from "../telemetry/otlp-receiver.js";
 import { eventually } from "../support/wait.js";
@@ -189,6 +190,26 @@ test("a model that fails: mechanical summaries (outcome fallback) and a mechanic
   } finally {
     await network.close();
   }
+});
+
+test("a model that does not answer: at most eight summaries wait for it, the next run is recorded at once with a mechanical one; stopping records the eight", async () => {
+  const network = await startEpisodicAgent({ name: "busy-agent" });
+  network.answers.summary = () => ({ hang: true });
+  const { store } = network.memory;
+  try {
+    for (let n = 1; n <= MAX_SUMMARIES_IN_FLIGHT; n++) assert.is((await network.ask(`Plan trip R${n} to Lisbon`, `req-busy-${n}`)).status, 200);
+    await eventually("eight summary calls waiting", () => network.requests("summary").length === MAX_SUMMARIES_IN_FLIGHT);
+    assert.is((await network.ask("Plan trip R9 to Kyoto", "req-busy-9")).status, 200);
+    const ninth = await eventually("the ninth run's episode", async () => (await store.recent({ limit: 20 })).find((e) => e.request_id === "req-busy-9"));
+    assert.equal([ninth.summary_outcome, ninth.summary], ["fallback", "Asked: Plan trip R9 to Kyoto. Steps: worker.echo (completed). Answered: Done."]);
+    assert.is(network.requests("summary").length, MAX_SUMMARIES_IN_FLIGHT, "no ninth call");
+    assert.is((await store.recent({ limit: 20 })).length, 1, "the eight still wait for the model");
+  } finally {
+    await network.close();
+  }
+  const recorded = await store.recent({ limit: 20 });
+  assert.is(recorded.length, MAX_SUMMARIES_IN_FLIGHT + 1);
+  assert.is(recorded.filter((e) => e.summary_outcome === "parent_cancelled").length, MAX_SUMMARIES_IN_FLIGHT);
 });
 
 test.run();

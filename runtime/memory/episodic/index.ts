@@ -6,6 +6,7 @@
 export { createEpisodicMemory, DEFAULT_REFLECTION_AGE_MS, type EpisodicMemory, type EpisodicMemoryOptions } from "./episodic.js";
 export { FULL_WINDOW, INCREMENTAL_MAX } from "./compaction.js";
 export { MAX_REQUEST_ENTITIES, SECTION_TITLE } from "./read.js";
+export { MAX_SUMMARIES_IN_FLIGHT } from "./record.js";
 export { runReflectionPass, runSweepPass, type ReflectionResult } from "./reflection.js";
 export {
   DEFAULT_EPISODIC_BUDGET_BYTES,

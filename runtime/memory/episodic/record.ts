@@ -15,7 +15,19 @@ import type { Compactor } from "./compaction.js";
 import { episodeEntities, episodeEvents } from "./events.js";
 import type { Emit } from "./model-call.js";
 import { type Episode, type EpisodeStore, MAX_SUMMARY_BYTES, newRecordId } from "./store/index.js";
-import { summarise } from "./summarise.js";
+import { mechanicalSummary, type Summary, summarise } from "./summarise.js";
+
+/**
+ * Summary calls one memory has in flight at most: runs settle as fast as clients send them, and each
+ * call may wait out the summary timeout; past this a run is summarised mechanically (`fallback`), so
+ * a slow model cannot make the process hold an unbounded number of calls.
+ */
+export const MAX_SUMMARIES_IN_FLIGHT = 8;
+
+/** Counts the summary calls in flight. */
+interface Slots {
+  taken: number;
+}
 
 export interface RecorderOptions {
   readonly store: EpisodeStore;
@@ -37,7 +49,18 @@ export function recordable(run: RunSettled): boolean {
   return (run.mode === "natural" || run.mode === "workflow" || run.mode === "yaml") && run.status !== "interrupted";
 }
 
-async function record(options: RecorderOptions, run: RunSettled, emit: Emit): Promise<void> {
+/** The model's summary while a slot is free, else the mechanical one. */
+async function boundedSummary(slots: Slots, call: () => Promise<Summary>, events: Parameters<typeof mechanicalSummary>[0]): Promise<Summary> {
+  if (slots.taken >= MAX_SUMMARIES_IN_FLIGHT) return { summary: mechanicalSummary(events), outcome: "fallback", summarised: 0, shortened: false };
+  slots.taken += 1;
+  try {
+    return await call();
+  } finally {
+    slots.taken -= 1;
+  }
+}
+
+async function record(options: RecorderOptions, run: RunSettled, emit: Emit, slots: Slots): Promise<void> {
   const { store, llm, domain, agentName, clock, compactor, signal } = options;
   const attributes: SpanAttributes = { ...(run.requestId === undefined ? {} : { request_id: run.requestId }), domain };
   const recorder = options.recorderOf(run.requestId);
@@ -52,7 +75,11 @@ async function record(options: RecorderOptions, run: RunSettled, emit: Emit): Pr
       source: "step_parameters",
       entities_found: step.found,
     });
-  const summary = await summarise({ llm, events, signal, clock, timeoutMs: options.summaryTimeoutMs, emit, record: recorder, attributes });
+  const summary = await boundedSummary(
+    slots,
+    () => summarise({ llm, events, signal, clock, timeoutMs: options.summaryTimeoutMs, emit, record: recorder, attributes }),
+    events,
+  );
   emit("memory.event_summarization.outcome", {
     ...attributes,
     outcome: summary.outcome,
@@ -91,6 +118,7 @@ async function record(options: RecorderOptions, run: RunSettled, emit: Emit): Pr
  * is stored and the digest compacted; a failure is logged, never thrown.
  */
 export function createRecorder(options: RecorderOptions): (run: RunSettled) => Promise<void> {
+  const slots: Slots = { taken: 0 };
   return async (run) => {
     if (!recordable(run)) return;
     const telemetry = getTelemetry();
@@ -102,7 +130,7 @@ export function createRecorder(options: RecorderOptions): (run: RunSettled) => P
       : undefined;
     const emit: Emit = (name, attributes) => span?.event(name, attributes);
     try {
-      await (span === undefined ? record(options, run, emit) : span.run(() => record(options, run, emit)));
+      await (span === undefined ? record(options, run, emit, slots) : span.run(() => record(options, run, emit, slots)));
       span?.end();
     } catch (error) {
       options.log.warn(`episodic memory: run ${run.requestId ?? "(no request id)"} was not recorded`, { error });
