@@ -7,6 +7,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import { ANONYMOUS, type Identity } from "../../runtime/context/index.js";
 import { newRecordId, SECTION_TITLE, type Episode } from "../../runtime/memory/episodic/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { eventually } from "../support/wait.js";
@@ -146,6 +147,30 @@ test("a request about Lisbon gets Lisbon's runs, the digest and Lisbon's knowled
   );
   assert.equal(named("memory.entity_extraction.completed")[0]!["hook"], "enrichment");
   assert.not.match(JSON.stringify(span.events), /linen|DOMAIN DIGEST|pack light/, "no summary, digest or knowledge in the events");
+});
+
+test("a user's runs are read back for that user only: not for another user, not for anonymous callers", async ({ network }) => {
+  const { store, source } = network.memory;
+  const alice = { ...episode(["destination:oslo"], "Oslo for Alice: ALICE-PRIVATE she lives in Bergen and flies on the 3rd.", DAY / 2), user: "alice" };
+  await store.append(alice);
+  const ask = async (identity: Identity) => {
+    const gathered = await source.gather({
+      requestId: `req-${identity.subject}`,
+      request: "What should I pack for Oslo?",
+      identity,
+      conversationId: undefined,
+      budgetBytes: 4096,
+      signal: new AbortController().signal,
+      llm: undefined,
+      record: undefined,
+    });
+    return gathered?.section?.text ?? "";
+  };
+  assert.match(await ask({ subject: "alice", kind: "user", via: "header" }), /ALICE-PRIVATE/);
+  assert.not.match(await ask({ subject: "bob", kind: "user", via: "header" }), /ALICE-PRIVATE/);
+  assert.not.match(await ask(ANONYMOUS), /ALICE-PRIVATE/);
+  // An agent named alice is not the user alice.
+  assert.not.match(await ask({ subject: "alice", kind: "agent", via: "token" }), /ALICE-PRIVATE/);
 });
 
 test.run();

@@ -67,3 +67,7 @@ export function entityParts(entity: string): { entity_type: string; entity_id: s
   const at = entity.indexOf(":");
   return at < 0 ? { entity_type: "entity", entity_id: entity } : { entity_type: entity.slice(0, at), entity_id: entity.slice(at + 1) };
 }
+
+/** The digest and knowledge are read by every user of the domain: what one user said about themselves stays out. */
+export const PRIVACY_RULE =
+  "Leave out who asked and anything a user said about themselves (names, where they live, plans, contact details): what you write is shown to every user of the agent.";

@@ -6,6 +6,7 @@
  * (what reflection learnt about those entities). A read is a handful of bounded store calls and
  * in-process lookups: no model, no scan of the domain.
  */
+import { ownerKey, type Identity } from "../../context/index.js";
 import { cutUtf8 } from "../../llm/index.js";
 import type { ContextGathered, ContextRequest, ContextSource } from "../../orchestration/index.js";
 import { getTelemetry, type SpanAttributes } from "../../telemetry/index.js";
@@ -75,10 +76,10 @@ interface Found {
 }
 
 /** The entity section's episodes: those about the request's entities, the most relevant to it first, then the newest. */
-async function aboutEntities(store: EpisodeStore, entities: readonly string[], request: string): Promise<Episode[]> {
+async function aboutEntities(store: EpisodeStore, entities: readonly string[], request: string, own: Own): Promise<Episode[]> {
   const lists = await Promise.all(entities.map((entity) => store.recent({ entity, limit: PER_ENTITY })));
   const byId = new Map<string, Episode>();
-  for (const list of lists) for (const episode of list) byId.set(episode.id, episode);
+  for (const list of lists) for (const episode of list) if (own(episode)) byId.set(episode.id, episode);
   const newestFirst = [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : -1));
   const index = createTextIndex({ maxTokensPerDoc: 128 });
   for (const episode of newestFirst) index.upsert({ id: episode.id, text: episode.summary });
@@ -87,14 +88,37 @@ async function aboutEntities(store: EpisodeStore, entities: readonly string[], r
   return [...ranked, ...rest].slice(0, ENTITY_SHOWN);
 }
 
-async function find(store: EpisodeStore, window: EpisodeWindow, request: string): Promise<Found> {
+/**
+ * Whether a run is the caller's: runs are shown only to whoever asked them (anonymous runs to anonymous
+ * callers), since their summaries can say what a user told the agent. The digest and knowledge are
+ * the domain's, written by prompts that leave out who asked and what they said about themselves.
+ */
+type Own = (episode: { readonly user?: string | undefined }) => boolean;
+
+function ownedBy(identity: Identity): Own {
+  const caller = identity.via === "anonymous" ? undefined : ownerKey(identity);
+  return (episode) => episode.user === caller;
+}
+
+async function find(store: EpisodeStore, window: EpisodeWindow, request: string, own: Own): Promise<Found> {
   const entities = window.entitiesIn(request, MAX_REQUEST_ENTITIES);
   const [digest, episodes, knowledge] = await Promise.all([
     store.digest(),
-    entities.length === 0 ? window.search(request, RELEVANT_SHOWN) : aboutEntities(store, entities, request),
+    entities.length === 0
+      ? window
+          .search(request, RELEVANT_SHOWN * 8)
+          .filter(own)
+          .slice(0, RELEVANT_SHOWN)
+      : aboutEntities(store, entities, request, own),
     Promise.all(entities.map((entity) => store.knowledge({ entity, limit: KNOWLEDGE_PER_ENTITY }))).then((lists) => lists.flat()),
   ]);
-  const latest = digest === undefined ? window.latest(LATEST_SHOWN).filter((e) => !episodes.some((shown) => shown.id === e.id)) : [];
+  const latest =
+    digest === undefined
+      ? window
+          .latest(LATEST_SHOWN * 8)
+          .filter((e) => own(e) && !episodes.some((shown) => shown.id === e.id))
+          .slice(0, LATEST_SHOWN)
+      : [];
   return { digest, latest, entities, episodes, knowledge };
 }
 
@@ -166,7 +190,7 @@ export function createEpisodicSource({ store, window, domain, budgetBytes, reten
       let found: Found;
       try {
         await window.sync(clock.now() - retentionMs);
-        found = await find(store, window, request.request);
+        found = await find(store, window, request.request, ownedBy(request.identity));
       } catch (error) {
         emit("memory.episodic.read", { ...attributes, status: "read_failed", returned_events: 0, limit: ENTITY_SHOWN });
         throw error;

@@ -33,6 +33,8 @@ export interface WindowEntry {
   readonly summary: string;
   readonly entities: readonly string[];
   readonly created_at: string;
+  /** Who asked (`ownerKey`); absent for an anonymous caller. Reads show a caller only their own runs. */
+  readonly user?: string;
 }
 
 export interface EpisodeWindow {
@@ -109,7 +111,13 @@ export function createEpisodeWindow(store: EpisodeStore): EpisodeWindow {
 
   const add = (episode: Episode): void => {
     if (entries.has(episode.id)) return;
-    const entry = { id: episode.id, summary: episode.summary, entities: episode.entities, created_at: episode.created_at };
+    const entry: WindowEntry = {
+      id: episode.id,
+      summary: episode.summary,
+      entities: episode.entities,
+      created_at: episode.created_at,
+      ...(episode.user === undefined ? {} : { user: episode.user }),
+    };
     entries.set(entry.id, entry);
     order.push(entry.id);
     if (seen === undefined || entry.id > seen) seen = entry.id;
