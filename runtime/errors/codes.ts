@@ -53,7 +53,8 @@ export const ERROR_CODES = {
     status: 409,
     category: "conflict",
     retryable: false,
-    description: "A bounded collection is full (versions of a skill, skills of a namespace, facts of a user): retire or delete some first; the message names the bound.",
+    description:
+      "A bounded collection is full (versions of a skill, skills of a namespace, facts of a user): retire or delete some first; the message names the bound.",
   },
   APPROVAL_REQUIRED: {
     status: 403,

@@ -115,11 +115,7 @@ function boundedEvidence(evidence: unknown): unknown {
 }
 
 /** Asks every source at once; each section is cut to its budget, a failing source left out. */
-export async function gatherContext(
-  sources: readonly ContextSource[],
-  request: Omit<ContextRequest, "budgetBytes">,
-  log: Logger,
-): Promise<Gathered> {
+export async function gatherContext(sources: readonly ContextSource[], request: Omit<ContextRequest, "budgetBytes">, log: Logger): Promise<Gathered> {
   if (sources.length === 0) return { sections: [], evidence: {} };
   const answers = await Promise.all(
     sources.map(async (source) => {

@@ -10,5 +10,7 @@ export function skillDigest(content: { readonly instructions: string; readonly r
   const resources = [...content.resources]
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map((r) => (r.text === undefined ? [r.path, r.bytes] : [r.path, r.bytes, r.text]));
-  return createHash("sha256").update(JSON.stringify([content.instructions, resources])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([content.instructions, resources]))
+    .digest("hex");
 }
