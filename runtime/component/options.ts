@@ -2,7 +2,7 @@
  * Settings that an explicit option overrides and the environment provides otherwise. Bad values fail
  * at start-up with the variable's name, never silently fall back to a default.
  */
-import { checkInteger } from "../util/index.js";
+import { checkInteger, envFlag } from "../util/index.js";
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** The spec's `PORT` default. A free port is an explicit `port: 0` (what tests and `npm start`'s network use). */
@@ -29,13 +29,6 @@ export function resolveHost(option: string | undefined, env = process.env): stri
   return option ?? (env["HOST"] || "127.0.0.1");
 }
 
-function booleanFromEnv(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
-  const value = env[name];
-  if (value === undefined || value === "") return undefined;
-  if (value === "true" || value === "false") return value === "true";
-  throw new RangeError(`${name} must be true or false`);
-}
-
 /**
  * Option, else `MANIFOLD_ENABLE_OPENAPI` (`true` or `false`), else the dev default: on under
  * `DEV_MODE=true` (so the dashboard's API browser has documents to show) unless the setup script's
@@ -43,9 +36,9 @@ function booleanFromEnv(env: NodeJS.ProcessEnv, name: string): boolean | undefin
  */
 export function resolveEnableOpenApi(option: boolean | undefined, env = process.env): boolean {
   if (option !== undefined) return option;
-  const explicit = booleanFromEnv(env, "MANIFOLD_ENABLE_OPENAPI");
+  const explicit = envFlag(env, "MANIFOLD_ENABLE_OPENAPI");
   if (explicit !== undefined) return explicit;
-  const disabled = booleanFromEnv(env, "MANIFOLD_DEV_DISABLE_OPENAPI") === true;
+  const disabled = envFlag(env, "MANIFOLD_DEV_DISABLE_OPENAPI") === true;
   return env["DEV_MODE"] === "true" && !disabled;
 }
 

@@ -4,6 +4,7 @@
  * every orchestration mode (natural plans, predefined and YAML workflows, custom steps), because it is
  * asked by the step-gate interceptor (interceptors.ts), which the executor runs for all of them.
  */
+import { envFlag } from "../util/index.js";
 import { DEFAULT_HITL_EXPIRY_MS, type HitlSpec } from "./manifest.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -21,14 +22,6 @@ export interface HitlPolicy {
   readonly defaultAction: "approve" | "reject";
 }
 
-function flag(env: Env, name: string): boolean | undefined {
-  const value = env[name]?.trim().toLowerCase();
-  if (value === undefined || value === "") return undefined;
-  if (value === "true" || value === "1") return true;
-  if (value === "false" || value === "0") return false;
-  throw new RangeError(`${name} must be true or false, not ${JSON.stringify(env[name])}`);
-}
-
 /**
  * The policy in force: the agent's `hitl:` block (normalised by gen, defaults filled in), then the
  * environment. An agent without the block has it off unless `MANIFOLD_HITL_ENABLED=true`; the
@@ -36,7 +29,7 @@ function flag(env: Env, name: string): boolean | undefined {
  * replaces the manifest's, so an operator can tighten or loosen it per deployment without a rebuild.
  */
 export function resolveHitlPolicy(spec: HitlSpec | undefined, env: Env = process.env): HitlPolicy {
-  const enabled = flag(env, "MANIFOLD_HITL_ENABLED") ?? spec !== undefined;
+  const enabled = envFlag(env, "MANIFOLD_HITL_ENABLED") ?? spec !== undefined;
   const listed = env["MANIFOLD_HITL_STEP_SENSITIVE_CAPABILITIES"];
   const sensitiveCapabilities =
     listed === undefined || listed.trim() === ""

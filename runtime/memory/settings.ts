@@ -5,6 +5,7 @@
  * `MANIFOLD_HITL_ENABLED` does for approval. `MANIFOLD_AGENT_DOMAIN` names the domain of episodic memory.
  */
 import { checkKeyName } from "../store/index.js";
+import { envFlag } from "../util/index.js";
 import type { MemorySpec } from "./manifest.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -21,17 +22,9 @@ export interface MemorySettings {
   readonly domain: string;
 }
 
-function flag(env: Env, name: string): boolean | undefined {
-  const value = env[name]?.trim().toLowerCase();
-  if (value === undefined || value === "") return undefined;
-  if (value === "true" || value === "1") return true;
-  if (value === "false" || value === "0") return false;
-  throw new RangeError(`${name} must be true or false, not ${JSON.stringify(env[name])}`);
-}
-
 /** The memories in force for an agent; both off when memory is off. A bad variable fails at start-up naming it. */
 export function resolveMemorySettings(spec: MemorySpec | undefined, agentName: string, env: Env = process.env): MemorySettings {
-  const enabled = flag(env, MEMORY_ENABLED_ENV) ?? spec !== undefined;
+  const enabled = envFlag(env, MEMORY_ENABLED_ENV) ?? spec !== undefined;
   const given = env[AGENT_DOMAIN_ENV]?.trim();
   const domain = given === undefined || given === "" ? (spec?.domain ?? agentName) : checkKeyName(AGENT_DOMAIN_ENV, given);
   if (!enabled) return { user: false, episodic: false, domain };

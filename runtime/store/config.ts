@@ -4,6 +4,7 @@
  * fall back silently (a typo in MANIFOLD_REDIS_PORT must not quietly give every replica its own
  * private in-memory registry).
  */
+import { envFlag } from "../util/index.js";
 import { resolveNamespace } from "./keys.js";
 
 export interface RedisEndpoint {
@@ -51,12 +52,6 @@ function parseInteger(value: string, source: string, min: number, max: number): 
   return n;
 }
 
-function parseBoolean(value: string | undefined, source: string): boolean {
-  if (value === undefined || value === "false") return false;
-  if (value === "true") return true;
-  throw new RangeError(`${source} must be true or false`);
-}
-
 /** `host:port`, `[v6]:port`; the port is required, as a cluster node has no default one. */
 function parseNode(text: string): RedisEndpoint {
   const match = /^(\[[^\]]+\]|[^:\s]+):(\d+)$/.exec(text.trim());
@@ -92,7 +87,7 @@ export function resolveStoreConfig(env: Env = process.env): StoreConfig {
   const namespace = resolveNamespace(undefined, env);
   const username = read(env, "MANIFOLD_REDIS_USERNAME");
   const password = read(env, "MANIFOLD_REDIS_PASSWORD");
-  const tls = parseBoolean(read(env, "MANIFOLD_REDIS_TLS"), "MANIFOLD_REDIS_TLS");
+  const tls = envFlag(env, "MANIFOLD_REDIS_TLS") ?? false;
 
   const clusterNodes = read(env, "MANIFOLD_REDIS_CLUSTER_NODES");
   const url = read(env, "REDIS_URL");

@@ -3,6 +3,7 @@
  * runtime folder, so any folder may import this one without making a cycle.
  */
 export { checkInteger, integerFromEnv, type IntegerRange } from "./check-integer.js";
+export { envFlag } from "./env-flag.js";
 export { heapBytes } from "./heap-bytes.js";
 export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";

@@ -4,10 +4,12 @@ import * as assert from "uvu/assert";
 import { createLlmDebugStore, llmDebugEnabled } from "../../runtime/llm/index.js";
 import { createStore } from "../../runtime/store/index.js";
 
-test("MANIFOLD_LLM_DEBUG_ENABLED: true is on; unset, empty or false is off; anything else a RangeError", () => {
-  assert.is(llmDebugEnabled({ MANIFOLD_LLM_DEBUG_ENABLED: "true" }), true);
-  for (const off of [{}, { MANIFOLD_LLM_DEBUG_ENABLED: "" }, { MANIFOLD_LLM_DEBUG_ENABLED: "false" }]) assert.is(llmDebugEnabled(off), false);
-  for (const bad of ["1", "yes", "TRUE", " true"]) {
+test("MANIFOLD_LLM_DEBUG_ENABLED: true (or 1, any case) is on; unset, empty, false or 0 is off; anything else a RangeError", () => {
+  for (const on of ["true", "1", "TRUE", " true"]) assert.is(llmDebugEnabled({ MANIFOLD_LLM_DEBUG_ENABLED: on }), true);
+  for (const off of [{}, { MANIFOLD_LLM_DEBUG_ENABLED: "" }, { MANIFOLD_LLM_DEBUG_ENABLED: "false" }, { MANIFOLD_LLM_DEBUG_ENABLED: "0" }]) {
+    assert.is(llmDebugEnabled(off), false);
+  }
+  for (const bad of ["yes", "on", "2"]) {
     assert.throws(
       () => llmDebugEnabled({ MANIFOLD_LLM_DEBUG_ENABLED: bad }),
       (e: unknown) => e instanceof RangeError && /MANIFOLD_LLM_DEBUG_ENABLED/.test(e.message),

@@ -42,7 +42,8 @@ test("OpenAPI: DEV_MODE=true turns it on by default, MANIFOLD_DEV_DISABLE_OPENAP
   assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "true", MANIFOLD_ENABLE_OPENAPI: "true" }), true);
   assert.is(resolveEnableOpenApi(true, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "true" }), true, "the option wins over everything");
   assert.is(resolveEnableOpenApi(false, { DEV_MODE: "true" }), false);
-  assert.throws(() => resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "1" }), /MANIFOLD_DEV_DISABLE_OPENAPI/);
+  assert.is(resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "1" }), false, "a flag takes 1 for true");
+  assert.throws(() => resolveEnableOpenApi(undefined, { DEV_MODE: "true", MANIFOLD_DEV_DISABLE_OPENAPI: "yes" }), /MANIFOLD_DEV_DISABLE_OPENAPI/);
 });
 
 test("body limit: 1 MiB by default, 0 allowed, nonsense refused", () => {

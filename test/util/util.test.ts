@@ -1,8 +1,8 @@
-/** The shared helpers every runtime folder leans on: one wording for a bad integer option, one thenable test. */
+/** The shared helpers every runtime folder leans on: one wording for a bad integer option or flag, one thenable test. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { durationFromEnv } from "../../runtime/spec/index.js";
-import { checkInteger, integerFromEnv, isThenable } from "../../runtime/util/index.js";
+import { checkInteger, envFlag, integerFromEnv, isThenable } from "../../runtime/util/index.js";
 
 test("checkInteger returns a value in range, inclusive at both ends", () => {
   assert.is(checkInteger("n", 1, { min: 1, max: 3 }), 1);
@@ -43,6 +43,22 @@ test("integerFromEnv and durationFromEnv: unset or blank is the fallback; a set 
   assert.is(durationFromEnv({ TICK: "" }, "TICK", 5000), 5000);
   assert.is(durationFromEnv({ TICK: "2m" }, "TICK", 5000), 120_000);
   assert.throws(() => durationFromEnv({ TICK: "5 s" }, "TICK", 5000), /^TICK must be a duration such as 30s, 5m or 72h, not "5 s"$/);
+});
+
+test("envFlag: unset or blank is undefined; true/1 and false/0 in any case, trimmed; anything else is refused naming the variable and the value", () => {
+  const read = (value: string | undefined) => envFlag({ F: value }, "F");
+  assert.equal([undefined, "", "  "].map(read), [undefined, undefined, undefined]);
+  assert.equal(["true", " TRUE ", "1", "True"].map(read), [true, true, true, true]);
+  assert.equal(["false", "False ", "0"].map(read), [false, false, false]);
+  assert.throws(
+    () => read("yes"),
+    (error: unknown) => error instanceof RangeError && error.message === 'F must be true or false, not "yes"',
+  );
+  const long = "x".repeat(200);
+  assert.throws(
+    () => read(long),
+    (error: unknown) => error instanceof Error && error.message === `F must be true or false, not "${"x".repeat(80)}…"`,
+  );
 });
 
 test("isThenable: objects with a then method, and nothing else", () => {

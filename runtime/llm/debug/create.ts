@@ -1,6 +1,6 @@
 import { durationFromEnv } from "../../spec/index.js";
 import { createStore, type Store } from "../../store/index.js";
-import { integerFromEnv } from "../../util/index.js";
+import { envFlag, integerFromEnv } from "../../util/index.js";
 import { createMemoryLlmDebugStore } from "./memory-store.js";
 import { createRedisLlmDebugStore } from "./redis-store.js";
 import {
@@ -21,10 +21,7 @@ export const LLM_DEBUG_MAX_BYTES_ENV = "MANIFOLD_LLM_DEBUG_MAX_BYTES";
 
 /** `MANIFOLD_LLM_DEBUG_ENABLED`: `true` turns LLM debug records on; unset, empty or `false` leaves them off. */
 export function llmDebugEnabled(env: Env = process.env): boolean {
-  const value = env[LLM_DEBUG_ENV];
-  if (value === undefined || value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new RangeError(`${LLM_DEBUG_ENV} must be true or false`);
+  return envFlag(env, LLM_DEBUG_ENV) ?? false;
 }
 
 export interface LlmDebugStoreOptions {

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_EMBEDDING_MODEL, type LlmProvider } from "../../llm/index.js";
 import { createLogger, type Logger } from "../../telemetry/index.js";
-import { systemClock, type Clock } from "../../util/index.js";
+import { envFlag, systemClock, type Clock } from "../../util/index.js";
 import { createScopeCache, type ScopeState } from "./scopes.js";
 import type { Ranked, Retriever, VectorIndex } from "./types.js";
 import { createMemoryVectorIndex } from "./vector-memory.js";
@@ -45,10 +45,7 @@ function vectorsWanted(env: Readonly<Record<string, string | undefined>>): boole
     throw new RangeError(
       `${VECTOR_DB_URL_ENV} is set, but there is no adapter for an external vector database in this release; unset it to use the in-process index`,
     );
-  const raw = env[MEMORY_VECTORS_ENV]?.trim().toLowerCase();
-  if (raw === undefined || raw === "" || raw === "false") return false;
-  if (raw === "true") return true;
-  throw new RangeError(`${MEMORY_VECTORS_ENV} must be true or false`);
+  return envFlag(env, MEMORY_VECTORS_ENV) ?? false;
 }
 
 function forgetVectors(state: ScopeState | undefined): void {

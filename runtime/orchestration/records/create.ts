@@ -1,4 +1,5 @@
 import { createStore, type Store } from "../../store/index.js";
+import { envFlag } from "../../util/index.js";
 import { createMemoryExecutionStore } from "./memory-store.js";
 import { createRedisExecutionStore } from "./redis-store.js";
 import { DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, type ExecutionStore } from "./types.js";
@@ -7,10 +8,7 @@ export const EXECUTION_DEBUG_ENV = "MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED";
 
 /** `MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED`: `true` turns execution records on; unset, empty or `false` leaves them off. */
 export function executionDebugEnabled(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
-  const value = env[EXECUTION_DEBUG_ENV];
-  if (value === undefined || value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new RangeError(`${EXECUTION_DEBUG_ENV} must be true or false`);
+  return envFlag(env, EXECUTION_DEBUG_ENV) ?? false;
 }
 
 export interface ExecutionStoreOptions {
