@@ -55,3 +55,4 @@ export {
 } from "./config.js";
 export { createLlmProvider, NO_USAGE } from "./provider.js";
 export { DEFAULT_EMBEDDING_MODEL, MAX_EMBEDDING_INPUT_BYTES, MAX_EMBEDDING_INPUTS } from "./embeddings.js";
+export { parseJsonAnswer, unfenceAnswer } from "./json-answer.js";

@@ -3,7 +3,7 @@
  * request; the answer names the skills whose instructions the planner should follow. Plain functions
  * of their inputs, like the capability selection's prompts.
  */
-import { DATA_RULE, type LlmMessage } from "../llm/index.js";
+import { DATA_RULE, parseJsonAnswer, type LlmMessage } from "../llm/index.js";
 
 /** `response_format` of the selection call: `{"skills": ["<namespace>/<name>", ...]}`. */
 export const SKILL_SELECTION_SCHEMA: Readonly<Record<string, unknown>> = {
@@ -47,13 +47,7 @@ Rules:
 
 /** The names out of the model's answer (a fenced block unwrapped), or undefined when it is not a selection. */
 export function parseSkillSelection(text: string): string[] | undefined {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
-  let value: unknown;
-  try {
-    value = JSON.parse((fenced?.[1] ?? text).trim());
-  } catch {
-    return undefined;
-  }
+  const value = parseJsonAnswer(text);
   const list = typeof value === "object" && value !== null ? (value as { skills?: unknown }).skills : undefined;
   if (!Array.isArray(list)) return undefined;
   // "travel/packing-advice@1.0.0" is read as its name: the version is the one pinned for the request anyway.

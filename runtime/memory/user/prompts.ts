@@ -5,7 +5,7 @@
  * both prompts say never to keep secrets. Every part is bounded, so a long turn or 10,000 facts make
  * a prompt of a few KiB.
  */
-import { cutUtf8, DATA_RULE, toolOutput, type LlmMessage } from "../../llm/index.js";
+import { cutUtf8, DATA_RULE, parseJsonAnswer, toolOutput, type LlmMessage } from "../../llm/index.js";
 import { MAX_SUMMARY_CHARS, MAX_VALUE_CHARS } from "./store/bounds.js";
 import type { Fact } from "./store/types.js";
 
@@ -92,12 +92,6 @@ export function summaryMessages(facts: readonly Fact[]): LlmMessage[] {
 
 /** The candidates of an extraction answer: its `facts` array (bounded by reconciliation), or undefined when the answer is not one. */
 export function parseExtraction(text: string): unknown[] | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.trim().replace(/^```(?:json)?\s*|\s*```$/g, ""));
-  } catch {
-    return undefined;
-  }
-  const facts = (parsed as { facts?: unknown } | null)?.facts;
+  const facts = (parseJsonAnswer(text) as { facts?: unknown } | null)?.facts;
   return Array.isArray(facts) ? facts : undefined;
 }

@@ -10,6 +10,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { escapeToken } from "../../component/index.js";
+import { unfenceAnswer } from "../../llm/index.js";
 import { checkWorkflow, closest, type CheckContext, type ComponentView, type WorkflowIssue } from "../../manifest/dataflow/index.js";
 import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
 import type { CatalogComponent } from "../catalog.js";
@@ -74,11 +75,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function parsePlanText(text: string): { readonly value?: Record<string, unknown>; readonly problem?: string; readonly reason?: ParseReason } {
   if (Buffer.byteLength(text) > MAX_PLAN_BYTES) return { problem: `it is longer than ${MAX_PLAN_BYTES} bytes; write a shorter plan`, reason: "too_large" };
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
-  const body = (fenced?.[1] ?? text).trim();
   let value: unknown;
   try {
-    value = JSON.parse(body);
+    // Not parseJsonAnswer: the correction prompt quotes the parser's own reason back to the model.
+    value = JSON.parse(unfenceAnswer(text));
   } catch (error) {
     return { problem: `it is not JSON (${(error as Error).message.slice(0, 200)})`, reason: "not_json" };
   }

@@ -10,7 +10,7 @@
  * debug record holds those).
  */
 import { toManifoldError } from "../../errors/index.js";
-import { DATA_RULE, toolOutput, type LlmMessage, type LlmProvider } from "../../llm/index.js";
+import { DATA_RULE, parseJsonAnswer, toolOutput, type LlmMessage, type LlmProvider } from "../../llm/index.js";
 import { jsonTooLarge } from "./check-plan.js";
 import { quoteBudgetBytes } from "./adaptive.js";
 import { llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
@@ -70,13 +70,7 @@ const answerSchema = (schema: Readonly<Record<string, unknown>>): Record<string,
 
 /** `{"value": …}` out of the model's text (a fenced block unwrapped), or undefined. */
 export function parseMicroAnswer(text: string): { readonly value: unknown } | undefined {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse((fenced?.[1] ?? text).trim());
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonAnswer(text);
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !Object.hasOwn(parsed, "value")) return undefined;
   if (jsonTooLarge(parsed) !== undefined) return undefined;
   return { value: (parsed as { value: unknown }).value };

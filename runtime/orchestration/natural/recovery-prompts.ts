@@ -4,7 +4,7 @@
  * steps' data its input came from) and the JSON it answers with (DESIGN §5.3 `error_analysis`).
  * Everything a tool or the plan produced goes in as data (`toolOutput`), never as instructions.
  */
-import { DATA_RULE, toolOutput, type LlmMessage } from "../../llm/index.js";
+import { DATA_RULE, parseJsonAnswer, toolOutput, type LlmMessage } from "../../llm/index.js";
 
 /** The json_schema `name` a scripted server tells the request apart by (DESIGN §5.3). */
 export const ERROR_ANALYSIS = "error_analysis";
@@ -69,16 +69,7 @@ export interface ErrorAnalysis {
 
 /** The model's answer, or undefined when it is not the JSON asked for. */
 export function parseErrorAnalysis(text: string): ErrorAnalysis | undefined {
-  const trimmed = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, "")
-    .replace(/\s*```$/, "");
-  let value: unknown;
-  try {
-    value = JSON.parse(trimmed);
-  } catch {
-    return undefined;
-  }
+  const value = parseJsonAnswer(text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const { recoverable, reason, parameters } = value as Record<string, unknown>;
   if (typeof recoverable !== "boolean") return undefined;

@@ -3,7 +3,7 @@
  * request; the answer names the capabilities the request needs, and the plan call then sees only
  * their full schemas. Plain functions of their inputs, like llm/prompts.ts.
  */
-import { DATA_RULE, type LlmMessage } from "../../llm/index.js";
+import { DATA_RULE, parseJsonAnswer, type LlmMessage } from "../../llm/index.js";
 import { jsonTooLarge } from "./check-plan.js";
 
 /** Most capabilities one selection keeps (the plan prompt shows each with its full schema). */
@@ -72,13 +72,7 @@ export interface SelectedName {
 
 /** The names out of the model's answer (a fenced block unwrapped), or undefined when it is not a selection. */
 export function parseSelection(text: string): SelectedName[] | undefined {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
-  let value: unknown;
-  try {
-    value = JSON.parse((fenced?.[1] ?? text).trim());
-  } catch {
-    return undefined;
-  }
+  const value = parseJsonAnswer(text);
   if (typeof value !== "object" || value === null || jsonTooLarge(value) !== undefined) return undefined;
   const list = (value as { capabilities?: unknown }).capabilities;
   if (!Array.isArray(list)) return undefined;
