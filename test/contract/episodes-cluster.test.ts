@@ -1,12 +1,10 @@
 import { createEpisodeStore } from "../../runtime/memory/episodic/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisCluster } from "../support/redis.js";
 import { DOMAIN, episodeStoreCases } from "./episodes.cases.js";
 import { freshRedisStores } from "./fresh-stores.js";
 
 const cluster = await startRedisCluster();
 const stores = freshRedisStores(() => ({ MANIFOLD_REDIS_CLUSTER_NODES: cluster.nodesEnv }));
-const replicas: RedisStore[] = [];
 
 // Every key of a domain carries the {episodes:<domain>} hash tag, so each script's keys (and the
 // record keys a script derives from a prefix) share one slot; replicas are separate cluster connections.
@@ -20,15 +18,10 @@ episodeStoreCases(
     if (episodes.kind !== "redis") throw new Error("expected the redis adapter");
     return {
       episodes,
-      replica: async () => {
-        const again = createStore({ env: stores.envOf(store), log: () => undefined }) as RedisStore;
-        replicas.push(again);
-        return createEpisodeStore({ store: again, ...options });
-      },
+      replica: async () => createEpisodeStore({ store: stores.replica(store), ...options }),
     };
   },
   async () => {
-    await Promise.all(replicas.map((s) => s.close()));
     await stores.closeAll();
     await cluster.close();
   },

@@ -1,14 +1,12 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createEpisodeStore } from "../../runtime/memory/episodic/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer } from "../support/redis.js";
 import { DOMAIN, episodeAt, episodeStoreCases } from "./episodes.cases.js";
 import { freshRedisStores } from "./fresh-stores.js";
 
 const server = await startRedisServer();
 const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
-const replicas: RedisStore[] = [];
 
 const layout = suite("episode store (redis key layout)");
 
@@ -44,15 +42,10 @@ episodeStoreCases(
     if (episodes.kind !== "redis") throw new Error("expected the redis adapter");
     return {
       episodes,
-      replica: async () => {
-        const again = createStore({ env: stores.envOf(store), log: () => undefined }) as RedisStore;
-        replicas.push(again);
-        return createEpisodeStore({ store: again, ...options });
-      },
+      replica: async () => createEpisodeStore({ store: stores.replica(store), ...options }),
     };
   },
   async () => {
-    await Promise.all(replicas.map((s) => s.close()));
     await stores.closeAll();
     await server.close();
   },

@@ -1,7 +1,6 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createFactStore } from "../../runtime/memory/index.js";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { startRedisServer } from "../support/redis.js";
 import { freshRedisStores } from "./fresh-stores.js";
 import { advanceRedis } from "./user-facts-redis-time.js";
@@ -9,7 +8,6 @@ import { fact, userFactsCases } from "./user-facts.cases.js";
 
 const server = await startRedisServer();
 const stores = freshRedisStores(() => ({ REDIS_URL: server.url }));
-const replicas: RedisStore[] = [];
 
 const layout = suite("user fact store (redis key layout)");
 
@@ -36,12 +34,9 @@ userFactsCases(
     const options = { env: {}, ...(maxFacts !== undefined && { maxFacts }), ...(ttlMs !== undefined && { ttlMs }) };
     const facts = createFactStore({ store, ...options });
     if (facts.kind !== "redis") throw new Error("expected the redis adapter");
-    const again = createStore({ env: stores.envOf(store), log: () => undefined }) as RedisStore;
-    replicas.push(again);
-    return { facts, replica: createFactStore({ store: again, ...options }), advance: (ms) => advanceRedis(store, ms) };
+    return { facts, replica: createFactStore({ store: stores.replica(store), ...options }), advance: (ms) => advanceRedis(store, ms) };
   },
   async () => {
-    await Promise.all(replicas.map((s) => s.close()));
     await stores.closeAll();
     await server.close();
   },
