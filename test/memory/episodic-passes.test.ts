@@ -8,7 +8,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
-import { createEpisodicMemory, DEFAULT_CLAIM_LEASE_MS, newRecordId, type Episode, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
+import { createEpisodicMemory, DEFAULT_CLAIM_LEASE_MS, newRecordId, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { createManualClock } from "../support/clock.js";
@@ -18,7 +18,7 @@ import { eventually } from "../support/wait.js";
 import { agentSpec, memoryLog } from "../orchestration/support.js";
 import { freshRedisStores } from "../contract/fresh-stores.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
-import { defaultAnswers, kindOf, userOf } from "./episodic-support.js";
+import { defaultAnswers, episode, kindOf, userOf } from "./episodic-support.js";
 
 interface Context {
   receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -47,19 +47,6 @@ test.after(async ({ receiver, redis, stores, llm }) => {
   await shutdownTelemetry();
   await receiver.close();
 });
-
-function episode(ms: number, entities: string[], summary: string): Episode {
-  return {
-    id: newRecordId(ms),
-    domain: "travel-agent",
-    status: "completed",
-    entities,
-    events: [{ kind: "request", text: summary }],
-    summary,
-    summary_outcome: "complete",
-    created_at: new Date(ms).toISOString(),
-  };
-}
 
 test("three replicas' passes fire together: each entity is reflected on once, into one fragment, and every episode marked once", async ({
   receiver,

@@ -12,7 +12,7 @@ import { newRecordId, SECTION_TITLE, type Episode } from "../../runtime/memory/e
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { eventually } from "../support/wait.js";
 import { exportToReceiver, startOtlpReceiver } from "../telemetry/otlp-receiver.js";
-import { startEpisodicAgent, type EpisodicAgent } from "./episodic-support.js";
+import { episode, startEpisodicAgent, type EpisodicAgent } from "./episodic-support.js";
 
 interface Context {
   receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -35,19 +35,8 @@ test.after(async ({ receiver, network }) => {
 
 const DAY = 86_400_000;
 let seq = 0;
-function episode(entities: string[], summary: string, ago = DAY): Episode {
-  const ms = Date.now() - ago + seq++;
-  return {
-    id: newRecordId(ms),
-    domain: "read-agent",
-    status: "completed",
-    entities,
-    events: [{ kind: "request", text: summary }],
-    summary,
-    summary_outcome: "complete",
-    created_at: new Date(ms).toISOString(),
-  };
-}
+/** A read-agent run `ago` ms back (each a millisecond after the last, so ids keep the order they were made in). */
+const episodeAgo = (entities: string[], summary: string, ago = DAY): Episode => episode(Date.now() - ago + seq++, entities, summary, "read-agent");
 
 /** The episodic section of the last planning prompt, between its tool_output tags. */
 function sectionOf(network: EpisodicAgent): string | undefined {
@@ -79,11 +68,11 @@ test("a request about Lisbon gets Lisbon's runs, the digest and Lisbon's knowled
   // The first test's run (about Oslo) is recorded first, so what follows is all this test adds.
   await eventually("the first run's episode", async () => (await store.recent({ limit: 1 }))[0]?.request_id === "req-empty");
   for (let i = 0; i < 30; i++)
-    await store.append(episode(["destination:kyoto"], `Kyoto run ${i}: temples, rain gear and a rail pass were suggested for the autumn trip.`));
+    await store.append(episodeAgo(["destination:kyoto"], `Kyoto run ${i}: temples, rain gear and a rail pass were suggested for the autumn trip.`));
   const lisbon = [
-    episode(["destination:lisbon"], "Lisbon in May: sunny forecast, the traveller was told to pack linen shirts and sandals.", 3 * DAY),
-    episode(["destination:lisbon", "traveller:ana"], "Lisbon hotels near Alfama were compared; Ana chose a guesthouse with a terrace.", 2 * DAY),
-    episode(["destination:lisbon"], "Lisbon tram 28 timetable looked up for a Sunday.", DAY),
+    episodeAgo(["destination:lisbon"], "Lisbon in May: sunny forecast, the traveller was told to pack linen shirts and sandals.", 3 * DAY),
+    episodeAgo(["destination:lisbon", "traveller:ana"], "Lisbon hotels near Alfama were compared; Ana chose a guesthouse with a terrace.", 2 * DAY),
+    episodeAgo(["destination:lisbon"], "Lisbon tram 28 timetable looked up for a Sunday.", DAY),
   ];
   for (const e of lisbon) await store.append(e);
   const newest = (await store.recent({ limit: 1 }))[0]!;
@@ -151,7 +140,7 @@ test("a request about Lisbon gets Lisbon's runs, the digest and Lisbon's knowled
 
 test("a user's runs are read back for that user only: not for another user, not for anonymous callers", async ({ network }) => {
   const { store, source } = network.memory;
-  const alice = { ...episode(["destination:oslo"], "Oslo for Alice: ALICE-PRIVATE she lives in Bergen and flies on the 3rd.", DAY / 2), user: "alice" };
+  const alice = { ...episodeAgo(["destination:oslo"], "Oslo for Alice: ALICE-PRIVATE she lives in Bergen and flies on the 3rd.", DAY / 2), user: "alice" };
   await store.append(alice);
   const ask = async (identity: Identity) => {
     const gathered = await source.gather({

@@ -7,7 +7,7 @@
  */
 import type { LlmDebugStore, LlmProvider } from "../../runtime/llm/index.js";
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
-import { createEpisodicMemory, type EpisodeStore, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
+import { createEpisodicMemory, newRecordId, type Episode, type EpisodeStore, type EpisodicMemory } from "../../runtime/memory/episodic/index.js";
 import type { Store } from "../../runtime/store/index.js";
 import type { Clock } from "../../runtime/util/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm, type ScriptedRequest } from "../support/scripted-llm.js";
@@ -33,6 +33,20 @@ export const systemOf = (request: ScriptedRequest): string => String(request.bod
 
 /** The run markers (`R1`, `R2`, …) a text names, in order. */
 export const markers = (text: string): string[] => [...text.matchAll(/\bR(\d+)\b/g)].map((m) => `R${m[1]}`);
+
+/** A completed run of `domain` at `ms` about `entities`, already summarised: `summary` is its one event and its summary. */
+export function episode(ms: number, entities: string[], summary: string, domain = "travel-agent"): Episode {
+  return {
+    id: newRecordId(ms),
+    domain,
+    status: "completed",
+    entities,
+    events: [{ kind: "request", text: summary }],
+    summary,
+    summary_outcome: "complete",
+    created_at: new Date(ms).toISOString(),
+  };
+}
 
 /** The default answers: a plan echoing `destination` and the request's marker, summaries naming their run's marker. */
 export const defaultAnswers: Record<Kind, (body: any) => ScriptedEntry> = {
