@@ -8,7 +8,7 @@
 import { createLlmProvider, createMemoryLlmDebugStore, resolveLlmConfig, type LlmDebugStore } from "../../runtime/llm/index.js";
 import type { AdaptiveSettings } from "../../runtime/orchestration/index.js";
 import type { CapabilitySpec, ComponentSpec, FieldSpec } from "../../runtime/spec/types.js";
-import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
+import { type Answerer, schemaKind, scriptByKind, startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { agentSpec, serveAgent, startTools, type Tools } from "./support.js";
 
 export const DOMAINS = ["weather", "geo", "finance", "calendar", "mail", "news", "music", "shipping", "inventory", "hotels"];
@@ -43,8 +43,6 @@ export function manyComponents(count = 100): ComponentSpec[] {
   });
 }
 
-export type Answerer = (body: any, index: number) => ScriptedEntry | undefined;
-
 export interface SelectionNetwork {
   readonly tools: Tools;
   readonly llm: ScriptedLlm;
@@ -57,7 +55,7 @@ export interface SelectionNetwork {
 }
 
 /** The json_schema name of a scripted request (`capability_selection`, `routing_plan`), or "text". */
-export const kindOf = (body: any): string => body.response_format?.json_schema?.name ?? "text";
+export const kindOf = schemaKind;
 
 export const json = (value: unknown): ScriptedEntry => ({ text: JSON.stringify(value) });
 export const selectionOf = (...keys: string[]): ScriptedEntry =>
@@ -72,9 +70,7 @@ export async function startSelectionNetwork({
 } = {}): Promise<SelectionNetwork> {
   const tools = await startTools();
   const network = { answers: {} as Record<string, Answerer> };
-  // A kind the test did not script fails loudly (the client does not retry).
-  const unscripted = (body: any): ScriptedEntry => ({ status: 500, body: { error: { message: `no scripted answer to ${kindOf(body)}` } } });
-  const llm = await startScriptedLlm((body, index) => network.answers[kindOf(body)]?.(body, index) ?? unscripted(body));
+  const llm = await startScriptedLlm(scriptByKind(() => network.answers));
   const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: llm.baseUrl, apiKey: "k", model: "m", maxRetries: 0 }, env: {} })!);
   const debug = createMemoryLlmDebugStore();
   const specs = [...tools.specs, ...manyComponents(components)];

@@ -14,13 +14,11 @@ import type { SkillsContextSettings } from "../../runtime/skills/context-setting
 import { createMemorySkillStore, createSkillStore, type SkillEvidence, type SkillStore, type SkillVersionInput } from "../../runtime/skills/store/index.js";
 import type { Store } from "../../runtime/store/index.js";
 import type { Clock } from "../../runtime/util/index.js";
-import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
+import { type Answerer, schemaKind, scriptByKind, startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { agentSpec, serveAgent, startTools, type Tools } from "../orchestration/support.js";
 
-export type Answerer = (body: any, index: number) => ScriptedEntry | undefined;
-
 /** The json_schema name of a scripted request (`skill_selection`, `routing_plan`), or "text". */
-export const kindOf = (body: any): string => body.response_format?.json_schema?.name ?? "text";
+export const kindOf = schemaKind;
 /** The system prompt of a scripted request. */
 export const systemOf = (body: any): string => String(body.messages?.[0]?.content ?? "");
 
@@ -57,9 +55,7 @@ export async function startSkillsNetwork({
 } = {}): Promise<SkillsNetwork> {
   const tools = await startTools();
   const network = { answers: {} as Record<string, Answerer> };
-  // A kind the test did not script fails loudly (the client does not retry).
-  const unscripted = (body: any): ScriptedEntry => ({ status: 500, body: { error: { message: `no scripted answer to ${kindOf(body)}` } } });
-  const llm = await startScriptedLlm((body, index) => network.answers[kindOf(body)]?.(body, index) ?? unscripted(body));
+  const llm = await startScriptedLlm(scriptByKind(() => network.answers));
   const provider = createLlmProvider(resolveLlmConfig({ option: { baseUrl: llm.baseUrl, apiKey: "k", model: "m", maxRetries: 0 }, env: {} })!);
   const debug = createMemoryLlmDebugStore();
   const executions = createMemoryExecutionStore();

@@ -41,6 +41,20 @@ export interface ScriptedHang {
 
 export type ScriptedEntry = ScriptedAnswer | ScriptedFailure | ScriptedHang;
 export type ScriptFunction = (body: any, index: number) => ScriptedEntry;
+/** What a test answers to one kind of request; undefined leaves it unscripted. */
+export type Answerer = (body: any, index: number) => ScriptedEntry | undefined;
+
+/** The json_schema name of a request (`routing_plan`, `capability_selection`, …), or "text" (synthesis has none). */
+export const schemaKind = (body: any): string => body.response_format?.json_schema?.name ?? "text";
+
+/**
+ * A script answering each request from the table `answers()` returns (read per request, so a test may
+ * replace it whole) under the request's kind. A kind the test did not script is a 500 naming it, so
+ * the test fails loudly (clients under test set `maxRetries: 0`).
+ */
+export function scriptByKind(answers: () => Readonly<Record<string, Answerer>>, kindOf: (body: any) => string = schemaKind): ScriptFunction {
+  return (body, index) => answers()[kindOf(body)]?.(body, index) ?? { status: 500, body: { error: { message: `no scripted answer to ${kindOf(body)}` } } };
+}
 
 export interface ScriptedRequest {
   readonly body: any;
@@ -90,6 +104,28 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Reado
   res.end(JSON.stringify(body));
 }
 
+/**
+ * One request read and kept in `into` (marked aborted if the client leaves before its answer ends);
+ * a body too large or not JSON is answered here (413, 400) and not kept.
+ */
+async function receive(req: IncomingMessage, res: ServerResponse, into: ScriptedRequest[]): Promise<ScriptedRequest | undefined> {
+  const text = await readBody(req);
+  if (text === undefined) return void json(res, 413, { error: { message: "body too large" } });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return void json(res, 400, { error: { message: "body is not JSON" } });
+  }
+  const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+  const request = { body, headers, at: performance.now(), aborted: false };
+  into.push(request);
+  res.on("close", () => {
+    if (!res.writableFinished) request.aborted = true;
+  });
+  return request;
+}
+
 function answer(res: ServerResponse, body: any, entry: ScriptedAnswer, id: string): void {
   const promptWords = words(JSON.stringify(body.messages ?? []));
   const usage = entry.usage ?? { prompt_tokens: promptWords, completion_tokens: words(entry.text) };
@@ -134,59 +170,33 @@ export async function startScriptedLlm(script?: ScriptFunction, options: Scripte
   let count = 0;
   const embeddingRequests: ScriptedRequest[] = [];
   const embeddingFailures: (ScriptedFailure | ScriptedHang)[] = [];
+  /** A scripted failure answered, or a hang: the request held open until the client leaves or the server closes. */
+  const fail = (res: ServerResponse, entry: ScriptedFailure | ScriptedHang): void => {
+    if ("hang" in entry) {
+      hanging.add(res);
+      res.on("close", () => hanging.delete(res));
+    } else json(res, entry.status, entry.body ?? { error: { message: `scripted ${entry.status}` } }, entry.headers);
+  };
   const server = createServer(async (req, res) => {
     if (req.method === "POST" && req.url?.split("?")[0] === "/v1/embeddings") return embeddings(req, res);
     if (req.method !== "POST" || req.url?.split("?")[0] !== "/v1/chat/completions")
       return json(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
-    const text = await readBody(req);
-    if (text === undefined) return json(res, 413, { error: { message: "body too large" } });
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return json(res, 400, { error: { message: "body is not JSON" } });
-    }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    const request = { body, headers, at: performance.now(), aborted: false };
-    requests.push(request);
-    res.on("close", () => {
-      if (!res.writableFinished) request.aborted = true;
-    });
+    const request = await receive(req, res, requests);
+    if (request === undefined) return;
+    const { body } = request;
     const index = count++;
     const entry = script?.(body, index) ?? queue.shift();
     if (entry === undefined) return json(res, 500, { error: { message: `scripted server: request ${index + 1} was not scripted` } });
-    if ("hang" in entry) {
-      hanging.add(res);
-      res.on("close", () => hanging.delete(res));
-      return;
-    }
-    if ("status" in entry) return json(res, entry.status, entry.body ?? { error: { message: `scripted ${entry.status}` } }, entry.headers);
+    if ("hang" in entry || "status" in entry) return fail(res, entry);
     if (entry.delayMs !== undefined) await sleep(entry.delayMs);
     answer(res, body, entry, `chatcmpl-${index + 1}`);
   });
   async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await readBody(req);
-    if (text === undefined) return json(res, 413, { error: { message: "body too large" } });
-    let body: any;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return json(res, 400, { error: { message: "body is not JSON" } });
-    }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
-    const request = { body, headers, at: performance.now(), aborted: false };
-    embeddingRequests.push(request);
-    res.on("close", () => {
-      if (!res.writableFinished) request.aborted = true;
-    });
+    const request = await receive(req, res, embeddingRequests);
+    if (request === undefined) return;
     const failure = embeddingFailures.shift();
-    if (failure !== undefined && "hang" in failure) {
-      hanging.add(res);
-      res.on("close", () => hanging.delete(res));
-      return;
-    }
-    if (failure !== undefined) return json(res, failure.status, failure.body ?? { error: { message: `scripted ${failure.status}` } }, failure.headers);
-    answerEmbeddings(res, body, options.embedding);
+    if (failure !== undefined) return fail(res, failure);
+    answerEmbeddings(res, request.body, options.embedding);
   }
   server.on("connection", (socket) => {
     sockets.add(socket);
