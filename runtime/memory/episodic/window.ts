@@ -69,7 +69,13 @@ interface Vocabulary {
 }
 
 function createVocabulary(): Vocabulary {
-  /** Value key → entity → how many held episodes name it. */
+  /** What the window keeps of an episode: enough to rank, show and filter it by owner. */
+function entryOf(episode: Episode): WindowEntry {
+  const { id, summary, entities, created_at, user } = episode;
+  return { id, summary, entities, created_at, ...(user === undefined ? {} : { user }) };
+}
+
+/** Value key → entity → how many held episodes name it. */
   const values = new Map<string, Map<string, number>>();
   return {
     count(entity, by) {
@@ -111,13 +117,7 @@ export function createEpisodeWindow(store: EpisodeStore): EpisodeWindow {
 
   const add = (episode: Episode): void => {
     if (entries.has(episode.id)) return;
-    const entry: WindowEntry = {
-      id: episode.id,
-      summary: episode.summary,
-      entities: episode.entities,
-      created_at: episode.created_at,
-      ...(episode.user === undefined ? {} : { user: episode.user }),
-    };
+    const entry = entryOf(episode);
     entries.set(entry.id, entry);
     order.push(entry.id);
     if (seen === undefined || entry.id > seen) seen = entry.id;
