@@ -68,14 +68,14 @@ interface Vocabulary {
   named(text: string, limit: number): string[];
 }
 
-function createVocabulary(): Vocabulary {
-  /** What the window keeps of an episode: enough to rank, show and filter it by owner. */
+/** What the window keeps of an episode: enough to rank, show and filter it by owner. */
 function entryOf(episode: Episode): WindowEntry {
   const { id, summary, entities, created_at, user } = episode;
   return { id, summary, entities, created_at, ...(user === undefined ? {} : { user }) };
 }
 
-/** Value key → entity → how many held episodes name it. */
+function createVocabulary(): Vocabulary {
+  /** Value key → entity → how many held episodes name it. */
   const values = new Map<string, Map<string, number>>();
   return {
     count(entity, by) {
