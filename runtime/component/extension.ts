@@ -16,6 +16,31 @@ export interface PostOptions {
   readonly forward?: ForwardOptions;
 }
 
+/**
+ * A tool an extension serves over MCP (`/mcp`, issue 34) beside the component's capabilities: an
+ * agent's natural mode (`ask`), its workflows, its task types. Called in the MCP request's scope (its
+ * identity, approval gate, trace context and forwarded headers), like a route's handler.
+ */
+export interface McpTool {
+  readonly name: string;
+  readonly description: string;
+  /** A JSON Schema object (draft-07, `type: "object"`) the arguments are validated against before `call`. */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** When given, the structured answer validates against it. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * The tool's answer: `structured` becomes the result's `structuredContent`, `text` its text content
+   * (default: the JSON of `structured`). A thrown ManifoldError is a tool error (`isError`) carrying
+   * its code, never a protocol error.
+   */
+  call(args: Record<string, unknown>, context: PostContext): Promise<McpToolAnswer>;
+}
+
+export interface McpToolAnswer {
+  readonly structured: Record<string, unknown>;
+  readonly text?: string;
+}
+
 /** What an extension sees of the component it extends. */
 export interface ExtensionContext {
   readonly spec: ComponentSpec;
@@ -64,6 +89,8 @@ export interface ComponentExtension {
    * (a direct call is its caller's choice; an inbound gate header still applies). HITL sets its policy's.
    */
   readonly gated?: readonly string[];
+  /** Tools it adds to the component's MCP server (when `mcp: true` or MANIFOLD_MCP_ENABLED=true). @defaultValue none */
+  readonly mcpTools?: readonly McpTool[];
   /** Called once the component listens, before it registers in discovery. */
   start?(running: ExtensionStart): void | Promise<void>;
   /**

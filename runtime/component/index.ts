@@ -10,7 +10,7 @@ export { readJsonBody } from "./body.js";
 export { REQUEST_ID_HEADER, sendJson } from "./reply.js";
 export { JsonReply, jsonReply, jsonRoute, routeRequestContext, type JsonRouteOptions, type JsonRouteScope, type JsonWork } from "./json-route.js";
 export { compileValidator, escapeToken, type InputValidator } from "./validate.js";
-export type { ComponentExtension, ExtensionContext, ExtensionStart, PostContext, PostOptions, PostWork } from "./extension.js";
+export type { ComponentExtension, ExtensionContext, ExtensionStart, McpTool, McpToolAnswer, PostContext, PostOptions, PostWork } from "./extension.js";
 export type { AddRoute, RouteContext, RouteHandler } from "./routes.js";
 export type {
   AuthOptions,
