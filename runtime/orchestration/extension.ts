@@ -18,6 +18,7 @@ import { createLogger, type Logger } from "../telemetry/index.js";
 import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type ResumeRun, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
+import { createOrchestrationMcpTools, type RouteWork } from "./mcp-tools.js";
 import type { RunRequest } from "./pipeline-interceptors.js";
 import { checkWorkflowInputs } from "./workflow.js";
 import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
@@ -147,9 +148,18 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
     yaml.set(name, { ...source, spec: undefined, pending: undefined });
   }
   const state: Served = { spec, options, log, orchestrator, generated, served, yaml, engine: undefined, resumedListeners: [] };
+  // MCP tools call the routes' own work (YAML workflows are typed only once checked at start: not tools).
+  const naturalWork: RouteWork = (body, { signal }) => naturalRoute(state, body, signal);
+  const mcpTools = createOrchestrationMcpTools({
+    spec,
+    log,
+    ...(servesNatural(state) ? { natural: { run: naturalWork, maxRequest: MAX_NATURAL_REQUEST } } : {}),
+    workflows: served.map((workflow) => ({ workflow, run: workflowRoute(state, () => workflow, "workflow") })),
+  });
   return {
     name: "orchestration",
     orchestrator,
+    mcpTools,
     routes: (add, { bodyLimit }) => addRoutes(state, add, bodyLimit),
     start: () => checkYamlAtStart(state),
     async stop() {
@@ -234,11 +244,12 @@ function addRoutes(state: Served, add: AddRoute, bodyLimit: number): void {
       const { paused, ...answer } = await orchestrator.runCustom(body, runOptions(signal, false));
       return paused ?? answer;
     });
-  if (orchestrator.hasPlanner || agent?.orchestration.natural !== undefined)
-    route("/orchestrate/natural", (body, { signal }) => naturalRoute(state, body, signal));
+  if (servesNatural(state)) route("/orchestrate/natural", (body, { signal }) => naturalRoute(state, body, signal));
 }
 
-function workflowRoute(state: Served, specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): JsonWork {
+const servesNatural = ({ orchestrator, spec }: Served): boolean => orchestrator.hasPlanner || spec.agent?.orchestration.natural !== undefined;
+
+function workflowRoute(state: Served, specOf: () => Promise<WorkflowSpec> | WorkflowSpec, mode: "workflow" | "yaml"): RouteWork {
   return async (body, { signal }) => {
     const workflow = await specOf();
     const request = checkWorkflowInputs(workflow, body, "request");

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { readJsonBody, sendJson, type AddRoute, type ExtensionContext, type RouteContext } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { getTelemetry, type TraceContext } from "../telemetry/index.js";
-import { createSubmitParser } from "./submit.js";
+import { createSubmitParser, type Submission } from "./submit.js";
 import { recordSubmitted } from "./telemetry.js";
 import type { TaskBackend } from "./types.js";
 import { statusUrl, TASKS_PATH, toTaskView, type TaskSubmitted } from "./view.js";
@@ -38,10 +38,21 @@ function submitterTrace(req: IncomingMessage): TraceContext | undefined {
 /** The backends' id alphabet (UUIDs, the scheduler's `<schedule>:<second>`): anything else cannot exist. */
 const TASK_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
+/** Whether `value` can name a task at all (a lookup of anything else is a plain NOT_FOUND). */
+export const isTaskId = (value: unknown): value is string => typeof value === "string" && TASK_ID.test(value);
+
+/** Stores a checked submission as a queued task (the submit route's and the MCP `start_task` tool's one way in). */
+export async function enqueueTask(store: TaskBackend, { taskType, input, timeoutMs }: Submission, trace: TraceContext | undefined): Promise<TaskSubmitted> {
+  const taskId = randomUUID();
+  await store.create({ task_id: taskId, type: taskType.type, input, timeout_ms: timeoutMs, ...(trace === undefined ? {} : { trace }) });
+  recordSubmitted(taskType.type);
+  return { task_id: taskId, status: "queued", status_url: statusUrl(taskId) };
+}
+
 /** The `:task_id` of the route, or a 404 when it cannot name a task. */
 function taskIdOf(ctx: RouteContext): string {
   const taskId = ctx.params["task_id"] ?? "";
-  if (!TASK_ID.test(taskId)) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
+  if (!isTaskId(taskId)) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
   return taskId;
 }
 
@@ -58,15 +69,9 @@ export function addTaskRoutes(add: AddRoute, context: ExtensionContext, { backen
 
   add("POST", TASKS_PATH, async (ctx) => {
     const body = await readJsonBody(ctx.req, context.bodyLimit);
-    const { taskType, input, timeoutMs } = parser.parse(body);
-    const store = await backend();
-    const taskId = randomUUID();
-    const trace = submitterTrace(ctx.req);
-    await store.create({ task_id: taskId, type: taskType.type, input, timeout_ms: timeoutMs, ...(trace === undefined ? {} : { trace }) });
-    recordSubmitted(taskType.type);
-    const url = statusUrl(taskId);
-    const answer: TaskSubmitted = { task_id: taskId, status: "queued", status_url: url };
-    ctx.set("Location", url);
+    const submission = parser.parse(body);
+    const answer = await enqueueTask(await backend(), submission, submitterTrace(ctx.req));
+    ctx.set("Location", answer.status_url);
     sendJson(ctx, 202, JSON.stringify(answer));
   });
 

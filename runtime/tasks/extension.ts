@@ -9,6 +9,7 @@ import type { RunWorkflow, TaskHandler } from "./handler-context.js";
 import { checkMode, isHealthOnly, resolveMode, runsWorkers, servesTaskApi, type TaskMode } from "./modes.js";
 import { readPoolSettings } from "./pool-settings.js";
 import { createWorkerPool, type WorkerPool } from "./worker-pool.js";
+import { createTaskMcpTools } from "./mcp-tools.js";
 import type { TaskBackend } from "./types.js";
 import { readMaxInputBytes } from "./submit.js";
 
@@ -108,18 +109,16 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
     return backend;
   };
   let pool: WorkerPool | undefined;
+  const limits = { maxInputBytes, ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }) };
 
   return {
     name: "tasks",
     mode,
     healthOnly: isHealthOnly(mode),
+    // start_task and task_status over MCP, where the task API is served.
+    mcpTools: servesTaskApi(mode) ? createTaskMcpTools(spec, { backend: getBackend, log, ...limits }) : [],
     routes(add, context) {
-      if (servesTaskApi(mode))
-        addTaskRoutes(add, context, {
-          backend: getBackend,
-          maxInputBytes,
-          ...(options.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: options.maxTimeoutMs }),
-        });
+      if (servesTaskApi(mode)) addTaskRoutes(add, context, { backend: getBackend, ...limits });
     },
     async start(running) {
       const store = await getBackend();
