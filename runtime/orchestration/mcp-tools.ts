@@ -116,11 +116,10 @@ const naturalText = (body: Record<string, unknown>): unknown => (body["status"] 
 export function createOrchestrationMcpTools({ spec, log, natural, workflows }: OrchestrationMcpSources): McpTool[] {
   const taken = new Set(spec.capabilities.filter((c) => !c.internal).map((c) => c.name));
   const tools: McpTool[] = [];
-  const add = (tool: McpTool, over: string): void => {
+  const add = (tool: McpTool, what: string): void => {
     if (taken.has(tool.name)) {
-      log.warn(
-        `MCP: ${spec.name} serves no ${tool.name} tool for ${over}: ${tool.name} is already the name of its ${over === "ask" ? "capability or workflow" : "capability"}`,
-      );
+      const owner = tool.name === ASK_TOOL ? "a capability or workflow" : "a capability";
+      log.warn(`MCP: ${spec.name} serves ${what} as no tool: ${owner} of ${spec.name} already has the name ${tool.name}`);
       return;
     }
     taken.add(tool.name);
@@ -147,7 +146,7 @@ export function createOrchestrationMcpTools({ spec, log, natural, workflows }: O
         outputSchema: ASK_OUTPUT,
         call: async ({ request }, context) => answerOf(await natural.run({ request }, context), naturalText),
       },
-      ASK_TOOL,
+      "natural mode",
     );
   return tools;
 }

@@ -129,7 +129,7 @@ export function createTaskMcpTools(spec: ComponentSpec, { backend, log, maxTimeo
   const capabilities = new Set(spec.capabilities.filter((c) => !c.internal).map((c) => c.name));
   return tools.filter((tool) => {
     if (!capabilities.has(tool.name)) return true;
-    log.warn(`MCP: ${spec.name} serves no ${tool.name} tool for its task types: ${tool.name} is already the name of its capability`);
+    log.warn(`MCP: ${spec.name} serves ${tool.name} (its task types) as no tool: a capability of ${spec.name} already has the name ${tool.name}`);
     return false;
   });
 }
