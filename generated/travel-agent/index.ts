@@ -56,6 +56,7 @@ export const TravelAgentSpec: ComponentSpec = {
   description: "Briefs a traveller on a destination using the travel tools",
   version: "1.0.0",
   port: 8094,
+  mcp: true,
   capabilities: [
     {
       name: "trip_brief",

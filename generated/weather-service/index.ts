@@ -62,6 +62,7 @@ export const WeatherServiceSpec: ComponentSpec = {
   description: "Current weather and forecasts (deterministic offline model)",
   version: "1.0.0",
   port: 8092,
+  mcp: true,
   capabilities: [
     {
       name: "get_current_weather",

@@ -1,5 +1,7 @@
 // The feature list alone: the agent index would load the whole serving runtime into gen.
 import { agentOpenApi } from "../../runtime/agent/features.js";
+// The OpenAPI part alone: the MCP index is light, but gen needs no more than this.
+import { mcpOpenApi } from "../../runtime/mcp/openapi.js";
 import { buildOpenApi, schemaName } from "../../runtime/spec/openapi.js";
 import {
   servedWorkflows,
@@ -18,8 +20,9 @@ export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/** The emitted document lists `/mcp` when the manifest says `mcp: true` (MANIFOLD_MCP_ENABLED alone serves it undocumented here). */
 export function emitOpenApi(spec: ComponentSpec): string {
-  return jsonText(buildOpenApi(spec, { additions: agentOpenApi(spec.agent) }));
+  return jsonText(buildOpenApi(spec, { additions: [...agentOpenApi(spec.agent), ...(spec.mcp === true ? [mcpOpenApi] : [])] }));
 }
 
 /** `schemas/<capability>Input.json` and `…Output.json`, one per declared summary. */

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { RequestListener } from "node:http";
+import type { Ajv } from "ajv";
 import Koa from "koa";
 import type { ReportedHealth } from "../discovery/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
@@ -12,7 +13,9 @@ import { createCapabilityCall, createPostCall, type CapabilityCall, type Capabil
 import { ApprovalGate, currentScope, requestIdentity, requestIdOf, runInScope, withIdentity } from "../context/index.js";
 import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
-import type { ExtensionContext } from "./extension.js";
+import type { ComponentExtension, ExtensionContext } from "./extension.js";
+import { addMcpRoutes, mcpSettings, type ServedCapability } from "./mcp-route.js";
+import { mcpOpenApi } from "../mcp/index.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi, resolveHost } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
@@ -24,7 +27,7 @@ import { createCorsPolicy, createTrustCheck, resolveAllowedHosts, resolveCorsOri
 
 export type AppOptions<C extends CapabilityTypes> = Pick<
   ComponentOptions<C>,
-  "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly" | "host" | "corsOrigins" | "allowedHosts"
+  "handlers" | "bodyLimit" | "enableOpenApi" | "log" | "auth" | "extensions" | "healthOnly" | "host" | "corsOrigins" | "allowedHosts" | "mcp"
 > & {
   /** The component's current health for `GET /health` (serve passes its health probe). @defaultValue always healthy */
   readonly health?: () => Promise<ReportedHealth>;
@@ -46,6 +49,8 @@ export interface ComponentApp {
   /** The node:http listener: capability POSTs on the fast path, everything else through Koa. */
   readonly listener: RequestListener;
   readonly state: ServerState;
+  /** The app's own parts with a lifecycle (the MCP sessions), drained and stopped after the given extensions. */
+  readonly extensions: readonly ComponentExtension[];
 }
 
 /**
@@ -129,16 +134,21 @@ function addDescriptionRoutes(add: AddRoute, spec: ComponentSpec, id: string, he
   add("GET", "/api/capabilities", (ctx) => sendJson(ctx, 200, capabilities));
 }
 
-/** Each capability's POST (validated against its input schema) and `GET /api/capabilities/{name}/schema`. */
+/**
+ * Each capability's POST (validated against its input schema) and `GET /api/capabilities/{name}/schema`;
+ * returns each handler with its compiled validator, which the MCP tools use too.
+ */
 function addCapabilityRoutes(
   add: AddRoute,
   table: CallTable,
   resolved: ReadonlyMap<CapabilitySpec, Handler<unknown, unknown>>,
   options: CapabilityCallOptions,
-): void {
-  const ajv = createAjv();
+  ajv: Ajv,
+): Map<CapabilitySpec, ServedCapability> {
+  const served = new Map<CapabilitySpec, ServedCapability>();
   for (const [capability, handler] of resolved) {
     const validate = compileInputValidator(ajv, capability);
+    served.set(capability, { handler, validate });
     table.add(capability.endpoint, createCapabilityCall(capability, handler, validate, options));
     const schema = capabilitySchema(capability, "input", schemaName(capability, "input"));
     const schemaBody = schema === undefined ? undefined : JSON.stringify(schema);
@@ -147,6 +157,7 @@ function addCapabilityRoutes(
       sendJson(ctx, 200, schemaBody);
     });
   }
+  return served;
 }
 
 /**
@@ -232,7 +243,7 @@ function createListener(
 
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false, ...trusted }: AppOptions<C>,
+  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false, mcp, ...trusted }: AppOptions<C>,
   { fastPath = true }: AppInternals = {},
 ): ComponentApp {
   const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
@@ -248,14 +259,20 @@ export function createComponentApp<C extends CapabilityTypes>(
   noteServiceName(spec.name);
 
   addDescriptionRoutes(add, spec, id, health, healthOnly);
+  const own: ComponentExtension[] = [];
   if (!healthOnly) {
-    addCapabilityRoutes(add, calls, resolved, callOptions);
+    const ajv = createAjv();
+    const capabilities = addCapabilityRoutes(add, calls, resolved, callOptions, ajv);
     const gated = extensions.flatMap((extension) => extension.gated ?? []);
     const post = postRoutes(spec, calls, callOptions, gated);
     const guarded = gatedRoutes(guardedRoutes(add, callOptions.auth), gated);
     for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
+    const settings = mcpSettings(mcp, spec);
+    // Not gated as a whole: a capability tool is a direct call, as its POST is; extension tools gate each call.
+    if (settings !== undefined)
+      own.push(addMcpRoutes(guardedRoutes(add, callOptions.auth), { spec, log, state, bodyLimit: limit, capabilities, extensions, ajv, settings }));
     if (resolveEnableOpenApi(enableOpenApi)) {
-      const additions = extensions.flatMap((extension) => extension.openapi ?? []);
+      const additions = [...extensions.flatMap((extension) => extension.openapi ?? []), ...(settings === undefined ? [] : [mcpOpenApi])];
       // The live document states what this server checks, unlike the emitted file, which cannot know.
       const security = auth === undefined ? "none" : auth.required === false ? "optional" : "required";
       add("GET", "/openapi.json", (ctx) => sendJson(ctx, 200, openApiBody(spec, ctx.req, additions, security)));
@@ -263,5 +280,5 @@ export function createComponentApp<C extends CapabilityTypes>(
   }
 
   const koa = createKoa(spec, log, state, table);
-  return { id, koa, listener: createListener(spec, state, table, calls.calls, koa, { fastPath, trust }), state };
+  return { id, koa, listener: createListener(spec, state, table, calls.calls, koa, { fastPath, trust }), state, extensions: own };
 }

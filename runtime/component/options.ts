@@ -45,3 +45,11 @@ export function resolveEnableOpenApi(option: boolean | undefined, env = process.
 export function resolveBodyLimit(option: number | undefined): number {
   return checkInteger("bodyLimit", option ?? DEFAULT_BODY_LIMIT, { min: 0 });
 }
+
+/**
+ * Whether `/mcp` is served: the option, else `MANIFOLD_MCP_ENABLED` (`true` or `false`, so operations
+ * can turn a manifest's `mcp: true` off, or any component's on), else the manifest's `mcp`.
+ */
+export function resolveMcpEnabled(option: boolean | undefined, manifest: boolean | undefined, env = process.env): boolean {
+  return option ?? envFlag(env, "MANIFOLD_MCP_ENABLED") ?? manifest ?? false;
+}

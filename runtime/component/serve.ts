@@ -205,7 +205,8 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   // reached delays the start by at most its connect wait: the component serves anyway and the
   // heartbeat registers it when the registry returns.
   const heartbeat = registry === false ? undefined : startHeartbeat(registry, registrationOf(spec, app.id, address, options), { ...timing, health, log });
-  const shutdown = createShutdown({ spec, log, server, state: app.state, extensions, heartbeat, drainTimeoutMs });
+  // The app's own parts (MCP sessions) drain and stop with the extensions, before them on stop.
+  const shutdown = createShutdown({ spec, log, server, state: app.state, extensions: [...extensions, ...app.extensions], heartbeat, drainTimeoutMs });
   if (handleSignals) handleSignalsFor(shutdown);
   await heartbeat?.ready;
 

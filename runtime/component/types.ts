@@ -3,6 +3,7 @@ import type { TokenSource } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { ComponentExtension } from "./extension.js";
 import type { Logger } from "../telemetry/index.js";
+import type { Clock } from "../util/index.js";
 
 /** What generated code declares per component: capability key → its input and output types. */
 export type CapabilityTypes = { [key: string]: { input: unknown; output: unknown } };
@@ -109,10 +110,27 @@ export interface ComponentOptions<C extends CapabilityTypes> {
    */
   readonly extensions?: readonly ComponentExtension[];
   /**
+   * Serve MCP at `/mcp` too (issue 34): `true`/`false`, or the settings of its sessions.
+   * @defaultValue `MANIFOLD_MCP_ENABLED` (`true` or `false`), else the manifest's `mcp`, else off
+   */
+  readonly mcp?: boolean | McpOptions;
+  /**
    * Serve only `GET /health` (a worker process, `MANIFOLD_MODE=worker`): no capability, schema,
    * OpenAPI or extension routes; extensions still start and stop. @defaultValue false
    */
   readonly healthOnly?: boolean;
+}
+
+/** The MCP server's settings (`ComponentOptions.mcp`). */
+export interface McpOptions {
+  /** @defaultValue `MANIFOLD_MCP_ENABLED`, else the manifest's `mcp`, else false */
+  readonly enabled?: boolean;
+  /** Open sessions at most; the least recently used one is closed to make room. @defaultValue 1000 */
+  readonly maxSessions?: number;
+  /** A session unused this long is closed. @defaultValue 600000 (10 minutes) */
+  readonly sessionTtlMs?: number;
+  /** What session expiry reads time from. @defaultValue systemClock */
+  readonly clock?: Clock;
 }
 
 export interface RunningComponent {

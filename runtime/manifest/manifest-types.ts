@@ -34,6 +34,7 @@ export interface RawComponent extends RawAgentFeatures {
   readonly description: string;
   readonly version?: string;
   readonly port?: number;
+  readonly mcp?: boolean;
   readonly capabilities?: readonly RawCapability[];
   // Agents only (the schema rejects them on tools).
   readonly uses?: readonly string[];

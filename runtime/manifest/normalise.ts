@@ -72,6 +72,7 @@ export function normaliseComponent(
     description: raw.description,
     version: raw.version ?? DEFAULT_VERSION,
     ...(raw.port !== undefined && { port: raw.port }),
+    ...(raw.mcp !== undefined && { mcp: raw.mcp }),
     capabilities: normaliseCapabilities(raw),
     ...(raw.kind === "agent" && { agent: normaliseAgent(raw as RawAgent, features, workflows ?? new Map(), origin) }),
   };

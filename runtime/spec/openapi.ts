@@ -40,6 +40,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   chat: "Chat sessions streamed over server-sent events",
   scheduled: "Runs delivered by the scheduler's executor",
   hitl: "Human approval: checkpoints, approve or reject, resume",
+  mcp: "The Model Context Protocol (Streamable HTTP): the capabilities, and an agent's modes, as MCP tools",
   framework: "Health and discovery routes every component serves, without a token",
 };
 

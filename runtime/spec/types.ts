@@ -52,6 +52,8 @@ export interface ComponentSpec {
   readonly description: string;
   readonly version: string;
   readonly port?: number;
+  /** The manifest's `mcp`: serve MCP at `/mcp` too (`MANIFOLD_MCP_ENABLED` overrides it at run time). Absent when the manifest says nothing. */
+  readonly mcp?: boolean;
   readonly capabilities: readonly CapabilitySpec[];
   /** Agents only: what the framework serves beside the agent's own capabilities. */
   readonly agent?: AgentSpec;

@@ -1,6 +1,6 @@
 /**
  * The layering, checked. runtime/ reads bottom-up: errors/util/spec → context/store → telemetry →
- * discovery/outbound/llm → component → manifest (the format) → feature (the seam) → the features →
+ * discovery/outbound/llm/mcp → component → manifest (the format) → feature (the seam) → the features →
  * agent (the composition root) → codegen → dashboard; generator/ sits on top. A folder imports only
  * its own layer or lower ones, a runtime folder reaches another through its index.ts (the agent's
  * feature list also reads each feature's descriptor, feature.ts), and there is no import cycle at all:
@@ -24,6 +24,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   discovery: 3,
   outbound: 3,
   llm: 3,
+  mcp: 3,
   component: 4,
   manifest: 5,
   feature: 6,

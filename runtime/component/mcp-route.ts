@@ -1,0 +1,172 @@
+/**
+ * The component's MCP server (issue 34) at `POST|GET|DELETE /mcp`: its non-internal capabilities as
+ * tools (the same schemas, the same compiled validators and handlers as their HTTP routes), and its
+ * extensions' `mcpTools`. The route is added to the same table as every other, behind the same bearer
+ * check, body limit, CORS and Host/Origin checks; each tool call runs in a request scope built from
+ * the HTTP request that carried it, as a capability call's does.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Ajv } from "ajv";
+import { requestIdOf, runInScope } from "../context/index.js";
+import { toManifoldError } from "../errors/index.js";
+import { createMcpEndpoint, MCP_PATH, type McpToolDefinition, type McpToolOutcome } from "../mcp/index.js";
+import { capabilitySchema, schemaName, type CapabilitySpec, type ComponentSpec, type JsonSchema } from "../spec/index.js";
+import { getTelemetry, type ServerTrace } from "../telemetry/index.js";
+import { readJsonBody } from "./body.js";
+import { CallContext } from "./call-context.js";
+import type { Log } from "./errors-middleware.js";
+import type { ComponentExtension, McpTool } from "./extension.js";
+import { JsonReply } from "./json-route.js";
+import { REQUEST_ID_HEADER, type ServerState } from "./reply.js";
+import type { AddRoute } from "./routes.js";
+import { resolveMcpEnabled } from "./options.js";
+import type { Handler, McpOptions } from "./types.js";
+import { compileValidator, type InputValidator } from "./validate.js";
+
+/** The HTTP request a tool call arrived in. */
+interface McpScope {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly trace: ServerTrace | undefined;
+}
+
+/** A capability as served: its handler and the validator its HTTP route uses. */
+export interface ServedCapability {
+  readonly handler: Handler<unknown, unknown>;
+  readonly validate: InputValidator;
+}
+
+export interface McpRouteParts {
+  readonly spec: ComponentSpec;
+  readonly log: Log;
+  readonly state: ServerState;
+  readonly bodyLimit: number;
+  readonly capabilities: ReadonlyMap<CapabilitySpec, ServedCapability>;
+  readonly extensions: readonly ComponentExtension[];
+  /** The app's ajv, for the extensions' tool schemas. */
+  readonly ajv: Ajv;
+  readonly settings: McpOptions;
+}
+
+const EXPOSED = ["Access-Control-Expose-Headers", `Mcp-Session-Id, ${REQUEST_ID_HEADER}`] as const;
+const ANY_OBJECT: JsonSchema = { type: "object" };
+
+/** A handler's context whose signal also aborts when the MCP client cancels the call. */
+class McpCallContext extends CallContext {
+  readonly #cancel: AbortSignal;
+  #signal: AbortSignal | undefined;
+
+  constructor(name: string, { req, res, requestId, trace }: McpScope, cancel: AbortSignal, state: ServerState) {
+    super(name, requestId, req, res, state, trace);
+    this.#cancel = cancel;
+  }
+
+  override get signal(): AbortSignal {
+    return (this.#signal ??= AbortSignal.any([super.signal, this.#cancel]));
+  }
+}
+
+/** Runs `work` as a capability call's handler runs: in the call's request scope, inside its server span. */
+async function inScope<R>(context: CallContext, trace: ServerTrace | undefined, work: (context: CallContext) => R): Promise<Awaited<R>> {
+  try {
+    return await (trace === undefined ? runInScope(context, work, context) : trace.run(() => runInScope(context, work, context)));
+  } catch (error) {
+    trace?.fail(toManifoldError(error).code);
+    throw error;
+  }
+}
+
+/** The JSON a capability's route answers, as a tool result: an object output is also the structured content. */
+function outcomeOf(output: unknown): McpToolOutcome {
+  const value = output instanceof JsonReply ? output.body : output;
+  const text = JSON.stringify(value) ?? "null";
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? { structured: value as Record<string, unknown>, text } : { text };
+}
+
+function capabilityTool(capability: CapabilitySpec, { handler, validate }: ServedCapability, state: ServerState): McpToolDefinition<McpScope> {
+  const outputSchema = capabilitySchema(capability, "output", schemaName(capability, "output"));
+  return {
+    name: capability.name,
+    description: capability.description,
+    inputSchema: capabilitySchema(capability, "input", schemaName(capability, "input")) ?? ANY_OBJECT,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    validate,
+    call: async (args, { signal, scope }) => {
+      const context = new McpCallContext(capability.name, scope, signal, state);
+      return outcomeOf(await inScope(context, scope.trace, (ctx) => handler(args, ctx)));
+    },
+  };
+}
+
+/** An extension's tool; its calls start with the extensions' `gated` on their approval gate, as its routes do. */
+function extensionTool(tool: McpTool, state: ServerState, ajv: Ajv, gated: readonly string[]): McpToolDefinition<McpScope> {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    validate: compileValidator(tool.inputSchema as JsonSchema, { ajv }),
+    call: async (args, { signal, scope }) => {
+      const context = new McpCallContext(tool.name, scope, signal, state);
+      if (gated.length > 0) context.approval.restrict(gated);
+      const { structured, text } = await inScope(context, scope.trace, (ctx) => tool.call(args, ctx));
+      return { structured, text: text ?? JSON.stringify(structured) };
+    },
+  };
+}
+
+/** The MCP settings when `/mcp` is served (option, else `MANIFOLD_MCP_ENABLED`, else the manifest), else undefined. */
+export function mcpSettings(option: boolean | McpOptions | undefined, spec: ComponentSpec, env = process.env): McpOptions | undefined {
+  const settings = typeof option === "object" ? option : {};
+  const enabled = resolveMcpEnabled(typeof option === "boolean" ? option : settings.enabled, spec.mcp, env);
+  return enabled ? settings : undefined;
+}
+
+/**
+ * Adds `/mcp` (with `add`, the bearer-checked route adder) and returns its lifecycle: on draining the
+ * sessions' event streams end (a drain would otherwise wait for them), on stop the sessions close.
+ */
+export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): ComponentExtension {
+  const { spec, log, state, bodyLimit, capabilities, extensions, ajv } = parts;
+  const gated = extensions.flatMap((extension) => extension.gated ?? []);
+  const tools = [
+    ...[...capabilities].filter(([capability]) => !capability.internal).map(([capability, served]) => capabilityTool(capability, served, state)),
+    ...extensions.flatMap((extension) => extension.mcpTools ?? []).map((tool) => extensionTool(tool, state, ajv, gated)),
+  ];
+  const endpoint = createMcpEndpoint<McpScope>({
+    name: spec.name,
+    version: spec.version,
+    instructions: spec.description,
+    tools,
+    log,
+    maxSessions: parts.settings.maxSessions,
+    sessionTtlMs: parts.settings.sessionTtlMs,
+    clock: parts.settings.clock,
+  });
+  for (const method of ["POST", "GET", "DELETE"]) {
+    add(method, MCP_PATH, async (ctx) => {
+      const trace = getTelemetry().serverTraceOf(ctx.req);
+      const requestId = requestIdOf(ctx.req, trace?.requestId);
+      ctx.set(REQUEST_ID_HEADER, requestId);
+      // A browser page of an allowlisted origin must be able to read the session id it is given.
+      if (state.cors.allowed(ctx.req.headers.origin) !== undefined) ctx.set(EXPOSED[0], EXPOSED[1]);
+      const body = method === "POST" ? await readJsonBody(ctx.req, bodyLimit) : undefined;
+      // The SDK's transport writes the response itself (JSON or an event stream).
+      ctx.respond = false;
+      try {
+        await endpoint.handle(ctx.req, ctx.res, body, { req: ctx.req, res: ctx.res, requestId, trace });
+      } catch (error) {
+        if (ctx.res.headersSent) {
+          log(`${spec.name} MCP ${method} failed mid-response: ${String(error)}`);
+          ctx.res.destroy();
+          return;
+        }
+        // Nothing written yet: the errors middleware answers in the envelope.
+        ctx.respond = true;
+        throw error;
+      }
+    });
+  }
+  return { name: "mcp", draining: () => endpoint.draining(), stop: () => endpoint.close() };
+}

@@ -1,0 +1,121 @@
+/**
+ * `/mcp`: the MCP Streamable HTTP endpoint of one component, on the official SDK's low-level `Server`
+ * and `StreamableHTTPServerTransport`, stateful. An `initialize` POST opens a session (its id a random
+ * UUID, in `Mcp-Session-Id`); every later request names it and is handed to that session's transport;
+ * DELETE ends it. The caller's route has already checked the bearer token and read the body within
+ * the component's limit, so this sees a parsed body and an identified request.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { requestIdentity } from "../context/index.js";
+import { createSessionTable } from "./sessions.js";
+import { createToolTable, type McpToolTable } from "./tools.js";
+import type { McpEndpoint, McpEndpointOptions } from "./types.js";
+
+interface Session {
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+}
+
+/** A JSON-RPC error on the HTTP level, worded as the SDK's transport words its own. */
+function refuse(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Whose session it is: the identity the bearer check settled on (anonymous without one). */
+function ownerOf(req: IncomingMessage): string {
+  const { kind, subject } = requestIdentity(req);
+  return `${kind}:${subject}`;
+}
+
+function createSessionServer<S>(options: McpEndpointOptions<S>, tools: McpToolTable<S>, scopes: AsyncLocalStorage<S>): Server {
+  const { name, version, instructions } = options;
+  const server = new Server({ name, version }, { capabilities: { tools: { listChanged: false } }, ...(instructions === undefined ? {} : { instructions }) });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.list] }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    // The tool runs inside the POST that carried it, whose scope the endpoint put here.
+    const scope = scopes.getStore() as S;
+    return tools.call(request.params.name, request.params.arguments ?? {}, { signal: extra.signal, scope });
+  });
+  // Transport errors (a malformed message, a refused header) are answered to the client by the SDK.
+  server.onerror = () => {};
+  return server;
+}
+
+/** The endpoint on the SDK; loaded by `createMcpEndpoint` (lazy-endpoint.ts) on first need. */
+export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoint<S> {
+  const { log, maxSessions, sessionTtlMs, clock } = options;
+  const tools = createToolTable(options.tools, { log, component: options.name });
+  const scopes = new AsyncLocalStorage<S>();
+  const closing = new Set<Promise<void>>();
+  // Closing the server closes its transport: open streams end, requests still running are cancelled.
+  const closeSession = ({ server }: Session): void => {
+    const closed: Promise<void> = server
+      .close()
+      .catch((error: unknown) => log(`${options.name} MCP session close failed: ${String(error)}`))
+      .finally(() => closing.delete(closed));
+    closing.add(closed);
+  };
+  const table = createSessionTable<Session>({
+    ...(maxSessions === undefined ? {} : { maxSessions }),
+    ...(sessionTtlMs === undefined ? {} : { idleTtlMs: sessionTtlMs }),
+    ...(clock === undefined ? {} : { clock }),
+    close: closeSession,
+  });
+
+  /** A new session for an `initialize` POST; it joins the table once the SDK has given it its id. */
+  const open = async (owner: string): Promise<Session> => {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => table.add(id, session, owner),
+    });
+    // DELETE, or the server closed: the session leaves the table (a no-op when it already has).
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) table.remove(transport.sessionId);
+    };
+    const server = createSessionServer(options, tools, scopes);
+    const session: Session = { server, transport };
+    await server.connect(transport);
+    return session;
+  };
+
+  const serve = async (session: Session, id: string | undefined, req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): Promise<void> => {
+    // In flight until the response closes (a GET stream stays open): such a session is never idle.
+    const release = id === undefined ? undefined : table.hold(id);
+    if (release !== undefined) res.once("close", release);
+    await scopes.run(scope, () => session.transport.handleRequest(req, res, body));
+  };
+
+  return {
+    async handle(req, res, body, scope) {
+      const id = header(req, "mcp-session-id");
+      if (id !== undefined) {
+        const session = table.get(id, ownerOf(req));
+        if (session === undefined) return refuse(res, 404, -32001, "Session not found");
+        return serve(session, id, req, res, body, scope);
+      }
+      if (req.method !== "POST" || !isInitializeRequest(body)) return refuse(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      return serve(await open(ownerOf(req)), undefined, req, res, body, scope);
+    },
+    draining() {
+      for (const { transport } of table.values()) transport.closeStandaloneSSEStream();
+    },
+    async close() {
+      table.clear();
+      await Promise.all([...closing]);
+    },
+    get sessions() {
+      return table.size;
+    },
+  };
+}

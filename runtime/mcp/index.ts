@@ -1,0 +1,9 @@
+/**
+ * The MCP server of a component (issue 34): its tools, the Streamable HTTP endpoint with its bounded
+ * sessions, and `/mcp` in OpenAPI. The component runtime builds the tools from its capabilities and
+ * its extensions' `mcpTools` and serves the endpoint behind its normal inbound path. Nothing here
+ * loads the SDK until an endpoint is created.
+ */
+export { createMcpEndpoint } from "./lazy-endpoint.js";
+export { MCP_PATH, mcpOpenApi } from "./openapi.js";
+export type { McpEndpoint, McpEndpointOptions, McpLog, McpToolDefinition, McpToolOutcome, McpToolRequest } from "./types.js";
