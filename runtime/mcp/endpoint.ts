@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { requestIdentity } from "../context/index.js";
+import { ownerKey, requestIdentity } from "../context/index.js";
 import { createSessionTable } from "./sessions.js";
 import { createToolTable, type McpToolTable } from "./tools.js";
 import type { McpEndpoint, McpEndpointOptions } from "./types.js";
@@ -34,8 +34,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 /** Whose session it is: the identity the bearer check settled on (anonymous without one). */
 function ownerOf(req: IncomingMessage): string {
-  const { kind, subject } = requestIdentity(req);
-  return `${kind}:${subject}`;
+  return ownerKey(requestIdentity(req));
 }
 
 function createSessionServer<S>(options: McpEndpointOptions<S>, tools: McpToolTable<S>, scopes: AsyncLocalStorage<S>): Server {
