@@ -41,8 +41,8 @@ const deskHandlers = {
   crash: (): never => {
     throw new TypeError("secret internals");
   },
-  whoami: (_input: object, ctx: HandlerContext) => ({ request_id: ctx.requestId, subject: callerIdentity().subject }),
-  wait: (_input: object, ctx: HandlerContext) =>
+  whoami: (_input: unknown, ctx: HandlerContext) => ({ request_id: ctx.requestId, subject: callerIdentity().subject }),
+  wait: (_input: unknown, ctx: HandlerContext) =>
     new Promise<{ reason: string }>((resolve) => {
       seen.signal = ctx.signal;
       ctx.signal.addEventListener("abort", () => resolve({ reason: "aborted" }), { once: true });
