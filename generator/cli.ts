@@ -13,6 +13,7 @@ Usage:
   manifold scheduler
   manifold dashboard
   manifold dead-letters [--replay TASK_ID]
+  manifold mcp <name|url> [--token-env NAME]
   manifold --help | --version
 
 Commands:
@@ -27,6 +28,8 @@ Commands:
              their JSON API (PORT, REDIS_URL, MANIFOLD_AGENT_NAME, MANIFOLD_VIEWER_MEMORY_DOMAINS, TRACE_UI_URL)
   dead-letters  print the executor's dead letters (one JSON per line; REDIS_URL);
              --replay TASK_ID takes one out and queues its occurrence again
+  mcp        bridge a running component's MCP endpoint (/mcp) to stdio, for MCP hosts that launch
+             a command; by URL, or by name through the registry (REDIS_URL); token: MANIFOLD_MCP_TOKEN
 
 Options:
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
@@ -82,10 +85,25 @@ refreshes.`,
 
 Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_REDIS_NAMESPACE), one
 JSON entry per line. --replay TASK_ID takes that entry out and queues its occurrence again.`,
+  mcp: `Usage: manifold mcp <name|url> [--token-env NAME]
+
+Bridges a running component's MCP server (Streamable HTTP at /mcp; the component is served with
+mcp: true or MANIFOLD_MCP_ENABLED=true) to stdio, for MCP hosts that launch a command: JSON-RPC
+messages, one per line, on stdin and stdout, relayed both ways as they are. Log lines go to stderr.
+
+  <url>             http://host:port (/mcp is added) or the endpoint's full URL ending in /mcp
+  <name>            a component name, looked up in the registry of the network's store (REDIS_URL
+                    or MANIFOLD_REDIS_*; the embedded store is per process, so by name needs Redis)
+  --token-env NAME  the variable holding the bearer token (default: MANIFOLD_MCP_TOKEN); the token
+                    is sent as Authorization: Bearer and never printed
+
+A session the component forgot (idle past its TTL, or restarted) is opened again on the next message.
+Exit codes: 0 stdin closed (or SIGTERM/SIGINT), 1 the component went away or serves no MCP, 2 usage
+error (no target, a name not registered, an unset --token-env variable).`,
 };
 
-const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--format", "--replay", "--help", "--version"];
-const COMMANDS = ["gen", "validate", "scheduler", "dashboard", "dead-letters", "help"];
+const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--format", "--replay", "--token-env", "--help", "--version"];
+const COMMANDS = ["gen", "validate", "scheduler", "dashboard", "dead-letters", "mcp", "help"];
 
 /** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
 function suggestion(given: string, known: readonly string[]): string {
@@ -111,6 +129,7 @@ function parse(argv: readonly string[]) {
       watch: { type: "boolean", default: false },
       format: { type: "string", default: "pretty" },
       replay: { type: "string" },
+      "token-env": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", short: "v", default: false },
     },
@@ -139,6 +158,7 @@ function misplacedOption(command: string, args: ReturnType<typeof parse>): strin
   // --check writes nothing and answers once, for CI; there is nothing for a watch to keep up to date.
   if (args.watch && args.check) return "--watch and --check do not go together";
   if (args.replay !== undefined && command !== "dead-letters") return "--replay goes with dead-letters";
+  if (args["token-env"] !== undefined && command !== "mcp") return "--token-env goes with mcp";
   return undefined;
 }
 
@@ -189,8 +209,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.out(`${HELP}\n`);
     return command === undefined && !args.help ? 2 : 0;
   }
-  if (rest.length > 0) {
-    io.err(`manifold: unexpected argument ${JSON.stringify(rest[0])}\nRun manifold --help for usage.\n`);
+  // mcp takes its target; every other command none.
+  if (rest.length > (command === "mcp" ? 1 : 0)) {
+    io.err(`manifold: unexpected argument ${JSON.stringify(rest[command === "mcp" ? 1 : 0])}\nRun manifold --help for usage.\n`);
     return 2;
   }
   const misplaced = misplacedOption(command, args);
@@ -199,6 +220,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 2;
   }
   if (command === "scheduler" || command === "dashboard" || command === "dead-letters") return runService(command, args.replay, io);
+  if (command === "mcp") return (await import("./mcp-bridge.js")).runMcpBridge({ target: rest[0], tokenEnv: args["token-env"], io });
   if (command !== "gen" && command !== "validate") {
     io.err(`manifold: unknown command ${JSON.stringify(command)}${suggestion(command, COMMANDS)}\nRun manifold --help for usage.\n`);
     return 2;
