@@ -48,17 +48,17 @@ function shown(url: URL): string {
 }
 
 /** A name's endpoint, through the registry of the network's store (Redis: the embedded store is per process). */
-async function endpointByName(name: string): Promise<URL> {
+async function endpointByName(name: string, env: Readonly<Record<string, string | undefined>>): Promise<URL> {
   const { createStore } = await import("../runtime/store/index.js");
   const { baseUrlOf, createRegistry, preferHealthy } = await import("../runtime/discovery/index.js");
-  const store = createStore({ log: () => undefined, unref: true });
+  const store = createStore({ env, log: () => undefined, unref: true });
   try {
     if (store.kind === "memory") {
       throw new UsageError(
         `finding ${name} by name needs the network's Redis (REDIS_URL or MANIFOLD_REDIS_*): the embedded store lives inside each process, so this one sees no component. Give its URL instead (manifold mcp http://host:port)`,
       );
     }
-    const entries = await createRegistry({ store }).byName(name, { health: ["healthy", "degraded"] });
+    const entries = await createRegistry({ store, env }).byName(name, { health: ["healthy", "degraded"] });
     const entry = preferHealthy(entries)[0];
     if (entry === undefined)
       throw new UsageError(`no running component named ${name} is registered in the network's store: start it (with mcp: true), or give its URL`);
@@ -79,7 +79,7 @@ async function resolve(options: BridgeOptions): Promise<{ url: URL; token: strin
   const { target, tokenEnv, env = process.env } = options;
   if (target === undefined || target.trim() === "") throw new UsageError("mcp needs a target: a component name or its URL (manifold mcp weather-service)");
   const token = bearer(tokenEnv, env);
-  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? mcpEndpointOf(target) : await endpointByName(target);
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? mcpEndpointOf(target) : await endpointByName(target, env);
   return { url, token };
 }
 
