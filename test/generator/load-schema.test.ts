@@ -28,7 +28,7 @@ test("MF1201: a misspelt key gets a suggestion, and the key it was meant to be i
   ]);
   assert.match(
     project.diagnostics[1]!.message,
-    /unknown key `capabilites` in tool manifest \(did you mean `capabilities`\?\); allowed keys: kind, name, description, version, port, capabilities$/,
+    /unknown key `capabilites` in tool manifest \(did you mean `capabilities`\?\); allowed keys: kind, name, description, version, port, mcp, capabilities$/,
   );
   // Keys of the other kinds are unknown on a tool.
   assert.equal(where(load(tool("uses: [x]\n"))), [["MF1201", 7, 1]]);
