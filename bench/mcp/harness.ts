@@ -114,7 +114,12 @@ export async function mcpCaller(base: string): Promise<Caller> {
 
 export async function sdkCaller(base: string): Promise<Caller> {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", base)));
+  // The transport hands every POST its one long-lived abort signal, and undici lets go of each call's
+  // listener on it only at garbage collection: thousands of calls between collections print
+  // MaxListenersExceededWarning lines. A POST here is never aborted, so it goes without the signal.
+  const fetchWithoutSignal = (input: string | URL, init?: RequestInit): Promise<Response> =>
+    fetch(input, init?.method === "POST" ? { ...init, signal: null } : init);
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", base), { fetch: fetchWithoutSignal }));
   return {
     name: "mcp (SDK client)",
     async call() {
