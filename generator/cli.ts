@@ -97,9 +97,10 @@ messages, one per line, on stdin and stdout, relayed both ways as they are. Log 
   --token-env NAME  the variable holding the bearer token (default: MANIFOLD_MCP_TOKEN); the token
                     is sent as Authorization: Bearer and never printed
 
-A session the component forgot (idle past its TTL, or restarted) is opened again on the next message.
-Exit codes: 0 stdin closed (or SIGTERM/SIGINT), 1 the component went away or serves no MCP, 2 usage
-error (no target, a name not registered, an unset --token-env variable).`,
+A session the component forgot (expired, evicted, or restarted) is opened again on the next message.
+Exit codes: 0 stdin closed (or SIGTERM/SIGINT), 1 the component went away, refused the token at
+initialize or serves no MCP, 2 usage error (no target, a name not registered, an unset --token-env
+variable).`,
 };
 
 const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--format", "--replay", "--token-env", "--help", "--version"];

@@ -5,8 +5,8 @@
  * nothing else, every log line goes to stderr. The bearer token comes from `MANIFOLD_MCP_TOKEN` or
  * the variable `--token-env` names, and is never printed.
  *
- * Exit codes: 0 when the host closes stdin (or sends SIGTERM/SIGINT), 1 when the component goes away or
- * serves no MCP, 2 for a usage error (no target, an unknown name, an unset token variable).
+ * Exit codes: 0 when the host closes stdin (or sends SIGTERM/SIGINT), 1 when the component goes away, refuses
+ * the token at initialize or serves no MCP, 2 for a usage error (no target, an unknown name, an unset token variable).
  */
 import type { Readable, Writable } from "node:stream";
 import type { CliIo } from "./cli-io.js";

@@ -239,6 +239,8 @@ class McpRelay implements Relay {
     }
     const hint = status === 401 || status === 403 ? " (set MANIFOLD_MCP_TOKEN, or name the variable holding the token with --token-env)" : "";
     const text = `the component refused the message with HTTP ${status}${hint}: ${oneLine(failure.message)}`;
+    // Refused at initialize, nothing can follow: the host is answered and the bridge ends.
+    if (hint !== "" && isInitializeRequest(message)) return this.end(1, text);
     log(text);
     if (isJSONRPCRequest(message)) this.answerError(message.id, text);
   }

@@ -2,7 +2,8 @@
  * `manifold mcp <name|url>` (issue 34): the CLI, run from source as a host launches it, bridging stdio
  * to a real served component's `/mcp` on loopback. The official SDK's `Client` over
  * `StdioClientTransport` lists and calls the example's weather tool through it, with the bearer token
- * from the variable `--token-env` names; without the token the host gets the component's refusal.
+ * from the variable `--token-env` names; without the token the host gets the component's refusal and
+ * the bridge exits 1.
  * By name it finds the component in the registry of a real Redis (and says why not with the embedded
  * store). A session the component dropped is opened again on the next call. A component that goes away,
  * or a URL serving no MCP, ends the bridge with exit 1 and one line on stderr; stdin closing ends it
@@ -92,16 +93,14 @@ test("a host lists and calls the weather tool through manifold mcp <url>, the to
   assert.not.ok(side.stderr().includes(secret), "the token is never printed");
 });
 
-test("without the token the host is told the component refused it (401) and which variable to set", async (context) => {
-  const refused = await launchBridge([context.guarded.url]).then(
-    async (side) => {
-      await side.close();
-      return "initialised";
-    },
-    (error: unknown) => String(error),
-  );
-  assert.match(refused, /401/);
-  assert.match(refused, /MANIFOLD_MCP_TOKEN/);
+test("without the token the host is told the component refused it (401) and which variable to set, and the bridge exits 1", async (context) => {
+  const bridge = raw(context, [context.guarded.url]);
+  bridge.send(INITIALIZE);
+  const answer = await bridge.answer(1);
+  const message = String((answer["error"] as { message: string }).message);
+  assert.match(message, /refused the message with HTTP 401 \(set MANIFOLD_MCP_TOKEN, or name the variable holding the token with --token-env\)/);
+  assert.is(await bridge.exit(), 1);
+  assert.match(bridge.stderr().trim().split("\n").at(-1)!, /^manifold mcp: the component refused the message with HTTP 401/);
 });
 
 test("by name, the bridge finds the component in the registry of the network's Redis", async () => {
