@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import autocannon, { type Result } from "autocannon";
 import { withTimeout } from "../../test/runtime/support.js";
 import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { cpuMicros } from "./cpu.js";
 import { BODY, PATH } from "./spec.js";
 
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 10);
@@ -60,17 +61,6 @@ async function stop(child: ChildProcess): Promise<void> {
   child.kill("SIGTERM");
   await withTimeout(exited, 15_000, "server exit").catch(() => child.kill("SIGKILL"));
   children.delete(child);
-}
-
-function cpuMicros(child: ChildProcess): Promise<number> {
-  return withTimeout(
-    new Promise<number>((resolve) => {
-      child.once("message", (message) => resolve((message as { cpuMicros: number }).cpuMicros));
-      child.send("cpu");
-    }),
-    5_000,
-    "cpu probe",
-  );
 }
 
 interface Measurement {

@@ -15,6 +15,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { withTimeout } from "../../test/runtime/support.js";
 import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { cpuMicros } from "../http/cpu.js";
 import { concurrent, httpCaller, mcpCaller, percentile, sdkCaller, sequential, type Caller } from "./harness.js";
 
 const CALLS = Number(process.env["BENCH_CALLS"] ?? 2000);
@@ -39,17 +40,6 @@ async function startServer(): Promise<{ child: ChildProcess; url: string }> {
     "server start",
   );
   return { child, url };
-}
-
-function cpuMicros(child: ChildProcess): Promise<number> {
-  return withTimeout(
-    new Promise<number>((resolve) => {
-      child.once("message", (message) => resolve((message as { cpuMicros: number }).cpuMicros));
-      child.send("cpu");
-    }),
-    5_000,
-    "cpu probe",
-  );
 }
 
 interface Row {
