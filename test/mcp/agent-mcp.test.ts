@@ -23,17 +23,8 @@ import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { QUIET_AGENT } from "../support/serve.js";
 import { eventually } from "../support/wait.js";
 import { agentSpec, planStep, planText, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { double } from "./agent-support.js";
 import { silentLogger } from "../tasks/support.js";
-
-/** `double {a}` → `{doubled}`, through the worker's `add`. */
-const double: WorkflowSpec = {
-  name: "double",
-  version: "1.0",
-  description: "Doubles a number",
-  inputs: [{ name: "a", type: "number", required: true }],
-  steps: [workflowStep("sum", "add", { a: "${inputs.a}", b: "${inputs.a}" })],
-  outputs: [{ name: "doubled", value: "${steps.sum.output.sum}", type: { type: "number" }, required: true }],
-};
 
 /** `pay {a}` → `{charged}`, through the sensitive `echo` (SENSITIVE_ECHO). */
 const pay: WorkflowSpec = {

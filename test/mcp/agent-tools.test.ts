@@ -11,17 +11,9 @@ import { createOrchestrationExtension } from "../../runtime/orchestration/index.
 import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { workflowRequestSchema } from "../../runtime/spec/index.js";
 import { createTasksExtension } from "../../runtime/tasks/index.js";
-import { agentSpec, capability, memoryLog, workflowStep } from "../orchestration/support.js";
+import { agentSpec, capability, memoryLog } from "../orchestration/support.js";
+import { double } from "./agent-support.js";
 import { agentSpec as taskAgentSpec, silentLogger } from "../tasks/support.js";
-
-const double: WorkflowSpec = {
-  name: "double",
-  version: "1.0",
-  description: "Doubles a number",
-  inputs: [{ name: "a", type: "number", required: true }],
-  steps: [workflowStep("sum", "add", { a: "${inputs.a}", b: "${inputs.a}" })],
-  outputs: [{ name: "doubled", value: "${steps.sum.output.sum}", type: { type: "number" }, required: true }],
-};
 
 const namesOf = (tools: readonly { name: string }[] | undefined): string[] => (tools ?? []).map((t) => t.name);
 
