@@ -10,9 +10,23 @@ import type { InterceptorState, StepInterceptor } from "./interceptors.js";
 import type { Plan, PlanMode } from "./plan.js";
 import type { BackoffOptions } from "./retry.js";
 
-/** Where a capability is served: its absolute URL. */
+/** What a call through `Target.invoke` gets beside the step's body. */
+export interface InvokeOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  /** The run and step, for messages and spans. */
+  readonly workflow: { readonly id: string; readonly stepId: string };
+}
+
+/**
+ * Where a capability is served: its absolute URL, called over HTTP by the outbound caller. A target
+ * that sets `invoke` is reached another way (an external MCP server's tool): the executor calls it
+ * instead, and `url` only names it in messages (`mcp://<component>/<tool>`). `invoke` rejects with a
+ * ManifoldError exactly as the caller does (NETWORK_ERROR and TIMEOUT are retryable).
+ */
 export interface Target {
   readonly url: string;
+  readonly invoke?: (body: unknown, options: InvokeOptions) => Promise<unknown>;
 }
 
 /**

@@ -73,7 +73,10 @@ export function createAttempt({ resolve, caller, defaultTimeoutMs, wait, log }: 
         const found = resolve(component, capability);
         const target = isThenable(found) ? await found : found;
         calling = true;
-        const output = await caller.call({ url: target.url, body, name: capability, target: component, workflow, timeoutMs, signal });
+        const output =
+          target.invoke === undefined
+            ? await caller.call({ url: target.url, body, name: capability, target: component, workflow, timeoutMs, signal })
+            : await target.invoke(body, { signal, timeoutMs, workflow });
         return { output, attempts: attempt };
       } catch (thrown) {
         if (!(thrown instanceof ManifoldError)) log.error(`step ${step.step_id} (${component}.${capability}) failed unexpectedly`, { error: thrown });

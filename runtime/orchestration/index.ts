@@ -31,6 +31,7 @@ export {
   type StepRound,
   type StepStatus,
   type Target,
+  type InvokeOptions,
 } from "./executor.js";
 export { createBackoff, isRetryable, type Backoff, type BackoffOptions } from "./retry.js";
 export { createResolver, defaultEndpoint, type ResolverOptions } from "./resolver.js";

@@ -29,3 +29,4 @@ export {
   workflowRequestSchema,
   workflowTypeStem,
 } from "./agent-schemas.js";
+export { MCP_LOCK_VERSION, mcpLockFileName, type McpLock, type McpLockTool } from "./mcp-lock.js";

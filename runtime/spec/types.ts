@@ -44,6 +44,39 @@ export interface CapabilitySpec {
   /** Absent when the manifest declares no `input`: no input schema, an empty-object request body. */
   readonly input?: FieldsSpec;
   readonly output?: FieldsSpec;
+  /** Capabilities of a `kind: mcp` component only: the external server's tool this capability calls. */
+  readonly mcpTool?: McpToolSpec;
+}
+
+/**
+ * One tool of an external MCP server as its lock file snapshotted it. `input`/`output` of the
+ * capability are the schemas mapped to manifest fields (for types, the planner's catalog and the
+ * data-flow checker); the raw schemas stay here because the server, not the mapping, is the truth.
+ */
+export interface McpToolSpec {
+  /** The tool's name on the server (the capability's `name` is its snake_case form). */
+  readonly name: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** Absent when the server declares none: the capability's output is then `{ text }`. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Where a `kind: mcp` component's server is and how to reach it. Exactly one of `url` (Streamable
+ * HTTP) and `command` (stdio) is set. Secrets are never here: `tokenEnv` names the variable.
+ */
+export interface McpServerSpec {
+  readonly url?: string;
+  readonly command?: string;
+  readonly args?: readonly string[];
+  /** Names of environment variables handed to a stdio server (besides the SDK's safe defaults). */
+  readonly env?: readonly string[];
+  /** The variable holding the bearer token sent to an HTTP server. */
+  readonly tokenEnv?: string;
+  /** Per call. @defaultValue 30000 */
+  readonly timeoutMs?: number;
+  /** The lock file's content hash the spec was generated from. */
+  readonly hash: string;
 }
 
 export interface ComponentSpec {
@@ -57,6 +90,8 @@ export interface ComponentSpec {
   readonly capabilities: readonly CapabilitySpec[];
   /** Agents only: what the framework serves beside the agent's own capabilities. */
   readonly agent?: AgentSpec;
+  /** `kind: mcp` manifests only: an external MCP server, called, never served (`kind` is then "tool"). */
+  readonly mcpServer?: McpServerSpec;
 }
 
 /**
