@@ -16,6 +16,7 @@ import {
 import { createClient, serveComponent } from "../../component/index.js";
 import type { CapabilityTypes, Client, ComponentOptions, RunningComponent } from "../../component/index.js";
 import { createWorkflowClient, type OrchestrationClient, type WorkflowTypes } from "../../orchestration/index.js";
+import { createMcpClient, type McpClientOptions } from "../../mcp/index.js";
 import type { ComponentSpec } from "../../spec/index.js";
 import { createTaskClient, type AgentTaskTypes, type TaskClient } from "../../tasks/index.js";
 
@@ -47,6 +48,7 @@ export type {
   RunningComponent,
 } from "../../component/index.js";
 export type { ComponentSpec } from "../../spec/index.js";
+export type { McpClientOptions } from "../../mcp/index.js";
 
 export type AgentTaskClient<T extends AgentTaskTypes> = TaskClient<{ [K in keyof T]: { input: T[K]["input"]; output: T[K]["output"] } }>;
 
@@ -103,4 +105,17 @@ export function defineComponent<C extends CapabilityTypes>(spec: ComponentSpec):
     serve: (options) => serveComponent<C>(spec, options),
     client: (options) => createClient<C>(spec, handleClientOptions(spec.name, options)),
   };
+}
+
+/**
+ * The handle of a `kind: mcp` component: an external MCP server, called through typed methods, never
+ * served. An agent that `uses` it calls it like any tool.
+ */
+export interface McpServerHandle<C extends CapabilityTypes> {
+  readonly spec: ComponentSpec;
+  client(options?: McpClientOptions): Client<C>;
+}
+
+export function defineMcpServer<C extends CapabilityTypes>(spec: ComponentSpec): McpServerHandle<C> {
+  return { spec, client: (options) => createMcpClient(spec, options) as unknown as Client<C> };
 }
