@@ -93,7 +93,8 @@ export const DIAGNOSTIC_CODES = {
   MF1309: { severity: "error", title: "Enum value does not fit", description: "An `enum` value does not match the field's type." },
   MF1310: { severity: "error", title: "Unknown component", description: "An agent's `uses` names a component that has no manifest." },
   MF1311: {
-    severity: "warning",
+    // An error, not a warning: a typo here would let the capability run unapproved while CI passes.
+    severity: "error",
     title: "Unknown sensitive capability",
     description: "A `hitl.sensitive_capabilities` entry is offered neither by the agent nor by any component it uses.",
   },

@@ -70,7 +70,7 @@ test("a reference to a manifest that has its own errors is not reported again", 
   );
 });
 
-test("MF1311: a sensitive capability nobody offers is a warning", () => {
+test("MF1311: a sensitive capability nobody offers is an error (a typo must not let it run unapproved)", () => {
   const text = agent(
     "uses: [geocoding-service]\ncapabilities: [{ name: plan, description: p }]\nhitl:\n  sensitive_capabilities: [plan, geocode_location, convert_currency]\n  default_action: reject\n",
   );
@@ -80,7 +80,7 @@ test("MF1311: a sensitive capability nobody offers is a warning", () => {
       { file: "agent.yaml", text },
     ]),
   );
-  assert.equal([d.code, d.line, d.column, d.severity], ["MF1311", 7, 52, "warning"]);
+  assert.equal([d.code, d.line, d.column, d.severity], ["MF1311", 7, 52, "error"]);
   assert.is(d.message, "sensitive capability `convert_currency` is offered neither by `agent` nor by a component it uses");
 });
 
