@@ -46,11 +46,31 @@ function releaseSignals(shutdown: Shutdown): void {
   for (const name of SIGNALS) process.off(name, onProcessSignal);
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+/**
+ * A port that cannot be taken is a set-up mistake, not a bug: one line saying what to change, and no
+ * stack (an unhandled rejection prints `stack`, so it is that same line).
+ */
+export function listenError(name: string, port: number, host: string, error: NodeJS.ErrnoException): ManifoldError {
+  const where = `${host}:${port}`;
+  const message =
+    error.code === "EADDRINUSE"
+      ? `${name} cannot listen on ${where}: the port is in use. Stop what holds it, or choose another: PORT=<n>, \`port: 0\` (a free port), or MANIFOLD_EPHEMERAL_PORTS=true under npm start`
+      : error.code === "EACCES"
+        ? `${name} cannot listen on ${where}: permission denied (ports below 1024 need privileges). Choose another with PORT=<n> or \`port: 0\``
+        : error.code === "EADDRNOTAVAIL"
+          ? `${name} cannot listen on ${where}: no such address on this machine. Check HOST or the host option`
+          : `${name} cannot listen on ${where}: ${error.code ?? error.message}`;
+  const failure = new ManifoldError("UNAVAILABLE", message);
+  failure.stack = `ManifoldError: ${message}`;
+  return failure;
+}
+
+function listen(server: Server, port: number, host: string, name: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (error: NodeJS.ErrnoException): void => reject(listenError(name, port, host, error));
+    server.once("error", failed);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve(server.address() as AddressInfo);
     });
   });
@@ -195,7 +215,7 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   // The bound address decides the Host rule (loopback: loopback names only, unless listed).
   const app = createComponentApp(spec, { ...options, host, log, health }, internals);
   const server = createHttpServer(app.listener, requestTimeoutMs);
-  const address = await listen(server, port, host);
+  const address = await listen(server, port, host, spec.name);
   const url = dialableUrl(address);
   log(`${spec.name} listening on ${url}`);
   const gated = extensions.flatMap((extension) => extension.gated ?? []);
