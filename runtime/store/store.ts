@@ -145,6 +145,9 @@ async function warnIfEvicting(client: RedisClient, description: string, log: Log
   }
 }
 
+/** The Redis addresses this process has named in its log already. */
+const announced = new Set<string>();
+
 function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, commandTimeoutMs: number, maxDelayMs: number, unref: boolean): RedisStore {
   const description = describeStore(config);
   const secret = config.password;
@@ -174,7 +177,12 @@ function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, command
       void warnIfEvicting(client, description, log);
     }
   });
-  log(`manifold: using Redis at ${description} (namespace ${config.namespace})`);
+  // Each feature opens its own store; the process says where its Redis is once, not once per feature.
+  const announcement = `${description} (namespace ${config.namespace})`;
+  if (!announced.has(announcement)) {
+    announced.add(announcement);
+    log(`manifold: using Redis at ${announcement}`);
+  }
 
   return {
     kind: "redis",

@@ -126,7 +126,7 @@ export function createTasksExtension(spec: ComponentSpec, options: TasksExtensio
       // A task is a client's request nobody approved: its handler's calls are gated like a route's (HITL's policy).
       const gated = running?.gated ?? [];
       pool = createWorkerPool({ backend: store, handlers, log, workerCount: settings.workerCount, leaseMs: settings.leaseMs, gated });
-      log.info(`${spec.name}: ${pool.settings.workerCount} task worker(s) started (${mode} mode)`);
+      log.info(`${spec.name}: ${pool.settings.workerCount} task worker(s) started in this process (MANIFOLD_MODE=${mode})`);
     },
     draining() {
       // The pool's stop is idempotent: started here, awaited (the same promise) in stop().

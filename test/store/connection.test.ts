@@ -52,6 +52,17 @@ test("a Redis store connects with the password and never prints it", async () =>
   assert.is(store.redact(`x ${PASSWORD} y`), "x *** y");
 });
 
+test("several stores of one process on the same Redis and namespace announce it once (each feature opens its own)", async () => {
+  const logs: string[] = [];
+  const env = { REDIS_URL: server.url, MANIFOLD_REDIS_NAMESPACE: "once" };
+  for (let i = 0; i < 3; i += 1) open(env, logs);
+  open({ ...env, MANIFOLD_REDIS_NAMESPACE: "twice" }, logs);
+  assert.equal(logs, [
+    `manifold: using Redis at redis://:***@127.0.0.1:${server.port}/0 (namespace once)`,
+    `manifold: using Redis at redis://:***@127.0.0.1:${server.port}/0 (namespace twice)`,
+  ]);
+});
+
 test("a Redis that evicts keys under memory pressure is named at start, once; noeviction is not", async () => {
   const evicting = await startRedisServer({ args: ["--maxmemory-policy", "allkeys-lru"] });
   try {

@@ -177,7 +177,7 @@ test("close stops the workers gracefully: a running task finishes within the shu
   await running.close();
   assert.ok(finishedRun);
   assert.is((await backend.get(id))?.result, "done before exit");
-  assert.ok(lines.some((l) => l.includes("task worker(s) started (embedded mode)")));
+  assert.ok(lines.some((l) => l.includes("task worker(s) started in this process (MANIFOLD_MODE=embedded)")));
 });
 
 test("POST /api/v1/tasks through the served agent answers same-origin (no CORS header unless allowlisted) and the envelope like every route", async (context) => {
