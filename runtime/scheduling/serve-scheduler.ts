@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { serveComponent, type ComponentOptions, type RunningComponent } from "../component/index.js";
 import { packageRoot } from "../package-root.js";
-import { createRegistry } from "../discovery/index.js";
+import { createRegistry, defaultRegistry, type Registry } from "../discovery/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, MAX_TASK_TIMEOUT_MS } from "../tasks/index.js";
@@ -14,7 +14,7 @@ import { createLogger } from "../telemetry/index.js";
 import { createScheduledExecutor, type ScheduledExecutor, type ScheduledExecutorOptions } from "./executor.js";
 import { createFiring, type Firing } from "./firing.js";
 import { createScheduleStore, type ScheduleStore } from "./store/index.js";
-import { createSchedulerHandlers } from "./tool.js";
+import { createSchedulerHandlers, type SchedulerToolOptions } from "./tool.js";
 import { SCHEDULED_EXECUTOR_QUEUE } from "./wire.js";
 
 export interface SchedulerOptions extends Omit<ComponentOptions<never>, "handlers" | "extensions"> {
@@ -38,6 +38,25 @@ export interface RunningScheduler extends RunningComponent {
   readonly executor: ScheduledExecutor | undefined;
 }
 
+/**
+ * Where the scheduler can ask whether the calling agent is registered: the registry it serves with
+ * (`false`: none, nothing checked). A registry that cannot answer lets the schedule through: the
+ * executor still dead-letters it if the agent never appears.
+ */
+function agentCheck(given: Registry | false | undefined): Pick<SchedulerToolOptions, "agentKnown"> {
+  if (given === false) return {};
+  const registry = given ?? defaultRegistry();
+  return {
+    agentKnown: async (name) => {
+      try {
+        return (await registry.byName(name, { health: ["healthy", "degraded", "unhealthy", "unknown"] })).some((entry) => entry.type === "agent");
+      } catch {
+        return true;
+      }
+    },
+  };
+}
+
 export async function serveScheduler(options: SchedulerOptions = {}): Promise<RunningScheduler> {
   const { store: given, maxSchedules, executor: executorOptions = {}, env = process.env, ...component } = options;
   const tickMs = options.tickMs ?? durationFromEnv(env, "MANIFOLD_SCHEDULER_TICK_INTERVAL", 5000);
@@ -56,7 +75,7 @@ export async function serveScheduler(options: SchedulerOptions = {}): Promise<Ru
   const backend = createTaskBackend({ store, queue: SCHEDULED_EXECUTOR_QUEUE });
   const executor = executorOptions === false ? undefined : createScheduledExecutor({ ...executorOptions, store, env, ...(registry ? { registry } : {}) });
   const firing = createFiring({ schedules, backend, tickMs, taskTimeoutMs: MAX_TASK_TIMEOUT_MS, log });
-  const handlers = createSchedulerHandlers({ schedules, changed: () => firing.wake() });
+  const handlers = createSchedulerHandlers({ schedules, changed: () => firing.wake(), ...agentCheck(registry) });
 
   const running = await serveComponent(spec, {
     ...component,

@@ -18,6 +18,11 @@ export interface SchedulerToolOptions {
   readonly schedules: ScheduleStore;
   /** Told when a schedule was created or moved, so the firing loop can wake for it. */
   readonly changed?: () => void;
+  /**
+   * Whether an agent of that name is registered; `false` refuses the schedule at once (404) instead of
+   * dead-lettering it when it first fires. Absent (no registry): not checked.
+   */
+  readonly agentKnown?: (name: string) => Promise<boolean>;
   /** @defaultValue Date.now */
   readonly now?: () => number;
 }
@@ -76,12 +81,19 @@ interface Tool {
   readonly schedules: ScheduleStore;
   readonly changed: () => void;
   readonly now: () => number;
+  readonly agentKnown: ((name: string) => Promise<boolean>) | undefined;
 }
 
-async function scheduleTask({ schedules, changed, now }: Tool, input: Body): Promise<ScheduleRecord> {
+async function scheduleTask({ schedules, changed, now, agentKnown }: Tool, input: Body): Promise<ScheduleRecord> {
   const target = callerAgent();
   const at = now();
   const timing = readTiming(input, at);
+  if (agentKnown !== undefined && !(await agentKnown(target))) {
+    throw new ManifoldError(
+      "NOT_FOUND",
+      `no agent named ${target} is registered, so the schedule could never run: serve the agent with the same store settings as the scheduler (REDIS_URL / MANIFOLD_REDIS_*)`,
+    );
+  }
   const { firstMs, recurring, ...fields } = timing;
   const stamp = new Date(at).toISOString();
   const record: ScheduleRecord = {
@@ -169,8 +181,8 @@ async function cancelSchedule({ schedules }: Tool, input: Body): Promise<{ sched
   return { schedule_id: id, cancelled: true };
 }
 
-export function createSchedulerHandlers({ schedules, changed = () => undefined, now = Date.now }: SchedulerToolOptions): SchedulerHandlers {
-  const tool: Tool = { schedules, changed, now };
+export function createSchedulerHandlers({ schedules, changed = () => undefined, now = Date.now, agentKnown }: SchedulerToolOptions): SchedulerHandlers {
+  const tool: Tool = { schedules, changed, now, agentKnown };
   return {
     scheduleTask: (input) => scheduleTask(tool, input),
     listSchedules: (input) => listSchedules(tool, input),

@@ -7,7 +7,9 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { TravelAgent } from "../../generated/travel-agent/index.js";
+import { createMemoryRegistry } from "../../runtime/discovery/index.js";
 import { isScheduleId, serveScheduler, type RunningScheduler } from "../../runtime/scheduling/index.js";
+import { registration } from "../contract/registry.cases.js";
 
 interface Context {
   scheduler: RunningScheduler;
@@ -102,3 +104,34 @@ test("an agent's generated client names the agent by itself", async ({ scheduler
 });
 
 test.run();
+
+const registered = suite("scheduler tool with a registry");
+
+registered("schedule_task refuses an agent nobody registered at once (404), instead of dead-lettering it when it fires", async () => {
+  const registry = createMemoryRegistry();
+  await registry.register(registration({ name: "travel-agent", type: "agent", port: 9301 }));
+  await registry.register(registration({ name: "weather-service", type: "tool", port: 9302 }));
+  const scheduler = await serveScheduler({
+    port: 0,
+    registry,
+    handleSignals: false,
+    log: () => undefined,
+    executor: false,
+    tickMs: 60_000,
+    auth: { required: false, trustIdentityHeaders: true },
+  });
+  try {
+    const ghost = await call(scheduler, "schedule_task", { delay: "1h", instruction: "x" }, "ghost-agent");
+    assert.equal([ghost.status, ghost.body["error"].code], [404, "NOT_FOUND"]);
+    assert.match(ghost.body["error"].message, /no agent named ghost-agent is registered/);
+    const tool = await call(scheduler, "schedule_task", { delay: "1h" }, "weather-service");
+    assert.equal([tool.status, tool.body["error"].code], [404, "NOT_FOUND"], "a tool of that name is no agent");
+    assert.equal((await scheduler.schedules.list({ limit: 10, offset: 0, target_agent: "ghost-agent" })).length, 0, "nothing was stored");
+    const known = await call(scheduler, "schedule_task", { delay: "1h", instruction: "brief" }, "travel-agent");
+    assert.is(known.status, 200, JSON.stringify(known.body));
+  } finally {
+    await scheduler.close();
+  }
+});
+
+registered.run();
