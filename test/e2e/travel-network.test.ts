@@ -46,6 +46,15 @@ test("prints each tool's URL and a sample curl", async () => {
   );
 });
 
+test("npm start serves each component's OpenAPI document, so the dashboard's API browser is full on first run", async () => {
+  for (const name of ["weather-service", "travel-agent"]) {
+    const response = await fetch(`${urlOf(name)}/openapi.json`);
+    assert.is(response.status, 200, name);
+    const document = (await response.json()) as { info: { title: string } };
+    assert.is(document.info.title, name);
+  }
+});
+
 test("npm start serves the dashboard and prints its URL; it sees the network and the agent's runs", async () => {
   const match = /^Dashboard: (http:\/\/\S+)\/ /m.exec(network.stdout());
   assert.ok(match, `dashboard URL printed:\n${network.stdout()}`);
