@@ -31,8 +31,6 @@ process.env["DEV_MODE"] ??= "true";
 // The example records its runs and model calls (bounded, in memory) so the dashboard has something to show.
 process.env["MANIFOLD_EXECUTION_DEBUG_STORE_ENABLED"] ??= "true";
 process.env["MANIFOLD_LLM_DEBUG_ENABLED"] ??= "true";
-// A newcomer's first look: every component's /openapi.json on, so the dashboard's API browser is full.
-process.env["MANIFOLD_ENABLE_OPENAPI"] ??= "true";
 // An explicit port also keeps a PORT variable, meant for one service, from moving all four onto it.
 const port = (manifestPort: number | undefined) => (ephemeral ? 0 : (manifestPort ?? 0));
 
