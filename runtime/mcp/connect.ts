@@ -62,6 +62,13 @@ export async function connectMcpServer(
     await client.connect(transport, { timeout: timeoutMs });
   } catch (error) {
     await client.close().catch(() => undefined);
+    const status = (error as { code?: unknown } | null)?.code;
+    if (address.url !== undefined && (status === 401 || status === 403)) {
+      const fix = address.tokenEnv === undefined ? "the manifest names no auth.token_env" : `check ${address.tokenEnv} (auth.token_env)`;
+      throw new ManifoldError("UNAUTHORIZED", `${name}: the MCP server (${describe(address)}) refused the credentials (HTTP ${status}): ${fix}`, {
+        cause: error,
+      });
+    }
     throw new ManifoldError("NETWORK_ERROR", `${name}: cannot reach the MCP server (${describe(address)}): ${messageOf(error)}`, { cause: error });
   }
   return client;

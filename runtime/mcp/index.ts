@@ -10,3 +10,8 @@ export type { McpEndpoint, McpEndpointOptions, McpLog, McpToolDefinition, McpToo
 export { connectMcpServer, describe as describeMcpServer, listMcpTools, type ConnectMcpOptions, type McpServerAddress } from "./connect.js";
 export { buildMcpLock, formatMcpLock, mcpToolsHash } from "./lock.js";
 export { createMcpClient, type McpClientOptions, type McpMethod } from "./client.js";
+export { closeMcpClient } from "./client.js";
+export { createMcpSession, type McpSession, type McpSessionOptions, type McpSessionState, type McpCallOptions } from "./session.js";
+export { acquireMcpSession, heldMcpSessions, type McpSessionLease } from "./session-pool.js";
+export { createMcpTargets, type McpTarget, type McpTargets, type McpTargetsOptions } from "./targets.js";
+export { createMcpToolCall, toolErrorOf, MAX_RESULT_TEXT, type McpToolCall } from "./tool-call.js";

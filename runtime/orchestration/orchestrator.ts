@@ -7,11 +7,12 @@ import { randomUUID } from "node:crypto";
 import { ANONYMOUS, currentScope } from "../context/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { llmUnavailable } from "../llm/index.js";
+import { createMcpTargets, type McpTargets } from "../mcp/index.js";
 import { createCaller } from "../outbound/index.js";
 import { createLogger, getTelemetry } from "../telemetry/index.js";
 import { readCatalog, type CatalogComponent } from "./catalog.js";
 import { customResponse, parseCustomBody } from "./custom.js";
-import { createExecutor } from "./executor.js";
+import { createExecutor, type Resolve } from "./executor.js";
 import { createHealthCheck } from "./health-check.js";
 import { checkHooks } from "./hooks.js";
 import { checkInterceptors } from "./interceptors.js";
@@ -71,6 +72,11 @@ function rejectedOnThrow<T>(operation: "create_orchestrator" | "use" | "use_cont
   }
 }
 
+function withMcpTargets(mcp: McpTargets, resolve: Resolve): Resolve {
+  if (mcp.servers.length === 0) return resolve;
+  return (component, capability) => mcp.target(component, capability) ?? resolve(component, capability);
+}
+
 export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
   return rejectedOnThrow("create_orchestrator", () => buildOrchestrator(options));
 }
@@ -80,9 +86,18 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
   const log = options.log ?? createLogger({ component: "orchestration" });
   checkHooks(hooks);
   checkInterceptors(interceptors);
+  // The used `kind: mcp` components are reached through their sessions, never over HTTP.
+  const mcp = createMcpTargets(components, { env });
   const resolve =
     options.resolve ??
-    createResolver({ components, ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }), ...(registry === undefined ? {} : { registry }) });
+    withMcpTargets(
+      mcp,
+      createResolver({
+        components,
+        ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }),
+        ...(registry === undefined ? {} : { registry }),
+      }),
+    );
   // The caller's default transport (undici keep-alive), not fetch: a step's call is the executor's inner loop (see README, Benchmark).
   const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, agentName: options.componentName });
   const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
@@ -140,6 +155,7 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
     close: async () => {
       if (owned) await store?.close();
       await natural.close();
+      await mcp.release();
     },
   };
 }
