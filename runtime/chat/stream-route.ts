@@ -23,7 +23,9 @@ import type { FeatureEvents } from "../feature/index.js";
 import type { Orchestrator } from "../orchestration/index.js";
 import { getTelemetry, type Logger, type TraceContext } from "../telemetry/index.js";
 import { isOwnSession, messageOf, ownerOf, sessionIdOf } from "./requests.js";
-import { openRouteStream } from "../component/index.js";
+import { openRouteStream, type SseStream } from "../component/index.js";
+import { aiSdkMessageOf, AI_SDK_STREAM_HEADER, chatIdOf, derivedSessionId, wantsAiSdk } from "./ai-sdk-request.js";
+import { createAiSdkWriter, type TurnWriter } from "./ai-sdk-stream.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
 import { boundedHistory, checkAnswerable, runTurn } from "./turn.js";
 import type { ChatAnswer, ChatEvent, ChatHandler, ChatWorkflowRunner } from "./wire.js";
@@ -45,8 +47,8 @@ export interface StreamRouteOptions {
   readonly events?: FeatureEvents | undefined;
 }
 
-function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>): ChatMessage {
-  return { id: randomUUID(), role, content, timestamp: new Date().toISOString(), metadata };
+function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>, id = randomUUID()): ChatMessage {
+  return { id, role, content, timestamp: new Date().toISOString(), metadata };
 }
 
 /** Announces a stored turn to the features that listen (memory); builds nothing when none does. */
@@ -73,7 +75,12 @@ function announce(
   });
 }
 
+/** An event's SSE data: a step's input, output and error stay out of the spec's stream (they are the AI SDK's tool parts). */
 function eventData(event: ChatEvent): Record<string, unknown> {
+  if (event.type === "step") {
+    const { type: _type, input: _input, output: _output, error: _error, ...data } = event;
+    return data;
+  }
   const { type: _type, ...data } = event;
   return data;
 }
@@ -108,47 +115,89 @@ function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
   checkAnswerable(handler, orchestrator);
 }
 
-/** `POST /chat/stream`: the turn over SSE, in the given session or a new one announced by the first event. */
+/** The spec's SSE events: `session`, progress events, then `done`, `checkpoint` or `error`. */
+function specWriter(stream: SseStream): TurnWriter {
+  return {
+    session: (sessionId, created) => stream.send("session", { session_id: sessionId, created }),
+    event: (event) => stream.send(event.type, eventData(event)),
+    paused: (body, sessionId) => stream.send("checkpoint", { ...body, conversation_id: sessionId, session_id: sessionId }),
+    done: (sessionId, reply) => stream.send("done", { session_id: sessionId, message: reply }),
+    error: (failure, requestId) => stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId }),
+  };
+}
+
+/**
+ * The session an AI SDK chat id stands for: the caller's own session when `id` is one, else the one
+ * derived from the caller and `id` (ai-sdk-request.ts), made with that id when it does not exist yet.
+ */
+async function chatSession(sessions: ChatSessionStore, chatId: string | undefined): Promise<{ found?: ChatSession; id: string }> {
+  if (chatId === undefined) return { id: randomUUID() };
+  const direct = await ownSession(sessions, chatId);
+  if (direct !== undefined) return { found: direct, id: direct.id };
+  const derived = derivedSessionId(ownerOf(false), chatId);
+  const existing = await sessions.get(derived);
+  if (existing !== undefined && isOwnSession(existing)) return { found: existing, id: derived };
+  // Never another caller's: a (practically impossible) clash gets a session of its own.
+  return { id: existing === undefined ? derived : randomUUID() };
+}
+
+/** What a `/chat/stream` request asks: its text, its session (found, or the id a new one gets) and its protocol. */
+async function readTurn(ctx: RouteContext, options: StreamRouteOptions): Promise<{ text: string; found?: ChatSession; id: string; aiSdk: boolean }> {
+  const body = await readJsonBody(ctx.req, options.bodyLimit);
+  const aiSdk = wantsAiSdk(ctx, body);
+  const useChat = aiSdk && body["message"] === undefined;
+  const text = useChat ? aiSdkMessageOf(body) : messageOf(body);
+  const chatId = useChat ? chatIdOf(body) : undefined;
+  const given = useChat ? undefined : sessionIdOf(body);
+  guard(options);
+  if (useChat) return { text, aiSdk, ...(await chatSession(options.sessions, chatId)) };
+  const found = await ownSession(options.sessions, given);
+  return { text, aiSdk, id: found?.id ?? randomUUID(), ...(found === undefined ? {} : { found }) };
+}
+
+/**
+ * `POST /chat/stream`: the turn over SSE, in the given session or a new one announced first; in the
+ * spec's events, or the AI SDK's UI message stream when the request asks for it (same turn, other writer).
+ */
 function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promise<void> {
-  const { sessions, log, bodyLimit, heartbeatMs, forward, running, events } = options;
+  const { sessions, log, heartbeatMs, forward, running, events } = options;
   return async (ctx) => {
     const trace = getTelemetry().serverTraceOf(ctx.req);
     const requestId = requestIdOf(ctx.req, trace?.requestId);
     ctx.set(REQUEST_ID_HEADER, requestId);
-    const body = await readJsonBody(ctx.req, bodyLimit);
-    const text = messageOf(body);
-    const given = sessionIdOf(body);
-    guard(options);
-    const found = await ownSession(sessions, given);
-    const session = found ?? (await sessions.create({ id: randomUUID(), userId: ownerOf(false), metadata: {}, now: Date.now() }));
+    const { text, found, id, aiSdk } = await readTurn(ctx, options);
+    const session = found ?? (await sessions.create({ id, userId: ownerOf(false), metadata: {}, now: Date.now() }));
     // The user's message is kept even if the run then fails.
     const asked = message("user", text, {});
     await sessions.append(session.id, asked);
 
+    const replyId = randomUUID();
+    if (aiSdk) ctx.set(AI_SDK_STREAM_HEADER, "v1");
     const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
+    const writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : specWriter(stream);
     running.add(controller);
     try {
-      stream.send("session", { session_id: session.id, created: found === undefined });
+      writer.session(session.id, found === undefined);
       // Not a jsonRoute: the request's scope and its server span are entered here.
       const run = (): Promise<ChatAnswer> =>
         withRequestContext(routeRequestContext(ctx, requestId, trace, forward), () =>
-          answer(options, { requestId, session, text, signal: controller.signal }, (event) => stream.send(event.type, eventData(event)), "streaming"),
+          answer(options, { requestId, session, text, signal: controller.signal }, (event) => writer.event(event), "streaming"),
         );
       const done = await (trace === undefined ? run() : trace.run(run));
       if (done.paused instanceof JsonReply) {
         // Paused for approval: no answer yet. Only this client may resolve a streaming checkpoint.
-        stream.send("checkpoint", { ...(done.paused.body as object), conversation_id: session.id, session_id: session.id });
+        writer.paused(done.paused.body as Record<string, unknown>, session.id);
         return;
       }
-      const reply = message("assistant", done.content, done.metadata);
+      const reply = message("assistant", done.content, done.metadata, replyId);
       await sessions.append(session.id, reply);
       announce(events, { sessionId: session.id, asked, reply, requestId, trace: trace?.traceContext() });
-      stream.send("done", { session_id: session.id, message: reply });
+      writer.done(session.id, reply);
     } catch (error) {
       const failure = clientSafe(error, "the chat handler failed");
       if (!controller.signal.aborted)
         log?.warn(`chat turn failed: ${failure.message}`, { request_id: requestId, code: failure.code, ...(isManifoldError(error) ? {} : { error }) });
-      stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
+      writer.error(failure, requestId);
     } finally {
       running.delete(controller);
       end();

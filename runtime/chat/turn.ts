@@ -119,14 +119,29 @@ interface TurnOutcome {
 async function runNatural(orchestrator: Orchestrator, input: ChatTurnInput, options: TurnOptions, usage: Map<string, LlmUsage>): Promise<TurnOutcome> {
   const { signal, onEvent, requestMode = "non_streaming" } = options;
   const tools = new Set<string>();
+  // Each step's parameters, from its last round until its step event is out (the AI SDK stream's tool input).
+  const parameters = new Map<string, unknown>();
   let streamed = "";
   onEvent({ type: "status", message: "planning" });
   const result = await orchestrator.runNatural(conversationRequest(input.message, input.history), {
     signal,
     synthesise: orchestrator.hasSynthesiser,
+    onRound: (round) => parameters.set(round.step_id, round.parameters),
     onStep: (step) => {
       if (step.status === "completed") tools.add(step.component);
-      onEvent({ type: "step", step_id: step.step_id, tool: step.component, capability: step.capability, status: step.status, duration_ms: step.duration_ms });
+      const input = parameters.get(step.step_id);
+      parameters.delete(step.step_id);
+      onEvent({
+        type: "step",
+        step_id: step.step_id,
+        tool: step.component,
+        capability: step.capability,
+        status: step.status,
+        duration_ms: step.duration_ms,
+        ...(input === undefined ? {} : { input }),
+        ...(step.status === "completed" ? { output: step.output } : {}),
+        ...(step.error === undefined ? {} : { error: { code: step.error.code, message: step.error.message } }),
+      });
     },
     onChunk: (text) => {
       streamed += text;

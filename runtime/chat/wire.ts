@@ -16,6 +16,13 @@ export type ChatEvent =
       readonly capability: string;
       readonly status: string;
       readonly duration_ms?: number;
+      /**
+       * What the step was called with, what it returned, or why it failed: the AI SDK stream shows them
+       * as the step's tool part; the spec's SSE `step` event leaves them out.
+       */
+      readonly input?: unknown;
+      readonly output?: unknown;
+      readonly error?: { readonly code: string; readonly message: string };
     }
   | { readonly type: "chunk"; readonly text: string }
   /** Natural mode asked the user instead of guessing: the question is the assistant's message, the next turn answers it. */

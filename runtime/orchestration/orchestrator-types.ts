@@ -10,7 +10,7 @@ import type { Logger } from "../telemetry/index.js";
 import type { CatalogComponent } from "./catalog.js";
 import type { ContextSource, SettledListener } from "./context.js";
 import type { CustomResponse } from "./custom.js";
-import type { ExecutionResult, Executor, Resolve, StepResult } from "./executor.js";
+import type { ExecutionResult, Executor, Resolve, StepResult, StepRound } from "./executor.js";
 import type { HookOutcome, PipelineHook } from "./hooks.js";
 import type { InterceptorState } from "./interceptors.js";
 import type { Interceptor, RequestContext } from "./pipeline-interceptors.js";
@@ -121,6 +121,8 @@ export interface RunOptions {
   readonly onChunk?: (text: string) => void;
   /** Told after each step finishes, in completion order (a task reports progress with it). */
   readonly onStep?: (step: StepResult, done: number, total: number) => void;
+  /** Told when each round of a step ends, with the parameters it was called with, before `onStep` for the last (chat's AI SDK stream shows them as a tool part's input). */
+  readonly onRound?: (round: StepRound) => void;
   /** Told about every language-model call of the run (planning, synthesis): chat adds up its tokens by phase. */
   readonly onModelCall?: RecordCall;
   /** Natural mode: told when a further phase or a corrected retry starts (chat streams these as `progress`). */

@@ -277,7 +277,7 @@ const ENDS_LOOP: ReadonlySet<string> = new Set(["PLAN_INVALID", "BUDGET_EXCEEDED
 /** Runs the plan; a further phase (`earlier`) keeps the steps that completed before it, as a resume does. */
 function executeStage({ core, request, rounds }: Passage, plan: Plan, earlier?: ExecutionResult): Promise<ExecutionResult> {
   const { mode, workflow, options } = request;
-  const { signal, onStep } = options;
+  const { signal, onStep, onRound } = options;
   const resume = earlier === undefined ? options.resume : { ...options.resume, completed: earlier.steps.filter((s) => s.status === "completed") };
   return core.executor.execute(plan, {
     ...request.execute,
@@ -288,7 +288,12 @@ function executeStage({ core, request, rounds }: Passage, plan: Plan, earlier?: 
     ...(core.interceptors.length === 0 ? {} : { interceptors: core.interceptors }),
     ...(resume?.completed && { completed: resume.completed }),
     ...(resume?.state && { state: resume.state }),
-    ...(core.store && { onRound: (round: StepRound) => rounds.length < MAX_ROUNDS && rounds.push(round) }),
+    ...((core.store !== undefined || onRound !== undefined) && {
+      onRound: (round: StepRound) => {
+        if (core.store !== undefined && rounds.length < MAX_ROUNDS) rounds.push(round);
+        onRound?.(round);
+      },
+    }),
   });
 }
 
