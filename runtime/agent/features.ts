@@ -7,6 +7,7 @@
  * This module is importable on its own (gen reads it): it loads the feature descriptors only, where
  * the agent's index loads the whole serving runtime.
  */
+import { a2aFeature, type A2aServeOptions } from "../a2a/feature.js";
 import { chatFeature, type ChatServeOptions } from "../chat/feature.js";
 import type { AgentFeature } from "../feature/index.js";
 import { hitlFeature, type HitlServeOptions } from "../hitl/feature.js";
@@ -27,6 +28,7 @@ export const AGENT_FEATURES: readonly AgentFeature<never>[] = [
   hitlFeature,
   skillsFeature,
   memoryFeature,
+  a2aFeature,
 ];
 
 /** What an agent's `serve()` takes beside the component options: each feature's own part. */
@@ -36,7 +38,8 @@ export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOp
   ChatServeOptions &
   HitlServeOptions &
   SkillsServeOptions &
-  MemoryServeOptions;
+  MemoryServeOptions &
+  A2aServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
 export const AGENT_ROUTE_PREFIXES: readonly string[] = featureRoutePrefixes(AGENT_FEATURES);

@@ -28,3 +28,4 @@ export type {
 } from "./types.js";
 export { openRouteStream, openSseStream, type RouteStream, type SseStream } from "./sse.js";
 export { ALLOWED_HOSTS_ENV, CORS_ORIGINS_ENV, resolveAllowedHosts, resolveCorsOrigins } from "./trust.js";
+export { publicUrl } from "./openapi-route.js";

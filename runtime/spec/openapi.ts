@@ -41,6 +41,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   scheduled: "Runs delivered by the scheduler's executor",
   hitl: "Human approval: checkpoints, approve or reject, resume",
   mcp: "The Model Context Protocol (Streamable HTTP): the capabilities, and an agent's modes, as MCP tools",
+  a2a: "Agent2Agent (A2A): the agent card and JSON-RPC messages and tasks",
   framework: "Health and discovery routes every component serves, without a token",
 };
 

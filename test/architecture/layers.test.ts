@@ -35,6 +35,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   hitl: 7,
   skills: 7,
   memory: 7,
+  a2a: 7,
   agent: 8,
   codegen: 9,
   dashboard: 10,
