@@ -1,30 +1,26 @@
 /**
  * `/mcp`: the MCP Streamable HTTP endpoint of one component, on the official SDK's low-level `Server`
- * and `StreamableHTTPServerTransport`, stateful. An `initialize` POST opens a session (its id a random
- * UUID, in `Mcp-Session-Id`); every later request names it and is handed to that session's transport;
- * DELETE ends it. The caller's route has already checked the bearer token and read the body within
+ * and our node:http transport (transport.ts), stateful. An `initialize` POST opens a session (its id a
+ * random UUID, in `Mcp-Session-Id`); every later request names it and is handed to that session's
+ * transport; DELETE ends it. The component's event store keeps its streams' events for resumption. The caller's route has already checked the bearer token and read the body within
  * the component's limit, so this sees a parsed body and an identified request.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ownerKey, requestIdentity } from "../context/index.js";
+import { systemClock } from "../util/index.js";
+import { createMcpEventStore } from "./event-store.js";
 import { createSessionTable } from "./sessions.js";
 import { createToolTable, type McpToolTable } from "./tools.js";
+import { McpNodeTransport, refuse } from "./transport.js";
 import type { McpEndpoint, McpEndpointOptions } from "./types.js";
 
 interface Session {
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
-}
-
-/** A JSON-RPC error on the HTTP level, worded as the SDK's transport words its own. */
-function refuse(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { "Content-Type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  readonly transport: McpNodeTransport;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -53,7 +49,9 @@ function createSessionServer<S>(options: McpEndpointOptions<S>, tools: McpToolTa
 
 /** The endpoint on the SDK; loaded by `createMcpEndpoint` (lazy-endpoint.ts) on first need. */
 export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoint<S> {
-  const { log, maxSessions, sessionTtlMs, clock } = options;
+  const { log, maxSessions, sessionTtlMs, clock = systemClock, resumability = {}, streamAfterMs = 1000 } = options;
+  // One store for the component's sessions, so its bounds hold whatever the number of sessions.
+  const events = resumability === false ? undefined : createMcpEventStore({ clock, ...resumability });
   const tools = createToolTable(options.tools, { log, component: options.name });
   const scopes = new AsyncLocalStorage<S>();
   const closing = new Set<Promise<void>>();
@@ -68,31 +66,27 @@ export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoin
   const table = createSessionTable<Session>({
     ...(maxSessions === undefined ? {} : { maxSessions }),
     ...(sessionTtlMs === undefined ? {} : { idleTtlMs: sessionTtlMs }),
-    ...(clock === undefined ? {} : { clock }),
+    clock,
     close: closeSession,
   });
 
   /** A new session for an `initialize` POST; it joins the table once the SDK has given it its id. */
   const open = async (owner: string): Promise<Session> => {
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => table.add(id, session, owner),
-    });
+    const sessionId = randomUUID();
+    const transport = new McpNodeTransport({ sessionId, events, clock, streamAfterMs, onInitialized: () => table.add(sessionId, session, owner) });
     // DELETE, or the server closed: the session leaves the table (a no-op when it already has).
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) table.remove(transport.sessionId);
-    };
+    transport.onclose = () => table.remove(sessionId);
     const server = createSessionServer(options, tools, scopes);
     const session: Session = { server, transport };
     await server.connect(transport);
     return session;
   };
 
-  const serve = async (session: Session, id: string | undefined, req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): Promise<void> => {
+  const serve = (session: Session, id: string | undefined, req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): void => {
     // In flight until the response closes (a GET stream stays open): such a session is never idle.
     const release = id === undefined ? undefined : table.hold(id);
     if (release !== undefined) res.once("close", release);
-    await scopes.run(scope, () => session.transport.handleRequest(req, res, body));
+    scopes.run(scope, () => session.transport.handle(req, res, body));
   };
 
   return {
@@ -112,6 +106,7 @@ export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoin
     async close() {
       table.clear();
       await Promise.all([...closing]);
+      events?.clear();
     },
     get sessions() {
       return table.size;

@@ -51,6 +51,23 @@ export interface McpEndpointOptions<S> {
   readonly sessionTtlMs?: number | undefined;
   /** @defaultValue systemClock */
   readonly clock?: Clock | undefined;
+  /**
+   * The bounds of the component's in-memory event store, which lets a client whose stream dropped
+   * resume it with `Last-Event-ID`; `false` keeps no events. @defaultValue its defaults (event-store.ts)
+   */
+  readonly resumability?: McpResumability | false | undefined;
+  /** A call still running after this long is answered as a resumable event stream instead of JSON. @defaultValue 1000 */
+  readonly streamAfterMs?: number | undefined;
+}
+
+/** How much of its streams a component keeps for clients to resume. */
+export interface McpResumability {
+  /** @defaultValue 100 */
+  readonly maxEventsPerStream?: number;
+  /** @defaultValue 4 MiB */
+  readonly maxBytes?: number;
+  /** A stream neither written nor resumed this long is forgotten. @defaultValue 300000 (5 minutes) */
+  readonly idleTtlMs?: number;
 }
 
 export interface McpEndpoint<S> {
