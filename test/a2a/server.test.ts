@@ -21,6 +21,7 @@ import { QUIET_AGENT } from "../support/serve.js";
 import { eventually } from "../support/wait.js";
 
 const TOKEN = "a2a-test-token";
+const OTHER = "a2a-other-token";
 
 const pay: WorkflowSpec = {
   name: "pay",
@@ -61,7 +62,7 @@ test.before(async (context) => {
   context.agent = await serveAgent(spec, context.tools.specs, {
     ...QUIET_AGENT,
     llm,
-    auth: { verify: (token: string) => (token === TOKEN ? "alice" : false) },
+    auth: { verify: (token: string) => (token === TOKEN ? "alice" : token === OTHER ? "bob" : false) },
     orchestration: { baseUrls: context.tools.baseUrls, executionStore: false },
     hitl: { store: createMemoryCheckpointStore(), expiry: false },
   } as never);
@@ -176,6 +177,24 @@ test("a sensitive step: input-required with the checkpoint id; approved by a mes
   const done = asTask(await client.sendMessage(send({ ...userMessage([data({ action: "approve" })], undefined, paused.id), contextId: paused.contextId })));
   assert.is(done.status?.state, 3, JSON.stringify(done.status));
   assert.equal((dataOf(done) as any).outputs, { charged: 7 });
+});
+
+test("a task is its creator's: another caller's GetTask and CancelTask find nothing", async ({ client, agent }) => {
+  const task = asTask(await client.sendMessage(send(userMessage([data({ a: 1 })], { skill: "double" }))));
+  const rpc = async (method: string, params: unknown) =>
+    (await (
+      await fetch(`${agent.url}/a2a`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0", authorization: `Bearer ${OTHER}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
+      })
+    ).json()) as any;
+  for (const method of ["GetTask", "CancelTask"]) {
+    const answer = await rpc(method, { id: task.id });
+    assert.is(answer.result, undefined, `${method}: ${JSON.stringify(answer)}`);
+    assert.type(answer.error.code, "number");
+  }
+  assert.is((await client.getTask({ tenant: "", id: task.id, historyLength: undefined })).status?.state, 3);
 });
 
 test("bad requests are JSON-RPC errors without a stack: an unknown method, a body that is not JSON", async ({ agent }) => {
