@@ -19,6 +19,7 @@ import { serveScheduler } from "agent-manifold/runtime/scheduling";
 import { DEFAULT_DASHBOARD_PORT, serveDashboard } from "agent-manifold/runtime/dashboard";
 import { createPackingList } from "./handlers/packing-list.js";
 import { createScheduledHandler } from "./handlers/scheduled.js";
+import { serveChatPage } from "./serve-chat-page.js";
 import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
 import { weatherHandlers } from "./handlers/weather.js";
 
@@ -45,7 +46,12 @@ async function freePort(): Promise<number> {
 // The API browser's "Try it out" calls each component from the dashboard's page: a cross-origin call
 // that a component answers only for the origins in MANIFOLD_CORS_ORIGINS, so the network's list names it.
 const dashboardPort = ephemeral ? await freePort() : DEFAULT_DASHBOARD_PORT;
-process.env["MANIFOLD_CORS_ORIGINS"] = [process.env["MANIFOLD_CORS_ORIGINS"], `http://127.0.0.1:${dashboardPort}`, `http://localhost:${dashboardPort}`]
+// The example chat page (serve-chat-page.ts) calls the agent's /chat/stream and /hitl/command from its own origin: named too.
+const chatPagePort = ephemeral ? await freePort() : 8096;
+process.env["MANIFOLD_CORS_ORIGINS"] = [
+  process.env["MANIFOLD_CORS_ORIGINS"],
+  ...[dashboardPort, chatPagePort].flatMap((p) => [`http://127.0.0.1:${p}`, `http://localhost:${p}`]),
+]
   .filter((origin) => origin !== undefined && origin !== "")
   .join(",");
 
@@ -69,6 +75,7 @@ const agent = await TravelAgent.serve({
 const scheduler = await serveScheduler({ port: ephemeral ? 0 : 8099 });
 // The dashboard reads the same (process-wide) embedded store the network writes.
 const dashboard = await serveDashboard({ port: dashboardPort });
+const chatPage = await serveChatPage({ agentUrl: () => agent.url, port: chatPagePort });
 const running = [...tools, agent, scheduler];
 
 const [geo] = running;
@@ -77,6 +84,7 @@ const agentToken = await mintAgentToken(agentIdentityKey()!, "travel-agent", "sc
 console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
 console.log(`\nDashboard: ${dashboard.url}/  (registry, LLM debug, approvals, executions, skills, memory; API browser at ${dashboard.url}/api-browser)`);
+console.log(`Chat page: ${chatPage.url}/  (useChat's protocol on ${agent.url}/chat/stream: tool parts, approvals)`);
 console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
 console.log(
   `  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`,

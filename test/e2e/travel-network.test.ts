@@ -55,6 +55,26 @@ test("npm start serves each component's OpenAPI document, so the dashboard's API
   }
 });
 
+test("npm start prints the chat page's URL; the page is served and the agent answers a chat from its origin in the AI SDK protocol", async () => {
+  const match = /^Chat page: (http:\/\/\S+)\/ /m.exec(network.stdout());
+  assert.ok(match, `chat page URL printed:\n${network.stdout()}`);
+  const page = match![1]!;
+  assert.match(await (await fetch(`${page}/`)).text(), /<script type="module" src="chat.js">/);
+  const { agent_url } = (await (await fetch(`${page}/config.json`)).json()) as { agent_url: string };
+  assert.is(agent_url, urlOf("travel-agent"));
+  // As the page's fetch: cross-origin, useChat's body; the agent's chat handler answers.
+  const response = await fetch(`${agent_url}/chat/stream`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: page },
+    body: JSON.stringify({ id: "example-chat", messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "What is it like in Kyoto?" }] }] }),
+  });
+  assert.is(response.headers.get("access-control-allow-origin"), page);
+  assert.is(response.headers.get("x-vercel-ai-ui-message-stream"), "v1");
+  const text = await response.text();
+  assert.match(text, /"type":"text-delta"/);
+  assert.match(text, /data: \[DONE\]\n\n$/);
+});
+
 test("npm start serves the dashboard and prints its URL; it sees the network and the agent's runs", async () => {
   const match = /^Dashboard: (http:\/\/\S+)\/ /m.exec(network.stdout());
   assert.ok(match, `dashboard URL printed:\n${network.stdout()}`);
