@@ -115,6 +115,9 @@ function connect(live: Live): Promise<Client> {
       connected.onclose = () => {
         if (live.client === connected) live.client = undefined;
       };
+      // A transport error (an HTTP server gone mid-stream) leaves the SDK's pending requests waiting
+      // for their timeout; closing the client fails them now (NETWORK_ERROR) and the next call reconnects.
+      connected.onerror = () => drop(live, connected);
       return connected;
     },
     (error: unknown) => {
@@ -133,14 +136,38 @@ function stateOf({ closed, client, connecting, failed }: Live): McpSessionState 
   return failed ? "failed" : "idle";
 }
 
-async function callOn(live: Live, tool: string, args: Record<string, unknown>, { timeoutMs, signal }: McpCallOptions): Promise<CallToolResult> {
+async function callOn(live: Live, tool: string, args: Record<string, unknown>, call: McpCallOptions): Promise<CallToolResult> {
   const { name, maxInFlight = 16 } = live.options;
   const where = `${name}.${tool} (${describe(live.address)})`;
   if (live.closed) throw closedError(name);
   if (live.inFlight >= maxInFlight) throw new ManifoldError("LIMIT_EXCEEDED", `${where}: ${maxInFlight} calls are already in flight to this MCP server`);
   live.inFlight += 1;
-  let used: Client | undefined;
   try {
+    try {
+      return await callOnce(live, tool, args, call, where);
+    } catch (error) {
+      // A server that restarted has forgotten the session (HTTP 404) and never ran the call: once more, on a new one.
+      if (!(error instanceof SessionForgotten)) throw error;
+      return await callOnce(live, tool, args, call, where);
+    }
+  } finally {
+    live.inFlight -= 1;
+  }
+}
+
+class SessionForgotten extends Error {}
+
+async function callOnce(
+  live: Live,
+  tool: string,
+  args: Record<string, unknown>,
+  { timeoutMs, signal }: McpCallOptions,
+  where: string,
+): Promise<CallToolResult> {
+  let used: Client | undefined;
+  let reused = false;
+  try {
+    reused = live.client !== undefined;
     used = await connect(live);
     signal?.throwIfAborted();
     const options = { timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) };
@@ -148,9 +175,8 @@ async function callOn(live: Live, tool: string, args: Record<string, unknown>, {
   } catch (thrown) {
     const { error, broken } = callFailure(thrown, where, signal);
     if (broken && used !== undefined) drop(live, used);
+    if (reused && (thrown as { code?: unknown } | null)?.code === 404 && (thrown as Error).name !== "McpError") throw new SessionForgotten();
     throw error;
-  } finally {
-    live.inFlight -= 1;
   }
 }
 

@@ -58,6 +58,8 @@ function buildServer(notes: Note[]): McpServer {
     content: [{ type: "text", text: `refused: ${why ?? "no reason"}` }],
   }));
   server.registerTool("slow", { description: "Answers after ms milliseconds", inputSchema: { ms: z.number().int().min(0).max(60_000) } }, async ({ ms }) => {
+    // A suite that kills the server mid-call waits for this line: the call is then in flight.
+    process.stderr.write(`slow started ${ms}\n`);
     await new Promise((resolve) => setTimeout(resolve, ms));
     return { content: [{ type: "text", text: `waited ${ms}` }] };
   });
