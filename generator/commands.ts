@@ -1,4 +1,13 @@
-import { formatDiagnostics, summariseDiagnostics, sortDiagnostics, notGenerated, hasErrors, isBuiltinFile, SYNTAX_ERROR } from "../runtime/manifest/index.js";
+import {
+  formatDiagnostics,
+  summariseDiagnostics,
+  sortDiagnostics,
+  notGenerated,
+  hasErrors,
+  isBuiltinFile,
+  SYNTAX_ERROR,
+  type Project,
+} from "../runtime/manifest/index.js";
 import { stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import type { CliIo, Format } from "./cli-io.js";
@@ -15,6 +24,8 @@ export interface CommandOptions {
   /** Fail (exit 2) unless a deployment manifest makes gen write deploy/. */
   readonly deploy?: boolean;
   readonly format: Format;
+  /** gen: fetch every `kind: mcp` server's tools again (with `check`: compare them with the lock files). */
+  readonly refreshMcp?: boolean;
 }
 
 function elapsed(start: bigint): string {
@@ -33,6 +44,23 @@ function describeManifests(manifests: readonly { readonly file: string; readonly
   return shipped.length === 0 ? own : `${own} + shipped ${shipped.join(", ")}`;
 }
 
+/**
+ * gen's load: fetch the lock files `kind: mcp` manifests lack (or all of them with --refresh-mcp),
+ * then load again if one was written. A server that cannot be reached is its MF1605, which replaces
+ * the missing lock's MF1602 of the same manifest.
+ */
+async function loadWithMcpLocks(manifestsDir: string, root: string, options: CommandOptions, summary: (text: string) => void): Promise<Project> {
+  const first = await loadProject({ manifestsDir, cwd: root });
+  if (first.mcpServers === undefined) return first;
+  const { syncMcpLocks } = await import("./mcp-locks.js");
+  const synced = await syncMcpLocks(first, { root, check: options.check, refresh: options.refreshMcp === true });
+  for (const file of synced.written) summary(`  locked   ${file}\n`);
+  const project = synced.written.length > 0 ? await loadProject({ manifestsDir, cwd: root }) : first;
+  const unreachable = new Set(synced.diagnostics.map((d) => d.file));
+  const kept = project.diagnostics.filter((d) => !(d.code === "MF1602" && unreachable.has(d.file)));
+  return { ...project, diagnostics: sortDiagnostics([...kept, ...synced.diagnostics]) };
+}
+
 export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {
   const start = process.hrtime.bigint();
   // A folder that is not there is a mistake in the command, not in a manifest: no position to show.
@@ -46,7 +74,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   // Everything gen prints or writes names files relative to the project, never to the current folder.
   const root = findProjectRoot(options.manifestsDir);
   const manifestsDir = relative(root, resolve(options.manifestsDir)).split(sep).join("/") || ".";
-  const loaded = await loadProject({ manifestsDir, cwd: root });
+  const loaded = command === "gen" ? await loadWithMcpLocks(manifestsDir, root, options, summary) : await loadProject({ manifestsDir, cwd: root });
   const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded, AGENT_FEATURES)]) };
   if (project.diagnostics.length > 0) {
     const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });

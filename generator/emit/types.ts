@@ -12,6 +12,8 @@ export function valueType(value: ValueSpec, indent: string): string {
       return "number";
     case "boolean":
       return "boolean";
+    case "any":
+      return "unknown";
     case "array":
       return value.items === undefined ? "unknown[]" : `Array<${valueType(value.items, indent)}>`;
     case "object":

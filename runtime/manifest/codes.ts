@@ -7,6 +7,7 @@
  * MF13xx: meaning across fields and files. MF14xx: workflow data-flow checks; they are defined beside
  * the checker (dataflow/codes.ts), which the YAML workflow engine runs too. MF15xx: an agent's skill
  * folders (Agent Skills, `skills:`), positioned in the manifest or in the skill's `SKILL.md`.
+ * MF16xx: `kind: mcp` manifests (an external MCP server) and their lock files.
  */
 import { WORKFLOW_CHECK_CODES } from "./dataflow/codes.js";
 /** How bad a finding is: an error stops gen, a warning does not. */
@@ -183,6 +184,39 @@ export const DIAGNOSTIC_CODES = {
     title: "Skill too large",
     description:
       "A skill or an agent's skills exceed a bound: `SKILL.md` 64 KiB, instructions 32 KiB, 64 files and 512 KiB of text per skill, folders 4 deep, resource paths 256 characters (without control characters or `\\`), 50 `skills` entries per agent.",
+  },
+  MF1601: {
+    severity: "error",
+    title: "MCP server address",
+    description:
+      "A `kind: mcp` manifest sets both `url` and `command` or neither, its `url` is not an http or https URL, or it sets a key of the other transport (`args`, `env` go with `command`; `auth` with `url`).",
+  },
+  MF1602: {
+    severity: "error",
+    title: "MCP lock file missing",
+    description: "`<name>.mcp-lock.json` is not beside the manifest: run `manifold gen` (which fetches it) or `manifold gen --refresh-mcp`, and commit it.",
+  },
+  MF1603: {
+    severity: "error",
+    title: "MCP lock file invalid",
+    description:
+      "The lock file cannot be read, is not JSON of the lock format, has another `lockfileVersion`, or its `hash` does not match its tools (it was edited by hand): run `manifold gen --refresh-mcp`.",
+  },
+  MF1604: {
+    severity: "error",
+    title: "MCP tool name clash",
+    description: "Two tools of the server become the same capability name (snake_case) or the same TypeScript name (camelCase).",
+  },
+  MF1605: {
+    severity: "error",
+    title: "MCP server unreachable",
+    description: "`manifold gen` could not list the server's tools (it did not start, refused the connection or the token, or failed `tools/list`).",
+  },
+  MF1606: {
+    severity: "error",
+    title: "MCP tools changed",
+    description:
+      "`manifold gen --check --refresh-mcp`: the server's live tools differ from the lock file (the message lists tools added, removed and changed); run `manifold gen --refresh-mcp` and commit.",
   },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 

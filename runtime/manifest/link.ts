@@ -7,7 +7,8 @@ import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { toPascalCase } from "../spec/index.js";
 import type { FeatureLinkContext, ManifestFeature, RawAgent } from "./feature.js";
-import type { RawComponent, RawDeployment, RawManifest } from "./manifest-types.js";
+import type { RawComponent, RawDeployment, RawManifest, RawMcp } from "./manifest-types.js";
+import type { ComponentSpec } from "../spec/index.js";
 import { keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { checkDeployment } from "./link-deployment.js";
 import { closest } from "./dataflow/index.js";
@@ -15,7 +16,10 @@ import { closest } from "./dataflow/index.js";
 /** A manifest that passed the meta-schema. */
 export interface CheckedManifest {
   readonly source: SourceFile;
-  readonly manifest: RawManifest;
+  /** For a `kind: mcp` manifest: the tool its lock file describes, which the checks see like any tool. */
+  readonly manifest: Exclude<RawManifest, RawMcp>;
+  /** `kind: mcp` only: the manifest as written and its component, built from the lock file. */
+  readonly mcp?: { readonly document: Record<string, unknown>; readonly component: ComponentSpec };
 }
 
 /**
@@ -38,6 +42,8 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
   const workflows = new Map<string, CheckedManifest>();
   const byPascal = new Map<string, CheckedManifest>();
   const deployments: (CheckedManifest & { readonly manifest: RawDeployment })[] = [];
+  // An external MCP server is used, never deployed: a deployment neither lists nor misses it.
+  const external = new Set(entries.filter((e) => e.mcp !== undefined).map((e) => e.manifest.name));
   for (const entry of entries) {
     const { manifest } = entry;
     if (manifest.kind === "deployment") {
@@ -76,7 +82,11 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
   for (const entry of deployments) {
     const runsWorkers = (manifest: RawComponent): boolean =>
       manifest.kind === "agent" && features.some((feature) => feature.runsWorkers?.(manifest as RawAgent) === true);
-    const deployed = new Map([...components].map(([name, c]) => [name, { file: c.source.file, manifest: c.manifest, runsWorkers: runsWorkers(c.manifest) }]));
+    const deployed = new Map(
+      [...components]
+        .filter(([name]) => !external.has(name))
+        .map(([name, c]) => [name, { file: c.source.file, manifest: c.manifest, runsWorkers: runsWorkers(c.manifest) }]),
+    );
     checkDeployment(entry.manifest, deployed, declared.components, (code, path, message, at) =>
       found.push(createDiagnostic(code, entry.source.file, at === "key" ? keyPosition(entry.source, path) : valuePosition(entry.source, path), message)),
     );

@@ -3,9 +3,11 @@
  * checks across files → normalise. File-system concerns live in index.ts.
  */
 import { createDiagnostic, sortDiagnostics, START } from "./diagnostics/create.js";
-import type { Diagnostic, LoadedManifest, ManifestKind, Project } from "./project.js";
+import type { Diagnostic, LoadedManifest, ManifestKind, McpManifestInfo, Project } from "./project.js";
 import { checkKind, isManifestKind } from "./kind.js";
-import type { RawManifest } from "./manifest-types.js";
+import type { RawManifest, RawMcp } from "./manifest-types.js";
+import { loadMcpManifest } from "./load-mcp.js";
+import type { SourceFile } from "./source-file.js";
 import { normaliseComponent } from "./normalise.js";
 import { parseManifest } from "./parse.js";
 import { checkProject, type CheckedManifest, type DeclaredNames } from "./link.js";
@@ -28,6 +30,8 @@ interface FileResult {
   readonly checked?: CheckedManifest;
   /** Kind and name when they could be read, even if the file is otherwise broken. */
   readonly declared?: { readonly kind: ManifestKind; readonly name: string };
+  /** A `kind: mcp` manifest with a valid address, for gen's lock step. */
+  readonly mcp?: McpManifestInfo;
 }
 
 /** What the checks of one file read besides its text: the files beside it, and where other files' texts go. */
@@ -49,10 +53,30 @@ function loadFile({ file, text }: ManifestSource, features: readonly ManifestFea
   if (schemaProblems.length > 0) return { diagnostics: [...parsed.diagnostics, ...schemaProblems], ...(declared && { declared }) };
   // The meta-schema accepted it, which is exactly what RawManifest describes.
   const manifest = value as unknown as RawManifest;
+  if (manifest.kind === "mcp") return loadMcp(parsed.source, manifest, files, declared, parsed.diagnostics);
   return {
     diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest, features, { ...(files && { files }), sources })],
     checked: { source: parsed.source, manifest },
     ...(declared && { declared }),
+  };
+}
+
+function loadMcp(
+  source: SourceFile,
+  manifest: RawMcp,
+  files: ManifestFiles | undefined,
+  declared: FileResult["declared"],
+  own: readonly Diagnostic[],
+): FileResult {
+  const result = loadMcpManifest(source, manifest, files);
+  const document = manifest as unknown as Record<string, unknown>;
+  const checked: CheckedManifest | undefined =
+    result.view === undefined || result.component === undefined ? undefined : { source, manifest: result.view, mcp: { document, component: result.component } };
+  return {
+    diagnostics: [...own, ...result.diagnostics],
+    ...(checked && { checked }),
+    ...(declared && { declared }),
+    ...(result.info && { mcp: result.info }),
   };
 }
 
@@ -78,11 +102,12 @@ function checkWorkflowsSafely(checked: readonly CheckedManifest[], declared: Dec
 }
 
 function toLoaded(
-  { source, manifest }: CheckedManifest,
+  { source, manifest, mcp }: CheckedManifest,
   features: readonly ManifestFeature[],
   workflows: ReadonlyMap<string, WorkflowSpec> | undefined,
   files: ManifestFiles | undefined,
 ): LoadedManifest {
+  if (mcp !== undefined) return { file: source.file, kind: "mcp", name: mcp.component.name, component: mcp.component, document: mcp.document };
   const document = manifest as unknown as Record<string, unknown>;
   if (manifest.kind === "workflow" || manifest.kind === "deployment") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
   const component = normaliseComponent(manifest, features, workflows, { file: source.file, files });
@@ -140,7 +165,13 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, featur
   const manifests = checked
     .map((entry) => toLoaded(entry, features, workflowSpecs, files))
     .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.file, b.file));
-  return { manifests, diagnostics: sortDiagnostics(all), sources: new Map([...ordered.map((s): [string, string] => [s.file, s.text]), ...context.sources]) };
+  const mcpServers = results.flatMap((r) => (r.mcp === undefined ? [] : [r.mcp]));
+  return {
+    manifests,
+    diagnostics: sortDiagnostics(all),
+    sources: new Map([...ordered.map((s): [string, string] => [s.file, s.text]), ...context.sources]),
+    ...(mcpServers.length > 0 && { mcpServers }),
+  };
 }
 
 /** Every check, over manifests held in memory (tests, editors). */

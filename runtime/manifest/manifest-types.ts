@@ -66,4 +66,17 @@ export interface RawDeployment {
   readonly components: Readonly<Record<string, RawDeployedComponent>>;
 }
 
-export type RawManifest = RawComponent | WorkflowDocument | RawDeployment;
+/** `kind: mcp`: an external MCP server used as a tool (its tools come from the lock file beside it). */
+export interface RawMcp {
+  readonly kind: "mcp";
+  readonly name: string;
+  readonly description: string;
+  readonly url?: string;
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly env?: readonly string[];
+  readonly auth?: { readonly token_env: string };
+  readonly timeout?: string;
+}
+
+export type RawManifest = RawComponent | WorkflowDocument | RawDeployment | RawMcp;

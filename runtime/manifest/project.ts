@@ -1,4 +1,4 @@
-import type { ComponentSpec } from "../spec/index.js";
+import type { ComponentSpec, McpServerSpec } from "../spec/index.js";
 import type { DiagnosticCode, Severity } from "./codes.js";
 
 export type { Severity } from "./codes.js";
@@ -16,7 +16,7 @@ export interface Diagnostic {
   readonly message: string;
 }
 
-export type ManifestKind = "tool" | "agent" | "workflow" | "deployment";
+export type ManifestKind = "tool" | "agent" | "workflow" | "deployment" | "mcp";
 
 /** One manifest file that parsed and passed the meta-schema. */
 export interface LoadedManifest {
@@ -24,10 +24,24 @@ export interface LoadedManifest {
   readonly file: string;
   readonly kind: ManifestKind;
   readonly name: string;
-  /** The normalised component (tools and agents); absent for workflows and deployments. */
+  /** The normalised component (tools, agents, MCP servers: `kind: "tool"` with `mcpServer`); absent for workflows and deployments. */
   readonly component?: ComponentSpec;
   /** The manifest as parsed (plain JS values), for the parts later stages read (uses, workflows, …). */
   readonly document: Record<string, unknown>;
+}
+
+/** A `kind: mcp` manifest as gen's lock step needs it, whatever the state of its lock. */
+export interface McpManifestInfo {
+  readonly file: string;
+  readonly name: string;
+  /** Where the server is: what gen connects to. */
+  readonly address: Omit<McpServerSpec, "hash">;
+  /** The lock file's path, as diagnostics show it (beside the manifest). */
+  readonly lockFile: string;
+  /** "ok": read and consistent; "missing": no file; "invalid": MF1603. */
+  readonly lock: "ok" | "missing" | "invalid";
+  /** Where the server's address is written (`url` or `command`), for gen's diagnostics. */
+  readonly at: { readonly line: number; readonly column: number };
 }
 
 export interface Project {
@@ -40,6 +54,11 @@ export interface Project {
    * output can show the offending line.
    */
   readonly sources?: ReadonlyMap<string, string>;
+  /**
+   * Every `kind: mcp` manifest whose address is valid, whatever the state of its lock file: what
+   * `manifold gen` fetches locks for. Sorted by file.
+   */
+  readonly mcpServers?: readonly McpManifestInfo[];
 }
 
 export function hasErrors(project: Pick<Project, "diagnostics">): boolean {

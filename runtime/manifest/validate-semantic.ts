@@ -39,7 +39,8 @@ export function checkManifest(
   const report: Report = (code, path, message) => found.push(createDiagnostic(code, source.file, valuePosition(source, path), message));
   const lineOf = (path: Path): number => valuePosition(source, path).line;
   if (manifest.kind === "workflow") checkWorkflow(manifest, report, lineOf);
-  else if (manifest.kind !== "deployment") {
+  // `kind: mcp` is checked by load-mcp.ts, with its lock file.
+  else if (manifest.kind !== "deployment" && manifest.kind !== "mcp") {
     checkComponent(manifest, features, report, lineOf);
     if (manifest.kind === "agent") {
       const reportAt: FeatureCheckContext["reportAt"] = (code, at, message) => {

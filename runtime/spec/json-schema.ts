@@ -12,7 +12,8 @@ export type SchemaDialect = "draft-07" | "openapi-3.0";
 export const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
 
 export function valueSchema(value: ValueSpec, dialect: SchemaDialect): JsonSchema {
-  const schema: JsonSchema = { type: value.type };
+  // `any`: no constraint at all (the empty schema), in both dialects.
+  const schema: JsonSchema = value.type === "any" ? {} : { type: value.type };
   if (value.description !== undefined) schema["description"] = value.description;
   if (value.enum !== undefined) schema["enum"] = [...value.enum];
   if (value.type === "string" && value.maxLength !== undefined) schema["maxLength"] = value.maxLength;

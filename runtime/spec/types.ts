@@ -4,7 +4,7 @@
  * value comes out of `manifold gen` and out of loading a manifest at run time.
  */
 
-export type FieldType = "string" | "number" | "integer" | "boolean" | "object" | "array";
+export type FieldType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "any";
 export type CapabilityType = "tool" | "reasoning" | "orchestrator";
 export type ComponentKind = "tool" | "agent";
 

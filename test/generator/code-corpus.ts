@@ -11,6 +11,8 @@ import { loadProject } from "../../generator/load-project.js";
 import { loadWorkflowText, type DiagnosticCode, type Diagnostic } from "../../runtime/manifest/index.js";
 import { loadManifestText, loadSources, notGenerated } from "../support/manifests.js";
 import { GEOCODING_TOOL, tempProject } from "./load-helpers.js";
+import { syncMcpLocks } from "../../generator/mcp-locks.js";
+import { lockText, mcpManifest, notesStdio } from "./mcp-support.js";
 
 type Produce = () => readonly Diagnostic[] | Promise<readonly Diagnostic[]>;
 
@@ -58,6 +60,25 @@ function workflowCase(name: string): Produce {
     return loadSources([...shared.map((f) => read("_shared", f)), ...own.map((f) => read(name, f))]).diagnostics;
   };
 }
+
+/** A `kind: mcp` manifest (and its lock, when given) under m/, loaded as gen loads it; `sync`: gen's lock step too. */
+function mcpCase(manifest: string, lock: string | undefined, sync?: { readonly check: boolean; readonly refresh: boolean }): Produce {
+  return async () => {
+    const { root, cleanup } = await tempProject({
+      "package.json": "{}\n",
+      "m/notes.yaml": manifest,
+      ...(lock !== undefined && { "m/notes.mcp-lock.json": lock }),
+    });
+    try {
+      const project = await loadProject({ manifestsDir: "m", cwd: root });
+      if (sync === undefined) return project.diagnostics;
+      return [...project.diagnostics, ...(await syncMcpLocks(project, { root, ...sync })).diagnostics];
+    } finally {
+      await cleanup();
+    }
+  };
+}
+const NOTE_TOOL = { name: "add_note", inputSchema: { type: "object", properties: { title: { type: "string" } } } };
 
 const TOOL = "kind: tool\nname: t\ndescription: d\ncapabilities:\n";
 const capability = (lines: string) => `${TOOL}  - name: a\n    description: b\n${lines}`;
@@ -163,4 +184,10 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1507: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d", "See [this](../secret.md).\n") }),
   MF1508: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d", "See references/missing.md.\n") }),
   MF1509: skillCase("[./s/a]", { "s/a/SKILL.md": SKILL("name: a\ndescription: d", `${"x".repeat(33 * 1024)}\n`) }),
+  MF1601: mcpCase(mcpManifest("url: ftp://example.com/mcp\n"), undefined),
+  MF1602: mcpCase(mcpManifest("url: http://127.0.0.1:9/mcp\n"), undefined),
+  MF1603: mcpCase(mcpManifest("url: http://127.0.0.1:9/mcp\n"), lockText([NOTE_TOOL]).replace('"title"', '"name"')),
+  MF1604: mcpCase(mcpManifest("url: http://127.0.0.1:9/mcp\n"), lockText([NOTE_TOOL, { ...NOTE_TOOL, name: "add-note" }])),
+  MF1605: mcpCase(mcpManifest("command: ./no-such-mcp-server\n"), undefined, { check: false, refresh: false }),
+  MF1606: mcpCase(mcpManifest(notesStdio()), lockText([NOTE_TOOL]), { check: true, refresh: true }),
 };

@@ -79,7 +79,7 @@ export function resolve(expression: ParsedExpression, path: DocumentPath, scope:
   let optional = false;
   const walked: string[] = [];
   for (const name of reference.fields) {
-    if (current === undefined) return { optional };
+    if (current === undefined || current.type === "any") return { optional };
     const where = walked.length === 0 ? `the output of \`${step.doc.action}\`` : `\`${walked.join(".")}\``;
     if (current.type !== "object") {
       report("MF1406", path, `${at}: ${where} is ${describeSpec(current)}; it has no field \`${name}\``, { offset });

@@ -5,6 +5,7 @@
  * - the same type fits; `integer` fits `number`; `number` does not fit `integer`;
  * - anything fits `string` only when it is interpolated into text (`"at ${steps.a.output.lat}"`);
  *   a whole-value reference keeps its type, so a number bound whole to a string input is a mismatch;
+ * - `any` fits every target and every source fits `any` (checked at run time by the capability);
  * - an untyped source (a free-form output, an object without `fields`, an array without `items`) is
  *   accepted: its shape is checked at run time by the capability's own validation. Not so for a
  *   workflow input (`strict`): the workflow's endpoint validates a call against the input's declared
@@ -39,6 +40,8 @@ export function fitsType(value: unknown, type: FieldType): boolean {
       return typeof value === "object" && value !== null && !Array.isArray(value);
     case "array":
       return Array.isArray(value);
+    case "any":
+      return true;
   }
 }
 
@@ -90,6 +93,9 @@ const UNDECLARED = (what: "items" | "fields"): string =>
  * declares them.
  */
 export function mismatch(source: ValueSpec, target: ValueSpec, strict = false): string | undefined {
+  // `any` (a shape the format cannot say, e.g. from an MCP tool's JSON Schema) fits and is fitted by
+  // everything: the capability's own validation checks the value at run time.
+  if (source.type === "any" || target.type === "any") return undefined;
   const sameKind = source.type === target.type || (source.type === "integer" && target.type === "number");
   if (!sameKind) return `${source.type} is not ${target.type}`;
   if (target.enum !== undefined && source.enum !== undefined) {

@@ -1,0 +1,153 @@
+/**
+ * JSON Schema → manifest fields, best effort: what a `kind: mcp` server's tool schemas (and an
+ * imported OpenAPI document's) become, so the types, the planner's catalog and the data-flow checker
+ * see them like a hand-written manifest's fields. The result is the manifest's own document form
+ * (`max_length`, `{required, optional}`), so it can be normalised, checked or written out as YAML.
+ *
+ * What maps: string, number, integer, boolean, object (`properties` → fields, `required`), array
+ * (`items`), `enum`/`const`, `description`; `["x", "null"]` and `anyOf`/`oneOf`/`allOf` with one
+ * non-null branch → that branch; `$ref` to `#/definitions/…` or `#/$defs/…` of the same document.
+ * Everything else (unions, tuples, foreign refs, nesting past the bound) is `any`: the server's own
+ * validation checks it at run time. An object whose property names are not field names is a
+ * free-form object (no `fields`).
+ */
+import type { FieldType } from "../spec/index.js";
+import type { FieldDocument, FieldsDocument, ValueDocument } from "./dataflow/types.js";
+
+/** Nesting (objects, arrays, followed `$ref`s) past which a value is `any`; below MF1320's 16. */
+export const JSON_SCHEMA_MAX_DEPTH = 10;
+
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const OBJECT_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+const SCALARS: readonly FieldType[] = ["string", "number", "integer", "boolean"];
+/** The format's bound on `max_length`. */
+const MAX_LENGTH = 1_048_576;
+
+type Schema = Readonly<Record<string, unknown>>;
+
+interface Walk {
+  /** The whole document, where local `$ref`s point. */
+  readonly root: Schema;
+  readonly depth: number;
+}
+
+function isSchema(value: unknown): value is Schema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether `name` may be a manifest field name (the format's rule, without the names every object has). */
+export function isFieldName(name: string): boolean {
+  return FIELD_NAME.test(name) && !OBJECT_NAMES.has(name);
+}
+
+/** The definition a local `$ref` names, or undefined for any other reference. */
+function resolveRef(ref: string, root: Schema): Schema | undefined {
+  const match = /^#\/(definitions|\$defs)\/([^/]+)$/.exec(ref);
+  if (match === null) return undefined;
+  const table = root[match[1]!];
+  const name = match[2]!.replace(/~1/g, "/").replace(/~0/g, "~");
+  if (!isSchema(table) || !Object.hasOwn(table, name)) return undefined;
+  const found = table[name];
+  return isSchema(found) ? found : undefined;
+}
+
+function isNullSchema(schema: unknown): boolean {
+  return isSchema(schema) && schema["type"] === "null" && Object.keys(schema).every((k) => k === "type" || k === "description" || k === "title");
+}
+
+/** The one branch of a composition that is not `null`, or undefined when there are several. */
+function soleBranch(schema: Schema): unknown {
+  for (const key of ["anyOf", "oneOf", "allOf"] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches)) continue;
+    const kept = branches.filter((b) => !isNullSchema(b));
+    return kept.length === 1 ? kept[0] : undefined;
+  }
+  return undefined;
+}
+
+function hasComposition(schema: Schema): boolean {
+  return ["anyOf", "oneOf", "allOf", "not", "if"].some((key) => Object.hasOwn(schema, key));
+}
+
+/** The declared type without `null`; undefined when none or several. */
+function declaredType(schema: Schema): string | undefined {
+  const type = schema["type"];
+  if (typeof type === "string") return type;
+  if (!Array.isArray(type)) return undefined;
+  const kept = type.filter((t) => t !== "null");
+  return kept.length === 1 && typeof kept[0] === "string" ? kept[0] : undefined;
+}
+
+function withDescription(value: ValueDocument, schema: Schema, outer?: Schema): ValueDocument {
+  const description = typeof outer?.["description"] === "string" ? outer["description"] : schema["description"];
+  return typeof description === "string" && description.trim() !== "" ? { ...value, description } : value;
+}
+
+/** `enum`/`const` values of one scalar type, with that type; undefined when they do not fit one. */
+function enumValue(schema: Schema, type: string | undefined): ValueDocument | undefined {
+  const given = Object.hasOwn(schema, "const") ? [schema["const"]] : schema["enum"];
+  if (!Array.isArray(given)) return undefined;
+  const values = given.filter((v) => v !== null);
+  if (values.length === 0 || !values.every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) return { type: "any" };
+  const kinds = new Set(values.map((v) => typeof v));
+  if (kinds.size !== 1) return { type: "any" };
+  const kind = [...kinds][0] as "string" | "number" | "boolean";
+  const inferred: FieldType = kind === "number" && type === "integer" && values.every((v) => Number.isInteger(v)) ? "integer" : kind;
+  if (type !== undefined && type !== inferred && !(type === "number" && kind === "number")) return { type: "any" };
+  return { type: inferred, enum: [...new Set(values as (string | number | boolean)[])] };
+}
+
+function valueFrom(schema: unknown, walk: Walk, outer?: Schema): ValueDocument {
+  if (!isSchema(schema) || walk.depth > JSON_SCHEMA_MAX_DEPTH) return outer === undefined ? { type: "any" } : withDescription({ type: "any" }, {}, outer);
+  const next = { ...walk, depth: walk.depth + 1 };
+  if (typeof schema["$ref"] === "string") return valueFrom(resolveRef(schema["$ref"], walk.root), next, outer ?? schema);
+  if (hasComposition(schema)) {
+    const branch = soleBranch(schema);
+    return branch === undefined ? withDescription({ type: "any" }, schema, outer) : valueFrom(branch, next, outer ?? schema);
+  }
+  const type = declaredType(schema) ?? (isSchema(schema["properties"]) ? "object" : undefined);
+  const enumerated = enumValue(schema, type);
+  if (enumerated !== undefined) return withDescription(enumerated, schema, outer);
+  return withDescription(typedValue(schema, type, next), schema, outer);
+}
+
+function typedValue(schema: Schema, type: string | undefined, walk: Walk): ValueDocument {
+  if (type === "string") {
+    const max = schema["maxLength"];
+    return typeof max === "number" && Number.isInteger(max) && max >= 1 && max <= MAX_LENGTH ? { type, max_length: max } : { type };
+  }
+  if (type !== undefined && (SCALARS as readonly string[]).includes(type)) return { type: type as FieldType };
+  if (type === "array") return isSchema(schema["items"]) ? { type, items: valueFrom(schema["items"], walk) } : { type };
+  if (type === "object") {
+    const fields = objectFields(schema, walk);
+    return fields === undefined ? { type } : { type, fields };
+  }
+  return { type: "any" };
+}
+
+/** The members of an object schema, or undefined when it declares none a field can name (free-form). */
+function objectFields(schema: Schema, walk: Walk): FieldsDocument | undefined {
+  const properties = schema["properties"];
+  if (!isSchema(properties)) return undefined;
+  const names = Object.keys(properties);
+  if (!names.every(isFieldName)) return undefined;
+  const required = new Set(Array.isArray(schema["required"]) ? schema["required"].filter((r): r is string => typeof r === "string") : []);
+  const field = (name: string): FieldDocument => ({ name, ...valueFrom(properties[name], walk) });
+  return { required: names.filter((n) => required.has(n)).map(field), optional: names.filter((n) => !required.has(n)).map(field) };
+}
+
+/**
+ * The fields of a JSON Schema describing an object (a tool's `inputSchema`, an operation's body),
+ * or undefined when it is not an object with named properties: the side is then free-form.
+ */
+export function jsonSchemaFields(schema: unknown): FieldsDocument | undefined {
+  if (!isSchema(schema)) return undefined;
+  const value = valueFrom(schema, { root: schema, depth: 0 });
+  return value.type === "object" ? value.fields : undefined;
+}
+
+/** One JSON Schema as a manifest value (`type` and what goes with it). */
+export function jsonSchemaValue(schema: unknown): ValueDocument {
+  return valueFrom(schema, { root: isSchema(schema) ? schema : {}, depth: 0 });
+}
