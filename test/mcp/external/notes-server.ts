@@ -5,7 +5,8 @@
  *
  * Tools: `add_note` and `search-notes` (structured, with output schemas; the dash is deliberate: a
  * capability name is snake_case), `shout` (text only, no output schema), `fail_always` (a tool error),
- * and `slow` (waits `ms`, for timeouts and a server killed mid-call).
+ * and `slow` (waits `ms`, for timeouts and a server killed mid-call). `--extra-tool` adds `archive_note`,
+ * as a new version of the server would (gen's lock refresh tests).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
@@ -13,6 +14,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+
+const EXTRA_TOOL = process.argv.includes("--extra-tool");
 
 interface Note {
   readonly id: string;
@@ -63,6 +66,11 @@ function buildServer(notes: Note[]): McpServer {
     await new Promise((resolve) => setTimeout(resolve, ms));
     return { content: [{ type: "text", text: `waited ${ms}` }] };
   });
+  if (EXTRA_TOOL) {
+    server.registerTool("archive_note", { description: "Archives a note", inputSchema: { id: z.string() } }, async ({ id }) => ({
+      content: [{ type: "text", text: `archived ${id}` }],
+    }));
+  }
   return server;
 }
 
