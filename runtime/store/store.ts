@@ -148,6 +148,13 @@ async function warnIfEvicting(client: RedisClient, description: string, log: Log
 /** The Redis addresses this process has named in its log already. */
 const announced = new Set<string>();
 
+/** Each feature opens its own store: the process says where its Redis is once, not once per feature. */
+function announce(log: Log, where: string): void {
+  if (announced.has(where)) return;
+  announced.add(where);
+  log(`manifold: using Redis at ${where}`);
+}
+
 function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, commandTimeoutMs: number, maxDelayMs: number, unref: boolean): RedisStore {
   const description = describeStore(config);
   const secret = config.password;
@@ -177,12 +184,7 @@ function createRedisStore(config: RedisConfig | ClusterConfig, log: Log, command
       void warnIfEvicting(client, description, log);
     }
   });
-  // Each feature opens its own store; the process says where its Redis is once, not once per feature.
-  const announcement = `${description} (namespace ${config.namespace})`;
-  if (!announced.has(announcement)) {
-    announced.add(announcement);
-    log(`manifold: using Redis at ${announcement}`);
-  }
+  announce(log, `${description} (namespace ${config.namespace})`);
 
   return {
     kind: "redis",
