@@ -289,10 +289,8 @@ function executeStage({ core, request, rounds }: Passage, plan: Plan, earlier?: 
     ...(resume?.completed && { completed: resume.completed }),
     ...(resume?.state && { state: resume.state }),
     ...((core.store !== undefined || onRound !== undefined) && {
-      onRound: (round: StepRound) => {
-        if (core.store !== undefined && rounds.length < MAX_ROUNDS) rounds.push(round);
-        onRound?.(round);
-      },
+      // In order: the execution record's rounds (bounded), then the caller's listener (chat's tool parts).
+      onRound: (round: StepRound) => void [core.store && rounds.length < MAX_ROUNDS && rounds.push(round), onRound?.(round)],
     }),
   });
 }
