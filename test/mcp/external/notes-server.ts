@@ -5,7 +5,7 @@
  *
  * Tools: `add_note` and `search-notes` (structured, with output schemas; the dash is deliberate: a
  * capability name is snake_case), `shout` (text only, no output schema), `fail_always` (a tool error),
- * and `slow` (waits `ms`, for timeouts and a server killed mid-call). `--extra-tool` adds `archive_note`,
+ * and `slow` (waits `ms`, for timeouts and a server killed mid-call). `--extra-tool` (or NOTES_EXTRA_TOOL=1) adds `archive_note`,
  * as a new version of the server would (gen's lock refresh tests).
  */
 import { randomUUID } from "node:crypto";
@@ -15,7 +15,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
-const EXTRA_TOOL = process.argv.includes("--extra-tool");
+const EXTRA_TOOL = process.argv.includes("--extra-tool") || process.env["NOTES_EXTRA_TOOL"] === "1";
 
 interface Note {
   readonly id: string;
