@@ -14,8 +14,8 @@ import { ApprovalGate, currentScope, requestIdentity, requestIdOf, runInScope, w
 import type { CallContext } from "./call-context.js";
 import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
 import type { ComponentExtension, ExtensionContext } from "./extension.js";
-import { addMcpRoutes, mcpSettings, type ServedCapability } from "./mcp-route.js";
-import { mcpOpenApi } from "../mcp/index.js";
+import { addMcpPreflight, addMcpRoutes, mcpSettings, type ServedCapability } from "./mcp-route.js";
+import { MCP_PATH, mcpOpenApi } from "../mcp/index.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi, resolveHost } from "./options.js";
 import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
@@ -72,14 +72,17 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** A POST the node:http listener answers itself, without Koa. */
+type FastRoute = Pick<CapabilityCall, "serve">;
+
 /** The capability POSTs by path: each served on the fast path, and through Koa (the same call) when the fast path is off. */
 interface CallTable {
-  readonly calls: Map<string, CapabilityCall>;
+  readonly calls: Map<string, FastRoute>;
   add(path: string, call: CapabilityCall): void;
 }
 
 function createCallTable(add: AddRoute): CallTable {
-  const calls = new Map<string, CapabilityCall>();
+  const calls = new Map<string, FastRoute>();
   return {
     calls,
     add(path, call) {
@@ -211,7 +214,7 @@ function createListener(
   spec: ComponentSpec,
   state: ServerState,
   table: RouteTable,
-  calls: ReadonlyMap<string, CapabilityCall>,
+  calls: ReadonlyMap<string, FastRoute>,
   koa: Koa,
   { fastPath, trust }: { fastPath: boolean; trust: TrustCheck },
 ): RequestListener {
@@ -269,8 +272,14 @@ export function createComponentApp<C extends CapabilityTypes>(
     for (const extension of extensions) extension.routes?.(guarded, { spec, log, bodyLimit: limit, post });
     const settings = mcpSettings(mcp, spec);
     // Not gated as a whole: a capability tool is a direct call, as its POST is; extension tools gate each call.
-    if (settings !== undefined)
-      own.push(addMcpRoutes(guardedRoutes(add, callOptions.auth), { spec, log, state, bodyLimit: limit, capabilities, extensions, ajv, settings }));
+    if (settings !== undefined) {
+      const parts = { spec, log, state, bodyLimit: limit, capabilities, extensions, ajv, settings, auth: callOptions.auth };
+      const mcpRoutes = addMcpRoutes(guardedRoutes(add, callOptions.auth), parts);
+      own.push(mcpRoutes.extension);
+      addMcpPreflight(add, state.cors);
+      // Its POST (every tools/call) on the fast path too; GET and DELETE, rare, stay on Koa.
+      calls.calls.set(MCP_PATH, { serve: mcpRoutes.servePost });
+    }
     if (resolveEnableOpenApi(enableOpenApi)) {
       const additions = [...extensions.flatMap((extension) => extension.openapi ?? []), ...(settings === undefined ? [] : [mcpOpenApi])];
       // The live document states what this server checks, unlike the emitted file, which cannot know.

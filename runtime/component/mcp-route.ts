@@ -7,18 +7,20 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Ajv } from "ajv";
-import { requestIdOf, runInScope } from "../context/index.js";
-import { toManifoldError } from "../errors/index.js";
-import { createMcpEndpoint, MCP_PATH, type McpToolDefinition, type McpToolOutcome } from "../mcp/index.js";
+import { requestIdentity, requestIdOf, runInScope, withIdentity } from "../context/index.js";
+import { ManifoldError, toManifoldError } from "../errors/index.js";
+import { createMcpEndpoint, MCP_PATH, type McpEndpoint, type McpToolDefinition, type McpToolOutcome } from "../mcp/index.js";
 import { capabilitySchema, schemaName, type CapabilitySpec, type ComponentSpec, type JsonSchema } from "../spec/index.js";
 import { getTelemetry, type ServerTrace } from "../telemetry/index.js";
-import { readJsonBody } from "./body.js";
+import { AUTH_CHALLENGE, type AuthCheck } from "./auth.js";
+import { readBody, readJsonBody } from "./body.js";
 import { CallContext } from "./call-context.js";
-import type { Log } from "./errors-middleware.js";
+import { errorResponse, type Log } from "./errors-middleware.js";
 import type { ComponentExtension, McpTool } from "./extension.js";
 import { JsonReply } from "./json-route.js";
-import { REQUEST_ID_HEADER, type ServerState } from "./reply.js";
+import { CORS_ALLOW_HEADERS, corsHeaders, REQUEST_ID_HEADER, writeReply, type ServerState } from "./reply.js";
 import type { AddRoute } from "./routes.js";
+import type { CorsPolicy } from "./trust.js";
 import { resolveMcpEnabled } from "./options.js";
 import type { Handler, McpOptions } from "./types.js";
 import { compileValidator, type InputValidator } from "./validate.js";
@@ -47,6 +49,14 @@ export interface McpRouteParts {
   /** The app's ajv, for the extensions' tool schemas. */
   readonly ajv: Ajv;
   readonly settings: McpOptions;
+  /** The component's bearer check, for the POST on the fast path (the Koa routes get it from `add`). */
+  readonly auth: AuthCheck | undefined;
+}
+
+/** `/mcp` as served: its lifecycle, and its POST for the node:http fast path. */
+export interface McpRoutes {
+  readonly extension: ComponentExtension;
+  readonly servePost: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 const EXPOSED = ["Access-Control-Expose-Headers", `Mcp-Session-Id, ${REQUEST_ID_HEADER}`] as const;
@@ -116,6 +126,58 @@ function extensionTool(tool: McpTool, state: ServerState, ajv: Ajv, gated: reado
   };
 }
 
+/**
+ * `POST /mcp` on the node:http fast path, as capability POSTs are served (a tools/call is one): the
+ * same bearer check, body limit, CORS and exposed headers, request id, identity and span as the Koa
+ * route below, without Koa's context, middleware chain and router per call.
+ */
+function fastPost(endpoint: McpEndpoint<McpScope>, { spec, log, state, bodyLimit, auth }: McpRouteParts): McpRoutes["servePost"] {
+  return (req, res) => {
+    const trace = getTelemetry().serverTraceOf(req);
+    const requestId = requestIdOf(req, trace?.requestId);
+    const fail = (error: unknown): void => {
+      const { status, body } = errorResponse(error, log, `${spec.name} POST ${MCP_PATH} [${requestId}]`);
+      trace?.fail(toManifoldError(error).code);
+      if (res.headersSent) return void res.destroy();
+      writeReply(res, status === 401 ? { status, body, requestId, headers: AUTH_CHALLENGE } : { status, body, requestId }, state);
+    };
+    const serve = (): void =>
+      readBody(req, bodyLimit, (error, body) => {
+        if (body === undefined) return fail(error);
+        const cors = corsHeaders(state.cors, req.headers.origin);
+        for (let i = 0; i + 1 < cors.length; i += 2) res.setHeader(cors[i]!, cors[i + 1]!);
+        if (state.cors.allowed(req.headers.origin) !== undefined) res.setHeader(EXPOSED[0], EXPOSED[1]);
+        res.setHeader(REQUEST_ID_HEADER, requestId);
+        if (state.draining) res.setHeader("Connection", "close");
+        withIdentity(requestIdentity(req), () => endpoint.handle(req, res, body, { req, res, requestId, trace })).catch(fail);
+      });
+    if (auth === undefined) return serve();
+    auth(req, (error) => (error === undefined ? serve() : fail(error)));
+  };
+}
+
+/** What an MCP client in a browser sends beside the usual headers (the session, the protocol version, a resumption point). */
+const MCP_ALLOW_HEADERS = `${CORS_ALLOW_HEADERS}, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID`;
+
+/**
+ * The CORS preflight of `/mcp` (with `add`, the unguarded adder: a browser sends no token on a
+ * preflight). As every route's: answered for an allowlisted origin only (403 for another), and the
+ * origin echoed by the errors middleware; it also allows the MCP headers.
+ */
+export function addMcpPreflight(add: AddRoute, cors: CorsPolicy): void {
+  add("OPTIONS", MCP_PATH, (ctx) => {
+    ctx.set("Allow", "POST, GET, DELETE, OPTIONS");
+    const origin = ctx.req.headers.origin;
+    if (origin !== undefined) {
+      if (cors.allowed(origin) === undefined)
+        throw new ManifoldError("FORBIDDEN", "this origin is not allowed to call from a browser: it is not listed in MANIFOLD_CORS_ORIGINS");
+      ctx.set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+      ctx.set("Access-Control-Allow-Headers", MCP_ALLOW_HEADERS);
+    }
+    ctx.status = 204;
+  });
+}
+
 /** The MCP settings when `/mcp` is served (option, else `MANIFOLD_MCP_ENABLED`, else the manifest), else undefined. */
 export function mcpSettings(option: boolean | McpOptions | undefined, spec: ComponentSpec, env = process.env): McpOptions | undefined {
   const settings = typeof option === "object" ? option : {};
@@ -127,7 +189,7 @@ export function mcpSettings(option: boolean | McpOptions | undefined, spec: Comp
  * Adds `/mcp` (with `add`, the bearer-checked route adder) and returns its lifecycle: on draining the
  * sessions' event streams end (a drain would otherwise wait for them), on stop the sessions close.
  */
-export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): ComponentExtension {
+export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): McpRoutes {
   const { spec, log, state, bodyLimit, capabilities, extensions, ajv } = parts;
   const gated = extensions.flatMap((extension) => extension.gated ?? []);
   const tools = [
@@ -143,6 +205,8 @@ export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): ComponentExte
     maxSessions: parts.settings.maxSessions,
     sessionTtlMs: parts.settings.sessionTtlMs,
     clock: parts.settings.clock,
+    resumability: parts.settings.resumability,
+    streamAfterMs: parts.settings.streamAfterMs,
   });
   for (const method of ["POST", "GET", "DELETE"]) {
     add(method, MCP_PATH, async (ctx) => {
@@ -168,5 +232,5 @@ export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): ComponentExte
       }
     });
   }
-  return { name: "mcp", draining: () => endpoint.draining(), stop: () => endpoint.close() };
+  return { extension: { name: "mcp", draining: () => endpoint.draining(), stop: () => endpoint.close() }, servePost: fastPost(endpoint, parts) };
 }

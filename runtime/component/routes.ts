@@ -21,7 +21,7 @@ export interface RouteTable {
 /** `GET, HEAD, POST, OPTIONS` from the layers matching a path, in registration order. */
 function allowOf(layers: readonly Layer[]): string {
   const methods = new Set<string>();
-  for (const layer of layers) for (const method of layer.methods) if (method !== "HEAD") methods.add(method);
+  for (const layer of layers) for (const method of layer.methods) if (method !== "HEAD" && method !== "OPTIONS") methods.add(method);
   const list = [...methods];
   if (methods.has("GET")) list.push("HEAD");
   return [...list, "OPTIONS"].join(", ");

@@ -1,4 +1,5 @@
 import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/index.js";
+import type { McpResumability } from "../mcp/index.js";
 import type { TokenSource } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { ComponentExtension } from "./extension.js";
@@ -129,8 +130,15 @@ export interface McpOptions {
   readonly maxSessions?: number;
   /** A session unused this long is closed. @defaultValue 600000 (10 minutes) */
   readonly sessionTtlMs?: number;
-  /** What session expiry reads time from. @defaultValue systemClock */
+  /** What session expiry, the event store's sweep and `streamAfterMs` read time from. @defaultValue systemClock */
   readonly clock?: Clock;
+  /**
+   * How much of its event streams the component keeps in memory so a client whose stream dropped can
+   * resume it with `Last-Event-ID`; `false` keeps none. @defaultValue 100 events a stream, 4 MiB, 5 minutes idle
+   */
+  readonly resumability?: McpResumability | false;
+  /** A tool call still running after this long is answered as a resumable event stream, not JSON. @defaultValue 1000 */
+  readonly streamAfterMs?: number;
 }
 
 export interface RunningComponent {
