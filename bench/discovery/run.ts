@@ -9,46 +9,11 @@
 import type { Redis } from "ioredis";
 import { createMemoryRegistry, createRedisRegistry, type ComponentRegistration, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import type { CapabilityWire } from "../../runtime/spec/wire.js";
 import { startRedisServer } from "../../test/support/redis.js";
+import { catalog, COMPONENTS, NAMES } from "./catalog.js";
 
-const COMPONENTS = 1_000;
-const NAMES = 100; // 10 replicas each
 const LOOKUPS = Number(process.env["BENCH_LOOKUPS"] ?? 2_000);
 const WARMUP = 200;
-
-/** Deterministic, so every run registers the same catalog. */
-function capabilitiesOf(nameIndex: number): CapabilityWire[] {
-  return [0, 1, 2].map((k) => {
-    const name = `cap_${(nameIndex * 7 + k * 31) % 150}`;
-    return {
-      name,
-      description: `${name} of a component`,
-      endpoint: `/api/capabilities/${name}`,
-      type: "tool",
-      internal: false,
-      input_summary: { required_fields: [{ name: "query", type: "string", example: "Paris" }], optional_fields: [{ name: "limit", type: "integer" }] },
-      output_summary: { required_fields: [{ name: "result", type: "object" }], optional_fields: [] },
-    };
-  });
-}
-
-function catalog(): ComponentRegistration[] {
-  return Array.from({ length: COMPONENTS }, (_, i) => {
-    const n = i % NAMES;
-    return {
-      id: `svc-${n}-${String(i).padStart(8, "0")}`,
-      name: `svc-${n}`,
-      type: n % 10 === 0 ? "agent" : "tool",
-      description: `component ${n}`,
-      address: "10.0.0.1",
-      port: 10_000 + i,
-      metadata: { version: "1.0.0" },
-      capabilities: capabilitiesOf(n),
-      health: "healthy",
-    };
-  });
-}
 
 interface Figures {
   readonly median: number;
