@@ -22,7 +22,7 @@ export interface RegistrySnapshot {
   readonly entries: readonly RegistryEntry[];
   readonly at: number;
   /** `/api/services` as JSON text, for all types or one, made once per snapshot. */
-  servicesJson(type?: "tool" | "agent"): string;
+  servicesJson(type?: "tool" | "agent" | "mcp"): string;
 }
 
 export interface RegistryView {

@@ -76,7 +76,7 @@ function addConfigRoute(add: AddRoute, sources: DashboardSources): void {
 /** The registry's routes (open like `/api/capabilities`): the service list, Swagger URLs, each service's OpenAPI document. */
 function addRegistryRoutes(add: AddRoute, view: RegistryView, probe: OpenApiProbe): void {
   add("GET", "/api/services", async (ctx) => {
-    const type = oneOf(ctx, "type", ["tool", "agent"] as const);
+    const type = oneOf(ctx, "type", ["tool", "agent", "mcp"] as const);
     const text = (await view.snapshot()).servicesJson(type);
     ctx.set("Cache-Control", "no-store");
     sendJson(ctx, 200, text);

@@ -24,7 +24,7 @@ export function checkName(value: unknown, what: string): string {
 export function checkRegistration(c: ComponentRegistration): void {
   checkName(c.id, "id");
   checkName(c.name, "name");
-  if (c.type !== "tool" && c.type !== "agent") throw invalid("type must be tool or agent");
+  if (c.type !== "tool" && c.type !== "agent" && c.type !== "mcp") throw invalid("type must be tool, agent or mcp");
   if (typeof c.description !== "string") throw invalid("description must be a string");
   if (typeof c.metadata !== "object" || c.metadata === null) throw invalid("metadata must be an object of strings");
   if (typeof c.address !== "string" || c.address === "" || /\s/.test(c.address)) throw invalid("address must be a host name or IP");

@@ -6,7 +6,11 @@ import type { CapabilityWire } from "../spec/index.js";
  */
 export type HealthState = "healthy" | "degraded" | "unhealthy" | "unknown";
 export type ReportedHealth = Exclude<HealthState, "unknown">;
-export type ComponentType = "tool" | "agent";
+/**
+ * `mcp`: an external MCP server an agent uses, registered by that agent for the dashboard to show
+ * (its address is the server's; it is reached through the agent's MCP session, never over HTTP).
+ */
+export type ComponentType = "tool" | "agent" | "mcp";
 
 export const HEALTH_STATES: readonly HealthState[] = ["healthy", "degraded", "unhealthy", "unknown"];
 

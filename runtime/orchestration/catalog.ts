@@ -87,7 +87,8 @@ function buildCatalog(entries: readonly CatalogEntry[], components: readonly Com
   }
   const fromSpecs = new Set(byName.keys());
   for (const entry of entries) {
-    if (fromSpecs.has(entry.name)) continue;
+    // An MCP server's entry is there to be seen: only an agent holding its spec can call it, through its session.
+    if (fromSpecs.has(entry.name) || entry.type === "mcp") continue;
     let known = byName.get(entry.name);
     if (known === undefined) byName.set(entry.name, (known = { name: entry.name, kind: entry.type, description: entry.description, capabilities: new Map() }));
     for (const capability of entry.capabilities) if (!known.capabilities.has(capability.name)) known.capabilities.set(capability.name, capability);

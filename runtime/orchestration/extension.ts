@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { escapeToken, jsonRoute, type AddRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
+import { defaultRegistry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import { AI_SYNTHESIS_FIELD, isDnsLabel } from "../spec/index.js";
@@ -18,6 +19,7 @@ import { createLogger, type Logger } from "../telemetry/index.js";
 import { RESERVED_WORKFLOW_NAMES } from "../manifest/dataflow/index.js";
 import { createOrchestrator, type Orchestrator, type OrchestratorOptions, type ResumeRun, type RunOptions } from "./orchestrator.js";
 import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
+import { registerMcpServers, type McpRegistrations } from "./mcp-registrations.js";
 import { createOrchestrationMcpTools, type RouteWork } from "./mcp-tools.js";
 import type { RunRequest } from "./pipeline-interceptors.js";
 import { checkWorkflowInputs } from "./workflow.js";
@@ -156,13 +158,18 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
     ...(servesNatural(state) ? { natural: { run: naturalWork, maxRequest: MAX_NATURAL_REQUEST } } : {}),
     workflows: served.map((workflow) => ({ workflow, run: workflowRoute(state, () => workflow, "workflow") })),
   });
+  let registrations: McpRegistrations | undefined;
   return {
     name: "orchestration",
     orchestrator,
     mcpTools,
     routes: (add, { bodyLimit }) => addRoutes(state, add, bodyLimit),
-    start: () => checkYamlAtStart(state),
+    start: () => {
+      registrations = startMcpRegistrations(spec, options, log);
+      return checkYamlAtStart(state);
+    },
     async stop() {
+      await registrations?.stop();
       try {
         await orchestrator.close();
       } catch (error) {
@@ -175,6 +182,20 @@ export function createOrchestrationExtension(spec: ComponentSpec, options: Orche
     },
     runWorkflow: (name, inputs, byName = {}) => runWorkflowByName(state, name, inputs, byName),
   };
+}
+
+/** The used MCP servers' registry entries, where the orchestrator finds components (none with `registry: false`). */
+function startMcpRegistrations(spec: ComponentSpec, options: OrchestrationOptions, log: Logger): McpRegistrations | undefined {
+  const components = options.components ?? [];
+  if (options.registry === false || !components.some((c) => c.mcpServer?.url !== undefined)) return undefined;
+  const registry = options.registry ?? defaultRegistry();
+  return registerMcpServers({
+    components,
+    registry,
+    agentName: spec.name,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    log: (line) => log.warn(line),
+  });
 }
 
 function engineOf(state: Served): WorkflowEngine {

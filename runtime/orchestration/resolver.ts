@@ -7,7 +7,7 @@
  */
 import { discover, type DiscoverOptions } from "../discovery/index.js";
 import { defaultRegistry } from "../discovery/index.js";
-import type { Registry } from "../discovery/index.js";
+import type { Registry, RegistryEntry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { Resolve, Target } from "./executor.js";
@@ -47,6 +47,16 @@ interface CachedEndpoints {
   readonly endpoints: ReadonlyMap<string, string>;
 }
 
+/** Each capability's endpoint, from the first replica listing it; an MCP server's entry names no HTTP endpoint (only its users' sessions reach it). */
+function endpointsOf(entries: readonly RegistryEntry[]): Map<string, string> {
+  const endpoints = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type === "mcp") continue;
+    for (const wire of entry.capabilities) if (!endpoints.has(wire.name)) endpoints.set(wire.name, wire.endpoint);
+  }
+  return endpoints;
+}
+
 export function createResolver({
   components = [],
   baseUrls = {},
@@ -76,8 +86,7 @@ export function createResolver({
     if (source === false) return { endpoints: undefined, fresh: true };
     const entries = await source.byName(component, { health: ["healthy", "degraded"] });
     if (entries.length === 0) return { endpoints: undefined, fresh: true };
-    const endpoints = new Map<string, string>();
-    for (const entry of entries) for (const wire of entry.capabilities) if (!endpoints.has(wire.name)) endpoints.set(wire.name, wire.endpoint);
+    const endpoints = endpointsOf(entries);
     catalog.set(component, { at: now(), endpoints });
     return { endpoints, fresh: true };
   };

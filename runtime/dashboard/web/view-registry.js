@@ -2,7 +2,7 @@
 // (internal ones marked) and a link to its OpenAPI document in the API browser.
 import { ago, api, badge, empty, h } from "./dom.js";
 
-const TYPES = { agents: "agent", tools: "tool" };
+const TYPES = { agents: "agent", tools: "tool", mcp: "mcp" };
 
 /** What each verification means, as a tooltip. */
 const SIGNATURES = {
@@ -20,6 +20,7 @@ export default {
     { id: "all", label: "All" },
     { id: "agents", label: "Agents" },
     { id: "tools", label: "Tools" },
+    { id: "mcp", label: "MCP servers" },
   ],
   async load({ filter }) {
     const type = TYPES[filter];
