@@ -43,9 +43,9 @@ function schedstat(path: string): [number, number] {
 
 let redisStat = "/proc/self/schedstat";
 
-const gcPauses: { start: number; duration: number; kind: number }[] = [];
+const gcPauses: { start: number; duration: number }[] = [];
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, duration: e.duration, kind: ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0) });
+  for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, duration: e.duration });
 }).observe({ entryTypes: ["gc"] });
 
 async function sample(run: () => Promise<unknown>, count = LOOKUPS): Promise<Sample[]> {
