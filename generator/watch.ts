@@ -175,7 +175,8 @@ function createFolderWatcher({ root, onChange }: FolderWatcherOptions): FolderWa
       // No name: the platform could not say what changed, so anything may have.
       if (name === null) return onChange(folder);
       const path = join(folder, name);
-      if (isManifestName(name) || watched.has(path) || name === SKILL_FILE) return onChange(path);
+      // A kind: mcp manifest's lock file is an input too (a `--refresh-mcp` elsewhere, a pulled commit).
+      if (isManifestName(name) || watched.has(path) || name === SKILL_FILE || name.endsWith(".mcp-lock.json")) return onChange(path);
       // In a skill every file is content (hidden ones, editors' swap files, are not read).
       if (inSkill && !name.startsWith(".")) return onChange(path);
       // The folder's own name: it was removed or renamed (inotify reports that on the folder itself).
