@@ -13,7 +13,9 @@
  *                             BENCH_SYSTEMS=manifold,bullmq
  *
  * BENCH_RAW=1 adds a row for a bare dequeue/finishMany loop on the same backend (no pool), to show
- * what the pool itself costs.
+ * what the pool itself costs. BENCH_COMMANDSTATS=1 prints, after each burst run, where Redis spent its
+ * time: per command (INFO commandstats, delta over the run), calls and µs per task; commands run by a
+ * script are counted both on their own line and inside the script's EVALSHA.
  */
 import { randomUUID } from "node:crypto";
 import { Queue, Worker } from "bullmq";
@@ -32,6 +34,7 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const RAW = process.env["BENCH_RAW"] === "1";
 /** A comma-separated subset of `manifold,bullmq` (for profiling one side). @defaultValue both */
 const ONLY = (process.env["BENCH_SYSTEMS"] ?? "manifold,bullmq").split(",");
+const COMMANDSTATS = process.env["BENCH_COMMANDSTATS"] === "1";
 const RESULT = { ok: true };
 
 interface Figures {
@@ -54,6 +57,28 @@ function redisCpuSeconds(server: RedisServer): number {
   const info = server.cli("INFO", "cpu");
   const read = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? NaN);
   return read("used_cpu_user") + read("used_cpu_sys");
+}
+
+/** INFO commandstats as command → { calls, usec }. */
+function commandStats(server: RedisServer): Map<string, { calls: number; usec: number }> {
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const match of server.cli("INFO", "commandstats").matchAll(/^cmdstat_(\S+?):calls=(\d+),usec=(\d+)/gm)) {
+    out.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  }
+  return out;
+}
+
+/** The delta between two commandstats, per task, busiest first. */
+function printCommandStats(before: ReturnType<typeof commandStats>, after: ReturnType<typeof commandStats>, tasks: number): void {
+  const rows = [...after]
+    .map(([name, { calls, usec }]) => ({ name, calls: calls - (before.get(name)?.calls ?? 0), usec: usec - (before.get(name)?.usec ?? 0) }))
+    .filter((r) => r.calls > 0 && r.name !== "info" && r.name !== "flushall")
+    .sort((a, b) => b.usec - a.usec);
+  for (const r of rows) {
+    console.log(
+      `    ${r.name.padEnd(16)} ${fmt(r.calls / tasks, 3).padStart(9)} calls/task ${fmt(r.usec / tasks, 2).padStart(8)} µs/task ${fmt(r.usec / r.calls, 2).padStart(9)} µs/call`,
+    );
+  }
 }
 
 /** Each figure's median over the rounds, column by column. */
@@ -91,6 +116,7 @@ async function measure(server: RedisServer, system: System, count: number, rate 
     latencies.push(last - at);
     if (latencies.length === count) resolveAll();
   });
+  const statsBefore = COMMANDSTATS ? commandStats(server) : undefined;
   const cpuBefore = redisCpuSeconds(server);
   const nodeBefore = process.cpuUsage();
   const first = performance.now();
@@ -112,6 +138,7 @@ async function measure(server: RedisServer, system: System, count: number, rate 
   await Promise.race([all, timeout]);
   const node = process.cpuUsage(nodeBefore);
   const cpuAfter = redisCpuSeconds(server);
+  if (statsBefore !== undefined) printCommandStats(statsBefore, commandStats(server), count);
   await running.stop();
   latencies.sort((a, b) => a - b);
   return {

@@ -86,7 +86,7 @@ interface RedisBackend {
   /** The dequeue script's arguments; count, lease and token prefix (1, 2, 6) are filled in per call. */
   readonly dequeueArgs: readonly (string | number)[];
   readonly cancelledJson: string;
-  /** Lease tokens: this backend's random id, a call counter, and the script's index within the call. */
+  /** Lease tokens: this backend's random id, a call counter, and the task's id (unique within a call). */
   readonly instance: string;
   calls: number;
   closed: boolean;
@@ -100,15 +100,15 @@ function openBackend(backend: RedisBackend): RedisBackend {
   return backend;
 }
 
-/** The leases in a dequeue script's reply: `[server time, earliest lapse, (id, token, record)…]`. */
-export function leasesOf(reply: readonly unknown[], leaseMs: number): Lease[] {
+/** The leases in a dequeue script's reply, `[server time, earliest lapse, (id, record)…]`; a lease's token is the call's `tokenPrefix` + its id. */
+export function leasesOf(reply: readonly unknown[], leaseMs: number, tokenPrefix: string): Lease[] {
   const expiresAt = Number(reply[0]) + leaseMs;
   const out: Lease[] = [];
-  for (let i = 2; i + 2 < reply.length; i += 3) {
+  for (let i = 2; i + 1 < reply.length; i += 2) {
     const id = String(reply[i]);
-    const task = decodeRecord(id, String(reply[i + 2]));
+    const task = decodeRecord(id, String(reply[i + 1]));
     // A record that does not parse is left to lapse; its delivery budget ends it.
-    if (task !== undefined) out.push({ task, token: String(reply[i + 1]), expiresAt });
+    if (task !== undefined) out.push({ task, token: tokenPrefix + id, expiresAt });
   }
   return out;
 }
@@ -169,9 +169,10 @@ async function dequeue(backend: RedisBackend, options: DequeueOptions): Promise<
     const args = [...backend.dequeueArgs];
     args[1] = count;
     args[2] = leaseMs;
-    args[6] = `${backend.instance}.${((backend.calls += 1)).toString(36)}.`;
+    const tokenPrefix = `${backend.instance}.${((backend.calls += 1)).toString(36)}.`;
+    args[6] = tokenPrefix;
     const reply = (await redis.call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey], args))) as unknown[];
-    const leases = leasesOf(reply, leaseMs);
+    const leases = leasesOf(reply, leaseMs, tokenPrefix);
     if (leases.length > 0 || signal?.aborted === true) return leases;
     const remaining = deadline - performance.now();
     if (remaining <= 0) return leases;

@@ -94,10 +94,13 @@ test("evictFinished: the oldest finished records make room, live ones never; the
 
 test("leasesOf and finishArgs: the dequeue reply decoded (unparsable records skipped), the finish arguments encoded", () => {
   const record = (status: string) => `${status}|1|tok|1000|1001|\n\n\n\n{"type":"x","timeout_ms":5,"input":{"n":1}}`;
-  const leases = leasesOf([5_000, -1, "a", "t1", record("running"), "b", "t2", "junk"], 300);
+  const leases = leasesOf([5_000, -1, "a", record("running"), "b", "junk", "c", record("running")], 300, "t1.");
   assert.equal(
     leases.map((l) => [l.task.task_id, l.token, l.expiresAt, l.task.input]),
-    [["a", "t1", 5_300, { n: 1 }]],
+    [
+      ["a", "t1.a", 5_300, { n: 1 }],
+      ["c", "t1.c", 5_300, { n: 1 }],
+    ],
   );
   const cyclic: Record<string, unknown> = {};
   cyclic["self"] = cyclic;

@@ -109,6 +109,48 @@ test("a blocked dequeue waits on BLPOP, not by polling the queue", async () => {
   assert.ok(calls("blpop") >= 1 && calls("blpop") <= 2, `${calls("blpop")} BLPOP`);
 });
 
+/** Calls of each command since `CONFIG RESETSTAT`, from INFO commandstats (script calls included). */
+function commandCalls(): (name: string) => number {
+  const stats = cli("INFO", "commandstats");
+  return (name) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+}
+
+test("a batch costs Redis a few commands, not a read and a write per task: create, dequeue and finish of 50", async () => {
+  const { backend } = redisBackend();
+  await backend.depth();
+  cli("CONFIG", "RESETSTAT");
+  const tasks = Array.from({ length: 50 }, () => newTask());
+  await Promise.all(tasks.map((t) => backend.create(t)));
+  const leases = await backend.dequeue({ count: 50, leaseMs: 10_000, blockMs: 0 });
+  assert.is(leases.length, 50);
+  const answers = await backend.finishMany(leases.map((l) => ({ status: "completed", taskId: l.task.task_id, token: l.token, result: { ok: 1 } })));
+  assert.ok(answers.every((a) => a === "ok"));
+  const calls = commandCalls();
+  assert.is(calls("evalsha") + calls("eval"), 3, "one script call each for the creates, the dequeue and the finishes");
+  assert.is(calls("get"), 0, "records are read with MGET, one per batch");
+  assert.is(calls("mget"), 2);
+  // The one command per task left: a finished record's own TTL (SET … PX); 50 creates are one MSETNX, 50 leases one MSET.
+  assert.is(calls("set"), 50);
+  assert.is(calls("msetnx") + calls("mset"), 2);
+  assert.equal((await backend.get(tasks[49]!.task_id))!.result, { ok: 1 });
+});
+
+test("an id met twice in one dequeue (a stale copy left by a cancel, its record expired and made again) is leased once", async () => {
+  const { backend, namespace } = redisBackend({ queue: "q" });
+  const task = newTask();
+  await backend.create(task);
+  await backend.cancel(task.task_id);
+  cli("DEL", `manifold:v1:${namespace}:{tasks:q}:task:${task.task_id}`); // what the cancelled record's TTL does
+  await backend.create(task);
+  const leases = await backend.dequeue({ count: 5, leaseMs: 10_000, blockMs: 0 });
+  assert.equal(
+    leases.map((l) => [l.task.task_id, l.task.deliveries]),
+    [[task.task_id, 1]],
+  );
+  assert.is(await backend.depth(), 0);
+  assert.is(await backend.complete(task.task_id, leases[0]!.token, 1), "ok");
+});
+
 test("Redis down: calls fail fast with UNAVAILABLE and no password; after a restart (data and scripts gone) it works again", async () => {
   // Once connected, a call while Redis is down must not wait for it: with a connection wait of ten
   // minutes, only failing fast ends these calls within the hang guard.

@@ -18,14 +18,13 @@
 --- @include "../../store/lua/includes/server-time"
 --- @include "includes/finish-record"
 
-local record, stored = readRecord(KEYS[1])
+local record = readRecord(KEYS[1])
 if not record then return { 'not_found' } end -- no key, or a value that is not a task record (written by hand)
 if record.status == 'queued' then
   redis.call('INCR', KEYS[3])
 elseif record.status == 'running' then
   redis.call('ZREM', KEYS[2], ARGV[1])
 else
-  return { 'finished', stored }
+  return { 'finished', record.value }
 end
-record.error = ARGV[3]
-return { 'cancelled', finishRecord(KEYS[1], record, 'cancelled', serverTimeMs(), tonumber(ARGV[2])) }
+return { 'cancelled', finishRecord(KEYS[1], record, 'cancelled', tostring(serverTimeMs()), ARGV[2], ARGV[3], resultLine(record)) }

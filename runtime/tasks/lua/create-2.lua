@@ -12,25 +12,42 @@
   Output:
     { server time in ms (every task's created_at), then per pair 1 (created) or 0 (the id exists: TASK_EXISTS) }
 
-  Record format (runtime/tasks/redis-record.ts, read and written by includes/task-record.lua): one string,
+  Record format (runtime/tasks/redis-record.ts and includes/task-record.lua): one string,
     <status>|<deliveries>|<token>|<created>|<started>|<finished>\n<progress>\n<error>\n<result>\n<fixed>
   JSON never holds a raw newline, so the five lines are unambiguous. No TTL while queued or running.
 ]]
 --- @include "../../store/lua/includes/server-time"
---- @include "includes/task-record"
 --- @include "includes/wake"
 
 local now = serverTimeMs()
-local fresh = { status = 'queued', deliveries = 0, token = '', created = now, started = '', finished = '', progress = '', error = '', result = '' }
+-- Every field of a new record but its fixed part, as it is stored (see includes/task-record.lua).
+local head = 'queued|0||' .. tostring(now) .. '||\n\n\n\n'
 local out = { now }
 local queued = {}
+
+-- The common case, fresh ids all distinct: one MSETNX for the batch. It sets all or nothing, so if any
+-- id exists (or one repeats within the batch, which MSETNX would write twice), each goes on its own.
+local entries, seen, distinct = {}, {}, true
 for i = 2, #ARGV, 2 do
-  fresh.fixed = ARGV[i + 1]
-  if redis.call('SET', ARGV[1] .. ARGV[i], encodeRecord(fresh), 'NX') then
+  local key = ARGV[1] .. ARGV[i]
+  if seen[key] then distinct = false end
+  seen[key] = true
+  entries[#entries + 1] = key
+  entries[#entries + 1] = head .. ARGV[i + 1]
+end
+if distinct and #entries > 0 and redis.call('MSETNX', unpack(entries)) == 1 then
+  for i = 2, #ARGV, 2 do
     queued[#queued + 1] = ARGV[i]
     out[#out + 1] = 1
-  else
-    out[#out + 1] = 0
+  end
+else
+  for i = 2, #ARGV, 2 do
+    if redis.call('SET', entries[i - 1], entries[i], 'NX') then
+      queued[#queued + 1] = ARGV[i]
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 0
+    end
   end
 end
 if #queued > 0 then

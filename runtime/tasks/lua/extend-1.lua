@@ -19,7 +19,7 @@
 --- @include "includes/leased-batch"
 
 local now = serverTimeMs()
-local expiry = now + tonumber(ARGV[2])
+local expiry = tostring(now + tonumber(ARGV[2]))
 local members = {}
 local answers = leasedBatch(2, function(id)
   members[#members + 1] = expiry

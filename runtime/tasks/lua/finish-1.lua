@@ -1,7 +1,7 @@
 --[[
   Finishes leased tasks: running → completed (with a result) or running → failed (with an error),
   each only for its lease holder. Several tasks per call, so a worker pool pays one round trip for a
-  batch.
+  batch; the records are read with one MGET, and each is written with its own SET … PX (the TTL).
 
   Input:
     KEYS[1]      the leases (sorted set, id scored by expiry ms)
@@ -17,16 +17,15 @@
 --- @include "includes/leased-batch"
 --- @include "includes/finish-record"
 
-local now = serverTimeMs()
-local ttl = tonumber(ARGV[2])
+local nowText = tostring(serverTimeMs())
+local ttl = ARGV[2]
 local answers, done = leasedBatch(4, function(id, key, record, i)
   -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
   if ARGV[i + 2] == 'completed' then
-    record.error, record.result = '', ARGV[i + 3]
+    finishRecord(key, record, 'completed', nowText, ttl, '', ARGV[i + 3])
   else
-    record.error, record.result = ARGV[i + 3], ''
+    finishRecord(key, record, 'failed', nowText, ttl, ARGV[i + 3], '')
   end
-  finishRecord(key, record, ARGV[i + 2], now, ttl)
 end)
 if #done > 0 then redis.call('ZREM', KEYS[1], unpack(done)) end
 return answers

@@ -15,6 +15,5 @@
 local record = readRecord(KEYS[1])
 local answer = leaseCheck(record, ARGV[1])
 if answer ~= 'ok' then return answer end
-record.progress = ARGV[2]
-redis.call('SET', KEYS[1], encodeRecord(record))
+redis.call('SET', KEYS[1], withProgress(record, ARGV[2]))
 return 'ok'

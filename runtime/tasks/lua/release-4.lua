@@ -24,9 +24,9 @@ local record = readRecord(KEYS[1])
 local answer = leaseCheck(record, ARGV[2])
 if answer ~= 'ok' then return answer end
 record.status = 'queued'
-record.deliveries = record.deliveries - 1
+record.deliveries = tostring(tonumber(record.deliveries) - 1)
 record.token = ''
-redis.call('SET', KEYS[1], encodeRecord(record))
+redis.call('SET', KEYS[1], withHeader(record))
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('LPUSH', KEYS[3], ARGV[1])
 wakeDequeuer(KEYS[4])

@@ -6,16 +6,16 @@
     KEYS[1..n]   not read (an include sees the including script's KEYS and ARGV and reads neither)
 
   Output:
-    defines finishRecord(key, record, status, now, ttl) → the stored string; the caller sets the
-    record's error or result first
+    defines finishRecord(key, record, status, nowText, ttl, error, result) → the stored string;
+    `error` and `result` are the new lines (JSON, '' for none)
 ]]
 --- @include "task-record"
 
-local function finishRecord(key, record, status, now, ttl)
+local function finishRecord(key, record, status, nowText, ttl, err, result)
   record.status = status
   record.token = ''
-  record.finished = now
-  local value = encodeRecord(record)
+  record.finished = nowText
+  local value = withLines(record, err, result)
   redis.call('SET', key, value, 'PX', ttl)
   return value
 end
