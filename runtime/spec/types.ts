@@ -46,6 +46,26 @@ export interface CapabilitySpec {
   readonly output?: FieldsSpec;
   /** Capabilities of a `kind: mcp` component only: the external server's tool this capability calls. */
   readonly mcpTool?: McpToolSpec;
+  /** Capabilities of a `kind: a2a` component only: the remote agent's skill this capability calls (endpoint `a2a:<skill id>`). */
+  readonly a2aSkill?: A2aSkillSpec;
+}
+
+/** One skill of a remote A2A agent, as its lock file snapshotted the agent card. */
+export interface A2aSkillSpec {
+  readonly id: string;
+}
+
+/** Where a `kind: a2a` component's remote agent is. Secrets are never here: `tokenEnv` names the variable. */
+export interface A2aAgentSpec {
+  readonly cardUrl: string;
+  /** The JSON-RPC endpoint the card names. */
+  readonly url: string;
+  /** The variable holding the bearer token sent to the remote agent. */
+  readonly tokenEnv?: string;
+  /** Per call, following the remote task to its end. @defaultValue 30000 */
+  readonly timeoutMs?: number;
+  /** The lock file's content hash the spec was generated from. */
+  readonly hash: string;
 }
 
 /**
@@ -92,6 +112,8 @@ export interface ComponentSpec {
   readonly agent?: AgentSpec;
   /** `kind: mcp` manifests only: an external MCP server, called, never served (`kind` is then "tool"). */
   readonly mcpServer?: McpServerSpec;
+  /** `kind: a2a` manifests only: a remote A2A agent, called, never served (`kind` is then "tool"). */
+  readonly a2aAgent?: A2aAgentSpec;
 }
 
 /**
