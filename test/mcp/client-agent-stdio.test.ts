@@ -11,7 +11,7 @@ import { createMemoryCheckpointStore, type HitlSpec } from "../../runtime/hitl/i
 import { createLlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
-import { QUIET_AGENT } from "../support/serve.js";
+import { jsonPoster, QUIET_AGENT } from "../support/serve.js";
 import { analysisText, kindOf } from "../orchestration/recovery-support.js";
 import { agentSpec, planStep, planText } from "../orchestration/support.js";
 import { notesSpec } from "./client-support.js";
@@ -44,10 +44,7 @@ async function start(context: Context, hitl: HitlSpec) {
     hitl: { store: createMemoryCheckpointStore(), expiry: false },
   } as never);
   context.agent = running;
-  return async (path: string, body: unknown = {}) => {
-    const response = await fetch(running.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  return jsonPoster(running.url);
 }
 
 test("a sensitive MCP tool (by capability name) waits for approval; nothing reaches the server before it", async (context) => {

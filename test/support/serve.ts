@@ -12,3 +12,11 @@ export const QUIET_AGENT = {
   drainTimeoutMs: 500,
   llm: false,
 } as const;
+
+/** A JSON POST to a served component: `post(path, body)` answers the status and the parsed body. */
+export function jsonPoster(baseUrl: string): (path: string, body?: unknown) => Promise<{ status: number; body: any }> {
+  return async (path, body = {}) => {
+    const response = await fetch(baseUrl + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+}
