@@ -92,6 +92,24 @@ test("/api/services answers the spec's registration records, output summaries le
   await Promise.all([tool, agent, sick].map((c) => registry.unregister(c.id)));
 });
 
+test("an MCP server an agent registered is type mcp in /api/services, and ?type=mcp lists only those", async () => {
+  const notes = registration({ name: "notes", type: "mcp", metadata: { used_by: "notes-agent" }, capabilities: [capability("search_notes")] });
+  const weather = registration({ name: "weather-service" });
+  await Promise.all([notes, weather].map((c) => registry.register(c)));
+  let servers: any[] = [];
+  await eventually("the MCP server listed", async () => {
+    servers = (await get(`${dashboard.url}/api/services?type=mcp`)).body;
+    return servers.length === 1;
+  });
+  assert.equal(
+    servers.map((s) => [s.name, s.type]),
+    [["notes", "mcp"]],
+  );
+  const tools = (await get(`${dashboard.url}/api/services?type=tool`)).body;
+  assert.ok(!tools.some((s: { name: string }) => s.name === "notes"), "an MCP server is not listed as a tool");
+  await Promise.all([notes, weather].map((c) => registry.unregister(c.id)));
+});
+
 test("/swagger-urls.json lists the running services that serve OpenAPI, asked of the services themselves", async () => {
   // A manifest needs a capability (MF1207): each gets a `ping` nothing calls.
   const serve = (name: string, enableOpenApi: boolean) =>
