@@ -51,18 +51,29 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
   optionKeys: ["chat"],
   enabled: (agent) => agent.chat === true,
   openapi: addChatPaths,
-  async build({ chat }, { agent, orchestration, log, env, events }) {
+  async build({ chat }, { orchestration, log, env, events }) {
     const { createChatExtension } = await import("./extension.js");
-    // A step's tool and capability, for the `step` events of a workflow a handler runs.
-    const steps = new Map(agent.orchestration.workflows.map((w) => [w.name, new Map(w.steps.map((s) => [s.name, s]))]));
-    const runWorkflow: ChatWorkflowRunner = (name, input, { signal, onStep }) =>
-      orchestration.runWorkflow(name, input, {
+    // Each finished step with what it was called with (its last round's parameters) and what it gave: the AI SDK stream's tool part.
+    const runWorkflow: ChatWorkflowRunner = (name, input, { signal, onStep }) => {
+      const parameters = new Map<string, unknown>();
+      return orchestration.runWorkflow(name, input, {
         signal,
-        progress: ({ step_name }) => {
-          const step = steps.get(name)?.get(step_name);
-          onStep({ step_id: step_name, tool: step?.component ?? "", capability: step?.capability ?? "" });
+        onRound: (round) => parameters.set(round.step_id, round.parameters),
+        onStep: ({ step_id, component, capability, status, output, error }) => {
+          const called = parameters.get(step_id);
+          parameters.delete(step_id);
+          onStep({
+            step_id,
+            tool: component,
+            capability,
+            status,
+            ...(called === undefined ? {} : { input: called }),
+            ...(status === "completed" ? { output } : {}),
+            ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
+          });
         },
       });
+    };
     return {
       extension: createChatExtension({
         handler: chat,

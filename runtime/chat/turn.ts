@@ -76,9 +76,9 @@ async function runHandler(
     if (runWorkflow === undefined) return Promise.reject(new ManifoldError("NOT_FOUND", `this agent has no workflow ${name}`));
     return runWorkflow(name, workflowInput, {
       signal,
-      onStep: ({ step_id, tool, capability }) => {
-        tools.add(tool);
-        onEvent({ type: "step", step_id, tool, capability, status: "completed" });
+      onStep: (step) => {
+        if (step.status === "completed") tools.add(step.tool);
+        onEvent({ type: "step", ...step });
       },
     });
   };

@@ -60,7 +60,7 @@ export interface ChatHandlerContext {
 export type ChatWorkflowRunner = (
   name: string,
   input: unknown,
-  options: { readonly signal: AbortSignal; readonly onStep: (step: { readonly step_id: string; readonly tool: string; readonly capability: string }) => void },
+  options: { readonly signal: AbortSignal; readonly onStep: (step: Omit<Extract<ChatEvent, { type: "step" }>, "type">) => void },
 ) => Promise<Record<string, unknown>>;
 
 /**

@@ -22,6 +22,7 @@ import { naturalResponse, workflowFailed, workflowResponse } from "./http.js";
 import { registerMcpServers, type McpRegistrations } from "./mcp-registrations.js";
 import { createOrchestrationMcpTools, type RouteWork } from "./mcp-tools.js";
 import type { RunRequest } from "./pipeline-interceptors.js";
+import type { StepResult, StepRound } from "./executor-types.js";
 import { checkWorkflowInputs } from "./workflow.js";
 import { createWorkflowEngine, invalidWorkflow, type WorkflowEngine } from "./yaml-engine.js";
 
@@ -47,6 +48,10 @@ export interface RunWorkflowByNameOptions {
   readonly signal?: AbortSignal;
   /** Told after each step: steps finished so far, of how many, and the last one's id. */
   readonly progress?: (progress: { current_step: number; total_steps: number; step_name: string; percentage: number }) => unknown;
+  /** Told when each round of a step ends, with what it was called with (chat's AI SDK tool parts show it as their input). */
+  readonly onRound?: (round: StepRound) => void;
+  /** Told, before `progress`, of each finished step's result (its output or error: the tool part's output). */
+  readonly onStep?: (step: StepResult) => void;
 }
 
 export interface OrchestrationExtension extends ComponentExtension {
@@ -352,14 +357,16 @@ async function runWorkflowByName(
   state: Served,
   name: string,
   inputs: unknown,
-  { signal, progress }: RunWorkflowByNameOptions,
+  { signal, progress, onRound, onStep: told }: RunWorkflowByNameOptions,
 ): Promise<Record<string, unknown>> {
   const found = await workflowNamed(state, name);
   if (found === undefined) throw new ManifoldError("NOT_FOUND", `${state.spec.name} has no workflow ${name}`);
   const onStep =
-    progress === undefined
+    progress === undefined && told === undefined
       ? undefined
-      : (step: { step_id: string }, finished: number, total: number): void => {
+      : (step: StepResult, finished: number, total: number): void => {
+          told?.(step);
+          if (progress === undefined) return;
           void Promise.resolve(
             progress({ current_step: finished, total_steps: total, step_name: step.step_id, percentage: Math.round((finished / total) * 100) }),
           ).catch(() => undefined);
@@ -367,6 +374,7 @@ async function runWorkflowByName(
   const result = await state.orchestrator.runWorkflow(found.workflow, inputs, {
     ...(signal === undefined ? {} : { signal }),
     ...(onStep === undefined ? {} : { onStep }),
+    ...(onRound === undefined ? {} : { onRound }),
     mode: found.mode,
   });
   if (result.paused !== undefined) {
