@@ -14,6 +14,7 @@ Usage:
   manifold dashboard
   manifold dead-letters [--replay TASK_ID]
   manifold mcp <name|url> [--token-env NAME]
+  manifold init [dir] [--template minimal|agent|full] [--name N] [--yes] [--force]
   manifold --help | --version
 
 Commands:
@@ -31,6 +32,7 @@ Commands:
              --replay TASK_ID takes one out and queues its occurrence again
   mcp        bridge a running component's MCP endpoint (/mcp) to stdio, for MCP hosts that launch
              a command; by URL, or by name through the registry (REDIS_URL); token: MANIFOLD_MCP_TOKEN
+  init       write a new project (manifests, handlers, a test, CI) into dir and run gen; manifold init --help
 
 Options:
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
@@ -109,7 +111,7 @@ variable).`,
 };
 
 const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--refresh-mcp", "--format", "--replay", "--token-env", "--help", "--version"];
-const COMMANDS = ["gen", "validate", "scheduler", "dashboard", "dead-letters", "mcp", "help"];
+const COMMANDS = ["gen", "validate", "scheduler", "dashboard", "dead-letters", "mcp", "init", "help"];
 
 /** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
 function suggestion(given: string, known: readonly string[]): string {
@@ -195,6 +197,8 @@ async function runService(command: "scheduler" | "dashboard" | "dead-letters", r
 
 /** Runs one CLI invocation and returns its exit code; never throws for bad input. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  // init has options of its own (--template, --name, --yes, --force): its module parses them.
+  if (argv[0] === "init") return (await import("./init/index.js")).runInit(argv.slice(1), io);
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
