@@ -15,3 +15,4 @@ export { createMcpSession, type McpSession, type McpSessionOptions, type McpSess
 export { acquireMcpSession, heldMcpSessions, type McpSessionLease } from "./session-pool.js";
 export { createMcpTargets, type McpTarget, type McpTargets, type McpTargetsOptions } from "./targets.js";
 export { createMcpToolCall, toolErrorOf, MAX_RESULT_TEXT, type McpToolCall } from "./tool-call.js";
+export { compileSchemaCheck, type SchemaCheck } from "./schema-check.js";

@@ -4,6 +4,7 @@
  * into a plan maker and hands it to the one pipeline (pipeline.ts).
  */
 import { randomUUID } from "node:crypto";
+import { createA2aTargets, type A2aTargets } from "../a2a-client/index.js";
 import { ANONYMOUS, currentScope } from "../context/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { llmUnavailable } from "../llm/index.js";
@@ -72,9 +73,23 @@ function rejectedOnThrow<T>(operation: "create_orchestrator" | "use" | "use_cont
   }
 }
 
-function withMcpTargets(mcp: McpTargets, resolve: Resolve): Resolve {
-  if (mcp.servers.length === 0) return resolve;
-  return (component, capability) => mcp.target(component, capability) ?? resolve(component, capability);
+/**
+ * What a step's target is: the used `kind: mcp` components are reached through their sessions and the
+ * used `kind: a2a` components by messages to their skills, never over HTTP; everything else through
+ * the resolver (or the option's own `resolve`). `release()` gives the sessions and remote agents back.
+ */
+function stepTargets(options: OrchestratorOptions, env: NodeJS.ProcessEnv): { resolve: Resolve; release: () => Promise<void> } {
+  const { components = [], registry, baseUrls } = options;
+  const mcp: McpTargets = createMcpTargets(components, { env });
+  const a2a: A2aTargets = createA2aTargets(components, { env, ...(baseUrls === undefined ? {} : { baseUrls }) });
+  const release = async (): Promise<void> => {
+    await mcp.release();
+    await a2a.release();
+  };
+  if (options.resolve !== undefined) return { resolve: options.resolve, release };
+  const http = createResolver({ components, ...(baseUrls === undefined ? {} : { baseUrls }), ...(registry === undefined ? {} : { registry }) });
+  if (mcp.servers.length === 0 && a2a.size === 0) return { resolve: http, release };
+  return { resolve: (component, capability) => mcp.target(component, capability) ?? a2a.target(component, capability) ?? http(component, capability), release };
 }
 
 export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
@@ -86,18 +101,8 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
   const log = options.log ?? createLogger({ component: "orchestration" });
   checkHooks(hooks);
   checkInterceptors(interceptors);
-  // The used `kind: mcp` components are reached through their sessions, never over HTTP.
-  const mcp = createMcpTargets(components, { env });
-  const resolve =
-    options.resolve ??
-    withMcpTargets(
-      mcp,
-      createResolver({
-        components,
-        ...(options.baseUrls === undefined ? {} : { baseUrls: options.baseUrls }),
-        ...(registry === undefined ? {} : { registry }),
-      }),
-    );
+  const targets = stepTargets(options, env);
+  const resolve = targets.resolve;
   // The caller's default transport (undici keep-alive), not fetch: a step's call is the executor's inner loop (see README, Benchmark).
   const caller = options.caller ?? createCaller({ token: options.token, headers: options.headers, timeoutMs, log, env, agentName: options.componentName });
   const executor = createExecutor({ resolve, caller, concurrency, defaultTimeoutMs: timeoutMs, log, ...(backoff === undefined ? {} : { backoff }) });
@@ -155,7 +160,7 @@ function buildOrchestrator(options: OrchestratorOptions): Orchestrator {
     close: async () => {
       if (owned) await store?.close();
       await natural.close();
-      await mcp.release();
+      await targets.release();
     },
   };
 }

@@ -25,6 +25,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   outbound: 3,
   llm: 3,
   mcp: 3,
+  "a2a-client": 3,
   component: 4,
   manifest: 5,
   feature: 6,
