@@ -7,7 +7,7 @@ import type { AgentFeature } from "../feature/index.js";
 import { envFlag } from "../util/index.js";
 import type { A2aServeOptions } from "./options.js";
 import { a2aSchema, normaliseA2a } from "./manifest.js";
-import { addA2aPaths } from "./openapi.js";
+import { addA2aPaths, servedA2aPaths } from "./openapi.js";
 
 // Its manifest part's types, re-exported so that every program that sees this descriptor also sees
 // the module augmentations there (the agent spec and raw manifest assembled from the features).
@@ -31,9 +31,10 @@ export const a2aFeature: AgentFeature<A2aServeOptions> = {
   async build({ a2a }, { spec, agent, env, log, orchestration }) {
     const settings = typeof a2a === "object" ? a2a : {};
     const enabled = resolveA2aEnabled(typeof a2a === "boolean" ? a2a : settings.enabled, agent.a2a, env);
-    if (!enabled) return { extension: { name: "a2a" } };
+    const openapi = [servedA2aPaths(enabled)];
+    if (!enabled) return { extension: { name: "a2a", openapi } };
     const { createA2aExtension } = await import("./extension.js");
     const natural = orchestration.orchestrator.hasPlanner || agent.orchestration.natural !== undefined;
-    return { extension: createA2aExtension({ ...settings, spec, natural, log: log("a2a") }) };
+    return { extension: { ...createA2aExtension({ ...settings, spec, natural, log: log("a2a") }), openapi } };
   },
 };

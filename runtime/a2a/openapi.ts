@@ -1,6 +1,6 @@
 /**
  * `/.well-known/agent-card.json` and `/a2a` in an agent's OpenAPI document, when its manifest says
- * `a2a: true`. The messages are A2A's JSON-RPC 2.0 (SendMessage, SendStreamingMessage, GetTask,
+ * `a2a: true` or the running agent serves A2A. The messages are A2A's JSON-RPC 2.0 (SendMessage, SendStreamingMessage, GetTask,
  * CancelTask, …), described as JSON-RPC objects; the skills and their inputs are on the card.
  */
 import { addErrorEnvelope, ERROR_RESPONSE, jsonContent, schemaRef, type AgentSpec, type JsonSchema, type OpenApiParts } from "../spec/index.js";
@@ -28,8 +28,26 @@ const VERSION_HEADER: JsonSchema = {
   schema: { type: "string" },
 };
 
-export function addA2aPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
-  if (agent.a2a !== true) return;
+/** The manifest's word (what `gen` emits); the running agent's extension then says what it serves (below). */
+export function addA2aPaths(agent: AgentSpec, parts: OpenApiParts): void {
+  if (agent.a2a === true) addA2aDocument(parts);
+}
+
+/**
+ * The live `/openapi.json` follows what the agent serves, which the option or MANIFOLD_A2A_ENABLED
+ * may decide against the manifest: the A2A extension's addition runs after the features' and puts
+ * the paths in, or takes them out.
+ */
+export function servedA2aPaths(enabled: boolean): (parts: OpenApiParts) => void {
+  return (parts) => {
+    if (enabled) return addA2aDocument(parts);
+    delete parts.paths[A2A_CARD_PATH];
+    delete parts.paths[A2A_PATH];
+    delete parts.schemas["A2aJsonRpc"];
+  };
+}
+
+function addA2aDocument({ paths, schemas }: OpenApiParts): void {
   schemas["A2aJsonRpc"] = A2A_RPC;
   addErrorEnvelope(schemas);
   paths[A2A_CARD_PATH] = {

@@ -21,6 +21,29 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     },
     required: ["message"],
   },
+  AiSdkChatRequest: {
+    type: "object",
+    description:
+      "What the AI SDK's useChat (DefaultChatTransport) sends: the answer is its UI message stream. The new message is the last `messages` entry with role user (its text parts); the history is the server's session for (caller, `id`).",
+    properties: {
+      id: { type: "string", maxLength: 200, description: "The chat's id: the same id, for the same caller, continues the same session" },
+      messages: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            id: STRING,
+            role: { type: "string", enum: ["system", "user", "assistant"] },
+            parts: { type: "array", items: { type: "object", properties: { type: STRING, text: STRING }, required: ["type"] } },
+          },
+          required: ["role"],
+        },
+      },
+      trigger: { type: "string", enum: ["submit-message", "regenerate-message"] },
+      messageId: STRING,
+    },
+    required: ["messages"],
+  },
   ChatQueryRequest: {
     type: "object",
     properties: {
@@ -71,6 +94,17 @@ const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
 const SSE_DESCRIPTION =
   "Server-sent events: `session` {session_id, created} first, then `status` {message}, `step` {step_id, tool, capability, status, duration_ms} per finished plan step, `chunk` {text} per piece of the answer, and `done` {session_id, message} with the stored assistant message, or, when the run paused for human approval, `checkpoint` {status, checkpoint_id, checkpoint, conversation_id, session_id} instead of `done`; after the headers a failure is `error` {code, message, retryable: false}. Comment lines are heartbeats.";
 
+const AI_SDK_DESCRIPTION =
+  "A useChat body (`{id, messages}`, no `message`) or `?protocol=ai-sdk` selects the AI SDK's UI message stream instead (header `x-vercel-ai-ui-message-stream: v1`): `start`, text parts as `text-start`/`text-delta`/`text-end`, one dynamic tool part per plan step (`<component>.<capability>`, its input and output), `tool-approval-request` and `data-checkpoint` when a step waits for approval, `error`, then `finish` and `[DONE]`.";
+
+const PROTOCOL_PARAMETER = {
+  name: "protocol",
+  in: "query",
+  required: false,
+  description: "`ai-sdk`: answer in the AI SDK's UI message stream whatever the body (a useChat body selects it without this)",
+  schema: { type: "string", enum: ["ai-sdk"] },
+};
+
 const userHeader = (required: boolean) => ({ name: "X-User-ID", in: "header", required, schema: { type: "string", pattern: "^[A-Za-z0-9_.@:+-]{1,128}$" } });
 const sessionPath = { name: "id", in: "path", required: true, schema: ID };
 
@@ -93,9 +127,18 @@ const CHAT_PATHS = {
       operationId: "streamChat",
       summary: "Send a message; the answer streams back",
       tags: ["chat"],
-      parameters: [userHeader(false)],
-      requestBody: { required: true, content: json(ref("ChatStreamRequest")) },
-      responses: { "200": { description: SSE_DESCRIPTION, content: { "text/event-stream": { schema: STRING } } }, "400": ERROR, "413": ERROR, "503": ERROR },
+      parameters: [userHeader(false), PROTOCOL_PARAMETER],
+      requestBody: { required: true, content: json({ oneOf: [ref("ChatStreamRequest"), ref("AiSdkChatRequest")] }) },
+      responses: {
+        "200": {
+          description: `${SSE_DESCRIPTION} ${AI_SDK_DESCRIPTION}`,
+          headers: { "x-vercel-ai-ui-message-stream": { description: "`v1` when the answer is the AI SDK's UI message stream", schema: STRING } },
+          content: { "text/event-stream": { schema: STRING } },
+        },
+        "400": ERROR,
+        "413": ERROR,
+        "503": ERROR,
+      },
     },
   },
   "/chat/session/{id}": {
