@@ -10,6 +10,10 @@
  * Everything else (unions, tuples, foreign refs, nesting past the bound) is `any`: the server's own
  * validation checks it at run time. An object whose property names are not field names is a
  * free-form object (no `fields`).
+ *
+ * For an OpenAPI import: `$ref`s may be any local JSON pointer (`#/components/schemas/…`), `allOf` of
+ * several object branches is merged into one object, and `onLoss` hears of every place that became
+ * `any` or free-form (its path in the document), so nothing is lost without a word.
  */
 import type { FieldType } from "../spec/index.js";
 import type { FieldDocument, FieldsDocument, ValueDocument } from "./dataflow/types.js";
@@ -25,11 +29,30 @@ const MAX_LENGTH = 1_048_576;
 
 type Schema = Readonly<Record<string, unknown>>;
 
+/** Told where (the JSON pointer segments in the document) and why a schema was imported as `any` or free-form. */
+export type SchemaLoss = (at: readonly string[], reason: string) => void;
+
+export interface JsonSchemaOptions {
+  /** The document local `$ref`s point into. @defaultValue the schema itself */
+  readonly root?: unknown;
+  /** Where the schema sits in `root` (JSON pointer segments), for `onLoss`. @defaultValue [] */
+  readonly at?: readonly string[];
+  /** @defaultValue ignore */
+  readonly onLoss?: SchemaLoss | undefined;
+}
+
 interface Walk {
   /** The whole document, where local `$ref`s point. */
   readonly root: Schema;
   readonly depth: number;
+  readonly at: readonly string[];
+  readonly onLoss: SchemaLoss | undefined;
 }
+
+const lost = (walk: Walk, reason: string): ValueDocument => {
+  walk.onLoss?.(walk.at, reason);
+  return { type: "any" };
+};
 
 function isSchema(value: unknown): value is Schema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -40,15 +63,23 @@ export function isFieldName(name: string): boolean {
   return FIELD_NAME.test(name) && !OBJECT_NAMES.has(name);
 }
 
-/** The definition a local `$ref` names, or undefined for any other reference. */
-function resolveRef(ref: string, root: Schema): Schema | undefined {
-  const match = /^#\/(definitions|\$defs)\/([^/]+)$/.exec(ref);
-  if (match === null) return undefined;
-  const table = root[match[1]!];
-  const name = match[2]!.replace(/~1/g, "/").replace(/~0/g, "~");
-  if (!isSchema(table) || !Object.hasOwn(table, name)) return undefined;
-  const found = table[name];
-  return isSchema(found) ? found : undefined;
+/** The pointer segments of a local `$ref` (`#/definitions/Pet`, `#/components/schemas/Pet`), or undefined. */
+export function refPath(ref: string): string[] | undefined {
+  if (!ref.startsWith("#/")) return undefined;
+  return ref
+    .slice(2)
+    .split("/")
+    .map((part) => decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+/** The schema a local `$ref` names, or undefined for any other reference. */
+function resolveRef(path: readonly string[] | undefined, root: Schema): Schema | undefined {
+  let node: unknown = root;
+  for (const part of path ?? [undefined]) {
+    if (part === undefined || !isSchema(node) || !Object.hasOwn(node, part)) return undefined;
+    node = node[part];
+  }
+  return isSchema(node) ? node : undefined;
 }
 
 function isNullSchema(schema: unknown): boolean {
@@ -64,6 +95,22 @@ function soleBranch(schema: Schema): unknown {
     return kept.length === 1 ? kept[0] : undefined;
   }
   return undefined;
+}
+
+/** `allOf` whose branches (after local `$ref`s) are all objects: one object with every branch's members. */
+function mergedAllOf(schema: Schema, walk: Walk): Schema | undefined {
+  const branches = schema["allOf"];
+  if (!Array.isArray(branches) || branches.length < 2 || ["anyOf", "oneOf", "not", "if"].some((k) => Object.hasOwn(schema, k))) return undefined;
+  const properties: Record<string, unknown> = {};
+  const required: unknown[] = [];
+  for (const branch of branches) {
+    const resolved = isSchema(branch) && typeof branch["$ref"] === "string" ? resolveRef(refPath(branch["$ref"]), walk.root) : branch;
+    if (!isSchema(resolved) || hasComposition(resolved) || !isSchema(resolved["properties"])) return undefined;
+    Object.assign(properties, resolved["properties"]);
+    if (Array.isArray(resolved["required"])) required.push(...resolved["required"]);
+  }
+  const { allOf: _merged, ...rest } = schema;
+  return { ...rest, type: "object", properties, required };
 }
 
 function hasComposition(schema: Schema): boolean {
@@ -99,12 +146,23 @@ function enumValue(schema: Schema, type: string | undefined): ValueDocument | un
 }
 
 function valueFrom(schema: unknown, walk: Walk, outer?: Schema): ValueDocument {
-  if (!isSchema(schema) || walk.depth > JSON_SCHEMA_MAX_DEPTH) return outer === undefined ? { type: "any" } : withDescription({ type: "any" }, {}, outer);
+  if (!isSchema(schema) || walk.depth > JSON_SCHEMA_MAX_DEPTH) {
+    const why = walk.depth > JSON_SCHEMA_MAX_DEPTH ? `nested deeper than ${JSON_SCHEMA_MAX_DEPTH} levels (or recursive)` : "not a schema or an unresolved $ref";
+    return withDescription(lost(walk, why), {}, outer);
+  }
   const next = { ...walk, depth: walk.depth + 1 };
-  if (typeof schema["$ref"] === "string") return valueFrom(resolveRef(schema["$ref"], walk.root), next, outer ?? schema);
+  if (typeof schema["$ref"] === "string") {
+    const path = refPath(schema["$ref"]);
+    return valueFrom(resolveRef(path, walk.root), { ...next, at: path ?? walk.at }, outer ?? schema);
+  }
+  const merged = mergedAllOf(schema, walk);
+  if (merged !== undefined) return valueFrom(merged, walk, outer);
   if (hasComposition(schema)) {
+    const key = ["anyOf", "oneOf", "allOf"].find((k) => Array.isArray(schema[k]));
     const branch = soleBranch(schema);
-    return branch === undefined ? withDescription({ type: "any" }, schema, outer) : valueFrom(branch, next, outer ?? schema);
+    if (branch === undefined) return withDescription(lost(walk, `${key ?? "not/if"} with several branches (a union) is any`), schema, outer);
+    const index = key === undefined ? -1 : (schema[key] as unknown[]).indexOf(branch);
+    return valueFrom(branch, { ...next, at: [...walk.at, key ?? "", String(index)] }, outer ?? schema);
   }
   const type = declaredType(schema) ?? (isSchema(schema["properties"]) ? "object" : undefined);
   const enumerated = enumValue(schema, type);
@@ -118,12 +176,23 @@ function typedValue(schema: Schema, type: string | undefined, walk: Walk): Value
     return typeof max === "number" && Number.isInteger(max) && max >= 1 && max <= MAX_LENGTH ? { type, max_length: max } : { type };
   }
   if (type !== undefined && (SCALARS as readonly string[]).includes(type)) return { type: type as FieldType };
-  if (type === "array") return isSchema(schema["items"]) ? { type, items: valueFrom(schema["items"], walk) } : { type };
+  if (type === "array") return isSchema(schema["items"]) ? { type, items: valueFrom(schema["items"], { ...walk, at: [...walk.at, "items"] }) } : { type };
   if (type === "object") {
     const fields = objectFields(schema, walk);
+    if (fields === undefined) walk.onLoss?.(walk.at, freeFormReason(schema));
     return fields === undefined ? { type } : { type, fields };
   }
-  return { type: "any" };
+  return type === undefined && Object.keys(schema).every((k) => k === "description" || k === "title")
+    ? { type: "any" }
+    : lost(walk, `type ${JSON.stringify(schema["type"] ?? null)} is any`);
+}
+
+function freeFormReason(schema: Schema): string {
+  if (!isSchema(schema["properties"]))
+    return schema["additionalProperties"] === undefined
+      ? "an object without properties is free-form"
+      : "free-form additionalProperties (a map) is a free-form object";
+  return "property names that are not field names make a free-form object";
 }
 
 /** The members of an object schema, or undefined when it declares none a field can name (free-form). */
@@ -133,7 +202,7 @@ function objectFields(schema: Schema, walk: Walk): FieldsDocument | undefined {
   const names = Object.keys(properties);
   if (!names.every(isFieldName)) return undefined;
   const required = new Set(Array.isArray(schema["required"]) ? schema["required"].filter((r): r is string => typeof r === "string") : []);
-  const field = (name: string): FieldDocument => ({ name, ...valueFrom(properties[name], walk) });
+  const field = (name: string): FieldDocument => ({ name, ...valueFrom(properties[name], { ...walk, at: [...walk.at, "properties", name] }) });
   return { required: names.filter((n) => required.has(n)).map(field), optional: names.filter((n) => !required.has(n)).map(field) };
 }
 
@@ -141,13 +210,13 @@ function objectFields(schema: Schema, walk: Walk): FieldsDocument | undefined {
  * The fields of a JSON Schema describing an object (a tool's `inputSchema`, an operation's body),
  * or undefined when it is not an object with named properties: the side is then free-form.
  */
-export function jsonSchemaFields(schema: unknown): FieldsDocument | undefined {
+export function jsonSchemaFields(schema: unknown, options: JsonSchemaOptions = {}): FieldsDocument | undefined {
   if (!isSchema(schema)) return undefined;
-  const value = valueFrom(schema, { root: schema, depth: 0 });
+  const value = jsonSchemaValue(schema, options);
   return value.type === "object" ? value.fields : undefined;
 }
 
 /** One JSON Schema as a manifest value (`type` and what goes with it). */
-export function jsonSchemaValue(schema: unknown): ValueDocument {
-  return valueFrom(schema, { root: isSchema(schema) ? schema : {}, depth: 0 });
+export function jsonSchemaValue(schema: unknown, { root = schema, at = [], onLoss }: JsonSchemaOptions = {}): ValueDocument {
+  return valueFrom(schema, { root: isSchema(root) ? root : {}, depth: 0, at, onLoss });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
-import { ManifoldError } from "../errors/index.js";
+import { ManifoldError, type ErrorCode } from "../errors/index.js";
 import { createLogger, type ClientTrace, type Logger, type Telemetry } from "../telemetry/index.js";
 import { ATTR, CONVERSATION_HEADER, METRIC } from "../telemetry/index.js";
 import {
@@ -17,7 +17,7 @@ import {
 import { getTelemetry } from "../telemetry/index.js";
 import { isThenable, type AbortSource } from "../util/index.js";
 import { buildHeaders } from "./headers.js";
-import { keepAliveTransport, type Transport, type TransportResponse } from "./transport.js";
+import { keepAliveTransport, type HttpMethod, type Transport, type TransportResponse } from "./transport.js";
 import { createAgentTokens, createTokenHolder, isTokenSource, resolveTokenSource, type AgentTokens, type TokenSource } from "./token.js";
 
 export interface CallerOptions {
@@ -46,8 +46,14 @@ export interface CallerOptions {
 export interface OutboundRequest {
   /** Absolute http(s) URL of the endpoint. */
   readonly url: string;
-  /** GET reads a resource (a task's status): no body, no Content-Type. @defaultValue "POST" */
-  readonly method?: "POST" | "GET" | undefined;
+  /** GET reads a resource (a task's status): no body, no Content-Type. The others are for `foreign` calls. @defaultValue "POST" */
+  readonly method?: HttpMethod | undefined;
+  /**
+   * The endpoint is an HTTP API, not a component (an OpenAPI import's proxy): `body` undefined sends
+   * none (and no Content-Type), an empty 2xx answer is null, and a non-2xx answer is the ManifoldError
+   * its status maps to (foreignError), since such a service answers no error envelope. @defaultValue false
+   */
+  readonly foreign?: boolean | undefined;
   /** JSON-serialised as the body of a POST; undefined sends `{}`. Ignored for GET. */
   readonly body: unknown;
   /** What is called, for messages, spans and metrics: the capability name. */
@@ -152,6 +158,38 @@ export function parseReply(response: TransportResponse, what: string, log: Logge
   throw ManifoldError.fromEnvelope(status, parsed) ?? new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} without an error envelope`);
 }
 
+/** The code of a non-2xx status from an HTTP API that answers no envelope. */
+const FOREIGN_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: "INVALID_INPUT",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  422: "INVALID_INPUT",
+  429: "LIMIT_EXCEEDED",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "UNAVAILABLE",
+};
+
+/** A `foreign` call's reply: the 2xx body (null when empty), else the ManifoldError of its status; the body is never quoted. */
+export function parseForeignReply(response: TransportResponse, what: string, log: Logger): unknown {
+  const { status } = response;
+  if (!response.ok) {
+    if (status === 401 || status === 403) log.warn(`${what}: service returned status ${status}`, { status });
+    throw new ManifoldError(FOREIGN_CODES[status] ?? (status >= 500 ? "UNAVAILABLE" : "INVALID_RESPONSE"), `${what} answered ${status}`);
+  }
+  if (response.text.trim() === "") return null;
+  try {
+    return JSON.parse(response.text);
+  } catch {
+    throw new ManifoldError("INVALID_RESPONSE", `${what} answered ${status} with a body that is not JSON`);
+  }
+}
+
 /** Parameters larger than this are named by their hash alone in an APPROVAL_REQUIRED error. */
 const MAX_GATED_PARAMETERS = 16_384;
 
@@ -217,7 +255,9 @@ async function call(state: CallerState, request: OutboundRequest): Promise<unkno
     agentName: state.agentName,
   });
   const telemetry = getTelemetry();
-  if (method === "GET") delete headers[HEADER.CONTENT_TYPE];
+  const bodiless = method === "GET" || (request.foreign === true && request.body === undefined);
+  if (bodiless) delete headers[HEADER.CONTENT_TYPE];
+  if (request.foreign === true) headers["accept"] = "application/json";
   if (request.idempotencyKey !== undefined) headers[HEADER.IDEMPOTENCY_KEY] = checkHeader(HEADER.IDEMPOTENCY_KEY, request.idempotencyKey);
   if (gate !== undefined) headers[HEADER.APPROVAL_GATE] = gate;
   // The receiver verifies it: the agent's identity there (X-Manifold-Agent-Name alone proves nothing); a forwarded user token stays the user's.
@@ -228,14 +268,14 @@ async function call(state: CallerState, request: OutboundRequest): Promise<unkno
   } else if (scope?.conversationId !== undefined) {
     headers[CONVERSATION_HEADER] = scope.conversationId;
   }
-  const body = method === "GET" ? undefined : JSON.stringify(request.body ?? {});
+  const body = bodiless ? undefined : JSON.stringify(request.body ?? {});
   const started = telemetry.enabled ? performance.now() : 0;
   let status: number | undefined;
   let failure: ManifoldError | undefined;
   try {
     const response = await state.transport(url, method, headers, body, callerSignal, checkTimeout(callTimeout), what);
     status = response.status;
-    return parseReply(response, what, state.log);
+    return request.foreign === true ? parseForeignReply(response, what, state.log) : parseReply(response, what, state.log);
   } catch (error) {
     failure = error instanceof ManifoldError ? error : new ManifoldError("INTERNAL", `${what} failed`, { cause: error, expose: false });
     throw failure;

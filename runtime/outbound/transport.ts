@@ -2,6 +2,9 @@ import { Agent, Client, type Dispatcher } from "undici";
 import { ManifoldError } from "../errors/index.js";
 import type { AbortSource } from "../util/index.js";
 
+/** The methods a call may use: POST and GET between components; the others for a proxied HTTP API (an OpenAPI import). */
+export type HttpMethod = "POST" | "GET" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+
 /** What a transport hands back to the caller: the status and the body as text. */
 export interface TransportResponse {
   readonly ok: boolean;
@@ -15,7 +18,7 @@ export interface TransportResponse {
  */
 export type Transport = (
   url: URL,
-  method: "POST" | "GET",
+  method: HttpMethod,
   headers: Record<string, string>,
   body: string | undefined,
   signal: AbortSource | undefined,
@@ -85,7 +88,7 @@ class ExchangeFailure {
  */
 function once(
   url: URL,
-  method: "POST" | "GET",
+  method: HttpMethod,
   headers: Record<string, string>,
   body: string | undefined,
   signal: AbortSource | undefined,
