@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { AgentCard as AgentCardJson } from "@a2a-js/sdk";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { AgentEvent, DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import { publicUrl, readJsonBody, REQUEST_ID_HEADER, sendJson, type AddRoute, type ComponentExtension, type RouteContext } from "../component/index.js";
 import { currentScope, ownerKey, requestIdentity, requestIdOf, type Identity } from "../context/index.js";
@@ -25,6 +26,8 @@ export interface A2aExtensionOptions extends TaskStoreOptions {
 }
 
 const VERSION_HEADER = "a2a-version";
+/** A2A v0.3 (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`): a request without the version header is one, by A2A 1.0's rule. */
+const LEGACY_VERSION = "0.3";
 /** JSON-RPC's parse error: a body that is not a JSON object never reaches the SDK. */
 const PARSE_ERROR = -32700;
 
@@ -75,6 +78,8 @@ export function createA2aExtension({ spec, natural, log, ...storeOptions }: A2aE
   const executor = createManifoldExecutor({ targets, caller: createSelfCaller(() => baseUrl), event: AgentEvent });
   const store = createBoundedTaskStore(storeOptions);
   let transport: JsonRpcTransportHandler | undefined;
+  // The SDK's v0.3 layer over the same request handler: same tasks, same executor, v0.3 names and shapes.
+  let legacy: LegacyJsonRpcTransportHandler | undefined;
   let handlerCard: ReturnType<typeof buildAgentCard> | undefined;
 
   const serveRpc = async (ctx: RouteContext, bodyLimit: number): Promise<void> => {
@@ -87,15 +92,16 @@ export function createA2aExtension({ spec, natural, log, ...storeOptions }: A2aE
       if (isManifoldError(error) && error.code === "INVALID_JSON") return sendJson(ctx, 200, rpcError(PARSE_ERROR, error.message));
       throw error;
     }
-    if (transport === undefined || handlerCard === undefined) return sendJson(ctx, 503, rpcError(-32603, "the agent is starting"));
+    if (transport === undefined || legacy === undefined || handlerCard === undefined) return sendJson(ctx, 503, rpcError(-32603, "the agent is starting"));
     const context = callContext(ctx, requestId);
+    const v03 = (ctx.get(VERSION_HEADER) || LEGACY_VERSION) === LEGACY_VERSION;
     try {
-      validateVersion(context.requestedVersion, handlerCard, "JSONRPC");
+      if (!v03) validateVersion(context.requestedVersion, handlerCard, "JSONRPC");
     } catch (error) {
       const { code, message } = JsonRpcTransportHandler.mapToJSONRPCError(error);
       return sendJson(ctx, 200, JSON.stringify({ jsonrpc: "2.0", id: (body["id"] as string | number | undefined) ?? null, error: { code, message } }));
     }
-    const answer = await transport.handle(body, context);
+    const answer = await (v03 ? legacy : transport).handle(body, context);
     if (Symbol.asyncIterator in answer) {
       ctx.respond = false;
       return writeStream(ctx.res, requestId, answer, log);
@@ -116,7 +122,9 @@ export function createA2aExtension({ spec, natural, log, ...storeOptions }: A2aE
     start({ url }) {
       baseUrl = url;
       handlerCard = buildAgentCard({ spec, targets, baseUrl: url, bearer: false });
-      transport = new JsonRpcTransportHandler(new DefaultRequestHandler(handlerCard, store, executor));
+      const handler = new DefaultRequestHandler(handlerCard, store, executor);
+      transport = new JsonRpcTransportHandler(handler);
+      legacy = new LegacyJsonRpcTransportHandler(handler);
     },
     async stop() {
       executor.abortAll();
