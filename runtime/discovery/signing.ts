@@ -153,13 +153,24 @@ export function withRegistryKey(registry: Registry, { key, now = Date.now, log, 
     return signature === "good" ? expiryAt(entry, at) : signature;
   };
 
+  // The judged copy is kept per record object and verdict: while nothing changed, lookups hand out the
+  // same objects, so what readers build from them once (the dashboard's JSON) stays valid.
+  const judged = new WeakMap<RegistryEntry, RegistryEntry>();
+  const judgedAs = (entry: RegistryEntry, verification: Verification): RegistryEntry => {
+    const known = judged.get(entry);
+    if (known?.verification === verification) return known;
+    const made = Object.freeze({ ...entry, verification });
+    judged.set(entry, made);
+    return made;
+  };
+
   const judge = (entries: readonly RegistryEntry[], options: LookupOptions | undefined): RegistryEntry[] => {
     const at = now();
     const out: RegistryEntry[] = [];
     for (const entry of entries) {
       const verification = verify(entry, at);
       if (verification !== "verified") report(entry, verification);
-      if (verification === "verified" || options?.unverified === true) out.push({ ...entry, verification });
+      if (verification === "verified" || options?.unverified === true) out.push(judgedAs(entry, verification));
     }
     return out;
   };
