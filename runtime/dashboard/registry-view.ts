@@ -33,16 +33,42 @@ export interface RegistryView {
   readonly asRegistry: Registry;
 }
 
-function createSnapshot(entries: readonly RegistryEntry[], at: number): RegistrySnapshot {
-  const json = new Map<string, string>();
+/**
+ * Each record's `/api/services` JSON, made once per record object: the registry hands out the same
+ * frozen entry while a registration is unchanged (a heartbeat makes a new one), so a reload of 1,000
+ * registrations serialises only the ones that changed and joins the rest.
+ */
+type RecordJson = WeakMap<RegistryEntry, string>;
+
+function recordJson(cache: RecordJson, entry: RegistryEntry): string {
+  let text = cache.get(entry);
+  if (text === undefined) cache.set(entry, (text = JSON.stringify(serviceRecord(entry))));
+  return text;
+}
+
+/** Same records, same objects, same order: the previous snapshot's answers still hold. */
+function sameEntries(a: readonly RegistryEntry[], b: readonly RegistryEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function createSnapshot(
+  entries: readonly RegistryEntry[],
+  at: number,
+  records: RecordJson,
+  json = new Map<string, string>(),
+): RegistrySnapshot & { json: Map<string, string> } {
   return {
     entries,
     at,
+    json,
     servicesJson(type) {
       const key = type ?? "all";
       let text = json.get(key);
       if (text === undefined) {
-        text = JSON.stringify((type === undefined ? entries : entries.filter((e) => e.type === type)).map(serviceRecord));
+        // The array's text is its elements' texts joined: JSON.stringify would give the same bytes.
+        text = `[${(type === undefined ? entries : entries.filter((e) => e.type === type)).map((e) => recordJson(records, e)).join(",")}]`;
         json.set(key, text);
       }
       return text;
@@ -73,8 +99,9 @@ export function describeIgnored(entries: readonly RegistryEntry[]): string {
 
 export function createRegistryView(registry: Registry, { freshMs = 1000, maxStaleMs = 30_000, now = Date.now }: RegistryViewOptions = {}): RegistryView {
   const verifies = registry.verifies === true;
-  let current: RegistrySnapshot | undefined;
+  let current: ReturnType<typeof createSnapshot> | undefined;
   let loading: Promise<RegistrySnapshot> | undefined;
+  const records: RecordJson = new WeakMap();
 
   const load = (): Promise<RegistrySnapshot> => {
     // One load at a time, however many requests find the snapshot old.
@@ -82,7 +109,8 @@ export function createRegistryView(registry: Registry, { freshMs = 1000, maxStal
     loading ??= registry
       .listAll({ unverified: true })
       .then((entries) => {
-        const made = createSnapshot(entries, now());
+        const unchanged = current !== undefined && sameEntries(current.entries, entries);
+        const made = createSnapshot(entries, now(), records, unchanged ? current!.json : undefined);
         made.servicesJson(); // the common answer is made here, off the next request's path
         current = made;
         return made;
