@@ -1,0 +1,80 @@
+/**
+ * The lookup a client makes before each outbound call, as it happens in a running network: the
+ * default registry stack (`createRegistry`: catalog cache, records signed with a network key) over
+ * Redis, asked for one of the 100 names in turn about once a millisecond, while a writer on its own
+ * connection re-registers a component every 10 ms (1,000 components beating every 10 s, each beat
+ * re-signed: a changed record to fetch, parse and verify). Only the lookup is timed.
+ */
+import { createRedisRegistry, createRegistry, withCatalogCache, withRegistryKey, type Registry } from "../../runtime/discovery/index.js";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { catalog, NAMES } from "./catalog.js";
+
+const KEY = "bench-network-key-".padEnd(64, "0");
+const BEAT_EVERY_MS = 10;
+
+export interface PacedFigures {
+  readonly median: number;
+  readonly p99: number;
+  /** Lookups that waited for a read of the store (the cache's misses); reads ahead are not waited for. */
+  readonly waited: number;
+  readonly lookups: number;
+}
+
+const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A registry that counts its answered reads. A lookup answered from the cache resolves within
+ * microtasks, before any read can come back from Redis: a read answered during a lookup is one it waited for.
+ */
+function counting(registry: Registry, answered: () => void): Registry {
+  return { ...registry, byName: (name, options) => registry.byName(name, options).finally(answered) };
+}
+
+export interface PacedOptions {
+  readonly url: string;
+  readonly lookups: number;
+  /** The catalog cache's read-ahead (0: the cache before it had one). */
+  readonly refreshAheadMs?: number;
+}
+
+/** Registers the catalog signed, starts the beats, and times `lookups` paced lookups after a warm-up second. */
+export async function measurePaced({ url, lookups, refreshAheadMs }: PacedOptions): Promise<PacedFigures> {
+  const namespace = `paced-${refreshAheadMs ?? "default"}`;
+  const env = { REDIS_URL: url, MANIFOLD_REDIS_NAMESPACE: namespace };
+  const writer = createRegistry({ store: createStore({ env, log: () => undefined }), cache: false, key: KEY, env: {} });
+  const components = catalog();
+  for (let i = 0; i < components.length; i += 100) await Promise.all(components.slice(i, i + 100).map((c) => writer.register(c, { ttlMs: 600_000 })));
+  let beat = 0;
+  const beats = setInterval(() => void writer.register(components[beat++ % components.length]!, { ttlMs: 600_000 }).catch(() => undefined), BEAT_EVERY_MS);
+
+  // createRegistry's stack, with a store read counter between the cache and the Redis adapter.
+  let reads = 0;
+  const readerStore = createStore({ env, log: () => undefined }) as RedisStore;
+  const adapter = counting(createRedisRegistry(readerStore, { connectWaitMs: 5_000 }), () => (reads += 1));
+  const reader = withRegistryKey(withCatalogCache(adapter, refreshAheadMs === undefined ? {} : { refreshAheadMs }), { key: KEY, log: () => undefined });
+  try {
+    const times: number[] = [];
+    const started = Date.now();
+    let waited = 0;
+    for (let i = 0; times.length < lookups; i += 1) {
+      const warm = Date.now() - started < 1_000;
+      const before = reads;
+      const start = performance.now();
+      const found = await reader.byName(`svc-${i % NAMES}`);
+      const ms = performance.now() - start;
+      if (found.length !== 10) throw new Error(`svc-${i % NAMES}: ${found.length} replicas verified, 10 expected`);
+      if (!warm) {
+        times.push(ms);
+        if (reads > before) waited += 1;
+      }
+      await tick(1);
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, waited, lookups: times.length };
+  } finally {
+    clearInterval(beats);
+    await reader.close();
+    await readerStore.close();
+    await writer.close();
+  }
+}
