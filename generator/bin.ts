@@ -5,19 +5,21 @@
  */
 import { fileURLToPath } from "node:url";
 import { main, type CliIo } from "./cli.js";
-import { staleBuildSource } from "./stale-build.js";
+import { printsOnly, staleBuildSource } from "./stale-build.js";
 
 const color = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined;
 const io: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), color };
 
-const stale = staleBuildSource(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+// Only a command that runs the build's code is worth the checkout's source scan (an installed package has none).
+const stale = printsOnly(argv) ? undefined : staleBuildSource(fileURLToPath(import.meta.url));
 if (stale !== undefined) {
   io.err(
     `manifold: dist/ is older than ${stale}: this bin would check manifests by the rules of an earlier build. Run \`npm run build\` (or \`npm run gen\`, which runs the sources).\n`,
   );
   process.exitCode = 2;
 } else
-  main(process.argv.slice(2), io).then(
+  main(argv, io).then(
     (code) => {
       process.exitCode = code;
     },

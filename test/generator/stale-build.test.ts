@@ -51,7 +51,7 @@ test("an installed package (dist/ without generator/ sources) is never called st
   }
 });
 
-test("the real bin, built before a source changed, exits 2 naming the file and checks nothing", async () => {
+test("the real bin, built before a source changed, exits 2 naming the file and checks nothing; --help and --version still answer", async () => {
   const root = new URL("../..", import.meta.url).pathname;
   const { root: copy, cleanup } = await tempProject({});
   try {
@@ -65,6 +65,12 @@ test("the real bin, built before a source changed, exits 2 naming the file and c
     const result = spawnSync(process.execPath, [join(copy, "dist/generator/bin.js"), "gen", "--check"], { cwd: copy, encoding: "utf8", timeout: 30_000 });
     assert.is(result.status, 2);
     assert.match(result.stderr, /^manifold: dist\/ is older than runtime\/manifest\/kind\.ts: .*Run `npm run build`/);
+    // Help and version judge nothing: they answer from the same stale build, without the scan.
+    for (const args of [["--help"], ["gen", "--help"], ["--version"], []]) {
+      const printed = spawnSync(process.execPath, [join(copy, "dist/generator/bin.js"), ...args], { cwd: copy, encoding: "utf8", timeout: 30_000 });
+      assert.is(printed.stderr.includes("older than"), false, args.join(" "));
+      assert.match(printed.stdout, args[0] === "--version" ? /^\d+\.\d+\.\d+\n$/ : /^(manifold v|Usage: manifold gen)/, args.join(" "));
+    }
   } finally {
     await cleanup();
   }
