@@ -52,7 +52,12 @@ function createAgent(spec: A2aAgentSpec, { name, env = process.env }: A2aAgentOp
       import("@a2a-js/sdk/client"),
     ]);
     // The lock's snapshot is the truth at run time: no card fetch, the JSON-RPC URL comes from the spec.
-    const card = AgentCard.fromJSON({ name, supportedInterfaces: [{ url: spec.url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }] });
+    const card = AgentCard.fromJSON({
+      name,
+      supportedInterfaces: [{ url: spec.url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+      // Streamed, so the task id is known at once and a cancellation can name it.
+      capabilities: { streaming: true },
+    });
     const transports = [new JsonRpcTransportFactory({ fetchImpl: bearerFetch(name, spec.tokenEnv, env) })];
     return new ClientFactory({ ...ClientFactoryOptions.default, transports }).createFromAgentCard(card);
   };
@@ -78,10 +83,18 @@ interface Pooled {
 }
 
 const pool = new Map<string, Pooled>();
+// Holders reading the token from different environments (a test's, a tenant's) must not share a client.
+const envIds = new WeakMap<object, number>();
+let envCount = 0;
+const envId = (env: object): number => {
+  let id = envIds.get(env);
+  if (id === undefined) envIds.set(env, (id = ++envCount));
+  return id;
+};
 
 /** The shared client of the remote agent `spec` names, held until released. */
 export function acquireA2aAgent(spec: A2aAgentSpec, options: A2aAgentOptions): A2aAgentLease {
-  const key = JSON.stringify([options.name, spec.url, spec.tokenEnv ?? null]);
+  const key = JSON.stringify([options.name, spec.url, spec.tokenEnv ?? null, envId(options.env ?? process.env)]);
   let pooled = pool.get(key);
   if (pooled === undefined) {
     const closer = new AbortController();

@@ -6,7 +6,7 @@
  */
 import type { Message, Part, Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { isManifoldError, ManifoldError } from "../errors/index.js";
+import { isErrorCode, isManifoldError, ManifoldError } from "../errors/index.js";
 import { sleepOn, type Clock } from "../util/index.js";
 
 /** The protocol's task states (numbers fixed by A2A 1.0; the SDK's enum is a runtime value, not loaded here). */
@@ -81,6 +81,9 @@ function request(message: Message) {
 /** A failure of the SDK or the network as our error: transport failures are NETWORK_ERROR (retryable). */
 export function transportError(error: unknown, where: string): ManifoldError {
   if (isManifoldError(error)) return error;
+  // A Manifold agent's HTTP refusal (401, 403, 413…) is our envelope, which the SDK hands over as the error's `envelopeCode`.
+  const code = (error as { envelopeCode?: unknown } | null)?.envelopeCode;
+  if (isErrorCode(code)) return new ManifoldError(code, `${where}: the remote agent answered ${code}`);
   const text = error instanceof Error ? error.message : String(error);
   if (/\b401\b/.test(text)) return new ManifoldError("UNAUTHORIZED", `${where}: the remote agent refused the credentials`);
   if (/\b403\b/.test(text)) return new ManifoldError("FORBIDDEN", `${where}: the remote agent refused the call`);

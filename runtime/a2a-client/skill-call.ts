@@ -5,7 +5,8 @@
  * output or a ManifoldError a workflow's recovery can read:
  *
  * - completed: the artifact's data part, checked against the output fields when the capability has
- *   them (extra properties allowed: the remote agent's schema is its own), else `{ text }`;
+ *   them (extra properties allowed: the remote agent's schema is its own), else (or when the output is
+ *   just `text`) `{ text }`;
  * - failed: the remote error code when it is one of ours, else HANDLER_ERROR with the remote text;
  * - input-required: HANDLER_ERROR naming the remote task and checkpoint (details `/task_id`,
  *   `/checkpoint_id`): the remote task stays waiting for a human on the remote agent;
@@ -39,8 +40,8 @@ export interface A2aSkillCallOptions {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A skill whose input is exactly one `text` string: it takes a text part, as a chat message would. */
-function isTextIn(fields: FieldsSpec | undefined): boolean {
+/** Fields that are exactly one `text` string: such a skill takes a text part (as a chat message would), or answers `{ text }`. */
+function isTextOnly(fields: FieldsSpec | undefined): boolean {
   const all = fields === undefined ? [] : [...fields.required, ...fields.optional];
   return all.length === 1 && all[0]!.name === "text" && all[0]!.type === "string";
 }
@@ -113,14 +114,16 @@ export function createA2aSkillCall({ component, capability, agent, defaultTimeou
   const skill = capability.a2aSkill;
   if (skill === undefined) throw new TypeError(`${component}.${capability.name} is not an A2A skill`);
   const where = `${component}.${capability.name}`;
-  const textIn = isTextIn(capability.input);
+  const textIn = isTextOnly(capability.input);
   // Compiled on the first call: a client that is never called never compiles.
   let checks: { input: SchemaCheck | undefined; output: SchemaCheck | undefined } | undefined;
   return async (input, { signal, timeoutMs = defaultTimeoutMs } = {}) => {
     checks ??= {
       input: capability.input === undefined ? undefined : compileSchemaCheck(objectSchema(capability.input, "draft-07") as Record<string, unknown>),
       output:
-        capability.output === undefined ? undefined : compileSchemaCheck(tolerant(objectSchema(capability.output, "draft-07")) as Record<string, unknown>),
+        capability.output === undefined || isTextOnly(capability.output)
+          ? undefined
+          : compileSchemaCheck(tolerant(objectSchema(capability.output, "draft-07")) as Record<string, unknown>),
     };
     if (!isRecord(input))
       throw new ManifoldError("INVALID_INPUT", `input of ${where} must be an object`, { details: [{ pointer: "", message: "must be object" }] });
