@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
 
 Usage:
-  manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--refresh-mcp] [--format pretty|json|github]
+  manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--refresh-mcp] [--refresh-a2a] [--format pretty|json|github]
   manifold validate [--manifests DIR] [--format pretty|json|github]
   manifold scheduler
   manifold dashboard
@@ -26,6 +26,7 @@ Commands:
              --watch regenerates whenever a manifest changes, until Ctrl-C (exit 0)
              a kind: deployment manifest adds Dockerfiles and Kubernetes manifests (docs/deploy.md)
              --refresh-mcp lists the tools of every kind: mcp server again and rewrites its lock file
+             --refresh-a2a fetches the card of every kind: a2a agent again and rewrites its lock file
   validate   print diagnostics only
   scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
              MANIFOLD_SCHEDULER_* and MANIFOLD_EXECUTOR_*; without REDIS_URL: in memory, one process)
@@ -54,7 +55,8 @@ only the files whose bytes changed, and removes (and names) the files it no long
 manifests hold a \`kind: deployment\` manifest it also writes <name>/deploy/ (Dockerfile, Deployment,
 Service, ConfigMap) for every component and the network's kustomization.yaml (docs/deploy.md).
 A \`kind: mcp\` manifest without its lock file (<name>.mcp-lock.json beside it) has the server's
-tools fetched once and written there; with the lock, gen never contacts the server.
+tools fetched once and written there; with the lock, gen never contacts the server. A \`kind: a2a\`
+manifest likewise has its agent card fetched once into <name>.a2a-lock.json.
 
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
   --out DIR         where generated files go (default: generated); manifold owns this folder
@@ -66,6 +68,8 @@ tools fetched once and written there; with the lock, gen never contacts the serv
                     run under --watch), or github
   --refresh-mcp     list the tools of every kind: mcp server again and rewrite the lock files; with
                     --check, write nothing and exit 1 when the live tools differ from a lock file
+  --refresh-a2a     fetch the agent card of every kind: a2a agent again and rewrite the lock files;
+                    with --check, write nothing and exit 1 when a live card differs from a lock file
 
 Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.`,
   validate: `Usage: manifold validate [--manifests DIR] [--format pretty|json|github]
@@ -113,7 +117,20 @@ initialize or serves no MCP, 2 usage error (no target, a name not registered, an
 variable).`,
 };
 
-const OPTIONS = ["--manifests", "--out", "--check", "--deploy", "--watch", "--refresh-mcp", "--format", "--replay", "--token-env", "--help", "--version"];
+const OPTIONS = [
+  "--manifests",
+  "--out",
+  "--check",
+  "--deploy",
+  "--watch",
+  "--refresh-mcp",
+  "--refresh-a2a",
+  "--format",
+  "--replay",
+  "--token-env",
+  "--help",
+  "--version",
+];
 const COMMANDS = ["gen", "validate", "scheduler", "dashboard", "dead-letters", "mcp", "init", "help"];
 
 /** ` (did you mean --check?)` when one known name is close enough to be the intended one (the manifests' own rule). */
@@ -139,6 +156,7 @@ function parse(argv: readonly string[]) {
       deploy: { type: "boolean", default: false },
       watch: { type: "boolean", default: false },
       "refresh-mcp": { type: "boolean", default: false },
+      "refresh-a2a": { type: "boolean", default: false },
       format: { type: "string", default: "pretty" },
       replay: { type: "string" },
       "token-env": { type: "string" },
@@ -170,6 +188,8 @@ function misplacedOption(command: string, args: ReturnType<typeof parse>): strin
   if (args["refresh-mcp"] && command !== "gen") return "--refresh-mcp goes with gen";
   // A watch regenerates on every save; contacting every MCP server each time is not what it is for.
   if (args.watch && args["refresh-mcp"]) return "--watch and --refresh-mcp do not go together";
+  if (args["refresh-a2a"] && command !== "gen") return "--refresh-a2a goes with gen";
+  if (args.watch && args["refresh-a2a"]) return "--watch and --refresh-a2a do not go together";
   // --check writes nothing and answers once, for CI; there is nothing for a watch to keep up to date.
   if (args.watch && args.check) return "--watch and --check do not go together";
   if (args.replay !== undefined && command !== "dead-letters") return "--replay goes with dead-letters";
@@ -250,6 +270,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     deploy: args.deploy,
     format: args.format,
     refreshMcp: args["refresh-mcp"],
+    refreshA2a: args["refresh-a2a"],
   };
   if (args.watch) {
     const { watchUntilInterrupted } = await import("./watch.js");

@@ -26,6 +26,8 @@ export interface CommandOptions {
   readonly format: Format;
   /** gen: fetch every `kind: mcp` server's tools again (with `check`: compare them with the lock files). */
   readonly refreshMcp?: boolean;
+  /** gen: fetch every `kind: a2a` agent's card again (with `check`: compare it with the lock files). */
+  readonly refreshA2a?: boolean;
 }
 
 function elapsed(start: bigint): string {
@@ -45,20 +47,29 @@ function describeManifests(manifests: readonly { readonly file: string; readonly
 }
 
 /**
- * gen's load: fetch the lock files `kind: mcp` manifests lack (or all of them with --refresh-mcp),
- * then load again if one was written. A server that cannot be reached is its MF1605, which replaces
- * the missing lock's MF1602 of the same manifest.
+ * gen's load: fetch the lock files `kind: mcp` and `kind: a2a` manifests lack (or all of a kind's with
+ * --refresh-mcp / --refresh-a2a), then load again if one was written. A remote that cannot be reached
+ * is its MF1605 / MF1705, which replaces the missing lock's MF1602 / MF1702 of the same manifest.
  */
-async function loadWithMcpLocks(manifestsDir: string, root: string, options: CommandOptions, summary: (text: string) => void): Promise<Project> {
+async function loadWithRemoteLocks(manifestsDir: string, root: string, options: CommandOptions, summary: (text: string) => void): Promise<Project> {
   const first = await loadProject({ manifestsDir, cwd: root });
-  if (first.mcpServers === undefined) return first;
-  const { syncMcpLocks } = await import("./mcp-locks.js");
-  const synced = await syncMcpLocks(first, { root, check: options.check, refresh: options.refreshMcp === true });
-  for (const file of synced.written) summary(`  locked   ${file}\n`);
-  const project = synced.written.length > 0 ? await loadProject({ manifestsDir, cwd: root }) : first;
-  const unreachable = new Set(synced.diagnostics.map((d) => d.file));
-  const kept = project.diagnostics.filter((d) => !(d.code === "MF1602" && unreachable.has(d.file)));
-  return { ...project, diagnostics: sortDiagnostics([...kept, ...synced.diagnostics]) };
+  if (first.mcpServers === undefined && first.a2aAgents === undefined) return first;
+  const check = options.check;
+  const synced = [
+    ...(first.mcpServers === undefined
+      ? []
+      : [await (await import("./mcp-locks.js")).syncMcpLocks(first, { root, check, refresh: options.refreshMcp === true })]),
+    ...(first.a2aAgents === undefined
+      ? []
+      : [await (await import("./a2a-locks.js")).syncA2aLocks(first, { root, check, refresh: options.refreshA2a === true })]),
+  ];
+  const written = synced.flatMap((s) => s.written);
+  const diagnostics = synced.flatMap((s) => s.diagnostics);
+  for (const file of written) summary(`  locked   ${file}\n`);
+  const project = written.length > 0 ? await loadProject({ manifestsDir, cwd: root }) : first;
+  const unreachable = new Set(diagnostics.map((d) => d.file));
+  const kept = project.diagnostics.filter((d) => !((d.code === "MF1602" || d.code === "MF1702") && unreachable.has(d.file)));
+  return { ...project, diagnostics: sortDiagnostics([...kept, ...diagnostics]) };
 }
 
 export async function runCommand(command: "gen" | "validate", options: CommandOptions, io: CliIo): Promise<number> {
@@ -74,7 +85,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   // Everything gen prints or writes names files relative to the project, never to the current folder.
   const root = findProjectRoot(options.manifestsDir);
   const manifestsDir = relative(root, resolve(options.manifestsDir)).split(sep).join("/") || ".";
-  const loaded = command === "gen" ? await loadWithMcpLocks(manifestsDir, root, options, summary) : await loadProject({ manifestsDir, cwd: root });
+  const loaded = command === "gen" ? await loadWithRemoteLocks(manifestsDir, root, options, summary) : await loadProject({ manifestsDir, cwd: root });
   const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded, AGENT_FEATURES)]) };
   if (project.diagnostics.length > 0) {
     const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });

@@ -36,7 +36,8 @@ function sideType(capability: CapabilitySpec, side: "input" | "output"): string 
  * loops, no `try`, no HTTP: behaviour lives in the runtime (see STYLE.md, protobuf-es).
  */
 export function emitComponentModule(spec: ComponentSpec, source: string): string {
-  if (spec.mcpServer !== undefined) return emitMcpModule(spec, source);
+  if (spec.mcpServer !== undefined) return emitRemoteModule(spec, source, { define: "defineMcpServer", what: "MCP server" });
+  if (spec.a2aAgent !== undefined) return emitRemoteModule(spec, source, { define: "defineA2aAgent", what: "A2A agent" });
   const handle = toPascalCase(spec.name);
   const capabilitiesType = `${handle}Capabilities`;
   // An agent's spec always carries `agent` (normalise fills it, `uses` sorted); a tool uses nothing.
@@ -76,22 +77,22 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
 }
 
 /**
- * index.ts of a `kind: mcp` component: the same types as a tool's, the spec built from the lock file,
- * and one `defineMcpServer` call. No handlers: the external server implements the capabilities.
+ * index.ts of a `kind: mcp` or `kind: a2a` component: the same types as a tool's, the spec built from
+ * the lock file, and one `define…` call. No handlers: the remote implements the capabilities.
  */
-function emitMcpModule(spec: ComponentSpec, source: string): string {
+function emitRemoteModule(spec: ComponentSpec, source: string, { define, what }: { define: "defineMcpServer" | "defineA2aAgent"; what: string }): string {
   const handle = toPascalCase(spec.name);
   const capabilitiesType = `${handle}Capabilities`;
-  const parts: string[] = [`${generatedHeader(source)}\n`, `import { defineMcpServer, type Client, type ComponentSpec } from "${RUNTIME_ENTRY}";\n`];
+  const parts: string[] = [`${generatedHeader(source)}\n`, `import { ${define}, type Client, type ComponentSpec } from "${RUNTIME_ENTRY}";\n`];
   for (const capability of spec.capabilities) parts.push(sideType(capability, "input"), sideType(capability, "output"));
   const members = spec.capabilities.map(
     (c) => `${docComment(c.description, "  ")}  ${c.key}: { input: ${schemaName(c, "input")}; output: ${schemaName(c, "output")} };\n`,
   );
   parts.push(
-    `${docComment(`Capability key → input and output of the MCP server ${spec.name}.`)}export type ${capabilitiesType} = {\n${members.join("")}};\n`,
-    `${docComment(`A typed client of the MCP server ${spec.name}.`)}export type ${handle}Client = Client<${capabilitiesType}>;\n`,
+    `${docComment(`Capability key → input and output of the ${what} ${spec.name}.`)}export type ${capabilitiesType} = {\n${members.join("")}};\n`,
+    `${docComment(`A typed client of the ${what} ${spec.name}.`)}export type ${handle}Client = Client<${capabilitiesType}>;\n`,
     `${docComment(`The manifest and lock file of ${spec.name}, as data.`)}export const ${handle}Spec: ComponentSpec = ${dataLiteral(spec)};\n`,
-    `${docComment(spec.description)}export const ${handle} = defineMcpServer<${capabilitiesType}>(${handle}Spec);\n`,
+    `${docComment(spec.description)}export const ${handle} = ${define}<${capabilitiesType}>(${handle}Spec);\n`,
   );
   return parts.join("\n");
 }

@@ -8,11 +8,12 @@ import { emitFolderReadme } from "./readme.js";
 export function emitProject(project: Project, { manifestsDir }: { manifestsDir: string }): Map<string, string> {
   const files = new Map<string, string>();
   const modules = project.manifests.filter((m) => m.component !== undefined);
-  // An external MCP server (`kind: mcp`) is called, never served: no OpenAPI document, no deploy/.
-  const components = modules.filter((m) => m.kind !== "mcp");
+  // An external MCP server (`kind: mcp`) or remote A2A agent (`kind: a2a`) is called, never served: no OpenAPI document, no deploy/.
+  const isRemote = (m: (typeof modules)[number]): boolean => m.kind === "mcp" || m.kind === "a2a";
+  const components = modules.filter((m) => !isRemote(m));
   for (const manifest of modules) {
     const spec = manifest.component!;
-    if (manifest.kind !== "mcp") files.set(`${spec.name}/openapi.json`, emitOpenApi(spec));
+    if (!isRemote(manifest)) files.set(`${spec.name}/openapi.json`, emitOpenApi(spec));
     for (const [path, text] of emitSchemas(spec)) files.set(`${spec.name}/${path}`, text);
     files.set(`${spec.name}/index.ts`, emitComponentModule(spec, manifest.file));
   }

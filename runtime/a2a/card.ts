@@ -5,7 +5,9 @@
  * form of it (`AgentCard.toJSON`), which its client reads back.
  */
 import type { AgentCard, AgentSkill, SecurityScheme } from "@a2a-js/sdk";
-import type { CapabilitySpec, ComponentSpec, FieldsSpec, WorkflowSpec } from "../spec/index.js";
+import type { AgentExtension } from "@a2a-js/sdk";
+import { objectSchema, SKILL_SCHEMAS_EXTENSION, workflowInputFields, workflowOutputSchema } from "../spec/index.js";
+import type { CapabilitySpec, ComponentSpec, FieldsSpec, JsonSchema, WorkflowSpec } from "../spec/index.js";
 
 /** The skill id of natural mode. A workflow or capability of that name keeps it (theirs is the author's). */
 export const NATURAL_SKILL = "natural";
@@ -85,6 +87,57 @@ function skillOf(target: SkillTarget, agentName: string): AgentSkill {
   }
 }
 
+/** What a workflow skill's artifact data is: the 200 body of `/orchestrate/<workflow>`, its `outputs` typed. */
+function workflowResultSchema(workflow: WorkflowSpec): JsonSchema {
+  return {
+    type: "object",
+    properties: {
+      success: { type: "boolean" },
+      plan_id: { type: "string" },
+      workflow: { type: "string" },
+      outputs: workflowOutputSchema(workflow, "draft-07"),
+      response: { type: "string", description: "The language-model synthesis, when ai_synthesis was asked for" },
+      steps: { type: "array", description: "Every step's result" },
+      duration_ms: { type: "number" },
+    },
+    required: ["success", "plan_id", "workflow", "outputs", "steps", "duration_ms"],
+  };
+}
+
+const anyObject: JsonSchema = { type: "object" };
+
+/** A skill's input (its first data part) and output (its artifact's data part), for callers that type them. */
+function schemasOf(target: SkillTarget): { input_schema: JsonSchema; output_schema: JsonSchema } | undefined {
+  switch (target.kind) {
+    case "natural":
+      return undefined; // Text in, text out.
+    case "workflow":
+      return { input_schema: objectSchema(workflowInputFields(target.workflow), "draft-07"), output_schema: workflowResultSchema(target.workflow) };
+    case "capability": {
+      const { input, output } = target.capability;
+      return {
+        input_schema: input === undefined ? anyObject : objectSchema(input, "draft-07"),
+        output_schema: output === undefined ? anyObject : objectSchema(output, "draft-07"),
+      };
+    }
+  }
+}
+
+/** The skills' JSON Schemas as a card extension (AgentSkill has no field for them; other clients ignore it). */
+function skillSchemasExtension(targets: ReadonlyMap<string, SkillTarget>): AgentExtension {
+  const skills: Record<string, unknown> = {};
+  for (const target of targets.values()) {
+    const schemas = schemasOf(target);
+    if (schemas !== undefined) skills[target.id] = schemas;
+  }
+  return {
+    uri: SKILL_SCHEMAS_EXTENSION,
+    description: "JSON Schemas of the skills' input (the first data part) and output (the artifact's data part)",
+    required: false,
+    params: { skills },
+  };
+}
+
 export interface CardInputs {
   readonly spec: ComponentSpec;
   readonly targets: ReadonlyMap<string, SkillTarget>;
@@ -106,7 +159,7 @@ export function buildAgentCard({ spec, targets, baseUrl, bearer }: CardInputs): 
     supportedInterfaces: [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL }],
     provider: undefined,
     // No push notifications: a client follows a task by streaming or by GetTask.
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [skillSchemasExtension(targets)], extendedAgentCard: false },
     securitySchemes: bearer ? { [BEARER]: bearerScheme } : {},
     securityRequirements: bearer ? [{ schemes: { [BEARER]: { list: [] } } }] : [],
     defaultInputModes: [TEXT, DATA],

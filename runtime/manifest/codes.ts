@@ -8,6 +8,7 @@
  * the checker (dataflow/codes.ts), which the YAML workflow engine runs too. MF15xx: an agent's skill
  * folders (Agent Skills, `skills:`), positioned in the manifest or in the skill's `SKILL.md`.
  * MF16xx: `kind: mcp` manifests (an external MCP server) and their lock files.
+ * MF17xx: `kind: a2a` manifests (a remote A2A agent) and their lock files.
  */
 import { WORKFLOW_CHECK_CODES } from "./dataflow/codes.js";
 /** How bad a finding is: an error stops gen, a warning does not. */
@@ -217,6 +218,40 @@ export const DIAGNOSTIC_CODES = {
     title: "MCP tools changed",
     description:
       "`manifold gen --check --refresh-mcp`: the server's live tools differ from the lock file (the message lists tools added, removed and changed); run `manifold gen --refresh-mcp` and commit.",
+  },
+  MF1701: {
+    severity: "error",
+    title: "A2A card URL",
+    description: "A `kind: a2a` manifest's `card_url` is not an http or https URL.",
+  },
+  MF1702: {
+    severity: "error",
+    title: "A2A lock file missing",
+    description:
+      "`<name>.a2a-lock.json` is not beside the manifest: run `manifold gen` (which fetches the agent card) or `manifold gen --refresh-a2a`, and commit it.",
+  },
+  MF1703: {
+    severity: "error",
+    title: "A2A lock file invalid",
+    description:
+      "The lock file cannot be read, is not JSON of the lock format, has another `lockfileVersion`, or its `hash` does not match its agent and skills (it was edited by hand): run `manifold gen --refresh-a2a`.",
+  },
+  MF1704: {
+    severity: "error",
+    title: "A2A skill name clash",
+    description: "Two skills of the remote agent become the same capability name (snake_case) or the same TypeScript name (camelCase).",
+  },
+  MF1705: {
+    severity: "error",
+    title: "A2A agent card unreadable",
+    description:
+      "`manifold gen` could not fetch the agent card (unreachable, refused the token, not 200, larger than 4 MiB, not JSON) or the card is not usable (no name, no JSON-RPC interface, a skill without an id, more than 1000 skills).",
+  },
+  MF1706: {
+    severity: "error",
+    title: "A2A agent card changed",
+    description:
+      "`manifold gen --check --refresh-a2a`: the live agent card differs from the lock file (the message lists skills added, removed and changed); run `manifold gen --refresh-a2a` and commit.",
   },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 

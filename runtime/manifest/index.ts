@@ -17,8 +17,18 @@ export {
   type FormatOptions,
   type Position,
 } from "./diagnostics/index.js";
-export { hasErrors, type Diagnostic, type LoadedManifest, type ManifestKind, type McpManifestInfo, type Project, type Severity } from "./project.js";
+export {
+  hasErrors,
+  type Diagnostic,
+  type LoadedManifest,
+  type ManifestKind,
+  type McpManifestInfo,
+  type A2aManifestInfo,
+  type Project,
+  type Severity,
+} from "./project.js";
 export { capabilityNameOf, mcpLockPath } from "./load-mcp.js";
+export { a2aLockPath } from "./load-a2a.js";
 export { JSON_SCHEMA_MAX_DEPTH, isFieldName, jsonSchemaFields, jsonSchemaValue } from "./json-schema-fields.js";
 export { assemble, loadManifestText, loadSources, SYNTAX_ERROR, type AssembleOptions, type ManifestSource } from "./load-sources.js";
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";

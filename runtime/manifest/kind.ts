@@ -4,7 +4,7 @@ import { valuePosition, type SourceFile } from "./source-file.js";
 import { closest } from "./dataflow/index.js";
 import { quote } from "./values.js";
 
-export const MANIFEST_KINDS: readonly ManifestKind[] = ["tool", "agent", "workflow", "deployment", "mcp"];
+export const MANIFEST_KINDS: readonly ManifestKind[] = ["tool", "agent", "workflow", "deployment", "mcp", "a2a"];
 
 export function isManifestKind(value: unknown): value is ManifestKind {
   return typeof value === "string" && (MANIFEST_KINDS as readonly string[]).includes(value);
@@ -20,7 +20,7 @@ export function checkKind(source: SourceFile, value: Record<string, unknown>): D
       "MF1014",
       source.file,
       valuePosition(source, []),
-      "missing `kind`: a manifest starts with `kind: tool`, `kind: agent`, `kind: workflow`, `kind: mcp` or `kind: deployment`",
+      "missing `kind`: a manifest starts with `kind: tool`, `kind: agent`, `kind: workflow`, `kind: mcp`, `kind: a2a` or `kind: deployment`",
     );
   }
   const kind = value["kind"];
@@ -31,6 +31,6 @@ export function checkKind(source: SourceFile, value: Record<string, unknown>): D
     "MF1015",
     source.file,
     valuePosition(source, ["kind"]),
-    `\`kind\` must be one of tool, agent, workflow, mcp, deployment; got ${quote(kind)}${hint}`,
+    `\`kind\` must be one of tool, agent, workflow, mcp, a2a, deployment; got ${quote(kind)}${hint}`,
   );
 }

@@ -7,7 +7,7 @@ import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { toPascalCase } from "../spec/index.js";
 import type { FeatureLinkContext, ManifestFeature, RawAgent } from "./feature.js";
-import type { RawComponent, RawDeployment, RawManifest, RawMcp } from "./manifest-types.js";
+import type { RawA2a, RawComponent, RawDeployment, RawManifest, RawMcp } from "./manifest-types.js";
 import type { ComponentSpec } from "../spec/index.js";
 import { keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { checkDeployment } from "./link-deployment.js";
@@ -16,10 +16,10 @@ import { closest } from "./dataflow/index.js";
 /** A manifest that passed the meta-schema. */
 export interface CheckedManifest {
   readonly source: SourceFile;
-  /** For a `kind: mcp` manifest: the tool its lock file describes, which the checks see like any tool. */
-  readonly manifest: Exclude<RawManifest, RawMcp>;
-  /** `kind: mcp` only: the manifest as written and its component, built from the lock file. */
-  readonly mcp?: { readonly document: Record<string, unknown>; readonly component: ComponentSpec };
+  /** For a `kind: mcp` or `kind: a2a` manifest: the tool its lock file describes, which the checks see like any tool. */
+  readonly manifest: Exclude<RawManifest, RawMcp | RawA2a>;
+  /** `kind: mcp` and `kind: a2a` only: the manifest as written and its component, built from the lock file. */
+  readonly remote?: { readonly kind: "mcp" | "a2a"; readonly document: Record<string, unknown>; readonly component: ComponentSpec };
 }
 
 /**
@@ -42,8 +42,8 @@ export function checkProject(entries: readonly CheckedManifest[], declared: Decl
   const workflows = new Map<string, CheckedManifest>();
   const byPascal = new Map<string, CheckedManifest>();
   const deployments: (CheckedManifest & { readonly manifest: RawDeployment })[] = [];
-  // An external MCP server is used, never deployed: a deployment neither lists nor misses it.
-  const external = new Set(entries.filter((e) => e.mcp !== undefined).map((e) => e.manifest.name));
+  // An external MCP server or remote A2A agent is used, never deployed: a deployment neither lists nor misses it.
+  const external = new Set(entries.filter((e) => e.remote !== undefined).map((e) => e.manifest.name));
   for (const entry of entries) {
     const { manifest } = entry;
     if (manifest.kind === "deployment") {

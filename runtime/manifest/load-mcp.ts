@@ -14,11 +14,9 @@ import type { ManifestFiles } from "./feature.js";
 import { jsonSchemaFields } from "./json-schema-fields.js";
 import type { RawCapability, RawComponent, RawMcp } from "./manifest-types.js";
 import { normaliseComponent } from "./normalise.js";
+import { isRecord, readLockJson } from "./remote-lock.js";
 import type { Diagnostic, McpManifestInfo } from "./project.js";
 import { valuePosition, type Path, type SourceFile } from "./source-file.js";
-
-/** A lock file larger than this is not read (MF1603): a server listing 1000 tools fits well below. */
-export const MAX_LOCK_BYTES = 8 * 1024 * 1024;
 
 /** Where an MCP server is, without its lock's hash: what `gen` connects to. */
 export type McpAddress = Omit<McpServerSpec, "hash">;
@@ -87,10 +85,6 @@ function addressOf(raw: RawMcp): McpAddress {
 
 type LockRead = { readonly lock: McpLock } | { readonly code: DiagnosticCode; readonly message: string; readonly missing: boolean };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isLockTool(value: unknown): value is McpLockTool {
   return (
     isRecord(value) &&
@@ -103,23 +97,14 @@ function isLockTool(value: unknown): value is McpLockTool {
 const REFRESH = "run `manifold gen --refresh-mcp` to fetch it again";
 
 function readLock(path: string, files: ManifestFiles | undefined): LockRead {
-  const info = files?.stat(path);
-  if (files === undefined || info === undefined) {
+  const read = readLockJson(path, files, MCP_LOCK_VERSION);
+  if ("missing" in read) {
     const how = "run `manifold gen`, which fetches it from the server, or `manifold gen --refresh-mcp`, then commit it";
     return { code: "MF1602", missing: true, message: `the lock file ${path} is missing: ${how}` };
   }
   const invalid = (why: string): LockRead => ({ code: "MF1603", missing: false, message: `the lock file ${path} ${why}; ${REFRESH}` });
-  if (info.kind !== "file") return invalid("is not a regular file");
-  if (info.bytes > MAX_LOCK_BYTES) return invalid(`is larger than ${MAX_LOCK_BYTES} bytes`);
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(files.read(path, MAX_LOCK_BYTES)));
-  } catch {
-    return invalid("is not UTF-8 JSON");
-  }
-  if (!isRecord(value)) return invalid("is not a JSON object");
-  if (value["lockfileVersion"] !== MCP_LOCK_VERSION)
-    return invalid(`has lockfileVersion ${JSON.stringify(value["lockfileVersion"])}; this gen reads ${MCP_LOCK_VERSION}`);
+  if ("invalid" in read) return invalid(read.invalid);
+  const { value } = read;
   const server = value["server"];
   const tools = value["tools"];
   if (!isRecord(server) || typeof server["name"] !== "string" || typeof server["version"] !== "string") return invalid("has no `server` name and version");

@@ -3,10 +3,11 @@
  * checks across files → normalise. File-system concerns live in index.ts.
  */
 import { createDiagnostic, sortDiagnostics, START } from "./diagnostics/create.js";
-import type { Diagnostic, LoadedManifest, ManifestKind, McpManifestInfo, Project } from "./project.js";
+import type { A2aManifestInfo, Diagnostic, LoadedManifest, ManifestKind, McpManifestInfo, Project } from "./project.js";
 import { checkKind, isManifestKind } from "./kind.js";
-import type { RawManifest, RawMcp } from "./manifest-types.js";
-import { loadMcpManifest } from "./load-mcp.js";
+import type { RawA2a, RawManifest, RawMcp } from "./manifest-types.js";
+import { loadMcpManifest, type McpLoadResult } from "./load-mcp.js";
+import { loadA2aManifest } from "./load-a2a.js";
 import type { SourceFile } from "./source-file.js";
 import { normaliseComponent } from "./normalise.js";
 import { parseManifest } from "./parse.js";
@@ -32,6 +33,8 @@ interface FileResult {
   readonly declared?: { readonly kind: ManifestKind; readonly name: string };
   /** A `kind: mcp` manifest with a valid address, for gen's lock step. */
   readonly mcp?: McpManifestInfo;
+  /** A `kind: a2a` manifest with a valid card URL, for gen's lock step. */
+  readonly a2a?: A2aManifestInfo;
 }
 
 /** What the checks of one file read besides its text: the files beside it, and where other files' texts go. */
@@ -53,7 +56,7 @@ function loadFile({ file, text }: ManifestSource, features: readonly ManifestFea
   if (schemaProblems.length > 0) return { diagnostics: [...parsed.diagnostics, ...schemaProblems], ...(declared && { declared }) };
   // The meta-schema accepted it, which is exactly what RawManifest describes.
   const manifest = value as unknown as RawManifest;
-  if (manifest.kind === "mcp") return loadMcp(parsed.source, manifest, files, declared, parsed.diagnostics);
+  if (manifest.kind === "mcp" || manifest.kind === "a2a") return loadRemote(parsed.source, manifest, files, declared, parsed.diagnostics);
   return {
     diagnostics: [...parsed.diagnostics, ...checkManifest(parsed.source, manifest, features, { ...(files && { files }), sources })],
     checked: { source: parsed.source, manifest },
@@ -61,23 +64,29 @@ function loadFile({ file, text }: ManifestSource, features: readonly ManifestFea
   };
 }
 
-function loadMcp(
+/** A `kind: mcp` or `kind: a2a` manifest: its component comes from the lock file beside it. */
+function loadRemote(
   source: SourceFile,
-  manifest: RawMcp,
+  manifest: RawMcp | RawA2a,
   files: ManifestFiles | undefined,
   declared: FileResult["declared"],
   own: readonly Diagnostic[],
 ): FileResult {
-  const result = loadMcpManifest(source, manifest, files);
+  let result: Pick<McpLoadResult, "diagnostics" | "view" | "component">;
+  let info: Pick<FileResult, "mcp" | "a2a">;
+  if (manifest.kind === "mcp") {
+    const loaded = loadMcpManifest(source, manifest, files);
+    [result, info] = [loaded, loaded.info ? { mcp: loaded.info } : {}];
+  } else {
+    const loaded = loadA2aManifest(source, manifest, files);
+    [result, info] = [loaded, loaded.info ? { a2a: loaded.info } : {}];
+  }
   const document = manifest as unknown as Record<string, unknown>;
   const checked: CheckedManifest | undefined =
-    result.view === undefined || result.component === undefined ? undefined : { source, manifest: result.view, mcp: { document, component: result.component } };
-  return {
-    diagnostics: [...own, ...result.diagnostics],
-    ...(checked && { checked }),
-    ...(declared && { declared }),
-    ...(result.info && { mcp: result.info }),
-  };
+    result.view === undefined || result.component === undefined
+      ? undefined
+      : { source, manifest: result.view, remote: { kind: manifest.kind, document, component: result.component } };
+  return { diagnostics: [...own, ...result.diagnostics], ...(checked && { checked }), ...(declared && { declared }), ...info };
 }
 
 /** A stack overflow on absurd input is a limit of this process, reported like the parser's own. */
@@ -102,12 +111,13 @@ function checkWorkflowsSafely(checked: readonly CheckedManifest[], declared: Dec
 }
 
 function toLoaded(
-  { source, manifest, mcp }: CheckedManifest,
+  { source, manifest, remote }: CheckedManifest,
   features: readonly ManifestFeature[],
   workflows: ReadonlyMap<string, WorkflowSpec> | undefined,
   files: ManifestFiles | undefined,
 ): LoadedManifest {
-  if (mcp !== undefined) return { file: source.file, kind: "mcp", name: mcp.component.name, component: mcp.component, document: mcp.document };
+  if (remote !== undefined)
+    return { file: source.file, kind: remote.kind, name: remote.component.name, component: remote.component, document: remote.document };
   const document = manifest as unknown as Record<string, unknown>;
   if (manifest.kind === "workflow" || manifest.kind === "deployment") return { file: source.file, kind: manifest.kind, name: manifest.name, document };
   const component = normaliseComponent(manifest, features, workflows, { file: source.file, files });
@@ -166,11 +176,13 @@ export function assemble(sources: readonly ManifestSource[], { crossFile, featur
     .map((entry) => toLoaded(entry, features, workflowSpecs, files))
     .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.name, b.name) || compareText(a.file, b.file));
   const mcpServers = results.flatMap((r) => (r.mcp === undefined ? [] : [r.mcp]));
+  const a2aAgents = results.flatMap((r) => (r.a2a === undefined ? [] : [r.a2a]));
   return {
     manifests,
     diagnostics: sortDiagnostics(all),
     sources: new Map([...ordered.map((s): [string, string] => [s.file, s.text]), ...context.sources]),
     ...(mcpServers.length > 0 && { mcpServers }),
+    ...(a2aAgents.length > 0 && { a2aAgents }),
   };
 }
 

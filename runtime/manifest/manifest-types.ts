@@ -79,4 +79,15 @@ export interface RawMcp {
   readonly timeout?: string;
 }
 
-export type RawManifest = RawComponent | WorkflowDocument | RawDeployment | RawMcp;
+/** `kind: a2a`: a remote A2A agent used as a tool (its skills come from the lock file beside it). */
+export interface RawA2a {
+  readonly kind: "a2a";
+  readonly name: string;
+  /** Absent: the card's description. */
+  readonly description?: string;
+  readonly card_url: string;
+  readonly auth?: { readonly token_env: string };
+  readonly timeout?: string;
+}
+
+export type RawManifest = RawComponent | WorkflowDocument | RawDeployment | RawMcp | RawA2a;

@@ -1,4 +1,4 @@
-import type { ComponentSpec, McpServerSpec } from "../spec/index.js";
+import type { A2aAgentSpec, ComponentSpec, McpServerSpec } from "../spec/index.js";
 import type { DiagnosticCode, Severity } from "./codes.js";
 
 export type { Severity } from "./codes.js";
@@ -16,7 +16,7 @@ export interface Diagnostic {
   readonly message: string;
 }
 
-export type ManifestKind = "tool" | "agent" | "workflow" | "deployment" | "mcp";
+export type ManifestKind = "tool" | "agent" | "workflow" | "deployment" | "mcp" | "a2a";
 
 /** One manifest file that parsed and passed the meta-schema. */
 export interface LoadedManifest {
@@ -44,6 +44,19 @@ export interface McpManifestInfo {
   readonly at: { readonly line: number; readonly column: number };
 }
 
+/** A `kind: a2a` manifest as gen's lock step needs it, whatever the state of its lock. */
+export interface A2aManifestInfo {
+  readonly file: string;
+  readonly name: string;
+  /** Where the card is and how to fetch it. */
+  readonly address: Pick<A2aAgentSpec, "cardUrl" | "tokenEnv" | "timeoutMs">;
+  /** The lock file's path, as diagnostics show it (beside the manifest). */
+  readonly lockFile: string;
+  readonly lock: "ok" | "missing" | "invalid";
+  /** Where `card_url` is written, for gen's diagnostics. */
+  readonly at: { readonly line: number; readonly column: number };
+}
+
 export interface Project {
   /** Sorted by kind then name, so everything downstream is deterministic. */
   readonly manifests: readonly LoadedManifest[];
@@ -59,6 +72,8 @@ export interface Project {
    * `manifold gen` fetches locks for. Sorted by file.
    */
   readonly mcpServers?: readonly McpManifestInfo[];
+  /** Every `kind: a2a` manifest whose card URL is valid, whatever the state of its lock file. Sorted by file. */
+  readonly a2aAgents?: readonly A2aManifestInfo[];
 }
 
 export function hasErrors(project: Pick<Project, "diagnostics">): boolean {

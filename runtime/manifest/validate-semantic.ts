@@ -39,8 +39,8 @@ export function checkManifest(
   const report: Report = (code, path, message) => found.push(createDiagnostic(code, source.file, valuePosition(source, path), message));
   const lineOf = (path: Path): number => valuePosition(source, path).line;
   if (manifest.kind === "workflow") checkWorkflow(manifest, report, lineOf);
-  // `kind: mcp` is checked by load-mcp.ts, with its lock file.
-  else if (manifest.kind !== "deployment" && manifest.kind !== "mcp") {
+  // `kind: mcp` and `kind: a2a` are checked by load-mcp.ts and load-a2a.ts, with their lock files.
+  else if (manifest.kind !== "deployment" && manifest.kind !== "mcp" && manifest.kind !== "a2a") {
     checkComponent(manifest, features, report, lineOf);
     if (manifest.kind === "agent") {
       const reportAt: FeatureCheckContext["reportAt"] = (code, at, message) => {

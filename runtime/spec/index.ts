@@ -30,3 +30,15 @@ export {
   workflowTypeStem,
 } from "./agent-schemas.js";
 export { MCP_LOCK_VERSION, mcpLockFileName, type McpLock, type McpLockTool } from "./mcp-lock.js";
+export { canonicalJson, contentHash, formatLockFile } from "./canonical-json.js";
+export {
+  A2A_LOCK_VERSION,
+  a2aLockFileName,
+  a2aLockHash,
+  buildA2aLock,
+  MAX_A2A_SKILLS,
+  SKILL_SCHEMAS_EXTENSION,
+  type A2aLock,
+  type A2aLockAgent,
+  type A2aLockSkill,
+} from "./a2a-lock.js";

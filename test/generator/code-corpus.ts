@@ -13,6 +13,7 @@ import { loadManifestText, loadSources, notGenerated } from "../support/manifest
 import { GEOCODING_TOOL, tempProject } from "./load-helpers.js";
 import { syncMcpLocks } from "../../generator/mcp-locks.js";
 import { lockText, mcpManifest, notesStdio } from "./mcp-support.js";
+import { a2aCase, a2aLockText, a2aManifest, cardJson } from "./a2a-support.js";
 
 type Produce = () => readonly Diagnostic[] | Promise<readonly Diagnostic[]>;
 
@@ -78,6 +79,7 @@ function mcpCase(manifest: string, lock: string | undefined, sync?: { readonly c
     }
   };
 }
+const RPC = "http://127.0.0.1:9/a2a";
 const NOTE_TOOL = { name: "add_note", inputSchema: { type: "object", properties: { title: { type: "string" } } } };
 
 const TOOL = "kind: tool\nname: t\ndescription: d\ncapabilities:\n";
@@ -190,4 +192,10 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1604: mcpCase(mcpManifest("url: http://127.0.0.1:9/mcp\n"), lockText([NOTE_TOOL, { ...NOTE_TOOL, name: "add-note" }])),
   MF1605: mcpCase(mcpManifest("command: ./no-such-mcp-server\n"), undefined, { check: false, refresh: false }),
   MF1606: mcpCase(mcpManifest(notesStdio()), lockText([NOTE_TOOL]), { check: true, refresh: true }),
+  MF1701: a2aCase(a2aManifest("ftp://example.com/card.json"), undefined),
+  MF1702: a2aCase(a2aManifest("CARD_URL"), undefined),
+  MF1703: a2aCase(a2aManifest("CARD_URL"), a2aLockText(cardJson(RPC, ["a"])).replace('"skill a"', '"edited"')),
+  MF1704: a2aCase(a2aManifest("CARD_URL"), a2aLockText(cardJson(RPC, ["get-x", "get_x"]))),
+  MF1705: a2aCase(a2aManifest("CARD_URL"), undefined, { check: false, refresh: false, card: { name: "no interface" } }),
+  MF1706: a2aCase(a2aManifest("CARD_URL"), a2aLockText(cardJson(RPC, ["a"])), { check: true, refresh: true, card: cardJson(RPC, ["a", "b"]) }),
 };

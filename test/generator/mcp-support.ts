@@ -36,7 +36,7 @@ export interface GenRun {
 
 export interface McpProject {
   readonly root: string;
-  gen(options?: { readonly check?: boolean; readonly refreshMcp?: boolean }): Promise<GenRun>;
+  gen(options?: { readonly check?: boolean; readonly refreshMcp?: boolean; readonly refreshA2a?: boolean }): Promise<GenRun>;
   /** A file under the project root. */
   read(path: string): Promise<string>;
   write(path: string, text: string): Promise<void>;
@@ -49,11 +49,11 @@ export async function mcpProject(files: Readonly<Record<string, string>>): Promi
   const { root, cleanup } = await tempProject({ "package.json": '{ "name": "mcp-project" }\n', ...Object.fromEntries(entries) });
   return {
     root,
-    async gen({ check = false, refreshMcp = false } = {}) {
+    async gen({ check = false, refreshMcp = false, refreshA2a = false } = {}) {
       let out = "";
       let err = "";
       const io = { out: (text: string) => void (out += text), err: (text: string) => void (err += text), color: false };
-      const options = { manifestsDir: join(root, "manifests"), outDir: join(root, "generated"), check, refreshMcp, format: "json" as const };
+      const options = { manifestsDir: join(root, "manifests"), outDir: join(root, "generated"), check, refreshMcp, refreshA2a, format: "json" as const };
       const code = await runCommand("gen", options, io);
       const json = out.slice(0, out.lastIndexOf("]") + 1);
       const diagnostics = json.trim().startsWith("[") ? (JSON.parse(json) as GenRun["diagnostics"]) : [];

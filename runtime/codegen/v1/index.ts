@@ -17,6 +17,7 @@ import { createClient, serveComponent } from "../../component/index.js";
 import type { CapabilityTypes, Client, ComponentOptions, RunningComponent } from "../../component/index.js";
 import { createWorkflowClient, type OrchestrationClient, type WorkflowTypes } from "../../orchestration/index.js";
 import { createMcpClient, type McpClientOptions } from "../../mcp/index.js";
+import { createA2aClient, type A2aClientOptions } from "../../a2a-client/index.js";
 import type { ComponentSpec } from "../../spec/index.js";
 import { createTaskClient, type AgentTaskTypes, type TaskClient } from "../../tasks/index.js";
 
@@ -49,6 +50,7 @@ export type {
 } from "../../component/index.js";
 export type { ComponentSpec } from "../../spec/index.js";
 export type { McpClientOptions } from "../../mcp/index.js";
+export type { A2aClientOptions } from "../../a2a-client/index.js";
 
 export type AgentTaskClient<T extends AgentTaskTypes> = TaskClient<{ [K in keyof T]: { input: T[K]["input"]; output: T[K]["output"] } }>;
 
@@ -118,4 +120,18 @@ export interface McpServerHandle<C extends CapabilityTypes> {
 
 export function defineMcpServer<C extends CapabilityTypes>(spec: ComponentSpec): McpServerHandle<C> {
   return { spec, client: (options) => createMcpClient(spec, options) as unknown as Client<C> };
+}
+
+/**
+ * The handle of a `kind: a2a` component: a remote A2A agent whose skills are called through typed
+ * methods (each follows the remote task to its end), never served. An agent that `uses` it calls it
+ * like any tool.
+ */
+export interface A2aAgentHandle<C extends CapabilityTypes> {
+  readonly spec: ComponentSpec;
+  client(options?: A2aClientOptions): Client<C>;
+}
+
+export function defineA2aAgent<C extends CapabilityTypes>(spec: ComponentSpec): A2aAgentHandle<C> {
+  return { spec, client: (options) => createA2aClient(spec, options) as unknown as Client<C> };
 }
