@@ -39,6 +39,8 @@ export interface JsonSchemaOptions {
   readonly at?: readonly string[];
   /** @defaultValue ignore */
   readonly onLoss?: SchemaLoss | undefined;
+  /** Nesting past which a value is `any` (an import keeps manifests small with less). @defaultValue JSON_SCHEMA_MAX_DEPTH */
+  readonly maxDepth?: number | undefined;
 }
 
 interface Walk {
@@ -47,6 +49,7 @@ interface Walk {
   readonly depth: number;
   readonly at: readonly string[];
   readonly onLoss: SchemaLoss | undefined;
+  readonly maxDepth: number;
 }
 
 const lost = (walk: Walk, reason: string): ValueDocument => {
@@ -146,8 +149,8 @@ function enumValue(schema: Schema, type: string | undefined): ValueDocument | un
 }
 
 function valueFrom(schema: unknown, walk: Walk, outer?: Schema): ValueDocument {
-  if (!isSchema(schema) || walk.depth > JSON_SCHEMA_MAX_DEPTH) {
-    const why = walk.depth > JSON_SCHEMA_MAX_DEPTH ? `nested deeper than ${JSON_SCHEMA_MAX_DEPTH} levels (or recursive)` : "not a schema or an unresolved $ref";
+  if (!isSchema(schema) || walk.depth > walk.maxDepth) {
+    const why = walk.depth > walk.maxDepth ? `nested deeper than ${walk.maxDepth} levels (or recursive)` : "not a schema or an unresolved $ref";
     return withDescription(lost(walk, why), {}, outer);
   }
   const next = { ...walk, depth: walk.depth + 1 };
@@ -217,6 +220,6 @@ export function jsonSchemaFields(schema: unknown, options: JsonSchemaOptions = {
 }
 
 /** One JSON Schema as a manifest value (`type` and what goes with it). */
-export function jsonSchemaValue(schema: unknown, { root = schema, at = [], onLoss }: JsonSchemaOptions = {}): ValueDocument {
-  return valueFrom(schema, { root: isSchema(root) ? root : {}, depth: 0, at, onLoss });
+export function jsonSchemaValue(schema: unknown, { root = schema, at = [], onLoss, maxDepth = JSON_SCHEMA_MAX_DEPTH }: JsonSchemaOptions = {}): ValueDocument {
+  return valueFrom(schema, { root: isSchema(root) ? root : {}, depth: 0, at, onLoss, maxDepth: Math.min(maxDepth, JSON_SCHEMA_MAX_DEPTH) });
 }
