@@ -18,6 +18,7 @@ Usage:
   manifold dead-letters [--replay TASK_ID]
   manifold mcp <name|url> [--token-env NAME]
   manifold init [dir] [--template minimal|agent|full] [--name N] [--yes] [--force]
+  manifold import openapi <file|url> [--name N] [--out DIR] [--force]
   manifold --help | --version
 
 Commands:
@@ -37,6 +38,7 @@ Commands:
   mcp        bridge a running component's MCP endpoint (/mcp) to stdio, for MCP hosts that launch
              a command; by URL, or by name through the registry (REDIS_URL); token: MANIFOLD_MCP_TOKEN
   init       write a new project (manifests, handlers, a test, CI) into dir and run gen; manifold init --help
+  import     an OpenAPI 3.x / Swagger 2.0 service as a tool manifest and a proxy; manifold import --help
 
 Options:
   --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
@@ -222,6 +224,8 @@ async function runService(command: "scheduler" | "dashboard" | "dead-letters", r
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   // init has options of its own (--template, --name, --yes, --force): its module parses them.
   if (argv[0] === "init") return (await import("./init/index.js")).runInit(argv.slice(1), io);
+  // import has options of its own (--name, --force; --out defaults to manifests): its module parses them.
+  if (argv[0] === "import") return (await import("./import-openapi/index.js")).runImport(argv.slice(1), io);
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
