@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import type { Message, Part, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import { NATURAL_SKILL, type SkillTarget } from "./card.js";
+import { runChatTurn, type FinishedStep } from "./chat-turn.js";
 import type { CarriedHeaders, RouteAnswer, SelfCaller } from "./self-call.js";
 
 // The SDK's enums are runtime values; the numbers are the protocol's and fixed, so the type alone is imported.
@@ -24,6 +25,8 @@ const ROLE_AGENT = 2;
 export interface ExecutorDeps {
   readonly targets: ReadonlyMap<string, SkillTarget>;
   readonly caller: SelfCaller;
+  /** Natural mode runs on the chat session of the message's `contextId` (the agent has chat). */
+  readonly chat?: boolean;
   /** Wraps an event for the bus (the SDK's `AgentEvent`, loaded with it). */
   readonly event: {
     task(task: Task): AgentExecutionEvent;
@@ -150,9 +153,14 @@ async function runTask(deps: ExecutorDeps, context: RequestContext, bus: Executi
     return;
   }
   bus.publish(status(STATE.working));
+  // Each finished plan step, while the task works: `working`, naming the step and its capability.
+  const onStep = ({ step_id, tool, status: ended }: FinishedStep): void =>
+    bus.publish(
+      status(STATE.working, agentMessage(taskId, contextId, [textPart(`step ${step_id} ${ended}: ${tool}`)], { step_id, capability: tool, status: ended })),
+    );
   let answer: RouteAnswer;
   try {
-    answer = await plan.run({ headers: headersOf(context), signal, conversationId: contextId });
+    answer = await plan.run({ headers: headersOf(context), signal, conversationId: contextId, onStep });
   } catch {
     if (signal.aborted) return; // CancelTask has published `canceled`.
     const message = "the skill could not be reached";
@@ -191,7 +199,12 @@ function publishOutcome(
   bus.publish(status(outcome.state, outcome.message));
 }
 
-type RunStep = (options: { headers: CarriedHeaders; signal: AbortSignal; conversationId: string }) => Promise<RouteAnswer>;
+type RunStep = (options: {
+  headers: CarriedHeaders;
+  signal: AbortSignal;
+  conversationId: string;
+  onStep: (step: FinishedStep) => void;
+}) => Promise<RouteAnswer>;
 
 /** What a message makes the task do: a first run of its skill, or the continuation of a paused one. */
 function planOf(deps: ExecutorDeps, context: RequestContext): { skill: string; run: RunStep } | { refused: string } {
@@ -204,13 +217,17 @@ function planOf(deps: ExecutorDeps, context: RequestContext): { skill: string; r
   const target = deps.targets.get(id);
   if (target === undefined) return { refused: `no skill ${id}: the skills are ${[...deps.targets.keys()].join(", ")}` };
   if (target.kind === "natural" && text.trim() === "") return { refused: "natural mode needs the request as a text part" };
+  if (target.kind === "natural" && deps.chat === true) {
+    const turn = { contextId: context.contextId, messageId: context.userMessage.messageId, text };
+    return { skill: id, run: ({ onStep, ...options }) => runChatTurn(deps.caller, turn, options, onStep) };
+  }
   const { path, body } = routeOf(target, text, data);
-  return { skill: id, run: (options) => deps.caller.post(path, body, options) };
+  return { skill: id, run: ({ onStep: _onStep, ...options }) => deps.caller.post(path, body, options) };
 }
 
 /** Decides the checkpoint when the message carries `{action}`, then resumes an approved one. */
 function continueCheckpoint(deps: ExecutorDeps, checkpointId: string, data: Record<string, unknown> | undefined): RunStep {
-  return async (options) => {
+  return async ({ onStep: _onStep, ...options }) => {
     const action = data?.["action"];
     if (action === "approve" || action === "reject") {
       const reason = typeof data?.["reason"] === "string" ? { reason: data["reason"] } : {};

@@ -22,6 +22,8 @@ export interface A2aExtensionOptions extends TaskStoreOptions {
   readonly spec: ComponentSpec;
   /** Whether natural mode is served (the manifest's `natural`, or a planner). */
   readonly natural: boolean;
+  /** Whether the agent has chat: natural mode then runs on the chat session of the message's `contextId`. */
+  readonly chat?: boolean;
   readonly log: Logger;
 }
 
@@ -72,10 +74,10 @@ async function writeStream(res: ServerResponse, requestId: string, stream: Async
 
 const rpcError = (code: number, message: string): string => JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } });
 
-export function createA2aExtension({ spec, natural, log, ...storeOptions }: A2aExtensionOptions): ComponentExtension {
+export function createA2aExtension({ spec, natural, chat = false, log, ...storeOptions }: A2aExtensionOptions): ComponentExtension {
   const targets: ReadonlyMap<string, SkillTarget> = skillTargets(spec, natural);
   let baseUrl: string | undefined;
-  const executor = createManifoldExecutor({ targets, caller: createSelfCaller(() => baseUrl), event: AgentEvent });
+  const executor = createManifoldExecutor({ targets, chat, caller: createSelfCaller(() => baseUrl), event: AgentEvent });
   const store = createBoundedTaskStore(storeOptions);
   let transport: JsonRpcTransportHandler | undefined;
   // The SDK's v0.3 layer over the same request handler: same tasks, same executor, v0.3 names and shapes.

@@ -35,6 +35,6 @@ export const a2aFeature: AgentFeature<A2aServeOptions> = {
     if (!enabled) return { extension: { name: "a2a", openapi } };
     const { createA2aExtension } = await import("./extension.js");
     const natural = orchestration.orchestrator.hasPlanner || agent.orchestration.natural !== undefined;
-    return { extension: { ...createA2aExtension({ ...settings, spec, natural, log: log("a2a") }), openapi } };
+    return { extension: { ...createA2aExtension({ ...settings, spec, natural, chat: agent.chat === true, log: log("a2a") }), openapi } };
   },
 };

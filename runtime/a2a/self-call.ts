@@ -17,12 +17,45 @@ export interface RouteAnswer {
   readonly body: unknown;
 }
 
+export interface SelfCallOptions {
+  readonly headers: CarriedHeaders;
+  readonly signal: AbortSignal;
+  readonly conversationId?: string;
+}
+
 export interface SelfCaller {
-  post(
-    path: string,
-    body: unknown,
-    options: { readonly headers: CarriedHeaders; readonly signal: AbortSignal; readonly conversationId?: string },
-  ): Promise<RouteAnswer>;
+  post(path: string, body: unknown, options: SelfCallOptions): Promise<RouteAnswer>;
+  /**
+   * A route that answers server-sent events (`/chat/stream`): each `data:` line's JSON to `onData` as it
+   * arrives; resolves with the status once the stream ends. A JSON answer (a refusal before the stream) is the body.
+   */
+  stream(path: string, body: unknown, options: SelfCallOptions, onData: (data: unknown) => void): Promise<RouteAnswer>;
+}
+
+/** Most bytes of one server-sent event the caller buffers: the chat stream's frames are far smaller. */
+const MAX_EVENT_BYTES = 1024 * 1024;
+
+/** Reads an event stream's `data:` lines (JSON each; `[DONE]` and comments skipped) to `onData`. */
+async function readEvents(body: ReadableStream<Uint8Array>, onData: (data: unknown) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  const take = (frame: string): void => {
+    for (const line of frame.split("\n")) {
+      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+      onData(JSON.parse(line.slice(6)));
+    }
+  };
+  for await (const piece of body) {
+    buffered += decoder.decode(piece, { stream: true });
+    let end = buffered.indexOf("\n\n");
+    while (end >= 0) {
+      take(buffered.slice(0, end));
+      buffered = buffered.slice(end + 2);
+      end = buffered.indexOf("\n\n");
+    }
+    if (buffered.length > MAX_EVENT_BYTES) throw new ManifoldError("PAYLOAD_TOO_LARGE", "an event of the chat stream is too large");
+  }
+  take(buffered);
 }
 
 /** The carried headers of an inbound request (first value of each). */
@@ -38,24 +71,34 @@ export function carriedHeaders(headers: Readonly<Record<string, string | string[
 
 /** Calls the agent at `baseUrl()` (known once it listens). */
 export function createSelfCaller(baseUrl: () => string | undefined): SelfCaller {
+  const send = (path: string, body: unknown, { headers, signal, conversationId }: SelfCallOptions): Promise<Response> => {
+    const base = baseUrl();
+    if (base === undefined) throw new ManifoldError("UNAVAILABLE", "the agent is not listening yet");
+    return fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", ...(conversationId === undefined ? {} : { "x-manifold-conversation-id": conversationId }) },
+      body: JSON.stringify(body),
+      signal,
+    });
+  };
   return {
-    async post(path, body, { headers, signal, conversationId }) {
-      const base = baseUrl();
-      if (base === undefined) throw new ManifoldError("UNAVAILABLE", "the agent is not listening yet");
-      const response = await fetch(`${base}${path}`, {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json", ...(conversationId === undefined ? {} : { "x-manifold-conversation-id": conversationId }) },
-        body: JSON.stringify(body),
-        signal,
-      });
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = text === "" ? undefined : JSON.parse(text);
-      } catch {
-        throw new ManifoldError("INTERNAL", `${path} answered something other than JSON (${response.status})`);
-      }
-      return { status: response.status, body: parsed };
+    post: async (path, body, options) => jsonAnswer(path, await send(path, body, options)),
+    async stream(path, body, options, onData) {
+      const response = await send(path, body, options);
+      if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream") || response.body === null) return jsonAnswer(path, response);
+      await readEvents(response.body, onData);
+      return { status: response.status, body: undefined };
     },
   };
+}
+
+async function jsonAnswer(path: string, response: Response): Promise<RouteAnswer> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    throw new ManifoldError("INTERNAL", `${path} answered something other than JSON (${response.status})`);
+  }
+  return { status: response.status, body: parsed };
 }
