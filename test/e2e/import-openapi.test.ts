@@ -1,0 +1,97 @@
+/**
+ * An imported service joins the network with no hand-written code: `manifold import openapi` on the
+ * Swagger petstore, then the emitted proxy module serves the tool, and calls to its capabilities reach a
+ * stub of the original service (a real node:http server) with the right method, path, query, headers
+ * and body, and its answers come back as the capabilities' outputs.
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdir, rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { main } from "../../generator/cli.js";
+
+interface Seen {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: string;
+}
+
+const OUT = resolve("test-output/import-openapi-e2e");
+
+async function stubService(answer: (seen: Seen) => { status: number; body?: unknown }) {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      seen.push(request);
+      const { status, body } = answer(request);
+      res.writeHead(status, { "content-type": "application/json" }).end(body === undefined ? "" : JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`, close: () => new Promise<void>((done) => server.close(() => done())) };
+}
+
+const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+test("the imported petstore serves, and each call reaches the original service as its operation", async () => {
+  await rm(OUT, { recursive: true, force: true });
+  await mkdir(OUT, { recursive: true });
+  const io = { out: () => undefined, err: () => undefined, color: false };
+  assert.is(await main(["import", "openapi", "test/fixtures/openapi/petstore-swagger2.yaml", "--name", "petstore", "--out", OUT], io), 0);
+  assert.is(
+    await main(["import", "openapi", "test/fixtures/openapi/petstore-swagger2.yaml", "--name", "petstore", "--out", OUT], io),
+    1,
+    "no overwrite without --force",
+  );
+  const stub = await stubService(({ method, url }) => {
+    if (method === "GET" && url.startsWith("/v2/pet/findByStatus")) return { status: 200, body: [{ id: 1, name: "rex", photoUrls: [] }] };
+    if (method === "GET" && url === "/v2/pet/404") return { status: 404, body: { message: "no such pet" } };
+    if (method === "POST" && url === "/v2/pet") return { status: 200, body: {} };
+    return { status: 200 };
+  });
+  const { serve } = (await import(pathToFileURL(`${OUT}/petstore.proxy.ts`).href)) as {
+    serve: (o: object, p: object) => Promise<{ url: string; close(): Promise<void> }>;
+  };
+  const running = await serve({ port: 0 }, { baseUrl: stub.url, token: "service-token" });
+  try {
+    const found = await post(`${running.url}/api/capabilities/find_pets_by_status`, { status: ["available", "sold"] });
+    assert.is(found.status, 200);
+    assert.equal(found.body, { result: [{ id: 1, name: "rex", photoUrls: [] }] });
+    assert.is(stub.seen[0]!.method, "GET");
+    assert.is(stub.seen[0]!.url, "/v2/pet/findByStatus?status=available&status=sold");
+    assert.is(stub.seen[0]!.headers.authorization, "Bearer service-token");
+
+    const added = await post(`${running.url}/api/capabilities/add_pet`, { name: "rex", photoUrls: ["u"], status: "available" }, { "x-trace-me": "1" });
+    assert.is(added.status, 200);
+    assert.is(stub.seen[1]!.method, "POST");
+    assert.equal(JSON.parse(stub.seen[1]!.body), { name: "rex", photoUrls: ["u"], status: "available" });
+    assert.is(stub.seen[1]!.headers["content-type"], "application/json");
+
+    const deleted = await post(`${running.url}/api/capabilities/delete_pet`, { petId: 7, api_key: "k-123" });
+    assert.is(deleted.status, 200);
+    assert.is(stub.seen[2]!.method, "DELETE");
+    assert.is(stub.seen[2]!.url, "/v2/pet/7");
+    assert.is(stub.seen[2]!.headers["api_key"], "k-123");
+    assert.is(stub.seen[2]!.body, "");
+
+    const missing = await post(`${running.url}/api/capabilities/get_pet_by_id`, { petId: 404 });
+    assert.is(missing.status, 404);
+    assert.is((missing.body["error"] as Record<string, unknown>)["code"], "NOT_FOUND");
+  } finally {
+    await running.close();
+    await stub.close();
+    await rm(OUT, { recursive: true, force: true });
+  }
+});
+
+test.run();
