@@ -7,9 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Ajv } from "ajv";
-import { requestIdentity, requestIdOf, runInScope, withIdentity } from "../context/index.js";
+import { requestIdOf, runInScope } from "../context/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
-import { createMcpEndpoint, MCP_PATH, type McpEndpoint, type McpToolDefinition, type McpToolOutcome } from "../mcp/index.js";
+import { createMcpEndpoint, MCP_PATH, type McpEndpoint, type McpToolDefinition, type McpToolOutcome, type McpToolRequest } from "../mcp/index.js";
 import { capabilitySchema, schemaName, type CapabilitySpec, type ComponentSpec, type JsonSchema } from "../spec/index.js";
 import { getTelemetry, type ServerTrace } from "../telemetry/index.js";
 import { AUTH_CHALLENGE, type AuthCheck } from "./auth.js";
@@ -62,18 +62,23 @@ export interface McpRoutes {
 const EXPOSED = ["Access-Control-Expose-Headers", `Mcp-Session-Id, ${REQUEST_ID_HEADER}`] as const;
 const ANY_OBJECT: JsonSchema = { type: "object" };
 
-/** A handler's context whose signal also aborts when the MCP client cancels the call. */
+/**
+ * A handler's context whose signal also aborts when the MCP client cancels the call. Its identity is
+ * the request's (CallContext reads it from the request), so the call needs no identity scope of its own.
+ */
 class McpCallContext extends CallContext {
-  readonly #cancel: AbortSignal;
+  readonly #request: McpToolRequest<McpScope>;
   #signal: AbortSignal | undefined;
 
-  constructor(name: string, { req, res, requestId, trace }: McpScope, cancel: AbortSignal, state: ServerState) {
+  constructor(name: string, request: McpToolRequest<McpScope>, state: ServerState) {
+    const { req, res, requestId, trace } = request.scope;
     super(name, requestId, req, res, state, trace);
-    this.#cancel = cancel;
+    this.#request = request;
   }
 
+  // Both signals are made only when the handler asks: most never do.
   override get signal(): AbortSignal {
-    return (this.#signal ??= AbortSignal.any([super.signal, this.#cancel]));
+    return (this.#signal ??= AbortSignal.any([super.signal, this.#request.signal]));
   }
 }
 
@@ -91,7 +96,9 @@ async function inScope<R>(context: CallContext, trace: ServerTrace | undefined, 
 function outcomeOf(output: unknown): McpToolOutcome {
   const value = output instanceof JsonReply ? output.body : output;
   const text = JSON.stringify(value) ?? "null";
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? { structured: value as Record<string, unknown>, text } : { text };
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? { structured: value as Record<string, unknown>, text, textIsStructured: true }
+    : { text };
 }
 
 function capabilityTool(capability: CapabilitySpec, { handler, validate }: ServedCapability, state: ServerState): McpToolDefinition<McpScope> {
@@ -102,9 +109,9 @@ function capabilityTool(capability: CapabilitySpec, { handler, validate }: Serve
     inputSchema: capabilitySchema(capability, "input", schemaName(capability, "input")) ?? ANY_OBJECT,
     ...(outputSchema === undefined ? {} : { outputSchema }),
     validate,
-    call: async (args, { signal, scope }) => {
-      const context = new McpCallContext(capability.name, scope, signal, state);
-      return outcomeOf(await inScope(context, scope.trace, (ctx) => handler(args, ctx)));
+    call: async (args, request) => {
+      const context = new McpCallContext(capability.name, request, state);
+      return outcomeOf(await inScope(context, request.scope.trace, (ctx) => handler(args, ctx)));
     },
   };
 }
@@ -117,11 +124,11 @@ function extensionTool(tool: McpTool, state: ServerState, ajv: Ajv, gated: reado
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
     validate: compileValidator(tool.inputSchema as JsonSchema, { ajv }),
-    call: async (args, { signal, scope }) => {
-      const context = new McpCallContext(tool.name, scope, signal, state);
+    call: async (args, request) => {
+      const context = new McpCallContext(tool.name, request, state);
       if (gated.length > 0) context.approval.restrict(gated);
-      const { structured, text } = await inScope(context, scope.trace, (ctx) => tool.call(args, ctx));
-      return { structured, text: text ?? JSON.stringify(structured) };
+      const { structured, text } = await inScope(context, request.scope.trace, (ctx) => tool.call(args, ctx));
+      return text === undefined ? { structured, text: JSON.stringify(structured), textIsStructured: true } : { structured, text };
     },
   };
 }
@@ -149,7 +156,8 @@ function fastPost(endpoint: McpEndpoint<McpScope>, { spec, log, state, bodyLimit
         if (state.cors.allowed(req.headers.origin) !== undefined) res.setHeader(EXPOSED[0], EXPOSED[1]);
         res.setHeader(REQUEST_ID_HEADER, requestId);
         if (state.draining) res.setHeader("Connection", "close");
-        withIdentity(requestIdentity(req), () => endpoint.handle(req, res, body, { req, res, requestId, trace })).catch(fail);
+        // No identity scope: a tool call's context reads the identity from the request (McpCallContext).
+        endpoint.handle(req, res, body, { req, res, requestId, trace }).catch(fail);
       });
     if (auth === undefined) return serve();
     auth(req, (error) => (error === undefined ? serve() : fail(error)));

@@ -14,13 +14,13 @@ import { ownerKey, requestIdentity } from "../context/index.js";
 import { systemClock } from "../util/index.js";
 import { createMcpEventStore } from "./event-store.js";
 import { createSessionTable } from "./sessions.js";
-import { createToolTable, type McpToolTable } from "./tools.js";
-import { McpNodeTransport, refuse } from "./transport.js";
+import { createToolTable, isPlainRecord, type McpToolTable } from "./tools.js";
+import { McpNodeTransport, refuse, type DirectCall } from "./transport.js";
 import type { McpEndpoint, McpEndpointOptions } from "./types.js";
 
-interface Session {
+interface Session<S> {
   readonly server: Server;
-  readonly transport: McpNodeTransport;
+  readonly transport: McpNodeTransport<S>;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -47,6 +47,24 @@ function createSessionServer<S>(options: McpEndpointOptions<S>, tools: McpToolTa
   return server;
 }
 
+/**
+ * A `tools/call` answered without the SDK's `Protocol` (its zod parses of the request and the result,
+ * an AbortController and a promise chain per call): the ones whose params are only a name and
+ * arguments the SDK's schema would take unchanged. Anything else (`_meta`, `task`, odd arguments)
+ * goes to the server, which answers it as before.
+ */
+function answerDirectly<S>(tools: McpToolTable<S>, request: Record<string, unknown>, call: DirectCall<S>): Promise<string> | undefined {
+  if (request["method"] !== "tools/call") return undefined;
+  const params = request["params"] as Record<string, unknown> | undefined;
+  if (params === undefined || !isPlainRecord(params)) return undefined;
+  for (const key in params) if (key !== "name" && key !== "arguments") return undefined;
+  const { name, arguments: args } = params;
+  if (typeof name !== "string") return undefined;
+  if (args === undefined) return tools.answer(name, {}, call);
+  if (typeof args !== "object" || args === null || !isPlainRecord(args)) return undefined;
+  return tools.answer(name, args as Record<string, unknown>, call);
+}
+
 /** The endpoint on the SDK; loaded by `createMcpEndpoint` (lazy-endpoint.ts) on first need. */
 export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoint<S> {
   const { log, maxSessions, sessionTtlMs, clock = systemClock, resumability = {}, streamAfterMs = 1000 } = options;
@@ -56,14 +74,14 @@ export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoin
   const scopes = new AsyncLocalStorage<S>();
   const closing = new Set<Promise<void>>();
   // Closing the server closes its transport: open streams end, requests still running are cancelled.
-  const closeSession = ({ server }: Session): void => {
+  const closeSession = ({ server }: Session<S>): void => {
     const closed: Promise<void> = server
       .close()
       .catch((error: unknown) => log(`${options.name} MCP session close failed: ${String(error)}`))
       .finally(() => closing.delete(closed));
     closing.add(closed);
   };
-  const table = createSessionTable<Session>({
+  const table = createSessionTable<Session<S>>({
     ...(maxSessions === undefined ? {} : { maxSessions }),
     ...(sessionTtlMs === undefined ? {} : { idleTtlMs: sessionTtlMs }),
     clock,
@@ -71,22 +89,25 @@ export function createSdkEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoin
   });
 
   /** A new session for an `initialize` POST; it joins the table once the SDK has given it its id. */
-  const open = async (owner: string): Promise<Session> => {
+  const enter = (scope: S, deliver: () => void): void => scopes.run(scope, deliver);
+  const direct = (request: Record<string, unknown>, call: DirectCall<S>): Promise<string> | undefined => answerDirectly(tools, request, call);
+  const open = async (owner: string): Promise<Session<S>> => {
     const sessionId = randomUUID();
-    const transport = new McpNodeTransport({ sessionId, events, clock, streamAfterMs, onInitialized: () => table.add(sessionId, session, owner) });
+    const onInitialized = (): void => table.add(sessionId, session, owner);
+    const transport = new McpNodeTransport<S>({ sessionId, events, clock, streamAfterMs, onInitialized, enter, direct });
     // DELETE, or the server closed: the session leaves the table (a no-op when it already has).
     transport.onclose = () => table.remove(sessionId);
     const server = createSessionServer(options, tools, scopes);
-    const session: Session = { server, transport };
+    const session: Session<S> = { server, transport };
     await server.connect(transport);
     return session;
   };
 
-  const serve = (session: Session, id: string | undefined, req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): void => {
+  const serve = (session: Session<S>, id: string | undefined, req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): void => {
     // In flight until the response closes (a GET stream stays open): such a session is never idle.
     const release = id === undefined ? undefined : table.hold(id);
     if (release !== undefined) res.once("close", release);
-    scopes.run(scope, () => session.transport.handle(req, res, body));
+    session.transport.handle(req, res, body, scope);
   };
 
   return {

@@ -33,8 +33,8 @@ interface Stream {
 }
 
 export interface McpEventStore {
-  /** Stores `message` on `streamId` (none: a priming event, only an id); its event id is `<streamId>:<seq>`. */
-  store(streamId: string, message: JSONRPCMessage | undefined): StoredEvent;
+  /** Stores `message` (or its JSON) on `streamId` (none: a priming event, only an id); its event id is `<streamId>:<seq>`. */
+  store(streamId: string, message: JSONRPCMessage | string | undefined): StoredEvent;
   /** The stream of an event id when it belongs to `session` and is still kept, else undefined. */
   streamOf(eventId: string, session: string): string | undefined;
   /** The kept events of the stream after `eventId` (all kept ones when it was already dropped). */
@@ -120,7 +120,7 @@ export function createMcpEventStore({
         stream = { events: [], next: 1, lastUsed: clock.now() };
         streams.set(streamId, stream);
       }
-      const data = message === undefined ? "" : JSON.stringify(message);
+      const data = message === undefined ? "" : typeof message === "string" ? message : JSON.stringify(message);
       const seq = stream.next++;
       stream.events.push({ seq, data });
       bytes += data.length;

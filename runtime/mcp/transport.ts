@@ -12,7 +12,10 @@
  * - GET opens the session's stream for server messages (one at a time), or resumes one by `Last-Event-ID`;
  * - DELETE ends the session.
  *
- * Statuses and JSON-RPC errors are worded as the SDK's transport words them.
+ * Statuses and JSON-RPC errors are worded as the SDK's transport words them. A request the endpoint
+ * can answer itself (`direct`: a plain `tools/call`) does not go through the SDK's `Protocol`; its
+ * answer is the JSON the SDK would send, and a `notifications/cancelled` or the session's close
+ * aborts it as the SDK aborts its handlers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -59,11 +62,54 @@ function isMessage(value: unknown): value is Message {
 const isRequest = (m: Message): boolean => typeof m["method"] === "string" && m["id"] !== undefined;
 const isResponse = (m: Message): boolean => m["method"] === undefined && m["id"] !== undefined;
 
+/**
+ * A request the transport answers itself: the scope of the POST that carried it, and the signal of
+ * its work (made on first use: most calls never look at it), aborted by a cancel or the session's close.
+ */
+export class DirectCall<S> {
+  readonly scope: S;
+  #controller: AbortController | undefined;
+  #cancelled = false;
+  #reason: unknown;
+
+  constructor(scope: S) {
+    this.scope = scope;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#cancelled) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Cancelled: its answer is never sent, as the SDK sends none for a request it aborted. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  cancel(reason: unknown): void {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** A failed request's answer, as the SDK's `Protocol` words it. */
+function errorAnswer(id: RequestId, error: unknown): string {
+  const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const code = Number.isSafeInteger(e.code) ? e.code : -32603;
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message: e.message ?? "Internal error", ...(e.data !== undefined && { data: e.data }) } });
+}
+
 /** One POST carrying requests: where their answers go. */
 interface Exchange {
   readonly streamId: string;
   readonly ids: readonly RequestId[];
-  readonly answers: Map<RequestId, JSONRPCMessage>;
+  /** Each request's answer, serialised. */
+  readonly answers: Map<RequestId, string>;
   /** Undefined once its connection went (a resumable stream waits for a GET with `Last-Event-ID`). */
   res: ServerResponse | undefined;
   streaming: boolean;
@@ -71,8 +117,15 @@ interface Exchange {
   timer: ClockTimer | undefined;
 }
 
-export interface McpTransportOptions {
+export interface McpTransportOptions<S> {
   readonly sessionId: string;
+  /** Hands messages to the SDK's server inside the scope of the request that carried them. */
+  readonly enter: (scope: S, deliver: () => void) => void;
+  /**
+   * The `result` of a request the endpoint answers without the SDK's server, serialised as the SDK
+   * would send it (rejected as the SDK's handler throws); undefined to leave it to the server.
+   */
+  readonly direct?: (request: Message, call: DirectCall<S>) => Promise<string> | undefined;
   /** Called when the session's `initialize` arrives: from then on the session can be found. */
   readonly onInitialized: () => void;
   readonly events: McpEventStore | undefined;
@@ -80,29 +133,30 @@ export interface McpTransportOptions {
   readonly streamAfterMs: number;
 }
 
-export class McpNodeTransport implements Transport {
+export class McpNodeTransport<S> implements Transport {
   readonly sessionId: string;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport["onmessage"];
-  readonly #options: McpTransportOptions;
+  readonly #options: McpTransportOptions<S>;
   readonly #exchanges = new Map<RequestId, Exchange>();
+  readonly #calls = new Map<RequestId, DirectCall<S>>();
   #standalone: ServerResponse | undefined;
   #initialized = false;
   #closed = false;
   #streams = 0;
 
-  constructor(options: McpTransportOptions) {
+  constructor(options: McpTransportOptions<S>) {
     this.#options = options;
     this.sessionId = options.sessionId;
   }
 
   async start(): Promise<void> {}
 
-  /** Answers one request of this session; `body` is the parsed POST body. */
-  handle(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  /** Answers one request of this session; `body` is the parsed POST body, `scope` what its tool calls run in. */
+  handle(req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): void {
     if (this.#closed) return refuse(res, 404, -32001, "Session not found");
-    if (req.method === "POST") return this.#post(req, res, body);
+    if (req.method === "POST") return this.#post(req, res, body, scope);
     const refused = this.#checkVersion(req);
     if (refused !== undefined) return refuse(res, 400, -32000, refused);
     if (req.method === "GET") return this.#get(req, res);
@@ -139,16 +193,15 @@ export class McpNodeTransport implements Transport {
     return undefined;
   }
 
-  #post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
-    const messages = Array.isArray(body) ? body : [body];
+  #post(req: IncomingMessage, res: ServerResponse, body: unknown, scope: S): void {
+    const messages = (Array.isArray(body) ? body : [body]) as Message[];
     const refused = this.#checkPost(req, messages);
     if (refused !== undefined) return refuse(res, ...refused);
-    const extra = { requestInfo: { headers: req.headers } };
-    const requests = (messages as Message[]).filter(isRequest);
+    const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       res.writeHead(202).end();
-      for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
-      return;
+      for (const message of messages) this.#cancelDirect(message);
+      return this.#deliver(req, messages, scope);
     }
     const init = requests.find((m) => m["method"] === "initialize")?.["params"] as { protocolVersion?: unknown } | undefined;
     const version = init === undefined ? (header(req, "mcp-protocol-version") ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) : String(init.protocolVersion);
@@ -165,7 +218,44 @@ export class McpNodeTransport implements Transport {
     for (const id of exchange.ids) this.#exchanges.set(id, exchange);
     res.once("close", () => this.#detach(exchange, res));
     if (exchange.resumable) exchange.timer = clock.setTimeout(() => this.#stream(exchange), streamAfterMs);
-    for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
+    if (messages.length === 1 && this.#answerDirectly(messages[0]!, scope)) return;
+    this.#deliver(req, messages, scope);
+  }
+
+  #deliver(req: IncomingMessage, messages: readonly Message[], scope: S): void {
+    const extra = { requestInfo: { headers: req.headers } };
+    this.#options.enter(scope, () => {
+      for (const message of messages) this.onmessage?.(message as JSONRPCMessage, extra);
+    });
+  }
+
+  /** A `notifications/cancelled` naming a request answered directly aborts it (the SDK's server aborts its own). */
+  #cancelDirect(message: Message): void {
+    if (message["method"] !== "notifications/cancelled" || this.#calls.size === 0) return;
+    const params = message["params"] as { requestId?: unknown; reason?: unknown } | undefined;
+    const { requestId, reason } = params ?? {};
+    if ((typeof requestId === "string" || typeof requestId === "number") && (reason === undefined || typeof reason === "string"))
+      this.#calls.get(requestId)?.cancel(reason);
+  }
+
+  /** When the endpoint answers the request itself: its answer goes where the SDK's would have gone. */
+  #answerDirectly(request: Message, scope: S): boolean {
+    const call = new DirectCall(scope);
+    const answer = this.#options.direct?.(request, call);
+    if (answer === undefined) return false;
+    const id = request["id"] as RequestId;
+    this.#calls.set(id, call);
+    answer
+      .then(
+        (result) => `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+        (error: unknown) => errorAnswer(id, error),
+      )
+      .then((text) => {
+        if (this.#calls.get(id) === call) this.#calls.delete(id);
+        if (!call.cancelled) this.#respond(id, text);
+      })
+      .catch((error: unknown) => this.onerror?.(error as Error));
+    return true;
   }
 
   /** The POST's answer becomes an event stream (a priming event first when it can be resumed). */
@@ -180,11 +270,11 @@ export class McpNodeTransport implements Transport {
     else res.flushHeaders();
   }
 
-  /** Writes (and stores, with an event store) one event of a stream. */
-  #event(streamId: string, res: ServerResponse | undefined, message: JSONRPCMessage | undefined): void {
+  /** Writes (and stores, with an event store) one event of a stream: a serialised message, or none for a priming event. */
+  #event(streamId: string, res: ServerResponse | undefined, data: string | undefined): void {
     const { events } = this.#options;
-    if (events !== undefined) res?.write(sseEvent(events.store(streamId, message)));
-    else if (message !== undefined) res?.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (events !== undefined) res?.write(sseEvent(events.store(streamId, data)));
+    else if (data !== undefined) res?.write(`event: message\ndata: ${data}\n\n`);
   }
 
   /** Its connection went: a call that cannot be resumed will find nowhere to answer. */
@@ -204,31 +294,31 @@ export class McpNodeTransport implements Transport {
       res.end();
       return;
     }
-    const answers = exchange.ids.map((id) => exchange.answers.get(id));
-    const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
-    res.writeHead(200, { "Content-Type": "application/json", "mcp-session-id": this.sessionId, "Content-Length": Buffer.byteLength(body) });
+    // As JSON.stringify would write the answers (one, or the batch's array).
+    const body = exchange.ids.length === 1 ? exchange.answers.get(exchange.ids[0]!)! : `[${exchange.ids.map((id) => exchange.answers.get(id)).join(",")}]`;
+    res.writeHead(200, ["Content-Type", "application/json", "mcp-session-id", this.sessionId, "Content-Length", String(Buffer.byteLength(body))]);
     res.end(body);
   }
 
+  /** A request's answer (`text`, serialised) to the POST that carried it. */
+  #respond(id: RequestId, text: string): void {
+    const exchange = this.#exchanges.get(id);
+    // Its connection went without a way back: nobody is there to read it.
+    if (exchange === undefined) return;
+    this.#exchanges.delete(id);
+    exchange.answers.set(id, text);
+    if (exchange.streaming) this.#event(exchange.streamId, exchange.res, text);
+    if (exchange.answers.size === exchange.ids.length) this.#finish(exchange);
+  }
+
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const m = message as Message;
-    if (isResponse(m)) {
-      const id = m["id"] as RequestId;
-      const exchange = this.#exchanges.get(id);
-      // Its connection went without a way back: nobody is there to read it.
-      if (exchange === undefined) return;
-      this.#exchanges.delete(id);
-      exchange.answers.set(id, message);
-      if (exchange.streaming) this.#event(exchange.streamId, exchange.res, message);
-      if (exchange.answers.size === exchange.ids.length) this.#finish(exchange);
-      return;
-    }
+    if (isResponse(message as Message)) return this.#respond((message as Message)["id"] as RequestId, JSON.stringify(message));
     const related = options?.relatedRequestId === undefined ? undefined : this.#exchanges.get(options.relatedRequestId);
     if (related !== undefined) {
       this.#stream(related);
-      return this.#event(related.streamId, related.res, message);
+      return this.#event(related.streamId, related.res, JSON.stringify(message));
     }
-    this.#event(`${this.sessionId}.get`, this.#standalone, message);
+    this.#event(`${this.sessionId}.get`, this.#standalone, JSON.stringify(message));
   }
 
   #openStream(res: ServerResponse): void {
@@ -287,6 +377,9 @@ export class McpNodeTransport implements Transport {
       else refuse(res, 404, -32001, "Session not found");
     }
     this.#exchanges.clear();
+    // As the SDK's server aborts its handlers when its transport closes.
+    for (const call of this.#calls.values()) call.cancel(undefined);
+    this.#calls.clear();
     this.closeStandaloneSSEStream();
     this.#options.events?.forget(this.sessionId);
     this.onclose?.();

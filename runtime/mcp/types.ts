@@ -21,6 +21,8 @@ export interface McpToolRequest<S> {
 export interface McpToolOutcome {
   readonly structured?: Record<string, unknown>;
   readonly text: string;
+  /** `text` is `JSON.stringify(structured)`: the answer writes that JSON once for both. */
+  readonly textIsStructured?: boolean;
 }
 
 export interface McpToolDefinition<S> {
