@@ -6,7 +6,6 @@
  * `npm exec` runs `--offline` and `npm install` `--prefer-offline` (as package-install does): the cache the
  * repository's own install filled serves the dependencies, and only a missing index (tsx's) is fetched.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -15,36 +14,12 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { run } from "../support/npm.js";
 import { staleBuildSource } from "../../generator/stale-build.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const require = createRequire(import.meta.url);
 const repoTsc = join(dirname(require.resolve("typescript/package.json")), "bin", "tsc");
-
-/** npm with the caller's configuration (registry, cache, CA), minus what an enclosing `npm run` points at this repository. */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" };
-  for (const key of Object.keys(env)) if (/^npm_(package_|lifecycle_|config_(local_prefix|global_prefix|prefix)$)/i.test(key)) delete env[key];
-  return env;
-}
-
-interface Ran {
-  readonly ok: boolean;
-  readonly status: number | null;
-  readonly output: string;
-  readonly stdout: string;
-}
-
-/** A command to its end within `timeoutMs` (then SIGKILL): its exit status and what it printed. Logs how long it took. */
-function run(label: string, command: string, args: readonly string[], cwd: string, timeoutMs: number): Ran {
-  const started = Date.now();
-  const result = spawnSync(command, args, { cwd, env: npmEnv(), encoding: "utf8", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 });
-  const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  const ended = result.error !== undefined ? `failed: ${result.error.message}` : `exited ${result.status ?? result.signal} after ${took}`;
-  const output = `$ ${[command, ...args].join(" ")}  (in ${cwd}; ${ended})\n${result.stdout ?? ""}${result.stderr ?? ""}`;
-  console.log(`  ${label}: ${took}`);
-  return { ok: result.status === 0, status: result.status, output, stdout: result.stdout ?? "" };
-}
 
 /** Every file under dir by relative path → its text, leaving out what npm install adds. */
 async function snapshot(dir: string): Promise<Map<string, string>> {

@@ -9,7 +9,7 @@
  * npm runs with `--prefer-offline`: the package's dependencies are this repository's, so the cache
  * the repository's own install filled serves them.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -18,6 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { run } from "../support/npm.js";
 import { staleBuildSource } from "../../generator/stale-build.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -25,30 +26,6 @@ const require = createRequire(import.meta.url);
 const repoTsc = join(dirname(require.resolve("typescript/package.json")), "bin", "tsc");
 /** The TypeScript this repository builds with: the version its install already put in npm's cache. */
 const TYPESCRIPT_VERSION = (JSON.parse(readFileSync(require.resolve("typescript/package.json"), "utf8")) as { version: string }).version;
-
-/** npm with the caller's configuration (registry, cache, CA), minus what an enclosing `npm run` points at this repository. */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" };
-  for (const key of Object.keys(env)) if (/^npm_(package_|lifecycle_|config_(local_prefix|global_prefix|prefix)$)/i.test(key)) delete env[key];
-  return env;
-}
-
-interface Ran {
-  readonly ok: boolean;
-  readonly output: string;
-  readonly stdout: string;
-}
-
-/** A command to its end within `timeoutMs` (then SIGKILL): whether it exited 0, and what it printed. Logs how long it took. */
-function run(label: string, command: string, args: readonly string[], cwd: string, timeoutMs: number): Ran {
-  const started = Date.now();
-  const result = spawnSync(command, args, { cwd, env: npmEnv(), encoding: "utf8", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 });
-  const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  const ended = result.error !== undefined ? `failed: ${result.error.message}` : `exited ${result.status ?? result.signal} after ${took}`;
-  const output = `$ ${[command, ...args].join(" ")}  (in ${cwd}; ${ended})\n${result.stdout ?? ""}${result.stderr ?? ""}`;
-  console.log(`  ${label}: ${took}`);
-  return { ok: result.status === 0, output, stdout: result.stdout ?? "" };
-}
 
 /**
  * The README's "Add Manifold to your project" section, which this test follows: the `$schema` line it
