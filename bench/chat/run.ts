@@ -5,14 +5,17 @@
  *    BENCH_MODEL_MS. `by hand` is the same work without Manifold: the planning call with the `openai`
  *    client, the tool call as a raw keep-alive POST, then the streamed synthesis call, timed to its
  *    first token. `chat` is POST /chat/stream on an agent process (natural mode over the same tool and
- *    model), timed to its first byte (the `session` event) and to its first `chunk` event.
+ *    model), timed to its first byte (the `session` event) and to its first `chunk` event. `AI SDK` is
+ *    the same turn asked with the body useChat sends (`{id, messages}`), answered in the AI SDK's UI
+ *    message stream: timed to its first `text-delta`; both streams' bytes per turn are counted.
  * 2. BENCH_STREAMS (200) concurrent streams held open for BENCH_HOLD_S (10 s), one chunk a second,
- *    on one chat agent process and on a bare node:http SSE process: memory per stream and the
+ *    on one chat agent process (spec SSE, then the AI SDK stream) and on a bare node:http SSE process: memory per stream and the
  *    event-loop lag of the serving process while they are held, and whether every chunk arrived.
  *
  *   npm run bench:chat     BENCH_RUNS=100 BENCH_MODEL_MS=50 BENCH_STREAMS=200 BENCH_HOLD_S=10
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { request, Agent } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -76,8 +79,17 @@ async function startServer(env: Record<string, string>): Promise<Server> {
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One SSE POST; resolves with when the first byte and the first chunk event arrived, and how many chunks. */
-function stream(url: string, body: unknown, agent: Agent): Promise<{ firstByte: number; firstChunk: number; chunks: number }> {
+/** What starts a piece of the answer: the spec's `chunk` event, or the AI SDK stream's `text-delta` chunk. */
+const SPEC_CHUNK = "event: chunk\n";
+const AI_SDK_CHUNK = '"type":"text-delta"';
+
+/** One SSE POST; resolves with when the first byte and the first piece of text arrived, how many pieces, and the bytes read. */
+function stream(
+  url: string,
+  body: unknown,
+  agent: Agent,
+  marker = SPEC_CHUNK,
+): Promise<{ firstByte: number; firstChunk: number; chunks: number; bytes: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
@@ -88,15 +100,17 @@ function stream(url: string, body: unknown, agent: Agent): Promise<{ firstByte: 
         let firstByte = 0;
         let firstChunk = 0;
         let chunks = 0;
+        let bytes = 0;
         res.setEncoding("utf8");
         res.on("data", (part: string) => {
           const now = performance.now() - started;
           if (firstByte === 0) firstByte = now;
-          const count = part.split("event: chunk\n").length - 1;
+          bytes += Buffer.byteLength(part);
+          const count = part.split(marker).length - 1;
           if (count > 0 && firstChunk === 0) firstChunk = now;
           chunks += count;
         });
-        res.on("end", () => resolve({ firstByte, firstChunk, chunks }));
+        res.on("end", () => resolve({ firstByte, firstChunk, chunks, bytes }));
         res.on("error", reject);
       },
     );
@@ -145,16 +159,32 @@ const model: number[] = [];
 const hand: number[] = [];
 const ttfb: number[] = [];
 const firstChunk: number[] = [];
+const specBytes: number[] = [];
+const aiFirstByte: number[] = [];
+const aiFirstDelta: number[] = [];
+const aiBytes: number[] = [];
+// useChat's body: a new chat each turn, as the spec's turns start a new session each.
+const useChatBody = () => ({
+  id: randomUUID(),
+  messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "what is one?" }] }],
+  trigger: "submit-message",
+});
 for (let i = 0; i < RUNS + 10; i++) {
   const m = await modelOnly();
   const h = await byHand();
   const c = await stream(agent.url, { message: "what is one?" }, keepAlive);
   if (c.chunks === 0) throw new Error("the chat stream sent no chunk");
+  const a = await stream(agent.url, useChatBody(), keepAlive, AI_SDK_CHUNK);
+  if (a.chunks === 0) throw new Error("the AI SDK stream sent no text-delta");
   if (i < 10) continue;
   model.push(m);
   hand.push(h);
   ttfb.push(c.firstByte);
   firstChunk.push(c.firstChunk);
+  specBytes.push(c.bytes);
+  aiFirstByte.push(a.firstByte);
+  aiFirstDelta.push(a.firstChunk);
+  aiBytes.push(a.bytes);
 }
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 console.log(`chat latency, ${RUNS} runs, model answers after ${MODEL_MS} ms (medians):`);
@@ -165,6 +195,11 @@ console.log(`  chat: POST /chat/stream, first chunk event              ${ms(medi
 console.log(
   `  chat first chunk / by hand: ${(median(firstChunk) / median(hand)).toFixed(2)}x; over the model's own latency (2 calls): ${ms(median(firstChunk) - 2 * median(model))}`,
 );
+console.log(`  AI SDK stream: useChat body, first byte (start chunk)   ${ms(median(aiFirstByte))}`);
+console.log(`  AI SDK stream: useChat body, first text-delta           ${ms(median(aiFirstDelta))}`);
+console.log(
+  `  AI SDK / spec SSE: first text ${(median(aiFirstDelta) / median(firstChunk)).toFixed(2)}x (over the model's own: ${ms(median(aiFirstDelta) - 2 * median(model))} vs ${ms(median(firstChunk) - 2 * median(model))}); bytes per turn ${median(aiBytes)} vs ${median(specBytes)} (${(median(aiBytes) / median(specBytes)).toFixed(2)}x)`,
+);
 agent.child.kill("SIGKILL");
 tool.child.kill("SIGKILL");
 await llm.close();
@@ -172,13 +207,17 @@ post.close();
 keepAlive.destroy();
 
 // 2. Many streams held open.
-async function hold(name: string, env: Record<string, string>): Promise<{ perStreamKb: number; complete: number }> {
+async function hold(
+  name: string,
+  env: Record<string, string>,
+  asked: { body: () => unknown; marker: string } = { body: () => ({ message: "hold" }), marker: SPEC_CHUNK },
+): Promise<{ perStreamKb: number; complete: number }> {
   const server = await startServer({ ...env, BENCH_HOLD_S: String(HOLD_S) });
   await sleep(1500);
   server.drain();
   const idle = server.latest();
   const pool = new Agent({ keepAlive: false, maxSockets: STREAMS + 10 });
-  const all = Array.from({ length: STREAMS }, () => stream(server.url, { message: "hold" }, pool));
+  const all = Array.from({ length: STREAMS }, () => stream(server.url, asked.body(), pool, asked.marker));
   // The first second and a half is the burst of opens; the rest is the streams being held.
   await sleep(1500);
   const opening = server.drain();
@@ -202,6 +241,9 @@ async function hold(name: string, env: Record<string, string>): Promise<{ perStr
 
 console.log(`\n${STREAMS} concurrent streams held ${HOLD_S} s, one chunk a second (serving process only):`);
 const chat = await hold("chat agent (/chat/stream)", { BENCH_SERVER: "agent" });
+const aiSdk = await hold("chat agent, AI SDK stream", { BENCH_SERVER: "agent" }, { body: useChatBody, marker: AI_SDK_CHUNK });
 const bare = await hold("bare node:http SSE", { BENCH_SERVER: "bare" });
-console.log(`  memory per stream, chat / bare: ${(chat.perStreamKb / Math.max(bare.perStreamKb, 0.1)).toFixed(2)}x`);
-process.exit(chat.complete === STREAMS && bare.complete === STREAMS ? 0 : 1);
+console.log(
+  `  memory per stream, chat / bare: ${(chat.perStreamKb / Math.max(bare.perStreamKb, 0.1)).toFixed(2)}x; AI SDK stream / spec SSE: ${(aiSdk.perStreamKb / Math.max(chat.perStreamKb, 0.1)).toFixed(2)}x`,
+);
+process.exit(chat.complete === STREAMS && aiSdk.complete === STREAMS && bare.complete === STREAMS ? 0 : 1);
