@@ -156,7 +156,12 @@ export function buildAgentCard({ spec, targets, baseUrl, bearer }: CardInputs): 
     name: spec.name,
     description: spec.description,
     version: spec.version,
-    supportedInterfaces: [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL }],
+    // The same endpoint answers v0.3 method names too (the SDK's legacy handler): listed second, so a
+    // v1.0 client keeps the first and a client with the SDK's legacy compatibility can pick this one.
+    supportedInterfaces: [
+      { url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL },
+      { url: `${baseUrl}${A2A_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
+    ],
     provider: undefined,
     // No push notifications: a client follows a task by streaming or by GetTask.
     capabilities: { streaming: true, pushNotifications: false, extensions: [skillSchemasExtension(targets)], extendedAgentCard: false },

@@ -111,6 +111,14 @@ test("the card: fetched and parsed by the SDK, typed as its AgentCard, with a sk
   assert.is(card.version, "1.0.0");
   assert.is(card.supportedInterfaces[0]?.url, `${agent.url}/a2a`);
   assert.is(card.supportedInterfaces[0]?.protocolBinding, "JSONRPC");
+  assert.equal(
+    card.supportedInterfaces.map((i) => [i.url, i.protocolVersion]),
+    [
+      [`${agent.url}/a2a`, "1.0"],
+      [`${agent.url}/a2a`, "0.3"],
+    ],
+    "one endpoint, both protocol versions (v0.3 through the SDK's legacy handler)",
+  );
   assert.is(card.capabilities?.streaming, true);
   assert.equal(
     card.skills.map((s) => s.id),
