@@ -737,7 +737,8 @@ export const TravelAgentSpec: ComponentSpec = {
       user: true,
       episodic: true,
       domain: "travel-agent"
-    }
+    },
+    a2a: true
   }
 };
 

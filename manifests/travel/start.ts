@@ -85,6 +85,7 @@ console.log("\nThe travel network is up:");
 for (const r of running) console.log(`  ${r.spec.name.padEnd(22)} ${r.url}`);
 console.log(`\nDashboard: ${dashboard.url}/  (registry, LLM debug, approvals, executions, skills, memory; API browser at ${dashboard.url}/api-browser)`);
 console.log(`Chat page: ${chatPage.url}/  (useChat's protocol on ${agent.url}/chat/stream: tool parts, approvals)`);
+console.log(`Agent card: ${agent.url}/.well-known/agent-card.json  (A2A: any A2A client talks to travel-agent at ${agent.url}/a2a)`);
 console.log(`\nTry:\n  curl -s -X POST ${geo!.url}/api/capabilities/geocode_location -H 'Content-Type: application/json' -d '{"location":"Paris"}'`);
 console.log(
   `  curl -s -X POST ${agent.url}/api/capabilities/trip_brief -H 'Content-Type: application/json' -d '{"destination":"Kyoto","home_currency":"EUR","budget":1000}'`,

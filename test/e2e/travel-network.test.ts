@@ -55,6 +55,19 @@ test("npm start serves each component's OpenAPI document, so the dashboard's API
   }
 });
 
+test("npm start prints travel-agent's A2A card URL; the card names its skills and the SDK's client runs one", async () => {
+  const match = /^Agent card: (http:\/\/\S+)\/\.well-known\/agent-card\.json /m.exec(network.stdout());
+  assert.ok(match, `agent card URL printed:\n${network.stdout()}`);
+  assert.is(match![1], urlOf("travel-agent"));
+  const { ClientFactory } = await import("@a2a-js/sdk/client");
+  const client = await new ClientFactory().createFromUrl(match![1]!);
+  const card = await client.getAgentCard();
+  assert.ok(
+    card.skills.some((s) => s.id === "travel-research"),
+    card.skills.map((s) => s.id).join(", "),
+  );
+});
+
 test("npm start prints the chat page's URL; the page is served and the agent answers a chat from its origin in the AI SDK protocol", async () => {
   const match = /^Chat page: (http:\/\/\S+)\/ /m.exec(network.stdout());
   assert.ok(match, `chat page URL printed:\n${network.stdout()}`);
