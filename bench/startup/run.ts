@@ -67,7 +67,7 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 function report(what: string, ours: number[], base: number[], baseName: string, aim: string): void {
   const [m, b] = [median(ours), median(base)];
   console.log(
-    `${what.padEnd(34)} ${m.toFixed(0).padStart(6)} ms vs ${baseName} ${b.toFixed(0).padStart(5)} ms: ${(m / b).toFixed(2)}×, +${(m - b).toFixed(0)} ms   aim: ${aim}`,
+    `${what.padEnd(34)} ${m.toFixed(0).padStart(6)} ms vs ${baseName} ${b.toFixed(0).padStart(5)} ms: ${(m / b).toFixed(2)}×, ${m >= b ? "+" : ""}${(m - b).toFixed(0)} ms   aim: ${aim}`,
   );
 }
 
