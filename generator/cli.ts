@@ -50,7 +50,7 @@ Diagnostic codes: docs/diagnostics.md`;
 
 /** `manifold <command> --help`: what the command does and the options it takes. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {
-  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--refresh-mcp] [--format pretty|json|github]
+  gen: `Usage: manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--refresh-mcp] [--refresh-a2a] [--format pretty|json|github]
 
 Validates the manifests, then writes OpenAPI documents, JSON Schemas and typed TypeScript to --out,
 only the files whose bytes changed, and removes (and names) the files it no longer produces. When the
