@@ -4,11 +4,38 @@
  * to call tools. The SDK is imported on first use, so a component that never talks to an MCP server
  * never loads it.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { McpLockTool, McpServerSpec } from "../spec/index.js";
 
 export type McpServerAddress = Omit<McpServerSpec, "hash">;
+
+/** One tool as `tools/list` lists it: what gen and the runtime read. */
+export interface McpListedTool {
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>> | undefined;
+  readonly annotations?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * What Manifold uses of the SDK's `Client`, named here instead of the SDK's own type: the SDK's
+ * declarations reach the DOM's fetch types (`HeadersInit`), which a user's strict project without
+ * the DOM library does not have, so naming them in our public declarations broke its typecheck.
+ */
+export interface McpClientHandle {
+  listTools(params?: { cursor?: string }): Promise<{ readonly tools: readonly McpListedTool[]; readonly nextCursor?: string | undefined }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    resultSchema?: undefined,
+    options?: { signal?: AbortSignal; timeout?: number; resetTimeoutOnProgress?: boolean; maxTotalTimeout?: number },
+  ): Promise<unknown>;
+  getServerVersion(): { readonly name: string; readonly version: string } | undefined;
+  close(): Promise<void>;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+}
 
 export interface ConnectMcpOptions {
   /** The component's name, for messages. */
@@ -37,7 +64,7 @@ function tokenOf(address: McpServerAddress, name: string, env: Readonly<Record<s
 export async function connectMcpServer(
   address: McpServerAddress,
   { name, cwd = process.cwd(), env = process.env, clientName = "manifold", timeoutMs = 30_000, stderr = "inherit" }: ConnectMcpOptions,
-): Promise<Client> {
+): Promise<McpClientHandle> {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const client = new Client({ name: clientName, version: "1.0.0" });
   let transport: import("@modelcontextprotocol/sdk/shared/transport.js").Transport;
@@ -71,7 +98,7 @@ export async function connectMcpServer(
     }
     throw new ManifoldError("NETWORK_ERROR", `${name}: cannot reach the MCP server (${describe(address)}): ${messageOf(error)}`, { cause: error });
   }
-  return client;
+  return client as unknown as McpClientHandle;
 }
 
 /** The server as messages show it: the URL without credentials or query, or the command. */
@@ -93,7 +120,7 @@ function messageOf(error: unknown): string {
 
 /** Every tool of `tools/list` (all pages, at most `maxTools`), sorted by name, with the server's identity. */
 export async function listMcpTools(
-  client: Client,
+  client: McpClientHandle,
   { maxTools = 1000 }: { readonly maxTools?: number } = {},
 ): Promise<{ readonly server: { readonly name: string; readonly version: string }; readonly tools: readonly McpLockTool[] }> {
   const tools: McpLockTool[] = [];

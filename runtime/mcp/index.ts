@@ -7,7 +7,15 @@
 export { createMcpEndpoint } from "./lazy-endpoint.js";
 export { MCP_PATH, mcpOpenApi } from "./openapi.js";
 export type { McpEndpoint, McpEndpointOptions, McpResumability, McpLog, McpToolDefinition, McpToolOutcome, McpToolRequest } from "./types.js";
-export { connectMcpServer, describe as describeMcpServer, listMcpTools, type ConnectMcpOptions, type McpServerAddress } from "./connect.js";
+export {
+  connectMcpServer,
+  describe as describeMcpServer,
+  listMcpTools,
+  type ConnectMcpOptions,
+  type McpClientHandle,
+  type McpListedTool,
+  type McpServerAddress,
+} from "./connect.js";
 export { buildMcpLock, formatMcpLock, mcpToolsHash } from "./lock.js";
 export { createMcpClient, type McpClientOptions, type McpMethod } from "./client.js";
 export { closeMcpClient } from "./client.js";

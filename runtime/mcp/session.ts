@@ -5,10 +5,9 @@
  * transport closes or fails so the next call connects afresh, and closed when its last holder
  * releases it. Waiting is the SDK's own (its request `timeout`), so nothing here needs a clock.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import { connectMcpServer, describe, type McpServerAddress } from "./connect.js";
+import { connectMcpServer, describe, type McpClientHandle, type McpServerAddress } from "./connect.js";
 
 /** What the SDK's `McpError` codes mean to a caller (the SDK's `ErrorCode`, spelled here so the SDK loads only on connect). */
 const CONNECTION_CLOSED = -32000;
@@ -76,8 +75,8 @@ function callFailure(error: unknown, where: string, signal: AbortSignal | undefi
 interface Live {
   readonly address: McpServerAddress;
   readonly options: McpSessionOptions;
-  client: Client | undefined;
-  connecting: Promise<Client> | undefined;
+  client: McpClientHandle | undefined;
+  connecting: Promise<McpClientHandle> | undefined;
   failed: boolean;
   closed: boolean;
   inFlight: number;
@@ -86,14 +85,14 @@ interface Live {
 const closedError = (name: string): ManifoldError => new ManifoldError("UNAVAILABLE", `${name}: the MCP session is closed`);
 
 /** Forgets a client whose transport failed; the next call connects again. */
-function drop(live: Live, broken: Client): void {
+function drop(live: Live, broken: McpClientHandle): void {
   if (live.client !== broken) return;
   live.client = undefined;
   void broken.close().catch(() => undefined);
 }
 
 /** The connected client: the current one, the connect in flight, or a new connect (never two at once). */
-function connect(live: Live): Promise<Client> {
+function connect(live: Live): Promise<McpClientHandle> {
   if (live.client !== undefined) return Promise.resolve(live.client);
   const { name, cwd, env, connectTimeoutMs = 30_000, stderr = "inherit" } = live.options;
   live.connecting ??= connectMcpServer(live.address, {
@@ -164,7 +163,7 @@ async function callOnce(
   { timeoutMs, signal }: McpCallOptions,
   where: string,
 ): Promise<CallToolResult> {
-  let used: Client | undefined;
+  let used: McpClientHandle | undefined;
   let reused = false;
   try {
     reused = live.client !== undefined;
