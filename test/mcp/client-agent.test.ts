@@ -100,34 +100,40 @@ agentUsingMcp("the server killed with a call in flight: that step fails with NET
   assert.equal(ok!.output, { text: "BACK" });
 });
 
-agentUsingMcp("with a registry, the agent registers the HTTP server it uses as type mcp (its session's health), and unregisters it on close", async ({ server }) => {
-  const registry = createMemoryRegistry();
-  const agent = await serveAgent(agentSpec("registering-agent", { custom: true }), {
-    components: [notesSpec({ url: server.url, tokenEnv: "NOTES_TOKEN" })],
-    env: { NOTES_TOKEN: "notes-token" },
-    registry,
-    componentName: "registering-agent",
-    log: memoryLog().log,
-  });
-  try {
-    const [entry] = await registry.byType("mcp", { health: ["healthy", "unhealthy"] });
-    assert.ok(entry !== undefined, "registered");
-    assert.is(entry.name, "notes");
-    assert.is(entry.health, "healthy", "never tried counts as healthy");
-    assert.is(entry.address, "127.0.0.1");
-    assert.is(entry.port, server.port);
-    assert.is(entry.metadata["used_by"], "registering-agent");
-    assert.is(entry.metadata["mcp_url"], server.url);
-    assert.equal(entry.capabilities.map((c) => c.name).sort(), ["add_note", "fail_always", "search_notes", "shout", "slow"]);
-    assert.not.match(JSON.stringify(entry), /notes-token/);
-    // Other agents' catalogs leave it out: only an agent holding the spec can call it.
-    const other = await serveAgent(agentSpec("other-agent", { custom: true }), { registry, componentName: "other-agent", log: memoryLog().log });
-    assert.equal((await other.extension.orchestrator.catalog()).map((c) => c.name), []);
-    await other.running.close();
-  } finally {
-    await agent.running.close();
-  }
-  assert.equal(await registry.byType("mcp", { health: ["healthy", "unhealthy", "unknown"] }), []);
-});
+agentUsingMcp(
+  "with a registry, the agent registers the HTTP server it uses as type mcp (its session's health), and unregisters it on close",
+  async ({ server }) => {
+    const registry = createMemoryRegistry();
+    const agent = await serveAgent(agentSpec("registering-agent", { custom: true }), {
+      components: [notesSpec({ url: server.url, tokenEnv: "NOTES_TOKEN" })],
+      env: { NOTES_TOKEN: "notes-token" },
+      registry,
+      componentName: "registering-agent",
+      log: memoryLog().log,
+    });
+    try {
+      const [entry] = await registry.byType("mcp", { health: ["healthy", "unhealthy"] });
+      assert.ok(entry !== undefined, "registered");
+      assert.is(entry.name, "notes");
+      assert.is(entry.health, "healthy", "never tried counts as healthy");
+      assert.is(entry.address, "127.0.0.1");
+      assert.is(entry.port, server.port);
+      assert.is(entry.metadata["used_by"], "registering-agent");
+      assert.is(entry.metadata["mcp_url"], server.url);
+      assert.equal(entry.capabilities.map((c) => c.name).sort(), ["add_note", "fail_always", "search_notes", "shout", "slow"]);
+      assert.not.match(JSON.stringify(entry), /notes-token/);
+      // Other agents' catalogs leave it out: only an agent holding the spec can call it.
+      const other = await serveAgent(agentSpec("other-agent", { custom: true }), { registry, componentName: "other-agent", log: memoryLog().log });
+      assert.equal(
+        (await other.extension.orchestrator.catalog()).map((c) => c.name),
+        [],
+      );
+      await other.running.close();
+    } finally {
+      await agent.running.close();
+    }
+    assert.equal(await registry.byType("mcp", { health: ["healthy", "unhealthy", "unknown"] }), []);
+  },
+);
 
 agentUsingMcp.run();
