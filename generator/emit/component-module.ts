@@ -48,7 +48,7 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
   const imports = used.map((name) => `import * as ${toCamelCase(name)} from "../${name}/index.js";\n`).join("");
   const parts: string[] = [
     `${generatedHeader(source)}\n`,
-    `import { ${agent === undefined ? "defineComponent" : "defineAgent"}, type Client, type ComponentSpec, type Handlers } from "${RUNTIME_ENTRY}";\n${imports}`,
+    `import { ${agent === undefined ? "defineComponent" : "defineAgent"}, type Client, type ComponentSpec, type Handlers${agent === undefined ? "" : ", type UsesClients"} } from "${RUNTIME_ENTRY}";\n${imports}`,
   ];
   for (const capability of spec.capabilities) {
     parts.push(sideType(capability, "input"), sideType(capability, "output"));
@@ -71,6 +71,7 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
   const usesMembers = used.map((name) => `  ${toCamelCase(name)}: ${toCamelCase(name)}.${toPascalCase(name)},\n`).join("");
   parts.push(
     `${docComment(`The components ${spec.name} uses (\`uses:\`), by client name.`)}export const ${handle}Uses = {\n${usesMembers}};\n`,
+    `${docComment(`The typed clients of what ${spec.name} uses, as \`${handle}.clients()\` answers them.`)}export type ${handle}Clients = UsesClients<typeof ${handle}Uses>;\n`,
     `${docComment(spec.description)}export const ${handle} = defineAgent<${capabilitiesType}, typeof ${handle}Uses, ${names.workflows}, ${names.tasks}${agent.orchestration.natural === undefined ? "" : ", true"}>(${handle}Spec, ${handle}Uses);\n`,
   );
   return parts.join("\n");

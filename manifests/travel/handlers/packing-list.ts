@@ -1,5 +1,4 @@
-import type { UsesClients } from "agent-manifold/runtime/codegen/v1";
-import type { TravelAgentUses } from "../../../generated/travel-agent/index.js";
+import type { TravelAgentClients } from "../../../generated/travel-agent/index.js";
 import type { PackingListTaskInput, PackingListTaskResult } from "../../../generated/travel-agent/index.js";
 import type { TaskContext } from "agent-manifold/runtime/codegen/v1";
 
@@ -15,7 +14,7 @@ const BY_CONDITION: Readonly<Record<string, readonly string[]>> = {
  * The `packing_list` task: a handler that reports progress at each step (visible on
  * GET /api/v1/tasks/<id>) and passes its signal to every call, so a cancel stops it mid-way.
  */
-export function createPackingList(tools: UsesClients<typeof TravelAgentUses>) {
+export function createPackingList(tools: TravelAgentClients) {
   return async ({ destination, days = 3 }: PackingListTaskInput, ctx: TaskContext): Promise<PackingListTaskResult> => {
     await ctx.progress({ current_step: 1, total_steps: 3, step_name: "geocode", percentage: 0, message: `Finding ${destination}` });
     const place = await tools.geocodingService.geocodeLocation({ location: destination }, { signal: ctx.signal });

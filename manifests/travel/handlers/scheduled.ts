@@ -1,12 +1,12 @@
-import type { ScheduledHandler, UsesClients } from "agent-manifold/runtime/codegen/v1";
-import type { TravelAgentUses } from "../../../generated/travel-agent/index.js";
+import type { ScheduledHandler } from "agent-manifold/runtime/codegen/v1";
+import type { TravelAgentClients } from "../../../generated/travel-agent/index.js";
 
 /**
  * What the travel agent does when one of its schedules fires (the scheduler's executor POSTs it to
  * `/api/v1/scheduled`): a one-line weather brief for `input.destination`, else the instruction echoed.
  * Schedule one: `TravelAgent.clients().scheduler.scheduleTask({ delay: "10s", instruction: "brief", input: { destination: "Kyoto" } })`.
  */
-export function createScheduledHandler(tools: UsesClients<typeof TravelAgentUses>): ScheduledHandler {
+export function createScheduledHandler(tools: TravelAgentClients): ScheduledHandler {
   return async ({ schedule_id, instruction, input }, { signal }) => {
     const destination = input["destination"];
     let brief = `${schedule_id}: ${instruction}`;

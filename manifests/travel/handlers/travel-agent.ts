@@ -1,11 +1,10 @@
-import type { UsesClients } from "agent-manifold/runtime/codegen/v1";
-import type { TravelAgentHandlers, TravelAgentUses } from "../../../generated/travel-agent/index.js";
+import type { TravelAgentClients, TravelAgentHandlers } from "../../../generated/travel-agent/index.js";
 
 /**
  * The agent's one capability, written against the typed clients of the tools it uses: geocode
  * first, then weather, country facts and money in parallel, since none of them needs the others.
  */
-export function createTravelAgentHandlers(tools: UsesClients<typeof TravelAgentUses>): TravelAgentHandlers {
+export function createTravelAgentHandlers(tools: TravelAgentClients): TravelAgentHandlers {
   return {
     tripBrief: async ({ destination, home_currency, budget }, ctx) => {
       const place = await tools.geocodingService.geocodeLocation({ location: destination }, { signal: ctx.signal });
