@@ -13,12 +13,12 @@ import type { Path } from "./source-file.js";
 import { schemaName, toPascalCase, workflowTypeStem } from "../spec/index.js";
 
 /** What a generated module imports from the runtime; its own declarations may not take these names. */
-export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "defineAgent", "defineComponent"];
+export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "UsesClients", "defineAgent", "defineComponent"];
 
 function derivedNames(component: RawComponent, features: readonly ManifestFeature[]): ModuleName[] {
   const handle = toPascalCase(component.name);
   const own = `component \`${component.name}\``;
-  const suffixes = ["", "Capabilities", "Handlers", "Client", "Spec", ...(component.kind === "agent" ? ["Uses", "Workflows", "Tasks"] : [])];
+  const suffixes = ["", "Capabilities", "Handlers", "Client", "Spec", ...(component.kind === "agent" ? ["Uses", "Clients", "Workflows", "Tasks"] : [])];
   const names: ModuleName[] = suffixes.map((suffix) => ({ name: `${handle}${suffix}`, path: ["name"], from: own, kind: "component" as const }));
   (component.capabilities ?? []).forEach((capability, i) => {
     for (const side of ["input", "output"] as const)

@@ -134,7 +134,7 @@ test("MF1320: fields nest at most 16 levels; the 17th is reported where it stand
 });
 
 test("MF1321: names the generated module imports, and names two parts of a component both derive", () => {
-  for (const name of ["client", "component-spec", "handlers"]) {
+  for (const name of ["client", "component-spec", "handlers", "uses-clients"]) {
     const clash = load(`kind: tool\nname: ${name}\ndescription: d\ncapabilities:\n  - { name: a, description: b }\n`);
     assert.equal(where(clash), [["MF1321", 2, 7]], name);
     assert.match(clash.diagnostics[0]!.message, /a name the generated module imports/);
