@@ -14,7 +14,7 @@
  * `TEST_ROOT` points the runner at another project (its own test runs it on fixture trees).
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, chmodSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
@@ -238,6 +238,8 @@ if (stale !== undefined) {
     console.log("0 passed, 1 failed");
     process.exit(1);
   }
+  // tsc writes the bin without the executable bit; npm set it only when an install built dist/ (node_modules/.bin/manifold links to it).
+  chmodSync(join(root, "dist/generator/bin.js"), 0o755);
   console.log(`ok   build (dist/ was ${stale})`);
 }
 

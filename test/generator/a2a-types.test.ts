@@ -72,7 +72,7 @@ export const usedSpecs = Helper.uses.remote.spec.capabilities.length;
 `;
 
 function tsc(root: string): { ok: boolean; output: string } {
-  const run = spawnSync(process.execPath, [TSC, "-p", root], { cwd: root, encoding: "utf8", timeout: 180_000 });
+  const run = spawnSync(process.execPath, [TSC, "-p", root, "--pretty", "false"], { cwd: root, encoding: "utf8", timeout: 180_000 });
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -97,7 +97,7 @@ test("a handler calling the A2A client typechecks strictly; a wrong field type d
     await writeFile(join(project.root, "src", "handler.ts"), handler(`lookupCity({ city: 75 })`));
     const bad = tsc(project.root);
     assert.not.ok(bad.ok);
-    assert.match(bad.output, /src\/handler\.ts\(5,\d+\): error TS2322/);
+    assert.match(bad.output, /src\/handler\.ts\(5,\d+\): error TS2322/, bad.output);
   } finally {
     await project.cleanup();
   }

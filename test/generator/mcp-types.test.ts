@@ -59,7 +59,7 @@ export const usedSpecs = Helper.uses.notes.spec.capabilities.length;
 `;
 
 function tsc(root: string): { ok: boolean; output: string } {
-  const run = spawnSync(process.execPath, [TSC, "-p", root], { cwd: root, encoding: "utf8", timeout: 180_000 });
+  const run = spawnSync(process.execPath, [TSC, "-p", root, "--pretty", "false"], { cwd: root, encoding: "utf8", timeout: 180_000 });
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -84,7 +84,7 @@ test("a handler calling the MCP client typechecks strictly; a wrong field type d
     await writeFile(join(project.root, "src", "handler.ts"), handler(`addNote({ title: 42, body: "Buy milk" })`));
     const bad = tsc(project.root);
     assert.not.ok(bad.ok);
-    assert.match(bad.output, /src\/handler\.ts\(5,\d+\): error TS2322/);
+    assert.match(bad.output, /src\/handler\.ts\(5,\d+\): error TS2322/, bad.output);
   } finally {
     await project.cleanup();
   }
