@@ -7,6 +7,7 @@
 import type { Client } from "@a2a-js/sdk/client";
 import { ManifoldError } from "../errors/index.js";
 import type { A2aAgentSpec } from "../spec/index.js";
+import { createSharedPool } from "../util/index.js";
 
 export interface A2aAgentOptions {
   /** The component's name, for messages. */
@@ -79,10 +80,9 @@ function createAgent(spec: A2aAgentSpec, { name, env = process.env }: A2aAgentOp
 interface Pooled {
   readonly agent: A2aAgent;
   readonly closer: AbortController;
-  holders: number;
 }
 
-const pool = new Map<string, Pooled>();
+const pool = createSharedPool<Pooled>(({ closer }) => closer.abort());
 // Holders reading the token from different environments (a test's, a tenant's) must not share a client.
 const envIds = new WeakMap<object, number>();
 let envCount = 0;
@@ -95,28 +95,14 @@ const envId = (env: object): number => {
 /** The shared client of the remote agent `spec` names, held until released. */
 export function acquireA2aAgent(spec: A2aAgentSpec, options: A2aAgentOptions): A2aAgentLease {
   const key = JSON.stringify([options.name, spec.url, spec.tokenEnv ?? null, envId(options.env ?? process.env)]);
-  let pooled = pool.get(key);
-  if (pooled === undefined) {
+  const { value, release } = pool.acquire(key, () => {
     const closer = new AbortController();
-    pool.set(key, (pooled = { agent: createAgent(spec, options, closer), closer, holders: 0 }));
-  }
-  pooled.holders += 1;
-  const held = pooled;
-  let released = false;
-  return {
-    agent: held.agent,
-    async release() {
-      if (released) return;
-      released = true;
-      held.holders -= 1;
-      if (held.holders > 0) return;
-      if (pool.get(key) === held) pool.delete(key);
-      held.closer.abort();
-    },
-  };
+    return { agent: createAgent(spec, options, closer), closer };
+  });
+  return { agent: value.agent, release };
 }
 
 /** Remote agents held right now, by component name (for tests and diagnostics). */
 export function heldA2aAgents(): readonly { readonly name: string; readonly holders: number }[] {
-  return [...pool.values()].map(({ agent, holders }) => ({ name: agent.name, holders }));
+  return pool.held().map(({ value, holders }) => ({ name: value.agent.name, holders }));
 }

@@ -5,6 +5,7 @@
  * limits) make the session; later holders share it as it is.
  */
 import type { McpServerSpec } from "../spec/index.js";
+import { createSharedPool } from "../util/index.js";
 import { createMcpSession, type McpSession, type McpSessionOptions } from "./session.js";
 
 export interface McpSessionLease {
@@ -13,12 +14,7 @@ export interface McpSessionLease {
   release(): Promise<void>;
 }
 
-interface Pooled {
-  readonly session: McpSession;
-  holders: number;
-}
-
-const pool = new Map<string, Pooled>();
+const pool = createSharedPool<McpSession>((session) => session.close());
 
 function keyOf(name: string, { url, command, args, env, tokenEnv }: McpServerSpec, cwd: string | undefined): string {
   return JSON.stringify([name, url ?? null, command ?? null, args ?? [], env ?? [], tokenEnv ?? null, cwd ?? null]);
@@ -26,29 +22,12 @@ function keyOf(name: string, { url, command, args, env, tokenEnv }: McpServerSpe
 
 /** The shared session of `server` (created, not connected, when nobody holds one), held until released. */
 export function acquireMcpSession(server: McpServerSpec, options: McpSessionOptions): McpSessionLease {
-  const key = keyOf(options.name, server, options.cwd);
-  let pooled = pool.get(key);
-  if (pooled === undefined) {
-    const { hash: _hash, ...address } = server;
-    pool.set(key, (pooled = { session: createMcpSession(address, options), holders: 0 }));
-  }
-  pooled.holders += 1;
-  const held = pooled;
-  let released = false;
-  return {
-    session: held.session,
-    async release() {
-      if (released) return;
-      released = true;
-      held.holders -= 1;
-      if (held.holders > 0) return;
-      if (pool.get(key) === held) pool.delete(key);
-      await held.session.close();
-    },
-  };
+  const { hash: _hash, ...address } = server;
+  const { value, release } = pool.acquire(keyOf(options.name, server, options.cwd), () => createMcpSession(address, options));
+  return { session: value, release };
 }
 
 /** Sessions held right now, by component name (for tests and diagnostics). */
 export function heldMcpSessions(): readonly { readonly name: string; readonly holders: number }[] {
-  return [...pool.values()].map(({ session, holders }) => ({ name: session.name, holders }));
+  return pool.held().map(({ value, holders }) => ({ name: value.name, holders }));
 }

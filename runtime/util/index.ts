@@ -12,3 +12,4 @@ export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js
 export { createGate, type Gate } from "./gate.js";
 export { createBackoff, type Backoff, type BackoffOptions } from "./backoff.js";
 export { holdOpen, systemClock, sleepOn, type Clock, type ClockTimer } from "./clock.js";
+export { createSharedPool, type SharedLease, type SharedPool } from "./shared-pool.js";
