@@ -6,8 +6,8 @@
  */
 import { ManifoldError } from "../errors/index.js";
 import type { ComponentSpec } from "../spec/index.js";
-import { systemClock, type Clock } from "../util/index.js";
-import { acquireA2aAgent, type A2aAgentLease } from "./agent-pool.js";
+import { closeLeasedClient, createClientLease, systemClock, type Clock } from "../util/index.js";
+import { acquireA2aAgent } from "./agent-pool.js";
 import { createA2aSkillCall, type A2aSkillCall } from "./skill-call.js";
 
 export interface A2aClientOptions {
@@ -27,9 +27,6 @@ export interface A2aClientOptions {
 
 export type A2aMethod = A2aSkillCall;
 
-const leases = new WeakMap<object, () => Promise<void>>();
-const collected = new FinalizationRegistry<{ lease?: A2aAgentLease }>((holder) => void holder.lease?.release());
-
 /** The remote agent a client calls: the lock's, with `url` replaced when the options give one. */
 export function remoteOf(spec: ComponentSpec, { url, baseUrl }: Pick<A2aClientOptions, "url" | "baseUrl"> = {}) {
   const remote = spec.a2aAgent;
@@ -42,28 +39,21 @@ export function createA2aClient(spec: ComponentSpec, options: A2aClientOptions =
   const remote = remoteOf(spec, options);
   const { env, clock = systemClock, pollMs = 500 } = options;
   const defaultTimeoutMs = options.timeoutMs ?? remote.timeoutMs ?? 30_000;
-  // The lease lives outside the client, so the finalizer can release it once the client is unreachable.
-  const holder: { lease?: A2aAgentLease; closed?: boolean } = {};
-  const agent = () => {
-    if (holder.closed === true) throw new ManifoldError("UNAVAILABLE", `${spec.name}: this A2A client is closed`);
-    holder.lease ??= acquireA2aAgent(remote, { name: spec.name, ...(env === undefined ? {} : { env }) });
-    return holder.lease.agent;
-  };
+  const held = createClientLease(
+    () => acquireA2aAgent(remote, { name: spec.name, ...(env === undefined ? {} : { env }) }),
+    () => new ManifoldError("UNAVAILABLE", `${spec.name}: this A2A client is closed`),
+  );
+  const agent = () => held.lease().agent;
   const client = Object.create(null) as Record<string, A2aMethod>;
   for (const capability of spec.capabilities) {
     if (capability.a2aSkill === undefined) continue;
     client[capability.key] = createA2aSkillCall({ component: spec.name, capability, agent, defaultTimeoutMs, clock, pollMs });
   }
-  collected.register(client, holder);
-  leases.set(client, async () => {
-    holder.closed = true;
-    collected.unregister(client);
-    await holder.lease?.release();
-  });
+  held.bind(client);
   return client;
 }
 
 /** Gives back the client's hold on its remote agent (the last holder's release stops its calls in flight). */
 export async function closeA2aClient(client: object): Promise<void> {
-  await leases.get(client)?.();
+  await closeLeasedClient(client);
 }

@@ -6,7 +6,8 @@
  */
 import { ManifoldError } from "../errors/index.js";
 import type { ComponentSpec } from "../spec/index.js";
-import { acquireMcpSession, type McpSessionLease } from "./session-pool.js";
+import { closeLeasedClient, createClientLease } from "../util/index.js";
+import { acquireMcpSession } from "./session-pool.js";
 import { createMcpToolCall } from "./tool-call.js";
 
 export interface McpClientOptions {
@@ -26,9 +27,6 @@ export interface McpClientOptions {
 
 export type McpMethod = (input: unknown, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }) => Promise<unknown>;
 
-const leases = new WeakMap<object, () => Promise<void>>();
-const collected = new FinalizationRegistry<{ lease?: McpSessionLease }>((holder) => void holder.lease?.release());
-
 /** The server spec a client calls: the manifest's, with `url` replaced when the options give one. */
 function serverOf(spec: ComponentSpec, { url, baseUrl }: McpClientOptions) {
   const server = spec.mcpServer;
@@ -43,32 +41,26 @@ export function createMcpClient(spec: ComponentSpec, options: McpClientOptions =
   const server = serverOf(spec, options);
   const { cwd, env, stderr } = options;
   const defaultTimeoutMs = options.timeoutMs ?? server.timeoutMs ?? 30_000;
-  // The lease lives outside the client, so the finalizer can release it once the client is unreachable.
-  const holder: { lease?: McpSessionLease; closed?: boolean } = {};
-  const session = () => {
-    if (holder.closed === true) throw new ManifoldError("UNAVAILABLE", `${spec.name}: this MCP client is closed`);
-    holder.lease ??= acquireMcpSession(server, {
-      name: spec.name,
-      ...(cwd === undefined ? {} : { cwd }),
-      ...(env === undefined ? {} : { env }),
-      ...(stderr === undefined ? {} : { stderr }),
-    });
-    return holder.lease.session;
-  };
+  const held = createClientLease(
+    () =>
+      acquireMcpSession(server, {
+        name: spec.name,
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(env === undefined ? {} : { env }),
+        ...(stderr === undefined ? {} : { stderr }),
+      }),
+    () => new ManifoldError("UNAVAILABLE", `${spec.name}: this MCP client is closed`),
+  );
+  const session = () => held.lease().session;
   const client = Object.create(null) as Record<string, McpMethod>;
   for (const capability of spec.capabilities) {
     client[capability.key] = createMcpToolCall({ component: spec.name, capability, session, defaultTimeoutMs });
   }
-  collected.register(client, holder);
-  leases.set(client, async () => {
-    holder.closed = true;
-    collected.unregister(client);
-    await holder.lease?.release();
-  });
+  held.bind(client);
   return client;
 }
 
 /** Gives back the client's hold on its session (the last holder's release closes it: a stdio child ends). */
 export async function closeMcpClient(client: object): Promise<void> {
-  await leases.get(client)?.();
+  await closeLeasedClient(client);
 }

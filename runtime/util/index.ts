@@ -13,3 +13,4 @@ export { createGate, type Gate } from "./gate.js";
 export { createBackoff, type Backoff, type BackoffOptions } from "./backoff.js";
 export { holdOpen, systemClock, sleepOn, type Clock, type ClockTimer } from "./clock.js";
 export { createSharedPool, type SharedLease, type SharedPool } from "./shared-pool.js";
+export { closeLeasedClient, createClientLease, type ClientLease } from "./client-lease.js";
