@@ -10,19 +10,12 @@ import type { CapabilitySpec, ComponentSpec, FieldsSpec, WorkflowSpec } from "..
 import { SENSITIVE_ECHO } from "../hitl/support.js";
 import { double } from "../mcp/agent-support.js";
 import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { nap } from "./workflows.js";
 import { QUIET_AGENT } from "../support/serve.js";
 
 export const REMOTE_TOKEN = "a2a-remote-token";
 export const TOKEN_ENV = "A2A_TEST_REMOTE_TOKEN";
 
-const nap: WorkflowSpec = {
-  name: "nap",
-  version: "1.0",
-  description: "Sleeps",
-  inputs: [{ name: "ms", type: "number", required: true }],
-  steps: [workflowStep("sleep", "sleep", { ms: "${inputs.ms}" })],
-  outputs: [{ name: "slept", value: "${steps.sleep.output.slept}", type: { type: "number" }, required: true }],
-};
 const pay: WorkflowSpec = {
   name: "pay",
   version: "1.0",

@@ -10,23 +10,15 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { serveAgent } from "../../runtime/agent/index.js";
 import type { RunningComponent } from "../../runtime/component/index.js";
-import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
+import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { double } from "../mcp/agent-support.js";
-import { agentSpec, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { agentSpec, startTools, type Tools } from "../orchestration/support.js";
+import { nap } from "./workflows.js";
 import { QUIET_AGENT } from "../support/serve.js";
 import { eventually } from "../support/wait.js";
 
 for (const name of ["REDIS_URL", "MANIFOLD_A2A_ENABLED"]) delete process.env[name];
 const TOKEN = "v03-token";
-
-const nap: WorkflowSpec = {
-  name: "nap",
-  version: "1.0",
-  description: "Sleeps",
-  inputs: [{ name: "ms", type: "number", required: true }],
-  steps: [workflowStep("sleep", "sleep", { ms: "${inputs.ms}" })],
-  outputs: [{ name: "slept", value: "${steps.sleep.output.slept}", type: { type: "number" }, required: true }],
-};
 
 const test = suite<{ tools: Tools; agent: RunningComponent }>("an agent's A2A server, v0.3", {} as never);
 test.before(async (context) => {

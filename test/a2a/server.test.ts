@@ -16,6 +16,7 @@ import type { ComponentSpec, WorkflowSpec } from "../../runtime/spec/index.js";
 import { SENSITIVE_ECHO } from "../hitl/support.js";
 import { double } from "../mcp/agent-support.js";
 import { agentSpec, planStep, planText, startTools, workflowStep, type Tools } from "../orchestration/support.js";
+import { nap } from "./workflows.js";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.js";
 import { QUIET_AGENT } from "../support/serve.js";
 import { eventually } from "../support/wait.js";
@@ -30,15 +31,6 @@ const pay: WorkflowSpec = {
   inputs: [{ name: "a", type: "number", required: true, example: 5 }],
   steps: [workflowStep("charge", "echo", { amount: "${inputs.a}", tag: "charge" })],
   outputs: [{ name: "charged", value: "${steps.charge.output.amount}", type: { type: "number" }, required: true }],
-};
-
-const nap: WorkflowSpec = {
-  name: "nap",
-  version: "1.0",
-  description: "Sleeps",
-  inputs: [{ name: "ms", type: "number", required: true }],
-  steps: [workflowStep("sleep", "sleep", { ms: "${inputs.ms}" })],
-  outputs: [{ name: "slept", value: "${steps.sleep.output.slept}", type: { type: "number" }, required: true }],
 };
 
 interface Context {
