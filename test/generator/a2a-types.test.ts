@@ -3,17 +3,13 @@
  * handler calling `Remote.client().lookupCity({city})` and reading `.lat` compiles, as does a text
  * skill's `{text}`; an agent that `uses` the remote agent compiles, and a wrong field type does not.
  */
-import { spawnSync } from "node:child_process";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { makeStrictProject, strictTsc } from "../support/strict-tsc.js";
 import { SKILL_SCHEMAS_EXTENSION } from "../../runtime/spec/index.js";
 import { a2aLockText, a2aManifest, cardJson, remoteProject } from "./a2a-support.js";
-
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
-const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
 
 const CARD = {
   ...cardJson("http://127.0.0.1:9/a2a", ["lookup-city", "chat"]),
@@ -34,30 +30,6 @@ const CARD = {
   },
 };
 
-const TSCONFIG = {
-  compilerOptions: {
-    target: "ES2022",
-    module: "NodeNext",
-    moduleResolution: "NodeNext",
-    customConditions: ["source"],
-    lib: ["ES2023"],
-    types: ["node"],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    exactOptionalPropertyTypes: true,
-    skipLibCheck: true,
-    resolveJsonModule: true,
-    verbatimModuleSyntax: true,
-    noEmit: true,
-    // As the repository's tsconfig: eventsource-parser exports TypeScript sources under "source" too.
-    paths: {
-      "eventsource-parser": [join(REPO, "node_modules/eventsource-parser/dist/index.d.ts")],
-      "eventsource-parser/stream": [join(REPO, "node_modules/eventsource-parser/dist/stream.d.ts")],
-    },
-  },
-  include: ["generated", "src"],
-};
-
 const handler = (call: string) => `import { Remote } from "../generated/remote/index.js";
 import { Helper } from "../generated/helper/index.js";
 
@@ -71,11 +43,6 @@ export async function locate(): Promise<string> {
 export const usedSpecs = Helper.uses.remote.spec.capabilities.length;
 `;
 
-function tsc(root: string): { ok: boolean; output: string } {
-  const run = spawnSync(process.execPath, [TSC, "-p", root, "--pretty", "false"], { cwd: root, encoding: "utf8", timeout: 180_000 });
-  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
-}
-
 test("a handler calling the A2A client typechecks strictly; a wrong field type does not", async () => {
   const agent = "kind: agent\nname: helper\ndescription: Helps\nuses: [remote]\ncapabilities: []\n";
   const project = await remoteProject({
@@ -86,16 +53,13 @@ test("a handler calling the A2A client typechecks strictly; a wrong field type d
   try {
     const gen = await project.gen();
     assert.is(gen.code, 0, gen.err);
-    await writeFile(join(project.root, "package.json"), '{ "name": "a2a-project", "type": "module" }\n');
-    await symlink(join(REPO, "node_modules"), join(project.root, "node_modules"), "dir");
-    await writeFile(join(project.root, "tsconfig.json"), JSON.stringify(TSCONFIG));
-    await mkdir(join(project.root, "src"));
+    await makeStrictProject(project.root, "a2a-project");
     await writeFile(join(project.root, "src", "handler.ts"), handler(`lookupCity({ city: "Paris" })`));
-    const good = tsc(project.root);
+    const good = strictTsc(project.root);
     assert.ok(good.ok, good.output);
 
     await writeFile(join(project.root, "src", "handler.ts"), handler(`lookupCity({ city: 75 })`));
-    const bad = tsc(project.root);
+    const bad = strictTsc(project.root);
     assert.not.ok(bad.ok);
     assert.match(bad.output, /src\/handler\.ts\(5,\d+\): error TS2322/, bad.output);
   } finally {

@@ -3,46 +3,18 @@
  * handler calling `Notes.client().addNote({title, body})` and reading `.id` compiles, an agent that
  * `uses` the server compiles, and a wrong field type does not.
  */
-import { spawnSync } from "node:child_process";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { makeStrictProject, strictTsc } from "../support/strict-tsc.js";
 import type { McpLockTool } from "../../runtime/spec/index.js";
 import { lockText, mcpManifest, mcpProject } from "./mcp-support.js";
-
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
-const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
 
 const ADD_NOTE: McpLockTool = {
   name: "add_note",
   inputSchema: { type: "object", properties: { title: { type: "string" }, body: { type: "string" } }, required: ["title", "body"] },
   outputSchema: { type: "object", properties: { id: { type: "string" }, count: { type: "integer" } }, required: ["id", "count"] },
-};
-
-const TSCONFIG = {
-  compilerOptions: {
-    target: "ES2022",
-    module: "NodeNext",
-    moduleResolution: "NodeNext",
-    customConditions: ["source"],
-    lib: ["ES2023"],
-    types: ["node"],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    exactOptionalPropertyTypes: true,
-    skipLibCheck: true,
-    resolveJsonModule: true,
-    verbatimModuleSyntax: true,
-    noEmit: true,
-    // As the repository's tsconfig: eventsource-parser exports TypeScript sources under "source" too.
-    paths: {
-      "eventsource-parser": [join(REPO, "node_modules/eventsource-parser/dist/index.d.ts")],
-      "eventsource-parser/stream": [join(REPO, "node_modules/eventsource-parser/dist/stream.d.ts")],
-    },
-  },
-  include: ["generated", "src"],
 };
 
 const handler = (call: string) => `import { Notes } from "../generated/notes/index.js";
@@ -58,11 +30,6 @@ export async function remember(): Promise<string> {
 export const usedSpecs = Helper.uses.notes.spec.capabilities.length;
 `;
 
-function tsc(root: string): { ok: boolean; output: string } {
-  const run = spawnSync(process.execPath, [TSC, "-p", root, "--pretty", "false"], { cwd: root, encoding: "utf8", timeout: 180_000 });
-  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
-}
-
 test("a handler calling the MCP client typechecks strictly; a wrong field type does not", async () => {
   const agent = "kind: agent\nname: helper\ndescription: Helps\nuses: [notes]\ncapabilities: []\n";
   const project = await mcpProject({
@@ -73,16 +40,13 @@ test("a handler calling the MCP client typechecks strictly; a wrong field type d
   try {
     const gen = await project.gen();
     assert.is(gen.code, 0, gen.err);
-    await writeFile(join(project.root, "package.json"), '{ "name": "mcp-project", "type": "module" }\n');
-    await symlink(join(REPO, "node_modules"), join(project.root, "node_modules"), "dir");
-    await writeFile(join(project.root, "tsconfig.json"), JSON.stringify(TSCONFIG));
-    await mkdir(join(project.root, "src"));
+    await makeStrictProject(project.root, "mcp-project");
     await writeFile(join(project.root, "src", "handler.ts"), handler(`addNote({ title: "Milk", body: "Buy milk" })`));
-    const good = tsc(project.root);
+    const good = strictTsc(project.root);
     assert.ok(good.ok, good.output);
 
     await writeFile(join(project.root, "src", "handler.ts"), handler(`addNote({ title: 42, body: "Buy milk" })`));
-    const bad = tsc(project.root);
+    const bad = strictTsc(project.root);
     assert.not.ok(bad.ok);
     assert.match(bad.output, /src\/handler\.ts\(5,\d+\): error TS2322/, bad.output);
   } finally {
