@@ -24,6 +24,25 @@ export interface ImportedTool {
   readonly operations: readonly { readonly operation: string; readonly capability: string | undefined }[];
 }
 
+/**
+ * Adds a diagnostic, or names one more operation on the one already given at the same place for the
+ * same reason: a shared schema's problem is one fact, told once with every operation it touches.
+ */
+function collector(diagnostics: ImportDiagnostic[]): (diagnostic: ImportDiagnostic) => void {
+  const byPlace = new Map<string, { operations: string[] }>();
+  return (diagnostic) => {
+    const key = `${diagnostic.where}\u0000${diagnostic.message}`;
+    const found = byPlace.get(key);
+    if (found === undefined) {
+      const entry = { ...diagnostic, operations: [...diagnostic.operations] };
+      byPlace.set(key, entry);
+      diagnostics.push(entry);
+      return;
+    }
+    for (const operation of diagnostic.operations) if (!found.operations.includes(operation)) found.operations.push(operation);
+  };
+}
+
 /** The absolute base URL the document names, if any (server variables at their defaults). */
 function baseUrlOf(root: Node, swagger: boolean): string | undefined {
   if (swagger) {
@@ -69,7 +88,7 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
   const info = isNode(root["info"]) ? root["info"] : {};
   const toolName = name ?? componentNameOf(info["title"]);
   const diagnostics: ImportDiagnostic[] = [];
-  const context = { root, swagger, where: source.where, report: (d: ImportDiagnostic) => diagnostics.push(d) };
+  const context = { root, swagger, where: source.where, report: collector(diagnostics) };
   const capabilities: CapabilityDocument[] = [];
   const proxied: ProxyOperation[] = [];
   const operations: { operation: string; capability: string | undefined }[] = [];
@@ -84,12 +103,12 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
       const label = `${method.toUpperCase()} ${path}`;
       const atOp = ["paths", path, method];
       if (operations.length >= MAX_OPERATIONS) {
-        diagnostics.push({ where: source.where(atOp), operation: label, message: `past ${MAX_OPERATIONS} operations: skipped` });
+        diagnostics.push({ where: source.where(atOp), operations: [label], message: `past ${MAX_OPERATIONS} operations: skipped` });
         operations.push({ operation: label, capability: undefined });
         continue;
       }
       if (method === "trace") {
-        diagnostics.push({ where: source.where(atOp), operation: label, message: "TRACE is not proxied: skipped" });
+        diagnostics.push({ where: source.where(atOp), operations: [label], message: "TRACE is not proxied: skipped" });
         operations.push({ operation: label, capability: undefined });
         continue;
       }
@@ -98,7 +117,7 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
       if (capability !== wanted) {
         diagnostics.push({
           where: source.where(operation["operationId"] === undefined ? atOp : [...atOp, "operationId"]),
-          operation: label,
+          operations: [label],
           message: `its name ${wanted} is taken by ${firstWith.get(wanted) ?? "another operation"}; imported as ${capability} (did you mean to give it an operationId of its own?)`,
         });
       } else {

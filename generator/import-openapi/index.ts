@@ -36,6 +36,13 @@ const DNS_LABEL = /^[a-z][a-z0-9-]{0,62}$/;
 /** The variable that names the service's base URL: `petstore` → `PETSTORE_BASE_URL`. */
 export const baseUrlVariable = (name: string): string => `${name.toUpperCase().replace(/-/g, "_")}_BASE_URL`;
 
+/** `GET /a: `, or `(2 operations: GET /a, GET /b): ` for a shared schema's problem; nothing for the document's. */
+function operationsText(operations: readonly string[], quote: (operation: string) => string): string {
+  if (operations.length === 0) return "";
+  if (operations.length === 1) return `${quote(operations[0]!)}: `;
+  return `(${operations.length} operations: ${operations.map(quote).join(", ")}): `;
+}
+
 function reportText(tool: ImportedTool, source: string): string {
   const lines = [`# Import report: ${tool.name}`, "", `Source: \`${source}\` (${tool.version}).`, ""];
   const imported = tool.operations.filter((o) => o.capability !== undefined).length;
@@ -44,7 +51,7 @@ function reportText(tool: ImportedTool, source: string): string {
   for (const { operation, capability } of tool.operations) lines.push(`| \`${operation}\` | ${capability === undefined ? "skipped" : `\`${capability}\``} |`);
   lines.push("", "## Diagnostics", "");
   if (tool.diagnostics.length === 0) lines.push("None: everything maps.");
-  for (const d of tool.diagnostics) lines.push(`- \`${d.where}\` ${d.operation === undefined ? "" : `\`${d.operation}\`: `}${d.message.replace(/\|/g, "\\|")}`);
+  for (const d of tool.diagnostics) lines.push(`- \`${d.where}\` ${operationsText(d.operations, (o) => `\`${o}\``)}${d.message.replace(/\|/g, "\\|")}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -155,7 +162,7 @@ async function importTo(source: string, out: string, name: string | undefined, f
   }
   await mkdir(out, { recursive: true });
   for (const [file, text] of Object.entries(files)) await writeFile(join(out, file), text);
-  for (const d of tool.diagnostics) io.err(`${d.where}: warning: ${d.operation === undefined ? "" : `${d.operation}: `}${d.message}\n`);
+  for (const d of tool.diagnostics) io.err(`${d.where}: warning: ${operationsText(d.operations, (o) => o)}${d.message}\n`);
   const imported = tool.manifest.capabilities.length;
   io.out(
     `imported ${imported} of ${tool.operations.length} operations into ${join(out, `${tool.name}.yaml`)} (${tool.diagnostics.length} diagnostics: ${join(out, `${tool.name}.import-report.md`)})\n`,

@@ -13,8 +13,12 @@ type Node = Readonly<Record<string, unknown>>;
 export interface ImportDiagnostic {
   /** `file:line:col`. */
   readonly where: string;
-  /** `METHOD /path` of the operation, or undefined for the document. */
-  readonly operation: string | undefined;
+  /**
+   * `METHOD /path` of every operation the problem affects, in document order; empty for the document.
+   * A problem in a shared schema (`components`, `definitions`) is one diagnostic at the schema's
+   * position naming each operation that uses it, not one per operation.
+   */
+  readonly operations: readonly string[];
   readonly message: string;
 }
 
@@ -86,7 +90,7 @@ function say(place: Place, at: readonly string[], message: string): void {
   const text = depth ? `values nested deeper than ${IMPORT_MAX_DEPTH} levels (or recursive) are imported as any, checked by the service at run time` : message;
   place.context.report({
     where: depth ? place.context.where(["paths", place.operation.split(" ")[1]!, place.operation.split(" ")[0]!.toLowerCase()]) : where,
-    operation: place.operation,
+    operations: [place.operation],
     message: text,
   });
 }

@@ -20,6 +20,7 @@ const DOCUMENTS = {
   "star-trek-oas30.yaml": "stapi",
   "train-travel-oas31.yaml": "train-travel",
   "github-issues-subset.json": "github-issues",
+  "edge-cases-oas30.yaml": "edge-cases",
 } as const;
 
 for (const [file, name] of Object.entries(DOCUMENTS)) {
@@ -50,14 +51,29 @@ test("an operation's diagnostics name it and point at the line and column in the
   const tool = importDocument(await readSource(`${FIXTURES}/train-travel-oas31.yaml`), "train-travel");
   const union = tool.diagnostics.find((d) => d.message.startsWith("anyOf with several branches"));
   assert.ok(union);
-  assert.is(union.operation, "POST /bookings/{bookingId}/payment");
+  assert.equal(union.operations, ["POST /bookings/{bookingId}/payment"]);
   assert.match(union.where, /^test\/fixtures\/openapi\/train-travel-oas31\.yaml:\d+:\d+$/);
+});
+
+test("a problem in a shared component schema is one diagnostic at the schema, naming every operation that uses it", async () => {
+  const source = `${FIXTURES}/edge-cases-oas30.yaml`;
+  const tool = importDocument(await readSource(source), "edge-cases");
+  const maps = tool.diagnostics.filter((d) => d.message.startsWith("free-form additionalProperties"));
+  assert.is(maps.length, 1);
+  assert.equal(maps[0]!.operations, ["GET /things", "POST /things", "GET /things/{id}"]);
+  // The position is Meta.labels in components, not any of the three operations.
+  const lines = (await readFile(source, "utf8")).split("\n");
+  const line = Number(/:(\d+):\d+$/.exec(maps[0]!.where)![1]);
+  assert.match(lines[line - 1]!, /^\s+type: object$/);
+  assert.match(lines[line - 2]!, /^\s+labels:$/);
+  const report = importFiles(tool, source)["edge-cases.import-report.md"]!;
+  assert.match(report, "(3 operations: `GET /things`, `POST /things`, `GET /things/{id}`): free-form additionalProperties");
 });
 
 test("a form body required by the operation skips it, and the report lists it as skipped", async () => {
   const tool = importDocument(await readSource(`${FIXTURES}/petstore-swagger2.yaml`), "petstore");
   assert.ok(tool.operations.some((o) => o.operation === "POST /pet/{petId}" && o.capability === undefined));
-  assert.ok(tool.diagnostics.some((d) => d.operation === "POST /pet/{petId}" && /formData.*skipped/.test(d.message)));
+  assert.ok(tool.diagnostics.some((d) => d.operations.includes("POST /pet/{petId}") && /formData.*skipped/.test(d.message)));
   assert.not.ok(tool.manifest.capabilities.some((c) => c.name === "update_pet_with_form"));
 });
 
