@@ -10,9 +10,10 @@ import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import type { CliIo } from "../cli-io.js";
 import { importDocument, type ImportedTool } from "./document.js";
-import { readSource } from "./source.js";
+import { parseDuration } from "../../runtime/spec/index.js";
+import { FETCH_TIMEOUT_MS, MAX_FETCH_TIMEOUT_MS, printableSource, readSource } from "./source.js";
 
-export const IMPORT_HELP = `Usage: manifold import openapi <file|url> [--name N] [--out DIR] [--force]
+export const IMPORT_HELP = `Usage: manifold import openapi <file|url> [--name N] [--out DIR] [--force] [--timeout D]
 
 Turns an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML, a file or an http(s) URL) into a
 tool: each operation a capability (its operationId in snake_case; method and path without one),
@@ -28,6 +29,10 @@ out, and listed in the report and on stderr. The service's URL: <NAME>_BASE_URL,
   --name N     the tool's name, a DNS label (default: from info.title)
   --out DIR    where the files go (default: manifests)
   --force      overwrite files that exist
+  --timeout D  how long a URL may take to answer in full (default 30s, at most 10m)
+
+A URL is read at most 32 MiB and --timeout; a non-2xx answer, a timeout or an unreachable host is a
+one-line error and exit code 1.
 
 Exit codes: 0 imported (diagnostics are warnings), 1 the document cannot be read or imported, 2 usage error.`;
 
@@ -107,6 +112,7 @@ function parse(argv: readonly string[]) {
       name: { type: "string" },
       out: { type: "string", default: "manifests" },
       force: { type: "boolean", default: false },
+      timeout: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -127,6 +133,7 @@ export async function runImport(argv: readonly string[], io: CliIo): Promise<num
     return 0;
   }
   const [kind, source, ...extra] = args.positionals;
+  const timeoutMs = args.timeout === undefined ? FETCH_TIMEOUT_MS : parseDuration(args.timeout);
   const usage =
     kind !== "openapi"
       ? `the only import is openapi, not ${JSON.stringify(kind ?? "")}`
@@ -136,22 +143,32 @@ export async function runImport(argv: readonly string[], io: CliIo): Promise<num
           ? `unexpected argument ${JSON.stringify(extra[0])}`
           : args.name !== undefined && !DNS_LABEL.test(args.name)
             ? `--name must be a DNS label (a lower-case letter, then letters, digits or '-'), not ${JSON.stringify(args.name)}`
-            : undefined;
+            : timeoutMs === undefined || timeoutMs > MAX_FETCH_TIMEOUT_MS
+              ? `--timeout must be a duration such as 500ms or 30s, at most 10m, not ${JSON.stringify(args.timeout)}`
+              : undefined;
   if (usage !== undefined) {
     io.err(`manifold import: ${usage}\nRun manifold import --help for usage.\n`);
     return 2;
   }
-  return importTo(source!, args.out, args.name, args.force, io);
+  return importTo(source!, { out: args.out, name: args.name, force: args.force, timeoutMs: timeoutMs! }, io);
 }
 
-async function importTo(source: string, out: string, name: string | undefined, force: boolean, io: CliIo): Promise<number> {
+interface ImportOptions {
+  readonly out: string;
+  readonly name: string | undefined;
+  readonly force: boolean;
+  readonly timeoutMs: number;
+}
+
+async function importTo(source: string, { out, name, force, timeoutMs }: ImportOptions, io: CliIo): Promise<number> {
   let files: Record<string, string>;
   let tool: ImportedTool;
   try {
-    tool = importDocument(await readSource(source), name);
-    files = importFiles(tool, source);
+    tool = importDocument(await readSource(source, { timeoutMs }), name);
+    files = importFiles(tool, printableSource(source));
   } catch (error) {
-    io.err(`manifold import: ${error instanceof Error ? error.message : String(error)}\n`);
+    // One line: the reason, never a stack.
+    io.err(`manifold import: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`);
     return 1;
   }
   const present = [];

@@ -6,11 +6,12 @@
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { parse } from "yaml";
 import { main } from "../../generator/cli.js";
 
 interface Seen {
@@ -91,6 +92,100 @@ test("the imported petstore serves, and each call reaches the original service a
     await running.close();
     await stub.close();
     await rm(OUT, { recursive: true, force: true });
+  }
+});
+
+/** A loopback server answering every request with `answer`; `url` is its base. */
+async function documentServer(answer: (req: IncomingMessage, res: import("node:http").ServerResponse) => void) {
+  const server = createServer(answer);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function runImport(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "openapi", ...args], { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), color: false });
+  return { code, out: out.join(""), err: err.join("") };
+}
+
+const URL_OUT = resolve("test-output/import-openapi-url");
+
+test("a URL imports like the file it serves; the query (which may hold a credential) is in no written file", async () => {
+  const json = JSON.stringify(parse(await readFile("test/fixtures/openapi/petstore-swagger2.yaml", "utf8")));
+  const server = await documentServer((req, res) => {
+    if (req.url?.startsWith("/openapi.json")) return void res.writeHead(200, { "content-type": "application/json" }).end(json);
+    res.writeHead(404).end();
+  });
+  await rm(URL_OUT, { recursive: true, force: true });
+  try {
+    const run = await runImport([`${server.url}/openapi.json?access_token=s3cret`, "--name", "petstore", "--out", URL_OUT]);
+    assert.is(run.code, 0, run.err);
+    assert.match(run.out, /imported 18 of 20 operations/);
+    const manifest = parse(await readFile(`${URL_OUT}/petstore.yaml`, "utf8")) as { capabilities: { name: string }[] };
+    assert.is(manifest.capabilities.length, 18);
+    for (const file of await readdir(URL_OUT)) assert.not.match(await readFile(`${URL_OUT}/${file}`, "utf8"), "s3cret", file);
+    assert.not.match(run.err, "s3cret");
+    assert.match(await readFile(`${URL_OUT}/petstore.import-report.md`, "utf8"), `Source: \`${server.url}/openapi.json\``);
+  } finally {
+    await server.close();
+    await rm(URL_OUT, { recursive: true, force: true });
+  }
+});
+
+test("a URL that answers 404, too slowly, too much, or not at all: one line on stderr, exit code 1, nothing written", async () => {
+  const big = Buffer.alloc(1024 * 1024, 0x20);
+  const server = await documentServer((req, res) => {
+    if (req.url === "/slow.json") return; // never answers
+    if (req.url === "/declared-huge.json") return void res.writeHead(200, { "content-length": String(64 * 1024 * 1024) }).flushHeaders();
+    if (req.url === "/streamed-huge.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      let sent = 0;
+      const more = (): void => {
+        while (sent < 40 && res.write(big)) sent++;
+        if (sent < 40) res.once("drain", more);
+        else res.end();
+      };
+      return more();
+    }
+    res.writeHead(404, { "content-type": "text/plain" }).end("no\nstack here");
+  });
+  const closed = await documentServer(() => undefined);
+  const unreachable = closed.url;
+  await closed.close();
+  await rm(URL_OUT, { recursive: true, force: true });
+  try {
+    const cases: [string, string[], RegExp][] = [
+      ["404", [`${server.url}/missing.json?key=s3cret`], /^manifold import: http:\/\/127\.0\.0\.1:\d+\/missing\.json answered 404 Not Found\n$/],
+      [
+        "timeout",
+        [`${server.url}/slow.json`, "--timeout", "200ms"],
+        /^manifold import: http:\/\/127\.0\.0\.1:\d+\/slow\.json did not answer in full within 200 ms\n$/,
+      ],
+      ["declared size", [`${server.url}/declared-huge.json`], /^manifold import: \S+ is larger than 33554432 bytes\n$/],
+      ["streamed size", [`${server.url}/streamed-huge.json`], /^manifold import: \S+ is larger than 33554432 bytes\n$/],
+      ["unreachable", [`${unreachable}/openapi.json`], /^manifold import: \S+ could not be reached \(ECONNREFUSED\)\n$/],
+    ];
+    for (const [what, args, message] of cases) {
+      const run = await runImport([...args, "--name", "petstore", "--out", URL_OUT]);
+      assert.is(run.code, 1, what);
+      assert.match(run.err, message, what);
+      assert.not.match(run.err, "s3cret", what);
+    }
+    const usage = await runImport([`${server.url}/slow.json`, "--timeout", "soon", "--out", URL_OUT]);
+    assert.is(usage.code, 2);
+    assert.match(usage.err, /--timeout must be a duration/);
+    assert.not.ok(await readdir(URL_OUT).catch(() => undefined), "nothing written");
+  } finally {
+    await server.close();
   }
 });
 
