@@ -174,6 +174,12 @@ export const TravelAgentSpec: ComponentSpec = {
       "scheduler",
       "weather-service"
     ],
+    plannerCapabilities: {
+      scheduler: [
+        "get_schedule",
+        "list_schedules"
+      ]
+    },
     orchestration: {
       natural: {
         model: "gpt-4o-mini"

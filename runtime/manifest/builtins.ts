@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../package-root.js";
+import { usedName, type RawUse } from "./manifest-types.js";
 
 /** Name → path inside the package. */
 export const BUILTIN_MANIFESTS: Readonly<Record<string, string>> = { scheduler: "runtime/scheduling/scheduler.yaml" };
@@ -30,7 +31,7 @@ interface Loaded {
 export function builtinSources(loaded: readonly Loaded[]): Source[] {
   const defined = new Set(loaded.flatMap((l) => (l.declared === undefined ? [] : [l.declared.name])));
   // Only agents have `uses` (the meta-schema refuses it elsewhere).
-  const used = new Set(loaded.flatMap((l) => (l.checked?.manifest as { uses?: readonly string[] } | undefined)?.uses ?? []));
+  const used = new Set(loaded.flatMap((l) => ((l.checked?.manifest as { uses?: readonly RawUse[] } | undefined)?.uses ?? []).map(usedName)));
   return Object.keys(BUILTIN_MANIFESTS)
     .filter((name) => used.has(name) && !defined.has(name))
     .map((name) => ({ file: builtinFile(name), text: readFileSync(join(packageRoot(), BUILTIN_MANIFESTS[name]!), "utf8") }));

@@ -8,7 +8,7 @@ import type { WorkflowSpec } from "../spec/index.js";
 import { isDiagnosticCode, type DiagnosticCode } from "./codes.js";
 import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
-import type { RawComponent, RawWorkflow } from "./manifest-types.js";
+import { usedName, type RawComponent, type RawWorkflow } from "./manifest-types.js";
 import { normaliseCapabilities } from "./normalise.js";
 import { featureWorkflows, type ManifestFeature, type RawAgent } from "./feature.js";
 import type { CheckedManifest, DeclaredNames } from "./link.js";
@@ -86,7 +86,7 @@ function checkAgentWorkflows(
 ): Diagnostic[] {
   const agent = entry.manifest;
   const found: Diagnostic[] = [];
-  const allowed = new Set(agent.uses ?? []);
+  const allowed = new Set((agent.uses ?? []).map(usedName));
   // Where the agent names workflows: each feature's references (served ones, those its tasks run, …).
   for (const { name, path, served } of featureWorkflows(agent as RawAgent, features)) {
     if (served && RESERVED_WORKFLOW_NAMES.includes(name)) {

@@ -141,6 +141,11 @@ export const DIAGNOSTIC_CODES = {
     description:
       "Two parts of a component (its name, a capability, a task type, a workflow) derive the same name in its generated module, one derives a name the module imports (`Client`, `ComponentSpec`, `Handlers`), or a capability would take a framework operation's OpenAPI operationId (`health`; `query` on a chat agent).",
   },
+  MF1322: {
+    severity: "error",
+    title: "Unknown planner capability",
+    description: "A `uses` entry's `planner` list names a capability its component does not offer.",
+  },
 
   ...WORKFLOW_CHECK_CODES,
 

@@ -7,7 +7,7 @@ import { createDiagnostic } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { toPascalCase } from "../spec/index.js";
 import type { FeatureLinkContext, ManifestFeature, RawAgent } from "./feature.js";
-import type { RawA2a, RawComponent, RawDeployment, RawManifest, RawMcp } from "./manifest-types.js";
+import { usedName, type RawA2a, type RawComponent, type RawDeployment, type RawManifest, type RawMcp } from "./manifest-types.js";
 import type { ComponentSpec } from "../spec/index.js";
 import { keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { checkDeployment } from "./link-deployment.js";
@@ -107,9 +107,24 @@ function didYouMean(name: string, names: Iterable<string>): string {
   return guess === undefined ? "" : ` (did you mean \`${guess}\`?)`;
 }
 
+/** A `uses` entry's `planner` list names capabilities its component offers (MF1322). */
+function checkPlannerLists(entry: CheckedManifest, agent: RawAgent, components: Context["components"], report: Report): void {
+  (agent.uses ?? []).forEach((use, i) => {
+    if (typeof use === "string" || !Array.isArray(use.planner)) return;
+    const component = components.get(use.name);
+    if (component === undefined) return; // MF1310 already, or a declared component whose manifest did not load.
+    const offered = (component.manifest.capabilities ?? []).map((c) => c.name);
+    (use.planner as readonly string[]).forEach((capability, j) => {
+      if (offered.includes(capability)) return;
+      report(entry, "MF1322", ["uses", i, "planner", j], `\`${use.name}\` has no capability \`${capability}\`${didYouMean(capability, offered)}`);
+    });
+  });
+}
+
 function checkAgentReferences(entry: CheckedManifest, agent: RawAgent, { components, workflows, declared, report, features }: Context): void {
-  const uses = agent.uses ?? [];
+  const uses = (agent.uses ?? []).map(usedName);
   uses.forEach((name, i) => {
+    if (uses.indexOf(name) < i) return report(entry, "MF1208", ["uses", i], `\`uses\` lists \`${name}\` twice`);
     if (components.has(name) || declared.components.has(name)) return;
     const message =
       workflows.has(name) || declared.workflows.has(name)
@@ -117,6 +132,7 @@ function checkAgentReferences(entry: CheckedManifest, agent: RawAgent, { compone
         : `\`uses\` names \`${name}\`, but no tool or agent manifest has that name${didYouMean(name, components.keys())}`;
     report(entry, "MF1310", ["uses", i], message);
   });
+  checkPlannerLists(entry, agent, components, report);
   // What is offered is only decidable when every used component loaded; otherwise a broken manifest would cause noise.
   const used = uses.flatMap((name) => {
     const component = components.get(name);

@@ -37,8 +37,18 @@ export interface RawComponent extends RawAgentFeatures {
   readonly mcp?: boolean;
   readonly capabilities?: readonly RawCapability[];
   // Agents only (the schema rejects them on tools).
-  readonly uses?: readonly string[];
+  readonly uses?: readonly RawUse[];
 }
+
+/**
+ * A `uses` entry: a component name, or `{name, planner}` where `planner` is false (the natural-mode
+ * planner sees none of the component's capabilities) or the only capabilities it may see. The typed
+ * client always has every capability.
+ */
+export type RawUse = string | { readonly name: string; readonly planner?: boolean | readonly string[] };
+
+/** The component a `uses` entry names. */
+export const usedName = (use: RawUse): string => (typeof use === "string" ? use : use.name);
 
 /** Workflow documents are read by the runtime too (the YAML workflow engine), so their types live there. */
 export type { WorkflowStepDocument as RawStep, WorkflowDocument as RawWorkflow } from "./dataflow/types.js";

@@ -5,7 +5,7 @@
 import { toCamelCase } from "../spec/index.js";
 import type { AgentSpec, CapabilitySpec, ComponentSpec, FieldSpec, FieldsSpec, ValueSpec, WorkflowSpec } from "../spec/index.js";
 import { featureWorkflows, type ManifestFeature, type ManifestFiles, type RawAgent } from "./feature.js";
-import type { RawCapability, RawComponent, RawField, RawFields, RawValue } from "./manifest-types.js";
+import { usedName, type RawCapability, type RawComponent, type RawField, type RawFields, type RawValue } from "./manifest-types.js";
 import { compareText } from "./values.js";
 
 export const DEFAULT_VERSION = "1.0.0";
@@ -89,7 +89,18 @@ function normaliseAgent(raw: RawAgent, features: readonly ManifestFeature[], wor
   const context = { workflows, referenced, file: origin.file, files: origin.files };
   const parts = features.map((feature) => feature.normalise(raw, context));
   // Each feature's normaliser produces exactly its declared part; their union is the assembled spec.
-  return Object.assign({ uses: [...(raw.uses ?? [])].sort(compareText) }, ...parts) as AgentSpec;
+  return Object.assign({ uses: (raw.uses ?? []).map(usedName).sort(compareText), ...plannerCapabilities(raw) }, ...parts) as AgentSpec;
+}
+
+/** `plannerCapabilities` from the `uses` entries that limit the planner; nothing when none does. */
+function plannerCapabilities(raw: RawAgent): Pick<AgentSpec, "plannerCapabilities"> {
+  const limited = (raw.uses ?? []).flatMap((use) =>
+    typeof use === "string" || use.planner === undefined || use.planner === true
+      ? []
+      : [[use.name, use.planner === false ? [] : [...use.planner].sort(compareText)] as const],
+  );
+  if (limited.length === 0) return {};
+  return { plannerCapabilities: Object.fromEntries([...limited].sort((a, b) => compareText(a[0], b[0]))) };
 }
 
 /** A workflow's typed outputs as fields, or undefined when some output's type cannot be inferred. */

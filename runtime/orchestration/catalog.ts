@@ -137,6 +137,39 @@ function plannerView(catalog: readonly CatalogComponent[], allowed: true | reado
   return Object.freeze(view) as CatalogComponent[];
 }
 
+/** Per catalog, its views by planner limits (one per agent spec: the limits object is the spec's own). */
+const limitedViews = new WeakMap<readonly CatalogComponent[], WeakMap<PlannerLimits, CatalogComponent[]>>();
+
+/** Per used component, the only capabilities the planner may see (the agent's `uses` entries with `planner`). */
+export type PlannerLimits = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * The catalog less what the agent's `uses` entries hide from its planner (`planner: false`, or a list
+ * of the capabilities it may see). Applied where `withoutLastingEffects` is, so the proposal is checked
+ * against it and a plan naming a hidden capability is refused as unknown. Typed clients are unaffected.
+ */
+export function withPlannerLimits(catalog: readonly CatalogComponent[], limits: PlannerLimits | undefined): CatalogComponent[] {
+  if (limits === undefined) return catalog as CatalogComponent[];
+  let views = limitedViews.get(catalog);
+  if (views === undefined) limitedViews.set(catalog, (views = new WeakMap()));
+  let view = views.get(limits);
+  if (view === undefined) {
+    view = catalog.map((component) => {
+      const only = limits[component.name];
+      if (only === undefined) return component;
+      return Object.freeze({ ...component, capabilities: Object.freeze(component.capabilities.filter((c) => only.includes(c.name))) });
+    });
+    views.set(limits, (view = Object.freeze(view) as CatalogComponent[]));
+  }
+  return view;
+}
+
+/** Whether the planner of an agent with these limits may see `component.capability` (lasting effects and `internal` aside). */
+export function plannerMaySee(limits: PlannerLimits | undefined, component: string, capability: string): boolean {
+  const only = limits?.[component];
+  return only === undefined || only.includes(capability);
+}
+
 /** A check context over a catalog, which also remembers the names it was asked for and did not know. */
 export interface CatalogCheckContext extends CheckContext {
   readonly missing: ReadonlySet<string>;

@@ -142,7 +142,13 @@ interface Served {
 export function createOrchestrationExtension(spec: ComponentSpec, options: OrchestrationOptions = {}): OrchestrationExtension {
   const log = options.log ?? createLogger({ service: spec.name, component: "orchestration" });
   const allowLastingEffects = options.allowLastingEffects ?? spec.agent?.orchestration.natural?.allowLastingEffects;
-  const orchestrator = createOrchestrator({ ...options, log, ...(allowLastingEffects === undefined ? {} : { allowLastingEffects }) });
+  const plannerCapabilities = options.plannerCapabilities ?? spec.agent?.plannerCapabilities;
+  const orchestrator = createOrchestrator({
+    ...options,
+    log,
+    ...(allowLastingEffects === undefined ? {} : { allowLastingEffects }),
+    ...(plannerCapabilities === undefined ? {} : { plannerCapabilities }),
+  });
   const generated = new Map((spec.agent?.orchestration.workflows ?? []).map((w) => [w.name, w]));
   const served = (spec.agent?.orchestration.endpoints ?? []).map((name) => {
     const workflow = generated.get(name);

@@ -89,6 +89,12 @@ export interface OrchestratorOptions extends Pick<ResolverOptions, "components" 
    */
   readonly allowLastingEffects?: true | readonly string[];
   /**
+   * Per used component, the only capabilities the language-model planner may see and plan (empty:
+   * none); components not named are not limited. @defaultValue the agent manifest's `uses` entries
+   * with `planner: false` or a list
+   */
+  readonly plannerCapabilities?: Readonly<Record<string, readonly string[]>>;
+  /**
    * Natural mode's adaptive loop and per-request budgets (phases, semantic retries, model calls,
    * timeout, micro-resolution); `ONE_SHOT` turns the loop off. @defaultValue from `MANIFOLD_MAX_PHASES`,
    * `MANIFOLD_MAX_SEMANTIC_RETRIES`, `MANIFOLD_MAX_LLM_CALLS`, `MANIFOLD_ORCHESTRATION_TIMEOUT`, `MANIFOLD_RESULT_BUDGET_BYTES`

@@ -196,6 +196,12 @@ export interface AgentFeatureSpecs {}
 export interface AgentSpec extends AgentFeatureSpecs {
   /** Component names the agent calls, sorted. */
   readonly uses: readonly string[];
+  /**
+   * Per used component whose `uses` entry limits the planner (`planner: false` or a list), the only
+   * capabilities the natural-mode planner may see and plan, sorted (empty: none). Absent: no limit.
+   * Typed clients are not affected.
+   */
+  readonly plannerCapabilities?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Routes the framework owns on every component; a capability endpoint may not take one of them. */

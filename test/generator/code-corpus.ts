@@ -151,6 +151,7 @@ export const CODE_CORPUS: { readonly [C in DiagnosticCode]: Produce } = {
   MF1316: text(`${AGENT}tasks:\n  - { type: get_a }\n  - { type: get__a }\n`),
   MF1320: text(capability(`    input:\n      required:\n${nestedField(17)}`)),
   MF1321: text(`${AGENT}tasks:\n  - { type: packing }\ncapabilities:\n  - { name: packing_task, description: d }\n`.replace("capabilities: []\n", "")),
+  MF1322: files({ "m/geo.yaml": GEOCODING_TOOL, "m/g.yaml": `${AGENT}uses: [{ name: geocoding-service, planner: [geocode_locaton] }]\n` }),
   MF1317: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-servce: { entry: dist/geo.js }\n` }),
   MF1318: files({ "m/geo.yaml": GEOCODING_TOOL, "m/deploy.yaml": `${DEPLOYMENT}  geocoding-service: { entry: dist/geo.js, env: { API_KEY: abc } }\n` }),
   MF1319: files({

@@ -6,7 +6,7 @@
 import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore, type LlmProvider } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
-import { withoutLastingEffects, type CatalogComponent } from "../catalog.js";
+import { withPlannerLimits, withoutLastingEffects, type CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
@@ -80,10 +80,10 @@ export function configureNatural(
     if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm, catalog: fullCatalog }));
     // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
     interceptors.push(createBindingInterceptor({ provider: llm }));
-    const { allowLastingEffects } = options;
+    const { allowLastingEffects, plannerCapabilities } = options;
     const plan = createLlmPlanner({
       provider: llm,
-      catalog: async () => withoutLastingEffects(await fullCatalog(), allowLastingEffects),
+      catalog: async () => withPlannerLimits(withoutLastingEffects(await fullCatalog(), allowLastingEffects), plannerCapabilities),
       maxPhases: settings.maxPhases,
       settings,
     });
