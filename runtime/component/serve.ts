@@ -7,7 +7,7 @@ import { startHeartbeat, type ComponentRegistration, type Heartbeat } from "../d
 import { defaultRegistry, ROLE_KEY, WORKER_ROLE } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { initTelemetry, shutdownTelemetry } from "../telemetry/index.js";
-import { capabilityWire, DEFAULT_DRAIN_TIMEOUT_MS } from "../spec/index.js";
+import { capabilityWire, DEFAULT_DRAIN_TIMEOUT_MS, plannerMetadata } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { ComponentExtension, ExtensionStart } from "./extension.js";
 import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
@@ -146,7 +146,7 @@ function registrationOf<C extends CapabilityTypes>(
     address: advertisedAddress(address, advertise),
     port: address.port,
     // A worker-mode process answers only /health: it is listed as a worker, never routed to.
-    metadata: { version: spec.version, ...metadata, ...(options.healthOnly === true ? { [ROLE_KEY]: WORKER_ROLE } : {}) },
+    metadata: { version: spec.version, ...plannerMetadata(spec), ...metadata, ...(options.healthOnly === true ? { [ROLE_KEY]: WORKER_ROLE } : {}) },
     capabilities: options.healthOnly === true ? [] : spec.capabilities.map(capabilityWire),
   };
 }

@@ -164,12 +164,6 @@ export function withPlannerLimits(catalog: readonly CatalogComponent[], limits: 
   return view;
 }
 
-/** Whether the planner of an agent with these limits may see `component.capability` (lasting effects and `internal` aside). */
-export function plannerMaySee(limits: PlannerLimits | undefined, component: string, capability: string): boolean {
-  const only = limits?.[component];
-  return only === undefined || only.includes(capability);
-}
-
 /** A check context over a catalog, which also remembers the names it was asked for and did not know. */
 export interface CatalogCheckContext extends CheckContext {
   readonly missing: ReadonlySet<string>;

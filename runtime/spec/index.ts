@@ -15,6 +15,7 @@ export {
   type OpenApiOptions,
   type OpenApiParts,
 } from "./openapi.js";
+export { PLANNER_METADATA_KEY, plannerMetadata, plannerSees, readPlannerMetadata, type PlannerView } from "./planner-view.js";
 export { capabilityWire, fieldsFromSummary, summary, type CapabilityWire, type FieldSummary, type WireField, type WireValue } from "./wire.js";
 export {
   AI_SYNTHESIS_FIELD,
