@@ -133,6 +133,13 @@ function renderRegistry(data, ctx) {
   );
 }
 
+/** Why a capability is not shown to the agent's planner (AgentSkills.hidden_by). */
+const HIDDEN_BY = {
+  internal: "internal · hidden from the planner",
+  lasting: "lasting effects · hidden from the planner",
+  uses: "hidden from this agent's planner (uses)",
+};
+
 function renderCatalog(data, ctx) {
   if (data.agents.length === 0) return empty("No agent is registered, so no planner reads a catalog.");
   const skills = data.agents.find((a) => a.agent === ctx.state.agent) ?? data.agents[0];
@@ -142,7 +149,8 @@ function renderCatalog(data, ctx) {
     h(
       "p",
       {},
-      `${skills.agent}'s planner may use ${skills.visible_count} capabilit${skills.visible_count === 1 ? "y" : "ies"}; ${skills.internal_count} internal one${skills.internal_count === 1 ? " is" : "s are"} hidden from it.`,
+      `${skills.agent}'s planner may use ${skills.visible_count} capabilit${skills.visible_count === 1 ? "y" : "ies"}; ${skills.internal_count} internal one${skills.internal_count === 1 ? " is" : "s are"} hidden from it` +
+        (skills.hidden_count > 0 ? `, and ${skills.hidden_count} more by its manifest (lasting effects not allowed, or its uses entries).` : "."),
     ),
     skills.components.map((component) =>
       h(
@@ -161,12 +169,23 @@ function renderCatalog(data, ctx) {
                 component.capabilities.map((capability) =>
                   h(
                     "tr",
-                    { "data-testid": "skill", "data-name": capability.name, "data-internal": String(capability.internal) },
+                    {
+                      "data-testid": "skill",
+                      "data-name": capability.name,
+                      "data-internal": String(capability.internal),
+                      "data-planner": String(capability.planner_visible),
+                    },
                     h("td", {}, h("strong", {}, capability.name)),
                     h("td", {}, capability.description),
                     h("td", {}, badge(capability.type, "type")),
                     h("td", { class: "mono small" }, fields(capability.input_summary)),
-                    h("td", {}, capability.internal ? badge("internal · hidden from the planner", "internal") : badge("planner", "visible")),
+                    h(
+                      "td",
+                      {},
+                      capability.planner_visible
+                        ? badge("planner", "visible")
+                        : badge(HIDDEN_BY[capability.hidden_by] ?? "hidden from the planner", "internal"),
+                    ),
                   ),
                 ),
               ),
