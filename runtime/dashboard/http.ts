@@ -2,6 +2,7 @@
 import { REQUEST_ID_HEADER, sendJson, type RouteContext } from "../component/index.js";
 import { requestIdOf } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
+import type { ContentEncoding, EncodedJson } from "./encoded-json.js";
 
 /** One query parameter: absent or empty is undefined, a repeated one is refused. */
 export function queryOf(ctx: RouteContext, name: string): string | undefined {
@@ -36,6 +37,66 @@ export function sendValue(ctx: RouteContext, value: unknown): void {
   ctx.set(REQUEST_ID_HEADER, requestIdOf(ctx.req));
   ctx.set("Cache-Control", "no-store");
   sendJson(ctx, 200, JSON.stringify(value));
+}
+
+/**
+ * An answer encoded once (encoded-json.ts): its bytes as they are, compressed when the client accepts
+ * it and the variant is ready, or 304 when the client already holds this ETag. `no-cache` rather than
+ * `no-store` so a browser keeps the last answer and asks with If-None-Match: every poll is still
+ * checked with the dashboard, but an unchanged list is not sent again.
+ */
+export function sendEncoded(ctx: RouteContext, encoded: EncodedJson): void {
+  ctx.status = 200;
+  ctx.set("Cache-Control", "no-cache");
+  ctx.set("ETag", encoded.etag);
+  varyOn(ctx, "Accept-Encoding");
+  if (holds(ctx.get("If-None-Match"), encoded.etag)) {
+    ctx.status = 304;
+    return;
+  }
+  const encoding = preferredEncoding(ctx.get("Accept-Encoding"));
+  const body = encoding === undefined ? undefined : encoded.compressed(encoding);
+  // Set before the body: for a Buffer the body setter would otherwise say application/octet-stream. The value is sendJson's.
+  ctx.set("Content-Type", "application/json; charset=utf-8");
+  if (body !== undefined) ctx.set("Content-Encoding", encoding!);
+  ctx.body = body ?? encoded.identity;
+}
+
+/** Adds a field to the response's Vary, keeping what CORS put there (`Origin`). */
+function varyOn(ctx: RouteContext, field: string): void {
+  const current = ctx.res.getHeader("Vary");
+  const list = current === undefined ? "" : String(current);
+  if (list === "") ctx.set("Vary", field);
+  else if (
+    !list
+      .toLowerCase()
+      .split(/\s*,\s*/)
+      .includes(field.toLowerCase())
+  )
+    ctx.set("Vary", `${list}, ${field}`);
+}
+
+/** If-None-Match's weak comparison (RFC 9110 13.1.2): `*`, or any listed tag equal to ours with W/ ignored. */
+function holds(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch === "") return false;
+  const ours = etag.replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => {
+    const t = tag.trim();
+    return t === "*" || t.replace(/^W\//, "") === ours;
+  });
+}
+
+/** `br` or `gzip` when Accept-Encoding allows it (q above 0, by name or `*`), Brotli first: it is the smaller. */
+export function preferredEncoding(acceptEncoding: string): ContentEncoding | undefined {
+  if (acceptEncoding === "") return undefined;
+  const q = new Map<string, number>();
+  for (const part of acceptEncoding.slice(0, 512).split(",")) {
+    const [name = "", ...params] = part.split(";");
+    const weight = params.map((p) => /^\s*q\s*=\s*([\d.]+)\s*$/i.exec(p)).find((m) => m !== null);
+    q.set(name.trim().toLowerCase(), weight === undefined ? 1 : Number(weight![1]));
+  }
+  const allowed = (name: string): boolean => (q.get(name) ?? q.get("*") ?? 0) > 0;
+  return allowed("br") ? "br" : allowed("gzip") ? "gzip" : undefined;
 }
 
 /**

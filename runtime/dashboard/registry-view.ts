@@ -6,6 +6,7 @@
  * revalidate). Registrations live 30 s between heartbeats; a view a second old is as true.
  */
 import type { HealthState, LookupOptions, Registry, RegistryEntry } from "../discovery/index.js";
+import { encodeJson, type EncodedJson } from "./encoded-json.js";
 import { serviceRecord } from "./services.js";
 
 export interface RegistryViewOptions {
@@ -21,8 +22,8 @@ export interface RegistrySnapshot {
   /** Every registration, every health state, sorted by id. */
   readonly entries: readonly RegistryEntry[];
   readonly at: number;
-  /** `/api/services` as JSON text, for all types or one, made once per snapshot. */
-  servicesJson(type?: "tool" | "agent" | "mcp"): string;
+  /** `/api/services` encoded (bytes, ETag, compressed variants), for all types or one, made once per snapshot. */
+  services(type?: "tool" | "agent" | "mcp"): EncodedJson;
 }
 
 export interface RegistryView {
@@ -57,21 +58,21 @@ function createSnapshot(
   entries: readonly RegistryEntry[],
   at: number,
   records: RecordJson,
-  json = new Map<string, string>(),
-): RegistrySnapshot & { json: Map<string, string> } {
+  json = new Map<string, EncodedJson>(),
+): RegistrySnapshot & { json: Map<string, EncodedJson> } {
   return {
     entries,
     at,
     json,
-    servicesJson(type) {
+    services(type) {
       const key = type ?? "all";
-      let text = json.get(key);
-      if (text === undefined) {
+      let encoded = json.get(key);
+      if (encoded === undefined) {
         // The array's text is its elements' texts joined: JSON.stringify would give the same bytes.
-        text = `[${(type === undefined ? entries : entries.filter((e) => e.type === type)).map((e) => recordJson(records, e)).join(",")}]`;
-        json.set(key, text);
+        encoded = encodeJson(`[${(type === undefined ? entries : entries.filter((e) => e.type === type)).map((e) => recordJson(records, e)).join(",")}]`);
+        json.set(key, encoded);
       }
-      return text;
+      return encoded;
     },
   };
 }
@@ -111,7 +112,7 @@ export function createRegistryView(registry: Registry, { freshMs = 1000, maxStal
       .then((entries) => {
         const unchanged = current !== undefined && sameEntries(current.entries, entries);
         const made = createSnapshot(entries, now(), records, unchanged ? current!.json : undefined);
-        made.servicesJson(); // the common answer is made here, off the next request's path
+        made.services(); // the common answer is made here, off the next request's path
         current = made;
         return made;
       })

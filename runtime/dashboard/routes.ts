@@ -18,7 +18,7 @@ import { describeIgnored, trusted, type RegistryView } from "./registry-view.js"
 import type { OpenApiProbe } from "./services.js";
 import { fetchOpenApiDocument } from "./openapi-document.js";
 import type { DashboardSettings } from "./settings.js";
-import { oneOf, privateRoute, sendValue, storeRoute } from "./http.js";
+import { oneOf, privateRoute, sendEncoded, sendValue, storeRoute } from "./http.js";
 import type { SkillStore } from "../skills/index.js";
 import { addSkillRoutes } from "./skills-routes.js";
 
@@ -77,9 +77,7 @@ function addConfigRoute(add: AddRoute, sources: DashboardSources): void {
 function addRegistryRoutes(add: AddRoute, view: RegistryView, probe: OpenApiProbe): void {
   add("GET", "/api/services", async (ctx) => {
     const type = oneOf(ctx, "type", ["tool", "agent", "mcp"] as const);
-    const text = (await view.snapshot()).servicesJson(type);
-    ctx.set("Cache-Control", "no-store");
-    sendJson(ctx, 200, text);
+    sendEncoded(ctx, (await view.snapshot()).services(type));
   });
 
   add("GET", "/swagger-urls.json", async (ctx) => {
