@@ -4,26 +4,42 @@
  * The port is the manifest's unless PORT says otherwise; REDIS_URL makes discovery, tasks and schedules shared.
  * `npm start` runs the whole network in one process instead (start.ts).
  */
-import { CountryInfoService } from "../../generated/country-info-service/index.js";
-import { CurrencyService } from "../../generated/currency-service/index.js";
-import { GeocodingService } from "../../generated/geocoding-service/index.js";
-import { TravelAgent } from "../../generated/travel-agent/index.js";
-import { WeatherService } from "../../generated/weather-service/index.js";
-import { chatHandler } from "./handlers/chat.js";
-import { countryInfoHandlers } from "./handlers/country-info.js";
-import { currencyHandlers } from "./handlers/currency.js";
-import { geocodingHandlers } from "./handlers/geocoding.js";
-import { createPackingList } from "./handlers/packing-list.js";
-import { createScheduledHandler } from "./handlers/scheduled.js";
-import { createTravelAgentHandlers } from "./handlers/travel-agent.js";
-import { weatherHandlers } from "./handlers/weather.js";
-
+// Each entry imports only its own generated module and handlers when it is the one served: a tool's
+// process loads no other component, and only the travel agent loads the agent runtime (issue 33).
 const SERVE: Readonly<Record<string, () => Promise<unknown>>> = {
-  "geocoding-service": () => GeocodingService.serve({ handlers: geocodingHandlers }),
-  "weather-service": () => WeatherService.serve({ handlers: weatherHandlers }),
-  "currency-service": () => CurrencyService.serve({ handlers: currencyHandlers }),
-  "country-info-service": () => CountryInfoService.serve({ handlers: countryInfoHandlers }),
-  "travel-agent": () => {
+  "geocoding-service": async () => {
+    const [{ GeocodingService }, { geocodingHandlers }] = await Promise.all([
+      import("../../generated/geocoding-service/index.js"),
+      import("./handlers/geocoding.js"),
+    ]);
+    return GeocodingService.serve({ handlers: geocodingHandlers });
+  },
+  "weather-service": async () => {
+    const [{ WeatherService }, { weatherHandlers }] = await Promise.all([import("../../generated/weather-service/index.js"), import("./handlers/weather.js")]);
+    return WeatherService.serve({ handlers: weatherHandlers });
+  },
+  "currency-service": async () => {
+    const [{ CurrencyService }, { currencyHandlers }] = await Promise.all([
+      import("../../generated/currency-service/index.js"),
+      import("./handlers/currency.js"),
+    ]);
+    return CurrencyService.serve({ handlers: currencyHandlers });
+  },
+  "country-info-service": async () => {
+    const [{ CountryInfoService }, { countryInfoHandlers }] = await Promise.all([
+      import("../../generated/country-info-service/index.js"),
+      import("./handlers/country-info.js"),
+    ]);
+    return CountryInfoService.serve({ handlers: countryInfoHandlers });
+  },
+  "travel-agent": async () => {
+    const [{ TravelAgent }, { chatHandler }, { createPackingList }, { createScheduledHandler }, { createTravelAgentHandlers }] = await Promise.all([
+      import("../../generated/travel-agent/index.js"),
+      import("./handlers/chat.js"),
+      import("./handlers/packing-list.js"),
+      import("./handlers/scheduled.js"),
+      import("./handlers/travel-agent.js"),
+    ]);
     const clients = TravelAgent.clients();
     return TravelAgent.serve({
       handlers: createTravelAgentHandlers(clients),

@@ -1,4 +1,5 @@
-import { Agent, Client, type Dispatcher } from "undici";
+import { createRequire } from "node:module";
+import type { Dispatcher } from "undici";
 import { ManifoldError } from "../errors/index.js";
 import type { AbortSource } from "../util/index.js";
 
@@ -34,7 +35,22 @@ export type Transport = (
  * scheduled executor's dispatches. Its sockets are unref'd while idle, so they never keep a process
  * alive, and it closes an idle one before the server's `Keep-Alive: timeout` hint says the server will.
  */
-const dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveTimeoutThreshold: 1_000 });
+let dispatcher: Dispatcher | undefined;
+
+/**
+ * undici (~110 modules) loads with the first keep-alive call, not with every process that imports the
+ * outbound layer: a plain tool never makes one (issue 33, start-up). It is CommonJS, so a synchronous require.
+ */
+const require = createRequire(import.meta.url);
+
+function undici(): typeof import("undici") {
+  return require("undici") as typeof import("undici");
+}
+
+function sharedDispatcher(): Dispatcher {
+  dispatcher ??= new (undici().Agent)({ keepAliveTimeout: 4_000, keepAliveTimeoutThreshold: 1_000 });
+  return dispatcher;
+}
 
 /**
  * One abort listener per caller signal, fanning out to the requests in flight on it: a fan-out of
@@ -192,13 +208,13 @@ export const fetchTransport: Transport = async (url, method, headers, body, call
  */
 export const keepAliveTransport: Transport = async (url, method, headers, body, signal, limitMs, what) => {
   try {
-    return await once(url, method, headers, body, signal, limitMs, dispatcher);
+    return await once(url, method, headers, body, signal, limitMs, sharedDispatcher());
   } catch (failure) {
     if (!isStale(failure as ExchangeFailure, signal)) throw toTransportError(failure as ExchangeFailure, signal, what, limitMs);
   }
   // Once more on a connection of its own: the pool's other idle connections to that server may have
   // been closed the same way.
-  const fresh = new Client(url.origin);
+  const fresh = new (undici().Client)(url.origin);
   try {
     return await once(url, method, headers, body, signal, limitMs, fresh);
   } catch (failure) {

@@ -1,4 +1,5 @@
-import { Cluster, Redis } from "ioredis";
+import { createRequire } from "node:module";
+import type { Cluster, Redis } from "ioredis";
 import { describeStore, resolveStoreConfig, type ClusterConfig, type RedisConfig, type StoreConfig } from "./config.js";
 import { createKeyBuilder, type KeyBuilder } from "./keys.js";
 import type { RedisClient } from "./scripts.js";
@@ -86,6 +87,16 @@ function createMemoryStore(namespace: string, log: Log): MemoryStore {
   };
 }
 
+/**
+ * ioredis (~50 modules) loads when a Redis store is created, not with every process that imports the
+ * store: without a Redis URL nothing needs it (issue 33, start-up). It is CommonJS, so a synchronous require.
+ */
+const require = createRequire(import.meta.url);
+
+function ioredis(): typeof import("ioredis") {
+  return require("ioredis") as typeof import("ioredis");
+}
+
 /** Exponential from 50 ms, capped, with jitter so a fleet does not reconnect in lockstep. */
 function backoff(maxMs: number): (times: number) => number {
   return (times) => Math.min(50 * 2 ** Math.min(times, 16), maxMs) * (0.8 + Math.random() * 0.4);
@@ -108,6 +119,7 @@ function connect(config: RedisConfig | ClusterConfig, commandTimeoutMs: number |
     connectTimeout: 5_000,
     connectionName: "manifold",
   };
+  const { Cluster, Redis } = ioredis();
   if (config.kind === "cluster") {
     // Nodes are dialled at the addresses they announce: right on one network, the only safe default.
     return new Cluster(
@@ -123,7 +135,7 @@ function unrefSockets(client: RedisClient): void {
   const unrefOne = (redis: Redis): void => {
     redis.on("connect", () => (redis.stream as { unref?: () => void } | undefined)?.unref?.());
   };
-  if (client instanceof Cluster) client.on("+node", unrefOne);
+  if (client instanceof ioredis().Cluster) client.on("+node", unrefOne);
   else unrefOne(client);
 }
 

@@ -3,23 +3,26 @@
  * shape generated code relies on changes, a `codegen/v2` appears and old generated code keeps linking.
  * It holds the `define…` functions and re-exports; what runs lives in the runtime folders.
  */
+// Only what every generated module needs at load time, each from its own light module: a plain
+// tool must not load the agent's serving runtime, its features, or the orchestration, tasks, MCP and
+// A2A runtimes (issue 31: 346 ES modules for a plain tool). The agent runtime loads when an agent serves.
+import type { AgentServeOptions } from "../../agent/index.js";
 import {
   createUsesClients,
   handleClientOptions,
-  serveAgent,
-  type AgentServeOptions,
   type HandleClientOptions,
   type UsesClientOptions,
   type UsesClients,
   type UsesHandles,
-} from "../../agent/index.js";
+} from "../../agent/clients.js";
 import { createClient, serveComponent } from "../../component/index.js";
 import type { CapabilityTypes, Client, ComponentOptions, RunningComponent } from "../../component/index.js";
-import { createWorkflowClient, type OrchestrationClient, type WorkflowTypes } from "../../orchestration/index.js";
-import { createMcpClient, type McpClientOptions } from "../../mcp/index.js";
-import { createA2aClient, type A2aClientOptions } from "../../a2a-client/index.js";
+import { createWorkflowClient, type OrchestrationClient, type WorkflowTypes } from "../../orchestration/client.js";
+import { createMcpClient, type McpClientOptions } from "../../mcp/client.js";
+import { createA2aClient, type A2aClientOptions } from "../../a2a-client/client.js";
 import type { ComponentSpec } from "../../spec/index.js";
-import { createTaskClient, type AgentTaskTypes, type TaskClient } from "../../tasks/index.js";
+import { createTaskClient, type TaskClient } from "../../tasks/client.js";
+import type { AgentTaskTypes } from "../../tasks/index.js";
 
 export type { AgentServeOptions, HandleClientOptions, UsableHandle, UsesClientOptions, UsesClients, UsesHandles } from "../../agent/index.js";
 export type {
@@ -93,7 +96,7 @@ export function defineAgent<
   return {
     ...defineComponent<C>(spec),
     uses,
-    serve: (options) => serveAgent<C, T>(spec, usedSpecs, options),
+    serve: async (options) => (await import("../../agent/index.js")).serveAgent<C, T>(spec, usedSpecs, options),
     // Every call the agent's clients make names the agent (the scheduler's target_agent comes from it).
     clients: (options) => createUsesClients(uses, { agentName: spec.name, ...options }),
     workflows: (options) => createWorkflowClient<W, N>(spec, handleClientOptions(spec.name, options)),
