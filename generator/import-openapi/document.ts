@@ -2,9 +2,10 @@
  * A whole OpenAPI document → a tool manifest (as a document object), the proxy sidecar and the
  * diagnostics, deterministically: operations in the document's order, names handed out in that order.
  */
-import type { ProxyOperation, ProxySpec } from "../../runtime/outbound/index.js";
+import type { ProxyCredential, ProxyOperation, ProxySpec } from "../../runtime/outbound/index.js";
 import { createNamer, componentNameOf, wantedCapabilityName } from "./names.js";
 import { importOperation, type CapabilityDocument, type ImportDiagnostic } from "./operation.js";
+import { createSecurity } from "./security.js";
 import type { SourceDocument } from "./source.js";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -80,6 +81,8 @@ function versionOf(root: Node, source: SourceDocument): ImportedTool["version"] 
   throw new Error(`${source.where([])} is neither OpenAPI 3.0/3.1 nor Swagger 2.0 (no "openapi: 3.x" or "swagger: 2.0")`);
 }
 
+const credentialsEntry = (credentials: Readonly<Record<string, ProxyCredential>>) => (Object.keys(credentials).length === 0 ? {} : { credentials });
+
 /** Converts the document; throws an Error when it is not one this imports. */
 export function importDocument(source: SourceDocument, name?: string): ImportedTool {
   const root = source.value;
@@ -93,6 +96,7 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
   const proxied: ProxyOperation[] = [];
   const operations: { operation: string; capability: string | undefined }[] = [];
   const nameFor = createNamer();
+  const security = createSecurity(context, toolName);
   const firstWith = new Map<string, string>();
   const paths = isNode(root["paths"]) ? root["paths"] : {};
   for (const [path, pathItem] of Object.entries(paths)) {
@@ -127,7 +131,8 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
       operations.push({ operation: label, capability: imported?.capability.name });
       if (imported === undefined) continue;
       capabilities.push(imported.capability);
-      proxied.push(imported.proxy);
+      const credentials = security.credentialsFor(operation, atOp, label);
+      proxied.push(credentials === undefined ? imported.proxy : { ...imported.proxy, credentials });
     }
   }
   if (capabilities.length === 0) throw new Error(`${source.name} has no operation this can import (${diagnostics.length} skipped)`);
@@ -136,7 +141,7 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
     name: toolName,
     version,
     manifest: { kind: "tool", name: toolName, description: descriptionOf(info, toolName), capabilities },
-    proxy: { version: 1, ...(baseUrl === undefined ? {} : { baseUrl }), operations: proxied },
+    proxy: { version: 1, ...(baseUrl === undefined ? {} : { baseUrl }), operations: proxied, ...credentialsEntry(security.credentials()) },
     diagnostics,
     operations,
   };

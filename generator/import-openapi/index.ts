@@ -25,6 +25,8 @@ input fields from its path, query and header parameters and its JSON body, outpu
   <name>.import-report.md    every operation and what it became; every diagnostic with file:line:col
 What the format cannot express (unions, maps, non-JSON bodies, cookies) is imported as any or left
 out, and listed in the report and on stderr. The service's URL: <NAME>_BASE_URL, else the document's.
+Its credentials (bearer, apiKey in a header): environment variables the sidecar and report name,
+<NAME>_TOKEN and <NAME>_<SCHEME>; other security schemes are diagnostics.
 
   --name N     the tool's name, a DNS label (default: from info.title)
   --out DIR    where the files go (default: manifests)
@@ -48,13 +50,27 @@ function operationsText(operations: readonly string[], quote: (operation: string
   return `(${operations.length} operations: ${operations.map(quote).join(", ")}): `;
 }
 
+/** Where the proxy's credentials come from: environment variables, named here so an operator can set them. */
+function credentialLines(tool: ImportedTool): string[] {
+  const credentials = Object.entries(tool.proxy.credentials ?? {});
+  if (credentials.length === 0) return [];
+  const lines = ["", "## Credentials", "", "The proxy sends these from the environment at each call (unset: not sent)."];
+  for (const [scheme, { type, header, env }] of credentials) {
+    const users = tool.proxy.operations.filter((o) => o.credentials?.includes(scheme)).length;
+    lines.push(
+      `- \`${scheme}\`: \`${env}\` as ${type === "bearer" ? "`Authorization: Bearer …`" : `the \`${header}\` header`} (${users} operation${users === 1 ? "" : "s"})`,
+    );
+  }
+  return lines;
+}
+
 function reportText(tool: ImportedTool, source: string): string {
   const lines = [`# Import report: ${tool.name}`, "", `Source: \`${source}\` (${tool.version}).`, ""];
   const imported = tool.operations.filter((o) => o.capability !== undefined).length;
   lines.push(`${imported} of ${tool.operations.length} operations imported; ${tool.diagnostics.length} diagnostics.`, "");
   lines.push("| operation | capability |", "|---|---|");
   for (const { operation, capability } of tool.operations) lines.push(`| \`${operation}\` | ${capability === undefined ? "skipped" : `\`${capability}\``} |`);
-  lines.push("", "## Diagnostics", "");
+  lines.push(...credentialLines(tool), "", "## Diagnostics", "");
   if (tool.diagnostics.length === 0) lines.push("None: everything maps.");
   for (const d of tool.diagnostics) lines.push(`- \`${d.where}\` ${operationsText(d.operations, (o) => `\`${o}\``)}${d.message.replace(/\|/g, "\\|")}`);
   return `${lines.join("\n")}\n`;

@@ -11,6 +11,14 @@ export { buildHeaders, type HeaderParts } from "./headers.js";
 export { createTokenHolder, type TokenHolder, type TokenSource } from "./token.js";
 export { createClientCredentialsSource, type ClientCredentialsOptions, type ClientCredentialsSource } from "./client-credentials.js";
 export { checkTimeout } from "./caller.js";
-export { createOpenApiProxy, type OpenApiProxyOptions, type ProxyHandler, type ProxyOperation, type ProxyParameter, type ProxySpec } from "./openapi-proxy.js";
+export {
+  createOpenApiProxy,
+  type OpenApiProxyOptions,
+  type ProxyCredential,
+  type ProxyHandler,
+  type ProxyOperation,
+  type ProxyParameter,
+  type ProxySpec,
+} from "./openapi-proxy.js";
 export { parseForeignReply } from "./caller.js";
 export type { HttpMethod } from "./transport.js";

@@ -5,6 +5,7 @@
  * operation takes and where each input field goes is the import's sidecar (`<name>.proxy.json`), data
  * only: the emitted module stays a few lines and the behaviour lives here.
  */
+import { registerSecret } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { toCamelCase } from "../spec/index.js";
 import { createCaller, type Caller, type CallerOptions } from "./caller.js";
@@ -28,6 +29,21 @@ export interface ProxyOperation {
   readonly bodyField?: string | undefined;
   /** The output field the answer is wrapped in (an answer that is not an object with named members). */
   readonly resultField?: string | undefined;
+  /** The credentials (names in `ProxySpec.credentials`) this operation sends. @defaultValue none */
+  readonly credentials?: readonly string[] | undefined;
+}
+
+/**
+ * A credential the service wants, read from an environment variable at each call (so a rotated secret
+ * is picked up): `bearer` goes as `Authorization: Bearer …` (winning over the caller's own token),
+ * `header` under its header name (an input field sending that header wins). Unset or empty: not sent.
+ */
+export interface ProxyCredential {
+  readonly type: "bearer" | "header";
+  /** The header, for `header`. */
+  readonly header?: string | undefined;
+  /** The environment variable holding the secret; the secret is never in the sidecar. */
+  readonly env: string;
 }
 
 /** The sidecar an import writes beside the manifest. */
@@ -36,6 +52,8 @@ export interface ProxySpec {
   /** The service's base URL from the document (`servers[0]`, or Swagger's host and basePath), if absolute. */
   readonly baseUrl?: string | undefined;
   readonly operations: readonly ProxyOperation[];
+  /** The credentials operations send, by the document's security scheme names. @defaultValue none */
+  readonly credentials?: Readonly<Record<string, ProxyCredential>> | undefined;
 }
 
 export interface OpenApiProxyOptions extends CallerOptions {
@@ -43,6 +61,21 @@ export interface OpenApiProxyOptions extends CallerOptions {
   readonly baseUrl?: string | undefined;
   /** @defaultValue a caller made from these options */
   readonly caller?: Caller | undefined;
+}
+
+/** The bearer token and headers an operation's credentials add, from `env` now. */
+function credentialsOf(spec: ProxySpec, operation: ProxyOperation, env: NodeJS.ProcessEnv, headers: Record<string, string>): string | undefined {
+  let token: string | undefined;
+  for (const name of operation.credentials ?? []) {
+    const credential = spec.credentials?.[name];
+    const value = credential === undefined ? undefined : env[credential.env];
+    if (credential === undefined || value === undefined || value === "") continue;
+    registerSecret(value); // redacted wherever a log line would quote it
+    if (credential.type === "bearer") token = value;
+    else if (credential.header !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === credential.header!.toLowerCase()))
+      headers[credential.header] = value;
+  }
+  return token;
 }
 
 export type ProxyHandler = (input: Readonly<Record<string, unknown>>) => Promise<unknown>;
@@ -94,21 +127,26 @@ function checkBase(baseUrl: string | undefined): string {
 
 /**
  * The handlers (keyed by the camelCase capability names, as `serveManifest` and the generated
- * `serve()` take them) that forward each capability to the service at `baseUrl`. A non-2xx answer is
+ * `serve()` take them) that forward each capability to the service at `baseUrl`, with the credentials
+ * its operation names read from `options.env` (default `process.env`). A non-2xx answer is
  * the ManifoldError its status maps to; an answer wrapped by the import is returned as `{ <resultField>: … }`.
  */
 export function createOpenApiProxy(spec: ProxySpec, options: OpenApiProxyOptions = {}): Record<string, ProxyHandler> {
   const { baseUrl = spec.baseUrl, caller: given, ...callerOptions } = options;
+  const env = options.env ?? process.env;
   const base = checkBase(baseUrl);
   const caller = given ?? createCaller(callerOptions);
   const handlers: Record<string, ProxyHandler> = {};
   for (const operation of spec.operations) {
     handlers[toCamelCase(operation.capability)] = async (input) => {
+      const headers = headersOf(operation, input);
+      const token = credentialsOf(spec, operation, env, headers);
       const reply = await caller.call({
         url: urlOf(base, operation, input),
         method: operation.method,
         body: bodyOf(operation, input),
-        headers: headersOf(operation, input),
+        headers,
+        ...(token === undefined ? {} : { token }),
         name: operation.capability,
         foreign: true,
       });

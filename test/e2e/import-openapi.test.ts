@@ -95,6 +95,39 @@ test("the imported petstore serves, and each call reaches the original service a
   }
 });
 
+test("the proxy sends the document's bearer and apiKey-header credentials from the environment variables the sidecar names", async () => {
+  const out = `${OUT}-credentials`;
+  await rm(out, { recursive: true, force: true });
+  const io = { out: () => undefined, err: () => undefined, color: false };
+  assert.is(await main(["import", "openapi", "test/fixtures/openapi/edge-cases-oas30.yaml", "--name", "edge-cases", "--out", out], io), 0);
+  const sidecar = await readFile(`${out}/edge-cases.proxy.json`, "utf8");
+  assert.equal(JSON.parse(sidecar).credentials, {
+    bearerAuth: { type: "bearer", env: "EDGE_CASES_TOKEN" },
+    apiKey: { type: "header", header: "X-Api-Key", env: "EDGE_CASES_API_KEY" },
+  });
+  const stub = await stubService(() => ({ status: 200, body: {} }));
+  const { serve } = (await import(pathToFileURL(`${out}/edge-cases.proxy.ts`).href)) as {
+    serve: (o: object, p: object) => Promise<{ url: string; close(): Promise<void> }>;
+  };
+  const env = { EDGE_CASES_TOKEN: "bearer-from-env", EDGE_CASES_API_KEY: "key-from-env" };
+  const running = await serve({ port: 0 }, { baseUrl: stub.url, env, token: "configured-manifold-token" });
+  try {
+    assert.is((await post(`${running.url}/api/capabilities/get_thing`, { id: "t1" })).status, 200);
+    assert.is(stub.seen[0]!.headers.authorization, "Bearer bearer-from-env", "the document's bearer wins over the caller's own token");
+    assert.is(stub.seen[0]!.headers["x-api-key"], undefined);
+    assert.is((await post(`${running.url}/api/capabilities/add_pet`, { body: { kind: "cat", lives: 9 } })).status, 200);
+    assert.is(stub.seen[1]!.headers["x-api-key"], "key-from-env");
+    assert.is(stub.seen[1]!.headers.authorization, "Bearer configured-manifold-token", "apiKey only: the caller's own token as before");
+    assert.is((await post(`${running.url}/api/capabilities/public_info`, {})).status, 200);
+    assert.is(stub.seen[2]!.headers["x-api-key"], undefined);
+    assert.not.match(sidecar, /from-env/);
+  } finally {
+    await running.close();
+    await stub.close();
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
 /** A loopback server answering every request with `answer`; `url` is its base. */
 async function documentServer(answer: (req: IncomingMessage, res: import("node:http").ServerResponse) => void) {
   const server = createServer(answer);

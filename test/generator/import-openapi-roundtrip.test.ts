@@ -102,7 +102,7 @@ for (const [file, name] of [
     const source = parse(await readFile(file, "utf8")) as Json;
     const { spec, tool } = await importedSpec(file, name);
     const emitted = buildOpenApi(spec) as Json;
-    const flagged = new Set(tool.diagnostics.flatMap((d) => d.operations));
+    const flagged = new Set(tool.diagnostics.filter((d) => !d.message.startsWith("security scheme")).flatMap((d) => d.operations)); // a credential is not a field
     const clean = tool.operations.filter((o) => o.capability !== undefined && !flagged.has(o.operation));
     assert.ok(clean.length >= 2, `${name}: at least two operations imported cleanly (${clean.length})`);
     for (const { operation, capability } of clean) {

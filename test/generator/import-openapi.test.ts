@@ -70,6 +70,34 @@ test("a problem in a shared component schema is one diagnostic at the schema, na
   assert.match(report, "(3 operations: `GET /things`, `POST /things`, `GET /things/{id}`): free-form additionalProperties");
 });
 
+test("security: bearer and apiKey-in-header become credentials named by environment variable; other schemes are diagnostics at the scheme", async () => {
+  const tool = importDocument(await readSource(`${FIXTURES}/edge-cases-oas30.yaml`), "edge-cases");
+  const sent = Object.fromEntries(tool.proxy.operations.map((o) => [o.capability, o.credentials]));
+  assert.equal(sent, {
+    list_things: ["bearerAuth"], // the document's requirement
+    create_thing: ["bearerAuth"],
+    get_thing: ["bearerAuth"],
+    add_pet: ["apiKey"], // the operation's own
+    admin_report: ["bearerAuth"], // oauth2 or bearer: the one the proxy can send
+    session_info: undefined, // a cookie: not sent, and said
+    public_info: undefined, // security: [] switches it off
+  });
+  assert.equal(tool.proxy.credentials, {
+    bearerAuth: { type: "bearer", env: "EDGE_CASES_TOKEN" },
+    apiKey: { type: "header", header: "X-Api-Key", env: "EDGE_CASES_API_KEY" },
+  });
+  const cookie = tool.diagnostics.filter((d) => d.message.startsWith("security scheme"));
+  assert.equal(
+    cookie.map((d) => [d.operations, d.message]),
+    [[["GET /session"], 'security scheme "cookieKey" is an apiKey in a cookie: the proxy does not send it']],
+  );
+  const petstore = importDocument(await readSource(`${FIXTURES}/petstore-swagger2.yaml`), "petstore");
+  const oauth = petstore.diagnostics.filter((d) => d.message.startsWith('security scheme "petstore_auth" is oauth2'));
+  assert.is(oauth.length, 1, "one diagnostic for the scheme, however many operations use it");
+  assert.equal(oauth[0]!.operations, ["PUT /pet", "POST /pet", "GET /pet/findByStatus", "GET /pet/findByTags", "DELETE /pet/{petId}"]);
+  assert.equal(petstore.proxy.credentials, { api_key: { type: "header", header: "api_key", env: "PETSTORE_API_KEY" } });
+});
+
 test("a form body required by the operation skips it, and the report lists it as skipped", async () => {
   const tool = importDocument(await readSource(`${FIXTURES}/petstore-swagger2.yaml`), "petstore");
   assert.ok(tool.operations.some((o) => o.operation === "POST /pet/{petId}" && o.capability === undefined));

@@ -129,6 +129,39 @@ test("a service that does not answer within the timeout is TIMEOUT", async ({ se
   assert.is((error as ManifoldError).code, "TIMEOUT");
 });
 
+test("credentials come from the environment at each call: bearer wins over the caller's token, an input header wins over the key, unset is not sent", async ({
+  service,
+}) => {
+  const spec: ProxySpec = {
+    version: 1,
+    credentials: { bearer: { type: "bearer", env: "SVC_TOKEN" }, key: { type: "header", header: "X-Api-Key", env: "SVC_KEY" } },
+    operations: [
+      { capability: "both", method: "GET", path: "/both", parameters: [{ field: "key", in: "header", name: "x-api-key" }], credentials: ["bearer", "key"] },
+      { capability: "none", method: "GET", path: "/none", parameters: [] },
+    ],
+  };
+  const env: Record<string, string> = { SVC_TOKEN: "t-one", SVC_KEY: "k-one" };
+  const proxy = createOpenApiProxy(spec, { baseUrl: service!.url, env, token: "caller-token" });
+  await proxy.both!({});
+  let headers = callerHeaders(service!.received.at(-1)!.headers);
+  assert.is(headers.authorization, "Bearer t-one");
+  assert.is(headers["x-api-key"], "k-one");
+  env.SVC_TOKEN = "t-two"; // rotated: read again at the next call
+  await proxy.both!({ key: "given" });
+  headers = callerHeaders(service!.received.at(-1)!.headers);
+  assert.is(headers.authorization, "Bearer t-two");
+  assert.is(headers["x-api-key"], "given");
+  delete env.SVC_TOKEN;
+  delete env.SVC_KEY;
+  await proxy.both!({});
+  headers = callerHeaders(service!.received.at(-1)!.headers);
+  assert.is(headers.authorization, "Bearer caller-token");
+  assert.is(headers["x-api-key"], undefined);
+  env.SVC_KEY = "k-one";
+  await proxy.none!({});
+  assert.is(callerHeaders(service!.received.at(-1)!.headers)["x-api-key"], undefined, "only the operations that name a credential send it");
+});
+
 test("the base URL must be absolute http(s)", () => {
   assert.throws(() => createOpenApiProxy(SPEC, { baseUrl: "ftp://example.com" }), /absolute http\(s\) URL/);
   assert.throws(() => createOpenApiProxy({ ...SPEC, baseUrl: undefined }, {}), /absolute http\(s\) URL/);
