@@ -46,7 +46,15 @@ export interface MemorySources {
   close(): Promise<void>;
 }
 
-export const NO_USER_LIST = "the embedded store of another process cannot be listed from here: enter a user id";
+/**
+ * Why the embedded store lists no user. The embedded store is per process: a dashboard beside the
+ * agents (as `npm start` runs it) reads theirs, and users appear once one has facts; a dashboard in a
+ * process of its own has an empty store, which no user id would change.
+ */
+export const NO_USERS_YET =
+  "no user memory yet: agents keep facts for identified callers (a verified bearer token's subject, or X-User-ID from a trusted gateway; never anonymous ones), and each user is listed here once a chat turn stores one";
+export const OWN_EMBEDDED_STORE =
+  "this dashboard has an embedded store of its own and no agent runs in its process, so it sees no agent's memory: start it beside the agents (npm start does) or give the dashboard and the agents the same REDIS_URL";
 
 /** The users with a session index in the namespace (`…:sessions:index:<user>`), by a bounded SCAN of each master. */
 async function scanSessionUsers(store: Store, limit: number): Promise<{ users: string[]; truncated: boolean }> {
@@ -121,8 +129,9 @@ export function createMemorySources({ store, sessions, facts, openEpisodes, conf
       const all = [...new Set([...withFacts.users, ...withSessions.users])].sort();
       const truncated = withFacts.truncated || withSessions.truncated || all.length > MAX_USERS;
       const users = all.slice(0, MAX_USERS);
-      // Only where nothing could be listed: an embedded store is this process's, so an empty one may be another's.
-      return users.length === 0 && store.kind === "memory" ? { users, truncated, note: NO_USER_LIST } : { users, truncated };
+      if (users.length > 0 || store.kind !== "memory") return { users, truncated };
+      // The embedded registry is per process too: agents registered here share this store.
+      return { users, truncated, note: (await agents()).length > 0 ? NO_USERS_YET : OWN_EMBEDDED_STORE };
     },
     async close() {
       for (const episodes of open.values()) await episodes.close();

@@ -222,7 +222,7 @@ function sessionsSection(data, ctx) {
 function renderUsers(data, ctx) {
   const right =
     data.user === undefined
-      ? h("div", { class: "column" }, empty(data.users.note ? "Enter a user id." : "Pick a user."))
+      ? h("div", { class: "column" }, empty(data.users.users.length === 0 ? "No user to show yet." : "Pick a user."))
       : h("div", { class: "column list" }, factsSection(data, ctx), sessionsSection(data, ctx));
   return h("div", { class: "columns two" }, userList(data, ctx), right);
 }
