@@ -1,0 +1,96 @@
+/**
+ * A plain tool loads only what it serves (issue 31 item 2, issue 33): started the way a deployment starts
+ * it (`manifests/travel/serve.ts geocoding-service`, a tool without MCP), up to its first healthy /health,
+ * it loads no agent runtime, no agent feature, no orchestration or tasks runtime beyond their typed clients,
+ * no MCP or A2A SDK, and neither ioredis (no Redis configured), undici, OpenTelemetry nor yaml. Every module
+ * the process loads, ES and CommonJS, is recorded by bench/startup/module-recorder.mjs; a control run that
+ * imports the agent runtime shows the recorder sees such modules when they do load.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { startProcess, stopAll } from "../support/processes.js";
+import { TS_NODE_ARGS } from "../support/ts-node-args.js";
+import { root } from "./module-imports.js";
+
+const RECORDER = join(root, "bench", "startup", "module-recorder.mjs");
+
+/** What a plain tool must not load: a path under the repository matching one of these. */
+const FORBIDDEN: readonly RegExp[] = [
+  // The handles' client options, and serveManifest (the root barrel's; it imports the loader on first use).
+  /^runtime\/agent\/(?!(clients|serve-manifest)\.ts$)/,
+  /^runtime\/(scheduling|chat|hitl|skills|memory|a2a|llm|manifest)\//,
+  /^runtime\/orchestration\/(?!client\.ts$)/,
+  /^runtime\/tasks\/(?!(client|view)\.ts$)/,
+  /node_modules\/@modelcontextprotocol\//,
+  /node_modules\/@a2a-js\//,
+  /node_modules\/ioredis\//,
+  /node_modules\/undici\//,
+  /node_modules\/@opentelemetry\//,
+  /node_modules\/yaml\//,
+];
+
+let dir: string;
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "manifold-lazy-"));
+});
+test.after(async () => {
+  await stopAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The environment without anything that would turn a feature on (Redis, OTLP export). */
+function plainEnv(log: string): Record<string, string> {
+  const env: Record<string, string> = { MANIFOLD_MODULE_LOG: log, HOST: "127.0.0.1" };
+  for (const key of ["PATH", "HOME", "TMPDIR", "NODE_PATH"]) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+async function loaded(log: string): Promise<string[]> {
+  const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
+  return [...new Set(lines.map((path) => relative(root, path)))];
+}
+
+const forbidden = (paths: readonly string[]): string[] => paths.filter((path) => FORBIDDEN.some((pattern) => pattern.test(path)));
+
+test("a plain tool, up to its first healthy /health, loads none of the agent's features, SDKs or ioredis/undici/OpenTelemetry", async () => {
+  const log = join(dir, "geocoding.log");
+  const tool = await startProcess({
+    name: "geocoding-service",
+    command: [process.execPath, ...TS_NODE_ARGS, "--import", RECORDER, "manifests/travel/serve.ts", "geocoding-service"],
+    cleanEnv: true,
+    env: plainEnv(log),
+    port: "free",
+    ready: { health: "/health" },
+  });
+  await tool.stop();
+  const paths = await loaded(log);
+  // The recorder saw the tool's own serving path: the check below is about a real module list.
+  assert.ok(paths.includes(join("runtime", "component", "serve.ts")), `component/serve.ts not among ${paths.length} modules`);
+  assert.equal(forbidden(paths), []);
+});
+
+test("the recorder and the check see those modules when they do load: importing the agent runtime", async () => {
+  const log = join(dir, "agent.log");
+  const child = await startProcess({
+    name: "agent runtime import",
+    command: [process.execPath, ...TS_NODE_ARGS, "--import", RECORDER, "--input-type=module", "-e", 'await import("agent-manifold/runtime/agent");'],
+    cleanEnv: true,
+    env: plainEnv(log),
+  });
+  const exit = await child.exited;
+  assert.equal(exit.code, 0, child.tail());
+  const hits = forbidden(await loaded(log));
+  assert.ok(hits.includes(join("runtime", "agent", "serve.ts")), hits.join("\n"));
+  assert.ok(
+    hits.some((path) => path.startsWith(join("runtime", "tasks"))),
+    hits.join("\n"),
+  );
+});
+
+test.run();
