@@ -18,6 +18,7 @@ import {
   type Project,
 } from "../runtime/manifest/index.js";
 import { findManifestFiles } from "./find-files.js";
+import { FILES_AT_ONCE, forEachLimit } from "./parallel.js";
 import { AGENT_FEATURES } from "../runtime/agent/features.js";
 
 export interface LoadOptions {
@@ -53,18 +54,30 @@ export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBy
   // would have its lines echoed in diagnostics.
   const root = await realpath(dir).catch(() => dir);
   const inside = (real: string): boolean => real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
-  for (const path of found.files) {
+  // Read side by side, kept in the order found: one by one, each file's two system calls each waited a
+  // turn of the event loop.
+  const read: ({ file: string; text: string; diagnostic?: undefined } | { file: string; text?: undefined; diagnostic: Diagnostic })[] = [];
+  await forEachLimit(found.files, FILES_AT_ONCE, async (path, index) => {
     const file = displayFile(cwd, path);
     const real = await realpath(path).catch(() => undefined);
     if (real !== undefined && !inside(real)) {
-      diagnostics.push(
-        createDiagnostic("MF1003", file, START, "cannot read the file: it is a link that leaves the manifests folder; only files inside it are read"),
-      );
-      continue;
+      read[index] = {
+        file,
+        diagnostic: createDiagnostic(
+          "MF1003",
+          file,
+          START,
+          "cannot read the file: it is a link that leaves the manifests folder; only files inside it are read",
+        ),
+      };
+      return;
     }
-    const read = await readManifestFile(path, maxFileBytes);
-    if (read.ok) sources.push({ file, text: read.text });
-    else diagnostics.push(createDiagnostic(read.code, file, read.position, read.message));
+    const result = await readManifestFile(path, maxFileBytes);
+    read[index] = result.ok ? { file, text: result.text } : { file, diagnostic: createDiagnostic(result.code, file, result.position, result.message) };
+  });
+  for (const r of read) {
+    if (r.text !== undefined) sources.push({ file: r.file, text: r.text });
+    else diagnostics.push(r.diagnostic);
   }
   // Files a manifest names beside it (an agent's skill folders) are read through the same cwd.
   return assemble(sources, { crossFile: true, features: AGENT_FEATURES, diagnostics, files: createManifestFiles(cwd) });
