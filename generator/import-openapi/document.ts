@@ -5,6 +5,7 @@
 import type { ProxyCredential, ProxyOperation, ProxySpec } from "../../runtime/outbound/index.js";
 import { createNamer, componentNameOf, wantedCapabilityName } from "./names.js";
 import { importOperation, type CapabilityDocument, type ImportDiagnostic } from "./operation.js";
+import { widenDiscriminated, widenedReached } from "./discriminator.js";
 import { createSecurity } from "./security.js";
 import type { SourceDocument } from "./source.js";
 
@@ -85,7 +86,7 @@ const credentialsEntry = (credentials: Readonly<Record<string, ProxyCredential>>
 
 /** Converts the document; throws an Error when it is not one this imports. */
 export function importDocument(source: SourceDocument, name?: string): ImportedTool {
-  const root = source.value;
+  const { root, widened } = widenDiscriminated(source.value);
   const version = versionOf(root, source);
   const swagger = version === "swagger 2.0";
   const info = isNode(root["info"]) ? root["info"] : {};
@@ -131,6 +132,15 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
       operations.push({ operation: label, capability: imported?.capability.name });
       if (imported === undefined) continue;
       capabilities.push(imported.capability);
+      const reached = widenedReached(
+        [
+          { node: operation, at: atOp },
+          { node: pathItem["parameters"], at: ["paths", path, "parameters"] },
+        ],
+        root,
+        widened,
+      );
+      for (const at of reached) context.report({ where: source.where(at), operations: [label], message: widened.get(JSON.stringify(at))! });
       const credentials = security.credentialsFor(operation, atOp, label);
       proxied.push(credentials === undefined ? imported.proxy : { ...imported.proxy, credentials });
     }

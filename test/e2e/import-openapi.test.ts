@@ -115,11 +115,15 @@ test("the proxy sends the document's bearer and apiKey-header credentials from t
     assert.is((await post(`${running.url}/api/capabilities/get_thing`, { id: "t1" })).status, 200);
     assert.is(stub.seen[0]!.headers.authorization, "Bearer bearer-from-env", "the document's bearer wins over the caller's own token");
     assert.is(stub.seen[0]!.headers["x-api-key"], undefined);
-    assert.is((await post(`${running.url}/api/capabilities/add_pet`, { body: { kind: "cat", lives: 9 } })).status, 200);
+    assert.is((await post(`${running.url}/api/capabilities/add_pet`, { kind: "cat", lives: 9 })).status, 200);
     assert.is(stub.seen[1]!.headers["x-api-key"], "key-from-env");
+    assert.equal(JSON.parse(stub.seen[1]!.body), { kind: "cat", lives: 9 }, "the widened union's members are the body");
+    assert.is((await post(`${running.url}/api/capabilities/add_pet`, { kind: "bird" })).status, 400, "the tag is an enum");
+    assert.is(stub.seen.length, 2);
     assert.is(stub.seen[1]!.headers.authorization, "Bearer configured-manifold-token", "apiKey only: the caller's own token as before");
     assert.is((await post(`${running.url}/api/capabilities/public_info`, {})).status, 200);
     assert.is(stub.seen[2]!.headers["x-api-key"], undefined);
+    assert.is(stub.seen[2]!.url, "/v2/public");
     assert.not.match(sidecar, /from-env/);
   } finally {
     await running.close();

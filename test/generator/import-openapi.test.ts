@@ -98,6 +98,29 @@ test("security: bearer and apiKey-in-header become credentials named by environm
   assert.equal(petstore.proxy.credentials, { api_key: { type: "header", header: "api_key", env: "PETSTORE_API_KEY" } });
 });
 
+test("a oneOf with a discriminator becomes one object: the tag a required enum, the variants' members optional, and a diagnostic at the schema", async () => {
+  const tool = importDocument(await readSource(`${FIXTURES}/edge-cases-oas30.yaml`), "edge-cases");
+  const addPet = tool.manifest.capabilities.find((c) => c.name === "add_pet")!;
+  const expected = {
+    required: [{ name: "kind", type: "string", enum: ["cat", "dog"] }],
+    optional: [
+      { name: "lives", type: "integer" },
+      { name: "breed", type: "string", enum: ["collie", "pug"] },
+    ],
+  };
+  assert.equal(addPet.input, expected);
+  assert.equal(addPet.output, expected);
+  assert.equal(
+    tool.proxy.operations.find((o) => o.capability === "add_pet")!.parameters.map((p) => `${p.in}:${p.name}`),
+    ["body:kind", "body:lives", "body:breed"],
+  );
+  const widened = tool.diagnostics.filter((d) => d.message.startsWith("oneOf with a discriminator"));
+  assert.is(widened.length, 1);
+  assert.equal(widened[0]!.operations, ["POST /pets"]);
+  assert.match(widened[0]!.message, "(kind: cat, dog) is widened to one object");
+  assert.not.ok(tool.diagnostics.some((d) => d.message.startsWith("oneOf with several branches")));
+});
+
 test("a form body required by the operation skips it, and the report lists it as skipped", async () => {
   const tool = importDocument(await readSource(`${FIXTURES}/petstore-swagger2.yaml`), "petstore");
   assert.ok(tool.operations.some((o) => o.operation === "POST /pet/{petId}" && o.capability === undefined));
