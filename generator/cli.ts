@@ -15,7 +15,7 @@ Usage:
   manifold validate [--manifests DIR] [--format pretty|json|github]
   manifold scheduler
   manifold dashboard
-  manifold dead-letters [--replay TASK_ID]
+  manifold dead-letters [--replay TASK_ID] [--url URL]
   manifold mcp <name|url> [--token-env NAME]
   manifold init [dir] [--template minimal|agent|full] [--name N] [--yes] [--force]
   manifold import openapi <file|url> [--name N] [--out DIR] [--force]
@@ -97,10 +97,13 @@ agent's checkpoints; MANIFOLD_VIEWER_MEMORY_DOMAINS lists the agent memory domai
 view (the agents' MANIFOLD_AGENT_DOMAIN; default: the registered agents' names); TRACE_UI_URL adds
 a link to a trace viewer; MANIFOLD_DASHBOARD_POLL_INTERVAL (default 2s) sets how often a view
 refreshes.`,
-  "dead-letters": `Usage: manifold dead-letters [--replay TASK_ID]
+  "dead-letters": `Usage: manifold dead-letters [--replay TASK_ID] [--url URL]
 
 Prints the scheduled executor's dead letters from Redis (REDIS_URL, MANIFOLD_REDIS_NAMESPACE), one
-JSON entry per line. --replay TASK_ID takes that entry out and queues its occurrence again.`,
+JSON entry per line. --replay TASK_ID takes that entry out and queues its occurrence again.
+Without Redis the dead letters live in the scheduler's process: they are asked of the scheduler at
+--url (default http://127.0.0.1:8099, where npm start and manifold scheduler serve it).
+Exit codes: 0 done, 1 no dead letter for that task, 2 usage error, 3 no Redis and no scheduler answered.`,
   mcp: `Usage: manifold mcp <name|url> [--token-env NAME]
 
 Bridges a running component's MCP server (Streamable HTTP at /mcp; the component is served with
@@ -130,6 +133,7 @@ const OPTIONS = [
   "--format",
   "--replay",
   "--token-env",
+  "--url",
   "--help",
   "--version",
 ];
@@ -162,6 +166,7 @@ function parse(argv: readonly string[]) {
       format: { type: "string", default: "pretty" },
       replay: { type: "string" },
       "token-env": { type: "string" },
+      url: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       version: { type: "boolean", short: "v", default: false },
     },
@@ -196,13 +201,14 @@ function misplacedOption(command: string, args: ReturnType<typeof parse>): strin
   if (args.watch && args.check) return "--watch and --check do not go together";
   if (args.replay !== undefined && command !== "dead-letters") return "--replay goes with dead-letters";
   if (args["token-env"] !== undefined && command !== "mcp") return "--token-env goes with mcp";
+  if (args.url !== undefined && command !== "dead-letters") return "--url goes with dead-letters";
   return undefined;
 }
 
 /** The commands that run a service or act on a store: loaded on use, a bad setting a message with no stack. */
-async function runService(command: "scheduler" | "dashboard" | "dead-letters", replay: string | undefined, io: CliIo): Promise<number> {
+async function runService(command: "scheduler" | "dashboard" | "dead-letters", replay: string | undefined, io: CliIo, url?: string): Promise<number> {
   try {
-    if (command === "dead-letters") return await (await import("./dead-letters-command.js")).runDeadLetters(replay, io);
+    if (command === "dead-letters") return await (await import("./dead-letters-command.js")).runDeadLetters(replay, io, url);
     if (command === "dashboard") {
       const { serveDashboard } = await import("../runtime/dashboard/index.js");
       const running = await serveDashboard();
@@ -260,7 +266,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err(`manifold: ${misplaced}\n`);
     return 2;
   }
-  if (command === "scheduler" || command === "dashboard" || command === "dead-letters") return runService(command, args.replay, io);
+  if (command === "scheduler" || command === "dashboard" || command === "dead-letters") return runService(command, args.replay, io, args.url);
   if (command === "mcp") return (await import("./mcp-bridge.js")).runMcpBridge({ target: rest[0], tokenEnv: args["token-env"], io });
   if (command !== "gen" && command !== "validate") {
     io.err(`manifold: unknown command ${JSON.stringify(command)}${suggestion(command, COMMANDS)}\nRun manifold --help for usage.\n`);

@@ -11,6 +11,8 @@ import { durationFromEnv } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";
 import { createTaskBackend, MAX_TASK_TIMEOUT_MS } from "../tasks/index.js";
 import { createLogger } from "../telemetry/index.js";
+import { addDeadLetterRoutes } from "./dead-letter-routes.js";
+import { createDeadLetters } from "./dead-letters.js";
 import { createScheduledExecutor, type ScheduledExecutor, type ScheduledExecutorOptions } from "./executor.js";
 import { createFiring, type Firing } from "./firing.js";
 import { createScheduleStore, type ScheduleStore } from "./store/index.js";
@@ -61,7 +63,7 @@ export async function serveScheduler(options: SchedulerOptions = {}): Promise<Ru
   const { store: given, maxSchedules, executor: executorOptions = {}, env = process.env, ...component } = options;
   const tickMs = options.tickMs ?? durationFromEnv(env, "MANIFOLD_SCHEDULER_TICK_INTERVAL", 5000);
   const lockTtlMs = options.lockTtlMs ?? durationFromEnv(env, "MANIFOLD_SCHEDULER_LOCK_TTL", Math.max(30_000, 2 * tickMs));
-  // No lock is taken (firing is exactly-once by task id and compare-and-set), but the seed's rule holds.
+  // No lock is taken (firing is exactly-once by task id and compare-and-set), but the rule holds: a lock must outlive a tick.
   if (lockTtlMs <= tickMs) throw new RangeError("MANIFOLD_SCHEDULER_LOCK_TTL must exceed MANIFOLD_SCHEDULER_TICK_INTERVAL");
   const log = createLogger({ service: "scheduler", component: "scheduler", env: env as NodeJS.ProcessEnv });
   const store = given ?? createStore({ env });
@@ -84,6 +86,10 @@ export async function serveScheduler(options: SchedulerOptions = {}): Promise<Ru
     extensions: [
       {
         name: "scheduler",
+        // The embedded store is this process's: `manifold dead-letters` can only ask here for its dead letters.
+        ...(store.kind === "memory" && {
+          routes: (add, { bodyLimit }) => addDeadLetterRoutes(add, { store, letters: executor?.deadLetters ?? createDeadLetters(store), bodyLimit }),
+        }),
         start: async () => {
           firing.start();
           await executor?.start();
