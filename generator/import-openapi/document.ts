@@ -82,6 +82,20 @@ function versionOf(root: Node, source: SourceDocument): ImportedTool["version"] 
   throw new Error(`${source.where([])} is neither OpenAPI 3.0/3.1 nor Swagger 2.0 (no "openapi: 3.x" or "swagger: 2.0")`);
 }
 
+/** The parts of an operation the import reads (parameters, body, the first 2xx answer): where a widened union can matter. */
+function importedParts(pathItem: Node, operation: Node, path: string, atOp: readonly string[]): { node: unknown; at: readonly string[] }[] {
+  const responses = isNode(operation["responses"]) ? operation["responses"] : {};
+  const code = Object.keys(responses)
+    .filter((c) => /^2(\d\d|XX)$/i.test(c))
+    .sort()[0];
+  return [
+    { node: pathItem["parameters"], at: ["paths", path, "parameters"] },
+    { node: operation["parameters"], at: [...atOp, "parameters"] },
+    { node: operation["requestBody"], at: [...atOp, "requestBody"] },
+    ...(code === undefined ? [] : [{ node: responses[code], at: [...atOp, "responses", code] }]),
+  ];
+}
+
 const credentialsEntry = (credentials: Readonly<Record<string, ProxyCredential>>) => (Object.keys(credentials).length === 0 ? {} : { credentials });
 
 /** Converts the document; throws an Error when it is not one this imports. */
@@ -132,14 +146,7 @@ export function importDocument(source: SourceDocument, name?: string): ImportedT
       operations.push({ operation: label, capability: imported?.capability.name });
       if (imported === undefined) continue;
       capabilities.push(imported.capability);
-      const reached = widenedReached(
-        [
-          { node: operation, at: atOp },
-          { node: pathItem["parameters"], at: ["paths", path, "parameters"] },
-        ],
-        root,
-        widened,
-      );
+      const reached = widenedReached(importedParts(pathItem, operation, path, atOp), root, widened);
       for (const at of reached) context.report({ where: source.where(at), operations: [label], message: widened.get(JSON.stringify(at))! });
       const credentials = security.credentialsFor(operation, atOp, label);
       proxied.push(credentials === undefined ? imported.proxy : { ...imported.proxy, credentials });
