@@ -11,6 +11,13 @@ export interface CatalogCacheOptions {
    * way. 0 turns it off. @defaultValue freshMs / 4
    */
   readonly refreshAheadMs?: number;
+  /**
+   * A key looked up within this long is read ahead by a timer too, not only by a lookup that lands in
+   * its last `refreshAheadMs`: under load a name is looked up less often than that window comes round
+   * (the client's pacing slips), and each miss was a lookup waiting for Redis. A key not looked up for
+   * this long is left to expire. 0 turns the timer off. @defaultValue 10 × freshMs
+   */
+  readonly keepWarmMs?: number;
   /** While the store is unreachable, a lookup younger than this is answered from the cache. @defaultValue 5000 */
   readonly staleMs?: number;
   /** Most lookups remembered (oldest forgotten first). @defaultValue 1000 */
@@ -23,6 +30,10 @@ interface Cached {
   readonly value: RegistryEntry[] | RegistryEntry | undefined;
   readonly at: number;
   readonly generation: number;
+  /** How to read it again, for the keep-warm timer. */
+  readonly fetch: () => Promise<RegistryEntry[] | RegistryEntry | undefined>;
+  /** When a lookup last used it. */
+  usedAt: number;
 }
 
 /**
@@ -37,27 +48,53 @@ interface Cached {
  */
 export function withCatalogCache(
   registry: Registry,
-  { freshMs = 1_000, refreshAheadMs = freshMs / 4, staleMs = 5_000, maxEntries = 1_000, now = Date.now }: CatalogCacheOptions = {},
+  { freshMs = 1_000, refreshAheadMs = freshMs / 4, keepWarmMs = 10 * freshMs, staleMs = 5_000, maxEntries = 1_000, now = Date.now }: CatalogCacheOptions = {},
 ): Registry {
-  const refreshAt = freshMs - Math.min(Math.max(refreshAheadMs, 0), freshMs);
+  const ahead = Math.min(Math.max(refreshAheadMs, 0), freshMs);
+  const refreshAt = freshMs - ahead;
   const cache = new Map<string, Cached>();
   /** Keys read behind a lookup right now: at most one read each, so at most `maxEntries` (plus the ones being evicted). */
   const refreshing = new Set<string>();
   let generation = 0;
+  let warmTimer: NodeJS.Timeout | undefined;
+  let closed = false;
 
-  const remember = (key: string, value: Cached["value"], asked: number): void => {
+  /**
+   * Every half read-ahead window, the keys used within keepWarmMs that have entered their window are
+   * read again: a key in use is renewed before it expires whether or not a lookup lands in the window.
+   * The timer runs only while some key is warm and never holds the process open.
+   */
+  const sweep = (): void => {
+    warmTimer = undefined;
+    const at = now();
+    let warm = false;
+    for (const [key, hit] of cache) {
+      if (at - hit.usedAt >= keepWarmMs) continue;
+      warm = true;
+      if (hit.generation === generation && at - hit.at >= refreshAt && at - hit.at < freshMs) refreshBehind(key, hit.fetch, hit.usedAt);
+    }
+    if (warm) keepWarm();
+  };
+  const keepWarm = (): void => {
+    if (warmTimer !== undefined || closed || ahead === 0 || keepWarmMs <= 0) return;
+    warmTimer = setTimeout(sweep, Math.max(1, ahead / 2));
+    warmTimer.unref();
+  };
+
+  const remember = (key: string, value: Cached["value"], asked: number, fetch: Cached["fetch"], usedAt: number): void => {
     cache.delete(key); // re-inserted last: the Map's order is the eviction order
-    cache.set(key, { value, at: now(), generation: asked });
+    cache.set(key, { value, at: now(), generation: asked, fetch, usedAt });
     if (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+    keepWarm();
   };
 
   /** A failed read behind a lookup changes nothing: the answer expires as it would have, and the lookup then reads (and reports). */
-  const refreshBehind = (key: string, fetch: () => Promise<Cached["value"]>): void => {
+  const refreshBehind = (key: string, fetch: Cached["fetch"], usedAt: number): void => {
     if (refreshing.has(key)) return;
     refreshing.add(key);
     const asked = generation; // a write during the read makes its answer stale at once
     fetch()
-      .then((value) => remember(key, value, asked))
+      .then((value) => remember(key, value, asked, fetch, Math.max(usedAt, cache.get(key)?.usedAt ?? usedAt)))
       .catch(() => undefined)
       .finally(() => refreshing.delete(key));
   };
@@ -66,13 +103,14 @@ export function withCatalogCache(
     const hit = cache.get(key);
     const at = now();
     if (hit !== undefined && hit.generation === generation && at - hit.at < freshMs) {
-      if (at - hit.at >= refreshAt) refreshBehind(key, fetch);
+      hit.usedAt = at;
+      if (at - hit.at >= refreshAt) refreshBehind(key, fetch, at);
       return copy(hit.value) as T;
     }
     const asked = generation; // a write during the fetch makes its answer stale at once
     try {
       const value = await fetch();
-      remember(key, value, asked);
+      remember(key, value, asked, fetch, at);
       return copy(value) as T;
     } catch (error) {
       if (hit !== undefined && isManifoldError(error) && error.code === "UNAVAILABLE" && now() - hit.at < staleMs) return copy(hit.value) as T;
@@ -99,7 +137,13 @@ export function withCatalogCache(
       read(`capability\0${String(capabilities)}\0${options.health ?? ""}`, () => registry.byCapability(capabilities, options)),
     listAll: (options = {}) => read(`all\0${options.health ?? ""}`, () => registry.listAll(options)),
     onReconnect: (listener) => registry.onReconnect(listener),
-    close: () => registry.close(),
+    close: () => {
+      closed = true;
+      clearTimeout(warmTimer);
+      warmTimer = undefined;
+      cache.clear();
+      return registry.close();
+    },
   };
 }
 
