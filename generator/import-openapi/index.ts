@@ -200,5 +200,8 @@ async function importTo(source: string, { out, name, force, timeoutMs }: ImportO
   io.out(
     `imported ${imported} of ${tool.operations.length} operations into ${join(out, `${tool.name}.yaml`)} (${tool.diagnostics.length} diagnostics: ${join(out, `${tool.name}.import-report.md`)})\n`,
   );
+  // The names only: the operator sets them where the proxy runs.
+  const variables = Object.values(tool.proxy.credentials ?? {}).map((c) => c.env);
+  if (variables.length > 0) io.out(`the proxy sends the service's credentials from ${variables.join(", ")}\n`);
   return 0;
 }

@@ -98,8 +98,9 @@ test("the imported petstore serves, and each call reaches the original service a
 test("the proxy sends the document's bearer and apiKey-header credentials from the environment variables the sidecar names", async () => {
   const out = `${OUT}-credentials`;
   await rm(out, { recursive: true, force: true });
-  const io = { out: () => undefined, err: () => undefined, color: false };
-  assert.is(await main(["import", "openapi", "test/fixtures/openapi/edge-cases-oas30.yaml", "--name", "edge-cases", "--out", out], io), 0);
+  const run = await runImport(["test/fixtures/openapi/edge-cases-oas30.yaml", "--name", "edge-cases", "--out", out]);
+  assert.is(run.code, 0);
+  assert.match(run.out, "the proxy sends the service's credentials from EDGE_CASES_TOKEN, EDGE_CASES_API_KEY\n");
   const sidecar = await readFile(`${out}/edge-cases.proxy.json`, "utf8");
   assert.equal(JSON.parse(sidecar).credentials, {
     bearerAuth: { type: "bearer", env: "EDGE_CASES_TOKEN" },
