@@ -18,6 +18,7 @@
  * script are counted both on their own line and inside the script's EVALSHA.
  */
 import { randomUUID } from "node:crypto";
+import { loadavg } from "node:os";
 import { Queue, Worker } from "bullmq";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
@@ -284,7 +285,17 @@ try {
     console.log(
       `ratio (manifold / BullMQ): ${fmt(ours.perSecond / theirs.perSecond, 2)}× throughput, ${fmt(theirs.redisCpuUs / ours.redisCpuUs, 2)}× less Redis CPU and ${fmt(theirs.nodeCpuUs / ours.nodeCpuUs, 2)}× less client CPU per task, median latency ${fmt(ours.medianMs / theirs.medianMs, 2)}×`,
     );
+    const throughputHolds = ours.perSecond / theirs.perSecond >= 4;
+    const cpuHolds = ours.redisCpuUs <= 15;
+    console.log(`aim: ≥ 4× BullMQ's throughput: ${throughputHolds ? "holds" : "missed"} (${fmt(ours.perSecond / theirs.perSecond, 2)}×)`);
+    console.log(`aim: ≤ 15 µs of Redis CPU per task: ${cpuHolds ? "holds" : "missed"} (${fmt(ours.redisCpuUs, 1)} µs)`);
   }
+  // The machine is shared: a figure means little without how busy it was.
+  console.log(
+    `load average (1, 5, 15 min): ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   console.log("");
 
   console.log(`paced: ${PACED_TASKS.toLocaleString("en-US")} tasks at ${PACED_RATE.toLocaleString("en-US")}/s (latency when the queue is not backed up)`);

@@ -9,6 +9,8 @@
  *   while queued or running (a task waits as long as it takes), PX = `ttlMs` once finished
  * - `…:queue`: list of queued ids, head first (release pushes to the head)
  * - `…:leases`: sorted set of running ids scored by lease expiry (ms, Redis server time)
+ * - `…:running`: hash of running ids → lease state (`<token prefix>|<deliveries>|<started>`); a task
+ *   taken keeps its record as it was queued, so taking it writes no record (lua/includes/running-state.lua)
  * - `…:skip`: how many ids in the queue belong to tasks cancelled while queued (dropped when met)
  * - `…:wake`: a list holding a marker when there may be work; blocked dequeuers BLPOP it on
  *   connections of their own, so waiting for work costs Redis nothing
@@ -38,13 +40,14 @@ import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBack
 
 const script = (file: string) => loadLuaScript("tasks", new URL(`./lua/${file}`, import.meta.url));
 const CREATE = script("create-2.lua");
-const DEQUEUE = script("dequeue-4.lua");
-const EXTEND = script("extend-1.lua");
-const FINISH = script("finish-1.lua");
-const PROGRESS = script("progress-1.lua");
-const RELEASE = script("release-4.lua");
-const CANCEL = script("cancel-3.lua");
+const DEQUEUE = script("dequeue-5.lua");
+const EXTEND = script("extend-2.lua");
+const FINISH = script("finish-2.lua");
+const PROGRESS = script("progress-2.lua");
+const RELEASE = script("release-5.lua");
+const CANCEL = script("cancel-4.lua");
 const DEPTH = script("depth-2.lua");
+const GET = script("get-2.lua");
 
 /** Creates or finishes sent per script call: bounds how long one call holds the server. */
 const CHUNK = 500;
@@ -80,6 +83,7 @@ interface RedisBackend {
   readonly prefix: string;
   readonly queueKey: string;
   readonly leasesKey: string;
+  readonly runningKey: string;
   readonly wakeKey: string;
   readonly skipKey: string;
   readonly ttlMs: number;
@@ -100,17 +104,27 @@ function openBackend(backend: RedisBackend): RedisBackend {
   return backend;
 }
 
-/** The leases in a dequeue script's reply, `[server time, earliest lapse, (id, record)…]`; a lease's token is the call's `tokenPrefix` + its id. */
-export function leasesOf(reply: readonly unknown[], leaseMs: number, tokenPrefix: string): Lease[] {
+/** The leases in a dequeue script's reply, `[server time, earliest lapse, (id, record, lease state)…]`; a lease's token is its state + its id. */
+export function leasesOf(reply: readonly unknown[], leaseMs: number): Lease[] {
   const expiresAt = Number(reply[0]) + leaseMs;
   const out: Lease[] = [];
-  for (let i = 2; i + 1 < reply.length; i += 2) {
+  for (let i = 2; i + 2 < reply.length; i += 3) {
     const id = String(reply[i]);
-    const task = decodeRecord(id, String(reply[i + 1]));
+    const state = String(reply[i + 2]);
+    const task = decodeRecord(id, String(reply[i + 1]), state);
     // A record that does not parse is left to lapse; its delivery budget ends it.
-    if (task !== undefined) out.push({ task, token: tokenPrefix + id, expiresAt });
+    if (task !== undefined) out.push({ task, token: state + id, expiresAt });
   }
   return out;
+}
+
+/**
+ * The lease state a token carries (the token is the state + the task id, see leasesOf): what the
+ * scripts compare with the running hash. A token of another form gets "-", which no state equals
+ * (a state always holds two "|"), so it is refused like any wrong token.
+ */
+export function stateOf(token: string, taskId: string): string {
+  return token.length > taskId.length && token.endsWith(taskId) ? token.slice(0, -taskId.length) : "-";
 }
 
 /** The finish script's arguments for outcomes: id, token, status and the JSON stored (a result JSON cannot carry fails the task). */
@@ -118,7 +132,7 @@ export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly Tas
   const args: (string | number)[] = [prefix, ttlMs];
   for (const outcome of outcomes) {
     checkTaskId(outcome.taskId);
-    args.push(outcome.taskId, String(outcome.token));
+    args.push(outcome.taskId, stateOf(String(outcome.token), outcome.taskId));
     if (outcome.status === "failed") {
       args.push("failed", encodeError(outcome.error));
       continue;
@@ -131,9 +145,9 @@ export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly Tas
 }
 
 async function finishMany(backend: RedisBackend, outcomes: readonly TaskOutcome[]): Promise<LeasedWrite[]> {
-  const { client, redis, prefix, ttlMs, leasesKey } = openBackend(backend);
+  const { client, redis, prefix, ttlMs, leasesKey, runningKey } = openBackend(backend);
   const chunk = async (part: readonly TaskOutcome[]): Promise<LeasedWrite[]> =>
-    (await redis.call(() => runScript(client, FINISH, [leasesKey], finishArgs(prefix, ttlMs, part)))) as LeasedWrite[];
+    (await redis.call(() => runScript(client, FINISH, [leasesKey, runningKey], finishArgs(prefix, ttlMs, part)))) as LeasedWrite[];
   if (outcomes.length <= CHUNK) return outcomes.length === 0 ? [] : chunk(outcomes);
   const out: LeasedWrite[] = [];
   for (let i = 0; i < outcomes.length; i += CHUNK) out.push(...(await chunk(outcomes.slice(i, i + CHUNK))));
@@ -160,7 +174,7 @@ async function createTask(backend: RedisBackend, task: NewTask): Promise<TaskRec
 
 /** One dequeue script call after another, sleeping on the wake list between them, until leases, the block's end or the signal. */
 async function dequeue(backend: RedisBackend, options: DequeueOptions): Promise<Lease[]> {
-  const { client, redis, queueKey, leasesKey, wakeKey, skipKey } = openBackend(backend);
+  const { client, redis, queueKey, leasesKey, wakeKey, skipKey, runningKey } = openBackend(backend);
   checkDequeueOptions(options);
   const { count, leaseMs, blockMs, signal } = options;
   const deadline = performance.now() + blockMs;
@@ -171,8 +185,8 @@ async function dequeue(backend: RedisBackend, options: DequeueOptions): Promise<
     args[2] = leaseMs;
     const tokenPrefix = `${backend.instance}.${((backend.calls += 1)).toString(36)}.`;
     args[6] = tokenPrefix;
-    const reply = (await redis.call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey], args))) as unknown[];
-    const leases = leasesOf(reply, leaseMs, tokenPrefix);
+    const reply = (await redis.call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey, runningKey], args))) as unknown[];
+    const leases = leasesOf(reply, leaseMs);
     if (leases.length > 0 || signal?.aborted === true) return leases;
     const remaining = deadline - performance.now();
     if (remaining <= 0) return leases;
@@ -188,7 +202,7 @@ async function extend(
   leases: readonly { readonly taskId: string; readonly token: string }[],
   leaseMs: number,
 ): Promise<Map<string, LeasedWrite>> {
-  const { client, redis, prefix, leasesKey } = openBackend(backend);
+  const { client, redis, prefix, leasesKey, runningKey } = openBackend(backend);
   checkLeaseMs(leaseMs);
   const out = new Map<string, LeasedWrite>();
   for (let i = 0; i < leases.length; i += CHUNK) {
@@ -196,21 +210,20 @@ async function extend(
     const args: (string | number)[] = [prefix, leaseMs];
     for (const { taskId, token } of chunk) {
       checkTaskId(taskId);
-      args.push(taskId, String(token));
+      args.push(taskId, stateOf(String(token), taskId));
     }
-    const reply = (await redis.call(() => runScript(client, EXTEND, [leasesKey], args), IDEMPOTENT)) as LeasedWrite[];
+    const reply = (await redis.call(() => runScript(client, EXTEND, [leasesKey, runningKey], args), IDEMPOTENT)) as LeasedWrite[];
     chunk.forEach(({ taskId }, j) => out.set(taskId, reply[j + 1]!));
   }
   return out;
 }
 
 async function cancel(backend: RedisBackend, taskId: string): Promise<Awaited<ReturnType<TaskBackend["cancel"]>>> {
-  const { client, redis, prefix, leasesKey, skipKey, ttlMs, cancelledJson } = openBackend(backend);
+  const { client, redis, prefix, leasesKey, skipKey, runningKey, ttlMs, cancelledJson } = openBackend(backend);
   checkTaskId(taskId);
-  const [outcome, value] = (await redis.call(() => runScript(client, CANCEL, [prefix + taskId, leasesKey, skipKey], [taskId, ttlMs, cancelledJson]))) as [
-    string,
-    string?,
-  ];
+  const [outcome, value] = (await redis.call(() =>
+    runScript(client, CANCEL, [prefix + taskId, leasesKey, skipKey, runningKey], [taskId, ttlMs, cancelledJson]),
+  )) as [string, string?];
   if (outcome === "not_found" || value === undefined) return { outcome: "not_found" };
   const task: TaskRecord | undefined = decodeRecord(taskId, value);
   return { outcome: outcome as "cancelled" | "finished", ...(task === undefined ? {} : { task }) };
@@ -230,6 +243,7 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
     prefix,
     queueKey,
     leasesKey: keys.tagged(tag, "leases"),
+    runningKey: keys.tagged(tag, "running"),
     wakeKey,
     skipKey: keys.tagged(tag, "skip"),
     ttlMs,
@@ -257,14 +271,14 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
 export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {
   const { ownsClient = false } = options;
   const backend = backendOf(client, options);
-  const { redis, prefix, queueKey, leasesKey, wakeKey, skipKey } = backend;
+  const { redis, prefix, queueKey, leasesKey, wakeKey, skipKey, runningKey } = backend;
   return {
     create: (task) => createTask(backend, task),
     get: async (taskId) => {
       openBackend(backend);
       checkTaskId(taskId);
-      const value = await redis.call(() => client.get(prefix + taskId), IDEMPOTENT);
-      return value === null ? undefined : decodeRecord(taskId, value);
+      const reply = (await redis.call(() => runScript(client, GET, [prefix + taskId, runningKey], [taskId]), IDEMPOTENT)) as [string, string?] | null;
+      return reply === null ? undefined : decodeRecord(taskId, reply[0], reply[1]);
     },
     dequeue: (options) => dequeue(backend, options),
     extend: (leases, leaseMs) => extend(backend, leases, leaseMs),
@@ -274,12 +288,14 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
     progress: async (taskId, token, progress) => {
       openBackend(backend);
       checkTaskId(taskId);
-      return (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId], [String(token), encodeProgress(progress)]), IDEMPOTENT)) as LeasedWrite;
+      const args = [taskId, stateOf(String(token), taskId), encodeProgress(progress)];
+      return (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId, runningKey], args), IDEMPOTENT)) as LeasedWrite;
     },
     release: async (taskId, token) => {
       openBackend(backend);
       checkTaskId(taskId);
-      return (await redis.call(() => runScript(client, RELEASE, [prefix + taskId, leasesKey, queueKey, wakeKey], [taskId, String(token)]))) as LeasedWrite;
+      const keys = [prefix + taskId, leasesKey, queueKey, wakeKey, runningKey];
+      return (await redis.call(() => runScript(client, RELEASE, keys, [taskId, stateOf(String(token), taskId)]))) as LeasedWrite;
     },
     cancel: (taskId) => cancel(backend, taskId),
     depth: async () => {

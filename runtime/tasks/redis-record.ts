@@ -11,6 +11,11 @@
  * lines cannot be confused, and the Lua scripts edit the first four lines with one pattern match
  * without ever decoding the caller's JSON (Redis's cjson would round numbers to 14 digits).
  *
+ * A running task's record keeps the header it had while queued (taking a task does not rewrite it):
+ * its lease is a state string in the queue's running hash, `<token prefix>|<deliveries>|<started>`
+ * (lua/includes/running-state.lua), which overrides status, deliveries and started. A record written
+ * by the previous layout with `running` in its header (and its token there) reads as it did.
+ *
  * Why not a hash: a hash stays compact (listpack) only while every value is under 64 bytes, which an
  * input or result rarely is; past that it becomes a hashtable at about twice the size. Measured with
  * MEMORY USAGE on Redis 7.0, a finished task with a 60-byte input and a 150-byte result: 872 bytes as
@@ -24,14 +29,25 @@ const STATUSES: ReadonlySet<string> = new Set<TaskStatus>(["queued", "running", 
 
 const iso = (ms: string | undefined): string | undefined => (ms === undefined || ms === "" ? undefined : new Date(Number(ms)).toISOString());
 
-/** A stored value that does not parse (written by hand, or by another version) reads as no task. */
-export function decodeRecord(taskId: string, value: string): TaskRecord | undefined {
+const STATE = /\|(\d+)\|(\d*)$/;
+
+/**
+ * A stored value that does not parse (written by hand, or by another version) reads as no task.
+ * `state`: the task's lease state from the running hash, if it has one (then it is running).
+ */
+export function decodeRecord(taskId: string, value: string, state?: string): TaskRecord | undefined {
   const lines = value.split("\n");
   if (lines.length !== 5) return undefined;
   const [header, progress, error, result, fixedJson] = lines as [string, string, string, string, string];
   const fields = header.split("|");
-  const [status, deliveries, , created, started, finished] = fields;
+  let [status, deliveries, , created, started, finished] = fields;
   if (fields.length !== 6 || status === undefined || !STATUSES.has(status)) return undefined;
+  if (state !== undefined) {
+    const running = STATE.exec(state);
+    if (running === null) return undefined;
+    [, deliveries, started] = running;
+    status = "running";
+  }
   try {
     const fixed = JSON.parse(fixedJson) as FixedPart;
     const startedAt = iso(started);

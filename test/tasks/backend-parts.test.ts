@@ -93,31 +93,37 @@ test("evictFinished: the oldest finished records make room, live ones never; the
 });
 
 test("leasesOf and finishArgs: the dequeue reply decoded (unparsable records skipped), the finish arguments encoded", () => {
-  const record = (status: string) => `${status}|1|tok|1000|1001|\n\n\n\n{"type":"x","timeout_ms":5,"input":{"n":1}}`;
-  const leases = leasesOf([5_000, -1, "a", record("running"), "b", "junk", "c", record("running")], 300, "t1.");
+  // A taken task's record keeps its queued header; its lease state (token prefix|deliveries|started) says it runs.
+  const record = (status: string) => `${status}|0||1000||\n\n\n\n{"type":"x","timeout_ms":5,"input":{"n":1}}`;
+  const leases = leasesOf([5_000, -1, "a", record("queued"), "t1.|1|5000", "b", "junk", "t1.|1|5000", "c", record("queued"), "t1.|2|4000"], 300);
   assert.equal(
-    leases.map((l) => [l.task.task_id, l.token, l.expiresAt, l.task.input]),
+    leases.map((l) => [l.task.task_id, l.token, l.expiresAt, l.task.input, l.task.status, l.task.deliveries, l.task.started_at]),
     [
-      ["a", "t1.a", 5_300, { n: 1 }],
-      ["c", "t1.c", 5_300, { n: 1 }],
+      ["a", "t1.|1|5000a", 5_300, { n: 1 }, "running", 1, new Date(5_000).toISOString()],
+      ["c", "t1.|2|4000c", 5_300, { n: 1 }, "running", 2, new Date(4_000).toISOString()],
     ],
   );
   const cyclic: Record<string, unknown> = {};
   cyclic["self"] = cyclic;
   assert.equal(
     finishArgs("p:", 60_000, [
-      { status: "completed", taskId: "a", token: "t1", result: { ok: true } },
-      { status: "completed", taskId: "b", token: "t2", result: undefined },
-      { status: "completed", taskId: "c", token: "t3", result: cyclic },
-      { status: "failed", taskId: "d", token: "t4", error: { code: "HANDLER_ERROR", message: "no", extra: 1 } as never },
+      { status: "completed", taskId: "a", token: "s1a", result: { ok: true } },
+      { status: "completed", taskId: "b", token: "s2b", result: undefined },
+      { status: "completed", taskId: "c", token: "s3c", result: cyclic },
+      { status: "failed", taskId: "d", token: "s4d", error: { code: "HANDLER_ERROR", message: "no", extra: 1 } as never },
+      // A token that does not end with its task id (or is nothing but it) carries no state: "-" matches none.
+      { status: "completed", taskId: "e", token: "s5x", result: 1 },
+      { status: "completed", taskId: "f", token: "f", result: 1 },
     ]),
     [
       "p:",
       60_000,
-      ...["a", "t1", "completed", '{"ok":true}'],
-      ...["b", "t2", "completed", ""],
-      ...["c", "t3", "failed", '{"code":"HANDLER_PANIC","message":"The handler returned a result that is not JSON-serialisable"}'],
-      ...["d", "t4", "failed", '{"code":"HANDLER_ERROR","message":"no"}'],
+      ...["a", "s1", "completed", '{"ok":true}'],
+      ...["b", "s2", "completed", ""],
+      ...["c", "s3", "failed", '{"code":"HANDLER_PANIC","message":"The handler returned a result that is not JSON-serialisable"}'],
+      ...["d", "s4", "failed", '{"code":"HANDLER_ERROR","message":"no"}'],
+      ...["e", "-", "completed", "1"],
+      ...["f", "-", "completed", "1"],
     ],
   );
   assert.throws(() => finishArgs("p:", 1, [{ status: "completed", taskId: "no spaces", token: "t", result: 1 }]), /task_id must be/);

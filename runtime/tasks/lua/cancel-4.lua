@@ -7,6 +7,7 @@
     KEYS[1]      the record, manifold:v1:<ns>:{tasks:<queue>}:task:<id>
     KEYS[2]      the leases (sorted set)
     KEYS[3]      the skip counter
+    KEYS[4]      the running hash (id → lease state, includes/running-state)
 
     ARGV[1]      the task id
     ARGV[2]      TTL in ms of a finished record
@@ -16,14 +17,21 @@
     { 'cancelled', record after } | { 'finished', record unchanged } | { 'not_found' }
 ]]
 --- @include "../../store/lua/includes/server-time"
+--- @include "includes/running-state"
 --- @include "includes/finish-record"
 
 local record = readRecord(KEYS[1])
 if not record then return { 'not_found' } end -- no key, or a value that is not a task record (written by hand)
-if record.status == 'queued' then
+local state = redis.call('HGET', KEYS[4], ARGV[1])
+if state then
+  -- Running: its lease ends here, so it is never redelivered.
+  asRunning(record, state)
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+elseif record.status == 'queued' then
   redis.call('INCR', KEYS[3])
 elseif record.status == 'running' then
-  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1]) -- a record written by the previous layout, its lease in its header
 else
   return { 'finished', record.value }
 end
