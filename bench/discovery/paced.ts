@@ -23,11 +23,20 @@ export interface PacedFigures {
 const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * A registry that counts its answered reads. A lookup answered from the cache resolves within
- * microtasks, before any read can come back from Redis: a read answered during a lookup is one it waited for.
+ * A registry that counts the reads a lookup waited for: started and answered while that lookup was in
+ * progress. A lookup answered from the cache resolves within microtasks, so no timer (the cache's
+ * keep-warm sweep) can start a read during it, and a read it starts behind itself is answered after it.
  */
-function counting(registry: Registry, answered: () => void): Registry {
-  return { ...registry, byName: (name, options) => registry.byName(name, options).finally(answered) };
+function counting(registry: Registry, lookupInProgress: () => number, waited: () => void): Registry {
+  return {
+    ...registry,
+    byName: (name, options) => {
+      const during = lookupInProgress();
+      return registry.byName(name, options).finally(() => {
+        if (during !== 0 && during === lookupInProgress()) waited();
+      });
+    },
+  };
 }
 
 export interface PacedOptions {
@@ -35,11 +44,15 @@ export interface PacedOptions {
   readonly lookups: number;
   /** The catalog cache's read-ahead (0: the cache before it had one). */
   readonly refreshAheadMs?: number;
+  /** The cache's keep-warm timer (0: reading ahead only when a lookup lands in the window, before it). */
+  readonly keepWarmMs?: number;
+  /** Time a PING on the reader's connection instead of a lookup, paced the same, beats running: the floor of a lookup that waits for Redis. */
+  readonly ping?: boolean;
 }
 
 /** Registers the catalog signed, starts the beats, and times `lookups` paced lookups after a warm-up second. */
-export async function measurePaced({ url, lookups, refreshAheadMs }: PacedOptions): Promise<PacedFigures> {
-  const namespace = `paced-${refreshAheadMs ?? "default"}`;
+export async function measurePaced({ url, lookups, refreshAheadMs, keepWarmMs, ping = false }: PacedOptions): Promise<PacedFigures> {
+  const namespace = `paced-${refreshAheadMs ?? "default"}-${keepWarmMs ?? "default"}-${ping}`;
   const env = { REDIS_URL: url, MANIFOLD_REDIS_NAMESPACE: namespace };
   const writer = createRegistry({ store: createStore({ env, log: () => undefined }), cache: false, key: KEY, env: {} });
   const components = catalog();
@@ -49,9 +62,15 @@ export async function measurePaced({ url, lookups, refreshAheadMs }: PacedOption
 
   // createRegistry's stack, with a store read counter between the cache and the Redis adapter.
   let reads = 0;
+  let lookup = 0; // the number of the lookup in progress, 0 between lookups
   const readerStore = createStore({ env, log: () => undefined }) as RedisStore;
-  const adapter = counting(createRedisRegistry(readerStore, { connectWaitMs: 5_000 }), () => (reads += 1));
-  const reader = withRegistryKey(withCatalogCache(adapter, refreshAheadMs === undefined ? {} : { refreshAheadMs }), { key: KEY, log: () => undefined });
+  const adapter = counting(
+    createRedisRegistry(readerStore, { connectWaitMs: 5_000 }),
+    () => lookup,
+    () => (reads += 1),
+  );
+  const cacheOptions = { ...(refreshAheadMs === undefined ? {} : { refreshAheadMs }), ...(keepWarmMs === undefined ? {} : { keepWarmMs }) };
+  const reader = withRegistryKey(withCatalogCache(adapter, cacheOptions), { key: KEY, log: () => undefined });
   try {
     const times: number[] = [];
     const started = Date.now();
@@ -59,9 +78,11 @@ export async function measurePaced({ url, lookups, refreshAheadMs }: PacedOption
     for (let i = 0; times.length < lookups; i += 1) {
       const warm = Date.now() - started < 1_000;
       const before = reads;
+      lookup = i + 1;
       const start = performance.now();
-      const found = await reader.byName(`svc-${i % NAMES}`);
+      const found = ping ? Array.from({ length: (await readerStore.client.ping(), 10) }) : await reader.byName(`svc-${i % NAMES}`);
       const ms = performance.now() - start;
+      lookup = 0;
       if (found.length !== 10) throw new Error(`svc-${i % NAMES}: ${found.length} replicas verified, 10 expected`);
       if (!warm) {
         times.push(ms);
