@@ -50,6 +50,17 @@ function taskParts(agent: AgentSpec, task: TaskTypeSpec): string[] {
   ];
 }
 
+/** The scheduled handler's input (the manifest's `scheduled.input`, else any object) and its type, by the agent's name. */
+function scheduledParts(handle: string, agent: AgentSpec): string[] {
+  const input = agent.scheduledInput === undefined ? "Readonly<Record<string, unknown>>" : objectType(agent.scheduledInput, "");
+  return [
+    // A type alias, not an interface: an object type alias is assignable to the runtime's default
+    // (`Readonly<Record<string, unknown>>`), so \`serve({ scheduled })\` takes the typed handler.
+    `${docComment("The `input` of a scheduled run (`scheduled.input`), checked before the handler runs")}export type ${handle}ScheduledInput = ${input};\n`,
+    `${docComment(`The \`scheduled\` handler of \`${handle}.serve()\`, typed by \`${handle}ScheduledInput\`.`)}export type ${handle}ScheduledHandler = ScheduledHandler<${handle}ScheduledInput>;\n`,
+  ];
+}
+
 export interface AgentTypeNames {
   readonly workflows: string;
   readonly tasks: string;
@@ -70,6 +81,7 @@ export function emitAgentTypes(handle: string, agent: AgentSpec): { parts: strin
     const runs = t.workflow === undefined ? "false" : "true";
     return `${docComment(t.description, "  ")}  ${t.key}: { input: ${stem}TaskInput; output: ${stem}TaskResult; workflow: ${runs} };\n`;
   });
+  if (agent.scheduled === true) parts.push(...scheduledParts(handle, agent));
   parts.push(
     `${docComment(`Workflow key → inputs and outputs of the workflows ${handle} serves under /orchestrate.`)}export type ${names.workflows} = ${workflowMembers.length === 0 ? "{}" : `{\n${workflowMembers.join("")}}`};\n`,
     `${docComment(`Task type key → input and result; \`workflow: true\` types need no handler.`)}export type ${names.tasks} = ${taskMembers.length === 0 ? "{}" : `{\n${taskMembers.join("")}}`};\n`,

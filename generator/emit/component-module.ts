@@ -48,7 +48,7 @@ export function emitComponentModule(spec: ComponentSpec, source: string): string
   const imports = used.map((name) => `import * as ${toCamelCase(name)} from "../${name}/index.js";\n`).join("");
   const parts: string[] = [
     `${generatedHeader(source)}\n`,
-    `import { ${agent === undefined ? "defineComponent" : "defineAgent"}, type Client, type ComponentSpec, type Handlers${agent === undefined ? "" : ", type UsesClients"} } from "${RUNTIME_ENTRY}";\n${imports}`,
+    `import { ${agent === undefined ? "defineComponent" : "defineAgent"}, type Client, type ComponentSpec, type Handlers${agent === undefined ? "" : ", type UsesClients"}${agent?.scheduled === true ? ", type ScheduledHandler" : ""} } from "${RUNTIME_ENTRY}";\n${imports}`,
   ];
   for (const capability of spec.capabilities) {
     parts.push(sideType(capability, "input"), sideType(capability, "output"));

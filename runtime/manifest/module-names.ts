@@ -13,7 +13,7 @@ import type { Path } from "./source-file.js";
 import { schemaName, toPascalCase, workflowTypeStem } from "../spec/index.js";
 
 /** What a generated module imports from the runtime; its own declarations may not take these names. */
-export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "UsesClients", "defineAgent", "defineComponent"];
+export const MODULE_IMPORTS: readonly string[] = ["Client", "ComponentSpec", "Handlers", "ScheduledHandler", "UsesClients", "defineAgent", "defineComponent"];
 
 function derivedNames(component: RawComponent, features: readonly ManifestFeature[]): ModuleName[] {
   const handle = toPascalCase(component.name);

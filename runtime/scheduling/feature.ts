@@ -3,7 +3,7 @@
  * the agent's typed `scheduled` handler.
  */
 import type { AgentFeature } from "../feature/index.js";
-import { normaliseScheduled, scheduledSchema } from "./manifest.js";
+import { checkScheduled, normaliseScheduled, scheduledModuleNames, scheduledSchema } from "./manifest.js";
 import { addScheduledPaths } from "./openapi.js";
 import type { ScheduledHandler } from "./wire.js";
 
@@ -22,10 +22,12 @@ export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
   schema: scheduledSchema,
   routePrefixes: ["/api/v1"],
   normalise: normaliseScheduled,
+  check: checkScheduled,
+  moduleNames: scheduledModuleNames,
   optionKeys: ["scheduled"],
   enabled: (agent) => agent.scheduled === true,
   openapi: addScheduledPaths,
-  async build({ scheduled }, { orchestration, log, env }) {
+  async build({ scheduled }, { orchestration, log, env, agent }) {
     const { createScheduledExtension } = await import("./scheduled-route.js");
     const { createRunClaims } = await import("./run-claims.js");
     const { createStore } = await import("../store/index.js");
@@ -40,7 +42,14 @@ export const scheduledFeature: AgentFeature<ScheduledServeOptions> = {
     // any replica is dropped.
     const claims = createRunClaims(createStore({ env }), { ownsStore: true });
     return {
-      extension: createScheduledExtension({ handler: scheduled, orchestrator: orchestration.orchestrator, log: scheduledLog, claims, runTimeoutMs: run.ms }),
+      extension: createScheduledExtension({
+        handler: scheduled,
+        orchestrator: orchestration.orchestrator,
+        log: scheduledLog,
+        claims,
+        runTimeoutMs: run.ms,
+        ...(agent.scheduledInput && { input: agent.scheduledInput }),
+      }),
     };
   },
 };

@@ -5,13 +5,16 @@
 
 export const SCHEDULED_PATH = "/api/v1/scheduled";
 
-/** What the executor POSTs (the spec's ScheduledRequest). */
-export interface ScheduledRequest {
+/**
+ * What the executor POSTs. `I`: the schedule's `input`, as the agent manifest's `scheduled.input`
+ * declares it (the generated `<Agent>ScheduledInput`); the route refuses a run whose input does not fit.
+ */
+export interface ScheduledRequest<I = Readonly<Record<string, unknown>>> {
   readonly schedule_id: string;
   /** `<schedule_id>:<fire_unix_seconds>`: the same for every redelivery of one firing. */
   readonly task_id: string;
   readonly instruction: string;
-  readonly input: Readonly<Record<string, unknown>>;
+  readonly input: I;
 }
 
 export interface ScheduledContext {
@@ -27,8 +30,14 @@ export interface ScheduledSkip {
   readonly reason?: string;
 }
 
-/** Answers one scheduled run with the text the schedule's owner gets back, or skips it. */
-export type ScheduledHandler = (request: ScheduledRequest, context: ScheduledContext) => string | ScheduledSkip | Promise<string | ScheduledSkip>;
+/**
+ * Answers one scheduled run with the text the schedule's owner gets back, or skips it. Written as a
+ * method's type so a handler typed for its agent's declared input (`<Agent>ScheduledHandler`) is
+ * accepted by `serve({ scheduled })`: the route has checked the input against that declaration.
+ */
+export type ScheduledHandler<I = Readonly<Record<string, unknown>>> = {
+  handle(request: ScheduledRequest<I>, context: ScheduledContext): string | ScheduledSkip | Promise<string | ScheduledSkip>;
+}["handle"];
 
 /**
  * The answer: `{success: true, data: {response, request_id}}` on a run, and on a skipped one
