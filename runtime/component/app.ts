@@ -1,29 +1,28 @@
 import { randomBytes } from "node:crypto";
 import type { RequestListener } from "node:http";
 import type { Ajv } from "ajv";
-import Koa from "koa";
 import type { ReportedHealth } from "../discovery/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
 import type { CapabilitySpec, ComponentSpec } from "../spec/index.js";
 import { createLogger, noteServiceName } from "../telemetry/index.js";
-import { getTelemetry } from "../telemetry/index.js";
 import { AUTH_CHALLENGE, createAuthCheck, type AuthCheck } from "./auth.js";
 import { createCapabilityCall, createPostCall, type CapabilityCall, type CapabilityCallOptions } from "./capability.js";
-import { ApprovalGate, currentScope, requestIdentity, requestIdOf, runInScope, withIdentity } from "../context/index.js";
+import { ApprovalGate, currentScope, requestIdentity, runInScope, withIdentity } from "../context/index.js";
 import type { CallContext } from "./call-context.js";
-import { createErrorsMiddleware, type Log } from "./errors-middleware.js";
+import type { Log } from "./errors-middleware.js";
 import type { ComponentExtension, ExtensionContext } from "./extension.js";
 import { addMcpPreflight, addMcpRoutes, mcpSettings, type ServedCapability } from "./mcp-route.js";
-import { MCP_PATH, mcpOpenApi } from "../mcp/index.js";
+import { mcpOpenApi } from "../mcp/index.js";
 import { openApiBody } from "./openapi-route.js";
 import { resolveBodyLimit, resolveEnableOpenApi, resolveHost } from "./options.js";
-import { REQUEST_ID_HEADER, sendJson, writeReply, type ServerState } from "./reply.js";
+import { createPipeline } from "./pipeline.js";
+import { REQUEST_ID_HEADER, sendJson, type ServerState } from "./reply.js";
 import { createRouteTable, type AddRoute, type RouteTable } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { checkHandlerKeys, handlerAt } from "../util/index.js";
 import { compileInputValidator, createAjv } from "./validate.js";
-import { createCorsPolicy, createTrustCheck, resolveAllowedHosts, resolveCorsOrigins, type TrustCheck } from "./trust.js";
+import { createCorsPolicy, createTrustCheck, resolveAllowedHosts, resolveCorsOrigins } from "./trust.js";
 
 export type AppOptions<C extends CapabilityTypes> = Pick<
   ComponentOptions<C>,
@@ -34,8 +33,8 @@ export type AppOptions<C extends CapabilityTypes> = Pick<
 };
 
 /**
- * Not part of ComponentOptions: lets tests and the benchmark run capability POSTs through Koa
- * instead of the fast path, to prove both answer the same and to measure what the fast path buys.
+ * Not part of ComponentOptions: lets tests and the benchmark serve capability POSTs as route handlers
+ * on a RouteContext (as every other route is) instead of raw, to prove both answer the same.
  */
 export interface AppInternals {
   /** @defaultValue true */
@@ -45,8 +44,7 @@ export interface AppInternals {
 export interface ComponentApp {
   /** `<name>-<8 hex>`, reported by /health; one per app instance. */
   readonly id: string;
-  readonly koa: Koa;
-  /** The node:http listener: capability POSTs on the fast path, everything else through Koa. */
+  /** The node:http listener: every route through one pipeline (pipeline.ts). */
   readonly listener: RequestListener;
   readonly state: ServerState;
   /** The app's own parts with a lifecycle (the MCP sessions), drained and stopped after the given extensions. */
@@ -67,33 +65,22 @@ function resolveHandlers(spec: ComponentSpec, handlers: object): Map<CapabilityS
   return new Map(spec.capabilities.map((c) => [c, handlerAt<Handler<unknown, unknown>>(handlers, c.key, "handlers", `capability ${c.name}`)]));
 }
 
-function pathOf(url: string): string {
-  const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
-}
-
-/** A POST the node:http listener answers itself, without Koa. */
-type FastRoute = Pick<CapabilityCall, "serve">;
-
-/** The capability POSTs by path: each served on the fast path, and through Koa (the same call) when the fast path is off. */
+/** The capability POSTs: raw routes (their call writes the response), or route handlers when the fast path is off. */
 interface CallTable {
-  readonly calls: Map<string, FastRoute>;
-  add(path: string, call: CapabilityCall): void;
+  add(path: string, call: Pick<CapabilityCall, "reply" | "serve">): void;
 }
 
-function createCallTable(add: AddRoute): CallTable {
-  const calls = new Map<string, FastRoute>();
+function createCallTable(table: RouteTable, fastPath: boolean): CallTable {
   return {
-    calls,
     add(path, call) {
-      add("POST", path, async (ctx) => {
+      if (fastPath) return table.addRaw("POST", path, call.serve);
+      table.add("POST", path, async (ctx) => {
         const reply = await call.reply(ctx.req, ctx.res);
         ctx.set(REQUEST_ID_HEADER, reply.requestId);
         const extra = reply.headers ?? [];
         for (let i = 0; i + 1 < extra.length; i += 2) ctx.set(extra[i]!, extra[i + 1]!);
         sendJson(ctx, reply.status, reply.body);
       });
-      calls.set(path, call);
     },
   };
 }
@@ -197,53 +184,6 @@ function gatedRoutes(add: AddRoute, gated: readonly string[]): AddRoute {
     });
 }
 
-function createKoa(spec: ComponentSpec, log: Log, state: ServerState, table: RouteTable): Koa {
-  const koa = new Koa();
-  // Every error is answered by the errors middleware; this only sees failures while writing a response.
-  koa.on("error", (error: unknown) => log(`${spec.name} response failed: ${String(error)}`));
-  koa.use(createErrorsMiddleware(spec.name, log, state));
-  koa.use(table.middleware());
-  return koa;
-}
-
-/**
- * The node:http listener: 503 while draining, the server span, the Host and Origin check (403 before
- * any handler runs, on both paths), then a capability POST on the fast path or Koa for the rest.
- */
-function createListener(
-  spec: ComponentSpec,
-  state: ServerState,
-  table: RouteTable,
-  calls: ReadonlyMap<string, FastRoute>,
-  koa: Koa,
-  { fastPath, trust }: { fastPath: boolean; trust: TrustCheck },
-): RequestListener {
-  const koaListener = koa.callback();
-  return (req, res) => {
-    if (state.draining) {
-      const reply = new ManifoldError("UNAVAILABLE", "server shutting down").toEnvelope();
-      writeReply(res, { status: 503, body: JSON.stringify(reply), requestId: requestIdOf(req) }, state);
-      return;
-    }
-    const path = pathOf(req.url ?? "/");
-    // One property read when telemetry is off; on, the server span starts before anything else runs.
-    const telemetry = getTelemetry();
-    if (telemetry.enabled) telemetry.startServer(req, res, { component: spec.name, path, route: table.match(path) });
-    const refused = trust(req);
-    if (refused !== undefined) {
-      writeReply(res, { status: refused.status, body: JSON.stringify(refused.toEnvelope()), requestId: requestIdOf(req) }, state);
-      return;
-    }
-    // The fast path: a capability POST skips Koa's per-request context, compose chain and respond().
-    const call = fastPath && req.method === "POST" ? calls.get(path) : undefined;
-    if (call === undefined) {
-      void koaListener(req, res);
-      return;
-    }
-    call.serve(req, res);
-  };
-}
-
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
   { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false, mcp, ...trusted }: AppOptions<C>,
@@ -255,9 +195,9 @@ export function createComponentApp<C extends CapabilityTypes>(
   const state: ServerState = { draining: false, signals: new Set(), cors: createCorsPolicy(corsOrigins) };
   const limit = resolveBodyLimit(bodyLimit);
   const resolved = resolveHandlers(spec, handlers);
-  const table = createRouteTable(state.cors);
+  const table = createRouteTable();
   const { add } = table;
-  const calls = createCallTable(add);
+  const calls = createCallTable(table, fastPath);
   const callOptions: CapabilityCallOptions = { component: spec.name, bodyLimit: limit, log, state, auth: createAuthCheck(auth, spec.name) };
   noteServiceName(spec.name);
 
@@ -273,12 +213,12 @@ export function createComponentApp<C extends CapabilityTypes>(
     const settings = mcpSettings(mcp, spec);
     // Not gated as a whole: a capability tool is a direct call, as its POST is; extension tools gate each call.
     if (settings !== undefined) {
-      const parts = { spec, log, state, bodyLimit: limit, capabilities, extensions, ajv, settings, auth: callOptions.auth };
+      // Its POST (every tools/call) a raw route too; GET and DELETE, rare, are route handlers.
+      const addRaw = fastPath ? table.addRaw : undefined;
+      const parts = { spec, log, state, bodyLimit: limit, capabilities, extensions, ajv, settings, auth: callOptions.auth, addRaw };
       const mcpRoutes = addMcpRoutes(guardedRoutes(add, callOptions.auth), parts);
       own.push(mcpRoutes.extension);
       addMcpPreflight(add, state.cors);
-      // Its POST (every tools/call) on the fast path too; GET and DELETE, rare, stay on Koa.
-      calls.calls.set(MCP_PATH, { serve: mcpRoutes.servePost });
     }
     if (resolveEnableOpenApi(enableOpenApi)) {
       const additions = [...extensions.flatMap((extension) => extension.openapi ?? []), ...(settings === undefined ? [] : [mcpOpenApi])];
@@ -288,6 +228,5 @@ export function createComponentApp<C extends CapabilityTypes>(
     }
   }
 
-  const koa = createKoa(spec, log, state, table);
-  return { id, koa, listener: createListener(spec, state, table, calls.calls, koa, { fastPath, trust }), state, extensions: own };
+  return { id, listener: createPipeline({ name: spec.name, log, state, table, trust }), state, extensions: own };
 }

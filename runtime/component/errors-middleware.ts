@@ -1,6 +1,4 @@
-import type { Middleware } from "koa";
 import { isManifoldError, toManifoldError } from "../errors/index.js";
-import { corsHeaders, lingerIfIncomplete, sendJson, type ServerState } from "./reply.js";
 
 /**
  * Where the component writes its one-line messages. A plain function gets everything; a logger that
@@ -33,25 +31,4 @@ export function errorResponse(error: unknown, log: Log, where: string): { status
     }
   }
   return { status: manifold.status, body: JSON.stringify(manifold.toEnvelope()) };
-}
-
-/**
- * The outermost Koa middleware: CORS headers for an allowlisted origin, thrown errors as envelopes (Koa's
- * own error handler would answer in text and could expose messages), and `Connection: close` once
- * the server is draining so keep-alive clients let go.
- */
-export function createErrorsMiddleware(name: string, log: Log, state: ServerState): Middleware {
-  return async (ctx, next) => {
-    // Set before the route runs, so a route that takes over the response (an SSE stream) keeps them.
-    const cors = corsHeaders(state.cors, ctx.req.headers.origin);
-    for (let i = 0; i + 1 < cors.length; i += 2) ctx.set(cors[i]!, cors[i + 1]!);
-    try {
-      await next();
-    } catch (error) {
-      const { status, body } = errorResponse(error, log, `${name} ${ctx.method} ${ctx.path}`);
-      sendJson(ctx, status, body);
-    }
-    if (state.draining) ctx.set("Connection", "close");
-    lingerIfIncomplete(ctx.res, state);
-  };
 }

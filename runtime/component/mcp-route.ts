@@ -19,7 +19,7 @@ import { errorResponse, type Log } from "./errors-middleware.js";
 import type { ComponentExtension, McpTool } from "./extension.js";
 import { JsonReply } from "./json-route.js";
 import { CORS_ALLOW_HEADERS, corsHeaders, REQUEST_ID_HEADER, writeReply, type ServerState } from "./reply.js";
-import type { AddRoute } from "./routes.js";
+import type { AddRoute, RawServe } from "./routes.js";
 import type { CorsPolicy } from "./trust.js";
 import { resolveMcpEnabled } from "./options.js";
 import type { Handler, McpOptions } from "./types.js";
@@ -49,14 +49,15 @@ export interface McpRouteParts {
   /** The app's ajv, for the extensions' tool schemas. */
   readonly ajv: Ajv;
   readonly settings: McpOptions;
-  /** The component's bearer check, for the POST on the fast path (the Koa routes get it from `add`). */
+  /** The component's bearer check, for the raw POST (the route handlers get it from `add`). */
   readonly auth: AuthCheck | undefined;
+  /** Adds the POST as a raw route (every tools/call); without it the POST is a route handler like GET and DELETE. */
+  readonly addRaw?: ((method: string, path: string, serve: RawServe) => void) | undefined;
 }
 
-/** `/mcp` as served: its lifecycle, and its POST for the node:http fast path. */
+/** `/mcp` as served: its lifecycle. */
 export interface McpRoutes {
   readonly extension: ComponentExtension;
-  readonly servePost: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 const EXPOSED = ["Access-Control-Expose-Headers", `Mcp-Session-Id, ${REQUEST_ID_HEADER}`] as const;
@@ -138,7 +139,7 @@ function extensionTool(tool: McpTool, state: ServerState, ajv: Ajv, gated: reado
  * same bearer check, body limit, CORS and exposed headers, request id, identity and span as the Koa
  * route below, without Koa's context, middleware chain and router per call.
  */
-function fastPost(endpoint: McpEndpoint<McpScope>, { spec, log, state, bodyLimit, auth }: McpRouteParts): McpRoutes["servePost"] {
+function fastPost(endpoint: McpEndpoint<McpScope>, { spec, log, state, bodyLimit, auth }: McpRouteParts): RawServe {
   return (req, res) => {
     const trace = getTelemetry().serverTraceOf(req);
     const requestId = requestIdOf(req, trace?.requestId);
@@ -217,6 +218,10 @@ export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): McpRoutes {
     streamAfterMs: parts.settings.streamAfterMs,
   });
   for (const method of ["POST", "GET", "DELETE"]) {
+    if (method === "POST" && parts.addRaw !== undefined) {
+      parts.addRaw("POST", MCP_PATH, fastPost(endpoint, parts));
+      continue;
+    }
     add(method, MCP_PATH, async (ctx) => {
       const trace = getTelemetry().serverTraceOf(ctx.req);
       const requestId = requestIdOf(ctx.req, trace?.requestId);
@@ -240,5 +245,5 @@ export function addMcpRoutes(add: AddRoute, parts: McpRouteParts): McpRoutes {
       }
     });
   }
-  return { extension: { name: "mcp", draining: () => endpoint.draining(), stop: () => endpoint.close() }, servePost: fastPost(endpoint, parts) };
+  return { extension: { name: "mcp", draining: () => endpoint.draining(), stop: () => endpoint.close() } };
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import type { Context } from "koa";
 import { discardBody } from "./body.js";
+import type { RouteContext } from "./route-context.js";
 import type { CorsPolicy } from "./trust.js";
 
 /** Every response body is JSON; the header value is one constant so nothing is computed per request. */
@@ -47,10 +47,9 @@ export interface Reply {
 }
 
 /**
- * Writes a reply on the node:http fast path. Header names, values and order match what the Koa path
- * produces for the same reply (CORS from the first middleware, request id, Content-Type,
- * Content-Length from Koa's body setter, Connection as the first middleware unwinds), so the two
- * paths cannot be told apart; test/runtime/app.test.ts checks it.
+ * Writes a raw route's reply. Header names, values and order match what a route handler's context
+ * produces for the same reply (CORS first, request id, Content-Type, Content-Length from the body
+ * setter, Connection last), so the two cannot be told apart; test/runtime/app.test.ts checks it.
  */
 export function writeReply(res: ServerResponse, reply: Reply, state: ServerState): void {
   lingerIfIncomplete(res, state);
@@ -80,8 +79,8 @@ export function lingerIfIncomplete(res: ServerResponse, state: ServerState): voi
   discardBody(req);
 }
 
-/** Koa side: a pre-serialised JSON string as the body, so Koa does no serialising or type guessing. */
-export function sendJson(ctx: Context, status: number, body: string): void {
+/** A route's answer: a pre-serialised JSON string as the body, so nothing is serialised or guessed again. */
+export function sendJson(ctx: RouteContext, status: number, body: string): void {
   ctx.status = status;
   ctx.set("Content-Type", JSON_CONTENT_TYPE);
   ctx.body = body;

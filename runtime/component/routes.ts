@@ -1,77 +1,147 @@
-import Router, { type Layer, type RouterContext } from "@koa/router";
-import type { Middleware } from "koa";
-import { ManifoldError } from "../errors/index.js";
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./reply.js";
-import type { CorsPolicy } from "./trust.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RouteContext } from "./route-context.js";
 
-/** The Koa context of a route: `ctx.params` holds the named parameters of its path (`/api/v1/tasks/:task_id`). */
-export type RouteContext = RouterContext;
+export type { RouteContext } from "./route-context.js";
 export type RouteHandler = (ctx: RouteContext) => void | Promise<void>;
 /** Adds one route; a path may name parameters (`:task_id`), read back from `ctx.params`. */
 export type AddRoute = (method: string, path: string, handler: RouteHandler) => void;
+/** A route that answers from the raw request and writes its own response (a capability POST). */
+export type RawServe = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Route {
+  readonly method: string;
+  readonly template: string;
+  readonly handler?: RouteHandler;
+  readonly serve?: RawServe;
+  /** Per path segment: the literal, or undefined where a parameter goes. */
+  readonly segments: readonly (string | undefined)[];
+  readonly names: readonly string[];
+}
+
+/** What the table knows about one request path. */
+export interface Found {
+  /** The route template (`/api/v1/tasks/:task_id`), for the span's `http.route`; undefined for a 404. */
+  readonly template: string | undefined;
+  /** The route for the request's method, when there is one. */
+  readonly route: Pick<Route, "handler" | "serve"> | undefined;
+  readonly params: Record<string, string> | undefined;
+  /** `GET, HEAD, POST, OPTIONS`: what the path's routes accept, for a 405 or a preflight (worked out when asked). */
+  readonly allow: () => string;
+}
 
 export interface RouteTable {
   readonly add: AddRoute;
-  /** Dispatch, then the answers a route table owes: 404 for an unknown path, CORS preflight, 405 with Allow. */
-  middleware(): Middleware;
+  /** A route served from the raw request, without a route context. */
+  addRaw(method: string, path: string, serve: RawServe): void;
+  /** The routes of `path`, and which one answers `method`. */
+  find(method: string, path: string): Found;
   /** The route template serving `path` (`/api/v1/tasks/:task_id`), for the span's `http.route`; undefined for a 404. */
   match(path: string): string | undefined;
 }
 
-/** `GET, HEAD, POST, OPTIONS` from the layers matching a path, in registration order. */
-function allowOf(layers: readonly Layer[]): string {
+const NOT_FOUND: Found = { template: undefined, route: undefined, params: undefined, allow: () => "" };
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The parameters of `path` when `route` matches it: strict (no trailing slash), case-sensitive, a parameter is one non-empty segment. */
+function paramsOf(route: Route, parts: readonly string[]): Record<string, string> | undefined {
+  const { segments } = route;
+  if (parts.length !== segments.length) return undefined;
+  let params: Record<string, string> | undefined;
+  let name = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const literal = segments[i];
+    const part = parts[i]!;
+    if (literal === undefined) {
+      if (part === "") return undefined;
+      (params ??= {})[route.names[name++]!] = decode(part);
+    } else if (literal !== part) return undefined;
+  }
+  return params ?? {};
+}
+
+/** `GET, HEAD, POST, OPTIONS` from the routes matching a path, in registration order (as @koa/router answered). */
+function allowOf(routes: readonly Route[]): string {
   const methods = new Set<string>();
-  for (const layer of layers) for (const method of layer.methods) if (method !== "HEAD" && method !== "OPTIONS") methods.add(method);
+  for (const route of routes) if (route.method !== "HEAD" && route.method !== "OPTIONS") methods.add(route.method);
   const list = [...methods];
   if (methods.has("GET")) list.push("HEAD");
   return [...list, "OPTIONS"].join(", ");
 }
 
+/** Everything the matching routes say about one path: the first route per method wins; GET answers HEAD too. */
+function foundOf(matching: readonly { route: Route; params: Record<string, string> }[], method: string): Found {
+  if (matching.length === 0) return NOT_FOUND;
+  const hit = matching.find((m) => m.route.method === method || (method === "HEAD" && m.route.method === "GET"));
+  return { template: matching[0]!.route.template, route: hit?.route, params: hit?.params, allow: () => allowOf(matching.map((m) => m.route)) };
+}
+
 /**
- * Every route that is not a capability POST's fast path goes through @koa/router (named parameters,
- * HEAD for GET). Strict and case-sensitive, so `/health/` and `/Health` are 404 as before. Its own
- * `allowedMethods()` answers OPTIONS with 200 and a bare 405 body; ours answers in the error envelope
- * and answers a browser's CORS preflight for an allowlisted origin only: any other origin's is 403,
- * which a browser reports as a failed preflight and a person debugging can read.
+ * One compiled route table for every route: a Map from a static path to what answers each method there
+ * (worked out once at start-up, including a parameter route registered earlier that also matches it),
+ * and the parameter routes tried segment by segment for the rest. Strict and case-sensitive, so
+ * `/health/` and `/Health` are 404; the first route registered for a path and method answers, as with
+ * @koa/router before it.
  */
-export function createRouteTable(cors: CorsPolicy): RouteTable {
-  const router = new Router({ strict: true, sensitive: true });
+export function createRouteTable(): RouteTable {
+  const routes: Route[] = [];
   const taken = new Set<string>();
-  const add: AddRoute = (method, path, handler) => {
-    const key = `${method} ${path}`;
+  let compiled: { statics: Map<string, Map<string, Found>>; params: Route[] } | undefined;
+
+  const register = (method: string, template: string, handler: RouteHandler | undefined, serve: RawServe | undefined): void => {
+    const key = `${method} ${template}`;
     if (taken.has(key)) throw new TypeError(`two routes for ${key}`);
     taken.add(key);
-    router.register(path, [method], handler);
+    const parts = template.split("/");
+    const names = parts.filter((part) => part.startsWith(":")).map((part) => part.slice(1));
+    const segments = parts.map((part) => (part.startsWith(":") ? undefined : part));
+    routes.push({ method, template, segments, names, ...(handler === undefined ? {} : { handler }), ...(serve === undefined ? {} : { serve }) });
+    compiled = undefined;
   };
-  const dispatch = router.routes();
+
+  const matchAll = (candidates: readonly Route[], path: string) => {
+    const parts = path.split("/");
+    const matching: { route: Route; params: Record<string, string> }[] = [];
+    for (const route of candidates) {
+      const params = paramsOf(route, parts);
+      if (params !== undefined) matching.push({ route, params });
+    }
+    return matching;
+  };
+
+  const compile = () => {
+    const statics = new Map<string, Map<string, Found>>();
+    for (const route of routes) {
+      if (route.names.length > 0 || statics.has(route.template)) continue;
+      const matching = matchAll(routes, route.template);
+      // Every method answered here, HEAD and the unrouted ones resolved once: a request does one Map lookup.
+      const byMethod = new Map<string, Found>();
+      for (const { route: other } of matching)
+        for (const method of [other.method, ...(other.method === "GET" ? ["HEAD"] : [])])
+          if (!byMethod.has(method)) byMethod.set(method, foundOf(matching, method));
+      byMethod.set("", foundOf(matching, ""));
+      statics.set(route.template, byMethod);
+    }
+    return { statics, params: routes.filter((route) => route.names.length > 0) };
+  };
+
+  const find = (method: string, path: string): Found => {
+    compiled ??= compile();
+    const known = compiled.statics.get(path);
+    if (known !== undefined) return known.get(method) ?? known.get("")!;
+    return compiled.params.length === 0 ? NOT_FOUND : foundOf(matchAll(compiled.params, path), method);
+  };
 
   return {
-    add,
-    middleware: () => async (ctx, next) => {
-      await dispatch(ctx as RouterContext, next);
-      // What the dispatcher leaves on the context: whether a route ran, and the layers matching the path.
-      const { routeMatched, matched = [] } = ctx as unknown as { routeMatched?: boolean; matched?: Layer[] };
-      if (routeMatched === true) return;
-      const layers = matched;
-      if (layers.length === 0) throw new ManifoldError("NOT_FOUND", `no route ${ctx.method} ${ctx.path}`);
-      const allow = allowOf(layers);
-      ctx.set("Allow", allow);
-      if (ctx.method === "OPTIONS") {
-        const origin = ctx.req.headers.origin;
-        if (origin !== undefined) {
-          if (cors.allowed(origin) === undefined)
-            throw new ManifoldError("FORBIDDEN", "this origin is not allowed to call from a browser: it is not listed in MANIFOLD_CORS_ORIGINS");
-          ctx.set("Access-Control-Allow-Methods", CORS_ALLOW_METHODS);
-          ctx.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
-        }
-        ctx.status = 204;
-        return;
-      }
-      throw new ManifoldError("METHOD_NOT_ALLOWED", `${ctx.method} is not allowed on ${ctx.path}`);
-    },
-    match(path) {
-      const layers = router.match(path, "GET").path as Layer[];
-      return layers.find((layer) => layer.methods.length > 0)?.path as string | undefined;
-    },
+    add: (method, path, handler) => register(method, path, handler, undefined),
+    addRaw: (method, path, serve) => register(method, path, undefined, serve),
+    find,
+    match: (path) => find("GET", path).template,
   };
 }
