@@ -1,35 +1,64 @@
 /**
- * HTTP throughput of a generated component against bare node:http and fastify, same capability,
- * same body, same load. Each server runs in its own child process so autocannon, here, does not share
- * its event loop. Prints req/s, p99 latency and the ratios; the target is generated/fastify ≥ 0.9.
+ * HTTP throughput of a generated component against fastify and bare node:http, in the same run, for
+ * two routes: a capability POST (read, validate, handler, JSON reply) and any other route (a GET with
+ * a path parameter, added by an extension as chat, tasks or the dashboard add theirs). Each server
+ * runs in its own child process so autocannon, here, does not share its event loop; one server start
+ * serves both routes. Rounds alternate the order of the servers; each figure is the median of the
+ * rounds, with the load average around its measurements (this is a shared machine).
  *
- *   npm run bench:http            BENCH_DURATION=10 (s per measurement), BENCH_ROUNDS=3 (median reported)
+ *   npm run bench:http     BENCH_DURATION=10 (s per measurement), BENCH_ROUNDS=3
+ *   BENCH_BEFORE=<dir>     also measures that checkout's bench/http/server-generated.ts ("before"), for a
+ *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked)
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import autocannon, { type Result } from "autocannon";
+import autocannon, { type Options } from "autocannon";
 import { withTimeout } from "../../test/runtime/support.js";
 import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
 import { cpuMicros } from "./cpu.js";
-import { BODY, PATH } from "./spec.js";
+import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 10);
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
+const ROUNDS = Math.max(3, Number(process.env["BENCH_ROUNDS"] ?? 3));
+const BEFORE = process.env["BENCH_BEFORE"];
 const WARMUP = 3;
-const LOAD = { connections: 50, pipelining: 1, method: "POST", headers: { "content-type": "application/json" }, body: BODY };
+const CONNECTIONS = 50;
 const START_TIMEOUT_MS = 30_000;
+
+interface Scenario {
+  readonly name: string;
+  readonly load: Omit<Options, "url" | "duration">;
+  readonly path: string;
+  /** The aims of issue 31: generated / fastify, and generated / bare node:http where one is set. */
+  readonly aim: { readonly fastify: number; readonly bare?: number };
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "capability POST",
+    path: PATH,
+    load: { connections: CONNECTIONS, pipelining: 1, method: "POST", headers: { "content-type": "application/json" }, body: BODY },
+    aim: { fastify: 1.2, bare: 0.95 },
+  },
+  { name: "other route (GET :param)", path: ITEM_PATH, load: { connections: CONNECTIONS, pipelining: 1, method: "GET" }, aim: { fastify: 1.0 } },
+];
 
 interface Target {
   readonly name: string;
   readonly file: string;
 }
 
+const here = fileURLToPath(new URL(".", import.meta.url));
 const TARGETS: readonly Target[] = [
-  { name: "generated", file: "server-generated.ts" },
-  { name: "generated, Koa path", file: "server-koa-path.ts" },
-  { name: "bare node:http", file: "server-bare.ts" },
-  { name: "fastify", file: "server-fastify.ts" },
+  { name: "generated", file: resolve(here, "server-generated.ts") },
+  { name: "fastify", file: resolve(here, "server-fastify.ts") },
+  { name: "bare node:http", file: resolve(here, "server-bare.ts") },
+  // Capability POSTs as route handlers (RouteContext), the path every other route takes: what the raw route buys.
+  { name: "generated, handler path", file: resolve(here, "server-handler-path.ts") },
+  ...(BEFORE === undefined ? [] : [{ name: "before: generated", file: resolve(BEFORE, "bench/http/server-generated.ts") }]),
 ];
 
 const children = new Set<ChildProcess>();
@@ -38,8 +67,8 @@ process.on("exit", () => {
 });
 
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
-  const file = fileURLToPath(new URL(target.file, import.meta.url));
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, file], {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, target.file], {
+    cwd: resolve(target.file, "../../.."),
     env: { ...process.env, PORT: "0", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
@@ -64,62 +93,80 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 interface Measurement {
-  readonly result: Result;
-  /** Server CPU time (user + system) per request during the measured run. */
-  readonly cpuPerRequest: number;
+  readonly rps: number;
+  readonly p99: number;
+  /** Server CPU time (user + system) per request during the measured run, µs: what a busy machine disturbs least. */
+  readonly cpu: number;
+  /** The 1-minute load average when the measurement ended. */
+  readonly load: number;
 }
 
-async function measure(target: Target): Promise<Measurement> {
-  const { child, url } = await start(target);
-  try {
-    const check = await fetch(url + PATH, { method: "POST", headers: LOAD.headers, body: BODY });
-    if (check.status !== 200) throw new Error(`${target.name} answered ${check.status}: ${await check.text()}`);
-    await autocannon({ ...LOAD, url: url + PATH, duration: WARMUP });
-    const cpuBefore = await cpuMicros(child);
-    const result = await autocannon({ ...LOAD, url: url + PATH, duration: DURATION });
-    const cpuAfter = await cpuMicros(child);
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return { result, cpuPerRequest: (cpuAfter - cpuBefore) / result.requests.total };
-  } finally {
-    await stop(child);
-  }
+async function measure(target: Target, child: ChildProcess, url: string, scenario: Scenario): Promise<Measurement> {
+  const { load } = scenario;
+  const check = await fetch(url + scenario.path, {
+    method: load.method ?? "GET",
+    ...(load.headers === undefined ? {} : { headers: load.headers }),
+    ...(load.body === undefined ? {} : { body: load.body }),
+  });
+  if (check.status !== 200) throw new Error(`${target.name} ${scenario.name} answered ${check.status}: ${await check.text()}`);
+  await autocannon({ ...load, url: url + scenario.path, duration: WARMUP });
+  const cpuBefore = await cpuMicros(child);
+  const result = await autocannon({ ...load, url: url + scenario.path, duration: DURATION });
+  const cpuAfter = await cpuMicros(child);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name} ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p99: result.latency.p99, cpu: (cpuAfter - cpuBefore) / result.requests.total, load: loadavg()[0]! };
 }
 
-const rows = new Map<string, { rps: number[]; p99: number[]; cpu: number[] }>();
+const results = new Map<string, Measurement[]>();
+const key = (scenario: Scenario, target: Target | string): string => `${scenario.name}|${typeof target === "string" ? target : target.name}`;
 for (let round = 0; round < ROUNDS; round++) {
-  for (const target of TARGETS) {
-    const { result, cpuPerRequest } = await measure(target);
-    const row = rows.get(target.name) ?? { rps: [], p99: [], cpu: [] };
-    row.rps.push(result.requests.average);
-    row.p99.push(result.latency.p99);
-    row.cpu.push(cpuPerRequest);
-    rows.set(target.name, row);
-    process.stderr.write(`round ${round + 1}/${ROUNDS} ${target.name}: ${Math.round(result.requests.average)} req/s, ${cpuPerRequest.toFixed(1)} µs CPU/req\n`);
+  // Alternate the order each round, so no server always runs first (or last) on a machine whose load drifts.
+  const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
+  for (const target of order) {
+    const { child, url } = await start(target);
+    try {
+      for (const scenario of SCENARIOS) {
+        const m = await measure(target, child, url, scenario);
+        results.set(key(scenario, target), [...(results.get(key(scenario, target)) ?? []), m]);
+        process.stderr.write(
+          `round ${round + 1}/${ROUNDS} ${target.name}, ${scenario.name}: ${Math.round(m.rps)} req/s, ${m.cpu.toFixed(1)} µs CPU/req, load ${m.load.toFixed(2)}\n`,
+        );
+      }
+    } finally {
+      await stop(child);
+    }
   }
 }
 
-/** Median over rounds: a shared machine has outliers in both directions, and rounds interleave servers. */
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
-const rps = (name: string): number => median(rows.get(name)?.rps ?? [Number.NaN]);
-const cpu = (name: string): number => median(rows.get(name)?.cpu ?? [Number.NaN]);
+const of = (scenario: Scenario, name: string, field: keyof Measurement): number => median((results.get(key(scenario, name)) ?? []).map((m) => m[field]));
 
 console.log(
-  `\n${LOAD.connections} connections, pipelining ${LOAD.pipelining}, ${DURATION} s after ${WARMUP} s warm-up, ${ROUNDS} round(s), node ${process.version}\n`,
+  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s after ${WARMUP} s warm-up, median of ${ROUNDS} alternating rounds, node ${process.version}, load now ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ")}`,
 );
-console.log(`${"server".padEnd(22)}${"req/s".padStart(10)}${"p99 ms".padStart(10)}${"CPU µs/req".padStart(12)}`);
-for (const [name, row] of rows) {
-  console.log(
-    `${name.padEnd(22)}${Math.round(median(row.rps)).toString().padStart(10)}${median(row.p99).toFixed(1).padStart(10)}${median(row.cpu).toFixed(1).padStart(12)}`,
-  );
+for (const scenario of SCENARIOS) {
+  console.log(`\n${scenario.name} (${scenario.load.method} ${scenario.path})`);
+  console.log(`${"server".padEnd(26)}${"req/s".padStart(9)}${"p99 ms".padStart(9)}${"CPU µs/req".padStart(12)}${"load".padStart(7)}`);
+  for (const target of TARGETS) {
+    if (!results.has(key(scenario, target))) continue;
+    const cell = (field: keyof Measurement, digits: number, width: number) => of(scenario, target.name, field).toFixed(digits).padStart(width);
+    console.log(`${target.name.padEnd(26)}${cell("rps", 0, 9)}${cell("p99", 1, 9)}${cell("cpu", 1, 12)}${cell("load", 2, 7)}`);
+  }
+  // Throughput ratios, and the same ratio from CPU cost (the other's µs/req over ours).
+  const ratio = (a: string, b: string, aim: number | undefined): string => {
+    const rps = of(scenario, a, "rps") / of(scenario, b, "rps");
+    const cpu = of(scenario, b, "cpu") / of(scenario, a, "cpu");
+    const verdict = aim === undefined ? "" : `   aim ≥ ${aim}: ${rps >= aim ? "met" : "MISSED"} by req/s, ${cpu >= aim ? "met" : "MISSED"} by CPU/req`;
+    return `${rps.toFixed(3)} by req/s, ${cpu.toFixed(3)} by CPU/req${verdict}`;
+  };
+  console.log(`generated / fastify         ${ratio("generated", "fastify", scenario.aim.fastify)}`);
+  console.log(`generated / bare node:http  ${ratio("generated", "bare node:http", scenario.aim.bare)}`);
+  console.log(`handler path / fastify      ${ratio("generated, handler path", "fastify", undefined)}`);
+  if (BEFORE !== undefined) console.log(`generated / before          ${ratio("generated", "before: generated", undefined)}`);
 }
-// Throughput ratios, and the same ratio computed from CPU cost (fastify's µs/req over ours), which a
-// busy machine disturbs far less.
-const ratio = (a: string, b: string): string => `${(rps(a) / rps(b)).toFixed(3)} by req/s, ${(cpu(b) / cpu(a)).toFixed(3)} by CPU/req`;
-console.log("");
-console.log(`generated / bare           ${ratio("generated", "bare node:http")}`);
-console.log(`generated / fastify        ${ratio("generated", "fastify")}   (target ≥ 0.9)`);
-console.log(`Koa path / fastify         ${ratio("generated, Koa path", "fastify")}`);

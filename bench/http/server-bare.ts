@@ -1,11 +1,12 @@
-/** (b) The floor: node:http doing the same read, JSON.parse, ajv validation and JSON reply, nothing else. */
+/** (b) The floor: node:http doing the same read, JSON.parse, ajv validation and JSON reply, and the same GET route; nothing else. */
 import "./probe.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv } from "ajv";
-import { announce, inputSchema, PATH, quote, type QuoteInput } from "./spec.js";
+import { announce, inputSchema, item, PATH, quote, type QuoteInput } from "./spec.js";
 
 const validate = new Ajv({ allErrors: true }).compile<QuoteInput>(inputSchema);
+const ITEMS = "/api/items/";
 
 function reply(res: import("node:http").ServerResponse, status: number, body: string): void {
   res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
@@ -13,7 +14,11 @@ function reply(res: import("node:http").ServerResponse, status: number, body: st
 }
 
 const server = createServer((req, res) => {
-  if (req.method !== "POST" || req.url !== PATH) return reply(res, 404, '{"error":"not found"}');
+  const url = req.url ?? "/";
+  if (req.method === "GET" && url.startsWith(ITEMS) && url.indexOf("/", ITEMS.length) === -1) {
+    return reply(res, 200, JSON.stringify(item(decodeURIComponent(url.slice(ITEMS.length)))));
+  }
+  if (req.method !== "POST" || url !== PATH) return reply(res, 404, '{"error":"not found"}');
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {

@@ -49,6 +49,14 @@ export function quote(input: QuoteInput): QuoteOutput {
   return { city: input.city, total: input.amount * input.nights };
 }
 
+/** The other route every server serves: a GET with a path parameter, as an extension's routes are. */
+export const ITEM_ROUTE = "/api/items/:id";
+export const ITEM_PATH = "/api/items/b-42";
+
+export function item(id: string): { id: string; name: string; stock: number } {
+  return { id, name: `item ${id}`, stock: id.length };
+}
+
 export const BODY = JSON.stringify({ city: "Lisbon", amount: 120.5, nights: 3, refundable: true, currency: "EUR" });
 
 /** Every server prints its URL as one JSON line on stdout; run.ts reads it. */
