@@ -15,9 +15,9 @@ import type { InputValidator } from "./validate.js";
 
 /** One JSON POST (a capability call, or an extension's fast route) from the raw request. Neither function ever throws or rejects. */
 export interface CapabilityCall {
-  /** Runs the call and resolves to its reply, for a caller (Koa) that writes the response itself. */
+  /** Runs the call and resolves to its reply, for a route handler that writes the response itself. */
   readonly reply: (req: IncomingMessage, res: ServerResponse) => Promise<Reply>;
-  /** Runs the call and writes the reply straight to `res`: the node:http fast path. */
+  /** Runs the call and writes the reply straight to `res`: the raw route. */
   readonly serve: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
@@ -59,8 +59,8 @@ export function createCapabilityCall(
 }
 
 /**
- * The whole capability pipeline, independent of Koa so that the node:http fast path and the Koa
- * route run the very same code: authenticate → read body → validate → handler → serialise, every
+ * The whole capability pipeline, independent of any route context so that the raw route and the
+ * route handler (`fastPath: false`) run the very same code: authenticate → read body → validate → handler → serialise, every
  * failure an envelope. Written with callbacks, not async/await: a synchronous handler is answered
  * without a single promise, which is a measurable share of a request at the throughput we aim for.
  * The handler runs in its request scope (the CallContext, through AsyncLocalStorage) so outbound

@@ -48,10 +48,10 @@ export interface ExtensionContext {
   /** The component's request body limit in bytes, for routes that read a JSON body (`readJsonBody`). */
   readonly bodyLimit: number;
   /**
-   * Adds a JSON POST route served as capability calls are, on the node:http fast path that skips
-   * Koa: the bearer check, the body read within `bodyLimit`, `work` in the request scope, its answer
-   * as JSON, every failure in the envelope; 404, 405 and CORS as for every route. For hot routes
-   * (`/api/v1/scheduled`), where Koa's per-request context is a measurable share. No path parameters.
+   * Adds a JSON POST route served as capability calls are, as a raw route without a route context:
+   * the bearer check, the body read within `bodyLimit`, `work` in the request scope, its answer as
+   * JSON, every failure in the envelope; 404, 405 and CORS as for every route. For hot routes
+   * (`/api/v1/scheduled`). No path parameters.
    */
   post(path: string, work: PostWork, options?: PostOptions): void;
 }

@@ -25,7 +25,7 @@ export interface JsonRouteScope {
   /** Aborts when the client disconnects before the answer is written. */
   readonly signal: AbortSignal;
   readonly requestId: string;
-  /** The route's Koa context: `params`, headers. */
+  /** The route's context: `params`, headers. */
   readonly ctx: RouteContext;
 }
 

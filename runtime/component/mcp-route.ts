@@ -135,9 +135,9 @@ function extensionTool(tool: McpTool, state: ServerState, ajv: Ajv, gated: reado
 }
 
 /**
- * `POST /mcp` on the node:http fast path, as capability POSTs are served (a tools/call is one): the
- * same bearer check, body limit, CORS and exposed headers, request id, identity and span as the Koa
- * route below, without Koa's context, middleware chain and router per call.
+ * `POST /mcp` as a raw route, as capability POSTs are served (a tools/call is one): the same bearer
+ * check, body limit, CORS and exposed headers, request id, identity and span as the route handler
+ * below (used with `fastPath: false`), without a route context per call.
  */
 function fastPost(endpoint: McpEndpoint<McpScope>, { spec, log, state, bodyLimit, auth }: McpRouteParts): RawServe {
   return (req, res) => {

@@ -37,7 +37,7 @@ export function corsHeaders(cors: CorsPolicy, origin: string | undefined): strin
   return allowed === undefined ? ["Vary", "Origin"] : ["Access-Control-Allow-Origin", allowed, "Vary", "Origin"];
 }
 
-/** The result of a capability call, written either by Koa or straight to the node response. */
+/** The result of a capability call, written by a route handler or straight to the node response. */
 export interface Reply {
   readonly status: number;
   readonly body: string;

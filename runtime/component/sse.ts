@@ -64,7 +64,7 @@ export interface RouteStream {
 }
 
 /**
- * Takes over a route's response for server-sent events (Koa no longer answers it), with the request
+ * Takes over a route's response for server-sent events (the pipeline no longer answers it), with the request
  * id echoed. The CORS headers the errors middleware set for an allowlisted origin are kept: the
  * response's set headers merge into writeHead's.
  */
