@@ -54,7 +54,10 @@ export interface PacedOptions {
 export async function measurePaced({ url, lookups, refreshAheadMs, keepWarmMs, ping = false }: PacedOptions): Promise<PacedFigures> {
   const namespace = `paced-${refreshAheadMs ?? "default"}-${keepWarmMs ?? "default"}-${ping}`;
   const env = { REDIS_URL: url, MANIFOLD_REDIS_NAMESPACE: namespace };
-  const writer = createRegistry({ store: createStore({ env, log: () => undefined }), cache: false, key: KEY, env: {} });
+  // A registry closes only a store it opened itself: this one is closed below (left open, its client
+  // reconnected forever once the bench's redis-server stopped, and the run never exited).
+  const writerStore = createStore({ env, log: () => undefined });
+  const writer = createRegistry({ store: writerStore, cache: false, key: KEY, env: {} });
   const components = catalog();
   for (let i = 0; i < components.length; i += 100) await Promise.all(components.slice(i, i + 100).map((c) => writer.register(c, { ttlMs: 600_000 })));
   let beat = 0;
@@ -97,5 +100,6 @@ export async function measurePaced({ url, lookups, refreshAheadMs, keepWarmMs, p
     await reader.close();
     await readerStore.close();
     await writer.close();
+    await writerStore.close();
   }
 }
