@@ -5,7 +5,7 @@
  * `npm start` runs the whole network in one process instead (start.ts).
  */
 // Each entry imports only its own generated module and handlers when it is the one served: a tool's
-// process loads no other component, and only the travel agent loads the agent runtime (issue 33).
+// process loads no other component, and only the travel agent loads the agent runtime.
 const SERVE: Readonly<Record<string, () => Promise<unknown>>> = {
   "geocoding-service": async () => {
     const [{ GeocodingService }, { geocodingHandlers }] = await Promise.all([

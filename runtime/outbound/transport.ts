@@ -39,7 +39,7 @@ let dispatcher: Dispatcher | undefined;
 
 /**
  * undici (~110 modules) loads with the first keep-alive call, not with every process that imports the
- * outbound layer: a plain tool never makes one (issue 33, start-up). It is CommonJS, so a synchronous require.
+ * outbound layer: a plain tool never makes one (start-up time). It is CommonJS, so a synchronous require.
  */
 const require = createRequire(import.meta.url);
 

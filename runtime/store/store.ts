@@ -89,7 +89,7 @@ function createMemoryStore(namespace: string, log: Log): MemoryStore {
 
 /**
  * ioredis (~50 modules) loads when a Redis store is created, not with every process that imports the
- * store: without a Redis URL nothing needs it (issue 33, start-up). It is CommonJS, so a synchronous require.
+ * store: without a Redis URL nothing needs it (start-up time). It is CommonJS, so a synchronous require.
  */
 const require = createRequire(import.meta.url);
 

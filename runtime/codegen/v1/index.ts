@@ -5,7 +5,7 @@
  */
 // Only what every generated module needs at load time, each from its own light module: a plain
 // tool must not load the agent's serving runtime, its features, or the orchestration, tasks, MCP and
-// A2A runtimes (issue 31: 346 ES modules for a plain tool). The agent runtime loads when an agent serves.
+// A2A runtimes (hundreds of modules a plain tool never runs). The agent runtime loads when an agent serves.
 import type { AgentServeOptions } from "../../agent/index.js";
 import {
   createUsesClients,
