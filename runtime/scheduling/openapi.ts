@@ -1,12 +1,12 @@
 import { addErrorEnvelope, ERROR_RESPONSE as ERROR, jsonContent as json, schemaRef as ref, type OpenApiParts } from "../spec/index.js";
 import type { AgentSpec } from "../spec/index.js";
-import { SCHEDULED_PATH, SCHEDULED_REQUEST_SCHEMA } from "./wire.js";
+import { SCHEDULED_PATH, scheduledRequestSchema } from "./wire.js";
 
 /** `POST /api/v1/scheduled`, tagged `scheduled`. */
 export function addScheduledPaths(agent: AgentSpec, { paths, schemas }: OpenApiParts): void {
   if (agent.scheduled !== true) return;
   addErrorEnvelope(schemas);
-  schemas["ScheduledRequest"] = SCHEDULED_REQUEST_SCHEMA;
+  schemas["ScheduledRequest"] = scheduledRequestSchema(agent.scheduledInput, "openapi-3.0");
   schemas["ScheduledResponse"] = {
     type: "object",
     properties: {

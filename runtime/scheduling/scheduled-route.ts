@@ -11,14 +11,14 @@ import { HEADER } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
 import { DEFAULT_ORCHESTRATION_TIMEOUT_MS, type Orchestrator } from "../orchestration/index.js";
-import { objectSchema, type FieldsSpec } from "../spec/index.js";
+import type { FieldsSpec } from "../spec/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { type Clock, isThenable, systemClock } from "../util/index.js";
 import { checkIdempotencyKey, createMemoryRunClaims, createOrphans, type Orphans, type RunClaims } from "./run-claims.js";
 import {
   SCHEDULED_EXECUTOR_QUEUE,
   SCHEDULED_PATH,
-  SCHEDULED_REQUEST_SCHEMA,
+  scheduledRequestSchema,
   type ScheduledHandler,
   type ScheduledRequest,
   type ScheduledResponse,
@@ -81,12 +81,6 @@ export interface ScheduledExtensionOptions {
   readonly clock?: Clock | undefined;
   /** The fields a run's `input` must carry (the manifest's `scheduled.input`); a run that does not fit is 400. @defaultValue any object */
   readonly input?: FieldsSpec | undefined;
-}
-
-/** The request schema, with `input` as declared when it is. */
-function requestSchema(input: FieldsSpec | undefined): Record<string, unknown> {
-  if (input === undefined) return SCHEDULED_REQUEST_SCHEMA;
-  return { ...SCHEDULED_REQUEST_SCHEMA, properties: { ...SCHEDULED_REQUEST_SCHEMA.properties, input: objectSchema(input, "draft-07") } };
 }
 
 /** A running claim outlives the run's deadline by this much, so only a dead replica's claim lapses on its own. */
@@ -296,7 +290,17 @@ export function createScheduledExtension({
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("scheduled must be a function");
   if (!Number.isFinite(runTimeoutMs) || runTimeoutMs <= 0) throw new RangeError("runTimeoutMs must be a positive number of ms");
   const orphans = createOrphans(claims, { clock });
-  const route: Route = { handler, orchestrator, log, validate: compileValidator(requestSchema(input)), claims, orphans, runTimeoutMs, clock, ready: false };
+  const route: Route = {
+    handler,
+    orchestrator,
+    log,
+    validate: compileValidator(scheduledRequestSchema(input, "draft-07")),
+    claims,
+    orphans,
+    runTimeoutMs,
+    clock,
+    ready: false,
+  };
   return {
     name: "scheduled",
     start() {

@@ -3,6 +3,8 @@
  * the OpenAPI part without loading the component runtime.
  */
 
+import { objectSchema, type FieldsSpec, type SchemaDialect } from "../spec/index.js";
+
 export const SCHEDULED_PATH = "/api/v1/scheduled";
 
 /**
@@ -60,6 +62,12 @@ export const SCHEDULED_REQUEST_SCHEMA = {
   required: ["schedule_id", "task_id", "instruction", "input"],
   additionalProperties: false,
 } as const;
+
+/** The request schema, with `input` as the agent manifest's `scheduled.input` declares it when it does. */
+export function scheduledRequestSchema(input: FieldsSpec | undefined, dialect: SchemaDialect): Record<string, unknown> {
+  if (input === undefined) return SCHEDULED_REQUEST_SCHEMA;
+  return { ...SCHEDULED_REQUEST_SCHEMA, properties: { ...SCHEDULED_REQUEST_SCHEMA.properties, input: objectSchema(input, dialect) } };
+}
 
 /** The task queue the scheduler fills and the executor consumes (the spec's fixed name). */
 export const SCHEDULED_EXECUTOR_QUEUE = "scheduled-executor";
