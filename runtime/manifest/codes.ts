@@ -139,7 +139,7 @@ export const DIAGNOSTIC_CODES = {
     severity: "error",
     title: "Generated name clash",
     description:
-      "Two parts of a component (its name, a capability, a task type, a workflow) derive the same name in its generated module, one derives a name the module imports (`Client`, `ComponentSpec`, `Handlers`), or a capability would take a framework operation's OpenAPI operationId (`health`; `query` on a chat agent).",
+      "Two parts of a component (its name, a capability, a task type, a workflow) derive the same name in its generated module, one derives a name the module imports (`Client`, `ComponentSpec`, `Handlers`, `ScheduledHandler`) or a name it declares (`<Agent>Clients`, `<Agent>ScheduledInput`, …), or a capability would take a framework operation's OpenAPI operationId (`health`; `query` on a chat agent).",
   },
   MF1322: {
     severity: "error",
