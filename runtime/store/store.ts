@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { Cluster, Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { describeStore, resolveStoreConfig, type ClusterConfig, type RedisConfig, type StoreConfig } from "./config.js";
 import { createKeyBuilder, type KeyBuilder } from "./keys.js";
 import type { RedisClient } from "./scripts.js";
