@@ -2,11 +2,13 @@
  * HTTP throughput of a generated component against fastify and bare node:http, in the same run, for
  * two routes: a capability POST (read, validate, handler, JSON reply) and any other route (a GET with
  * a path parameter, added by an extension as chat, tasks or the dashboard add theirs). Each server
- * runs in its own child process so autocannon, here, does not share its event loop; one server start
- * serves both routes. Rounds alternate the order of the servers; each figure is the median of the
- * rounds, with the load average around its measurements (this is a shared machine).
+ * runs in its own child process so autocannon, here, does not share its event loop. Every server is
+ * started (and warmed) once and stays up; each round loads each server in turn, the order alternating,
+ * so on a shared machine whose load drifts every side of a ratio is measured within seconds of the
+ * other. Each figure is the median over rounds, and each ratio the median of the per-round ratios,
+ * with the load average around its measurements.
  *
- *   npm run bench:http     BENCH_DURATION=10 (s per measurement), BENCH_ROUNDS=3
+ *   npm run bench:http     BENCH_DURATION=3 (s per measurement), BENCH_ROUNDS=9
  *   BENCH_BEFORE=<dir>     also measures that checkout's bench/http/server-generated.ts ("before"), for a
  *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked)
  */
@@ -21,8 +23,8 @@ import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
 import { cpuMicros } from "./cpu.js";
 import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
-const DURATION = Number(process.env["BENCH_DURATION"] ?? 10);
-const ROUNDS = Math.max(3, Number(process.env["BENCH_ROUNDS"] ?? 3));
+const DURATION = Number(process.env["BENCH_DURATION"] ?? 3);
+const ROUNDS = Math.max(3, Number(process.env["BENCH_ROUNDS"] ?? 9));
 const BEFORE = process.env["BENCH_BEFORE"];
 const WARMUP = 3;
 const CONNECTIONS = 50;
@@ -101,7 +103,7 @@ interface Measurement {
   readonly load: number;
 }
 
-async function measure(target: Target, child: ChildProcess, url: string, scenario: Scenario): Promise<Measurement> {
+async function warm(target: Target, url: string, scenario: Scenario): Promise<void> {
   const { load } = scenario;
   const check = await fetch(url + scenario.path, {
     method: load.method ?? "GET",
@@ -110,6 +112,10 @@ async function measure(target: Target, child: ChildProcess, url: string, scenari
   });
   if (check.status !== 200) throw new Error(`${target.name} ${scenario.name} answered ${check.status}: ${await check.text()}`);
   await autocannon({ ...load, url: url + scenario.path, duration: WARMUP });
+}
+
+async function measure(target: Target, child: ChildProcess, url: string, scenario: Scenario): Promise<Measurement> {
+  const { load } = scenario;
   const cpuBefore = await cpuMicros(child);
   const result = await autocannon({ ...load, url: url + scenario.path, duration: DURATION });
   const cpuAfter = await cpuMicros(child);
@@ -119,23 +125,29 @@ async function measure(target: Target, child: ChildProcess, url: string, scenari
 
 const results = new Map<string, Measurement[]>();
 const key = (scenario: Scenario, target: Target | string): string => `${scenario.name}|${typeof target === "string" ? target : target.name}`;
-for (let round = 0; round < ROUNDS; round++) {
-  // Alternate the order each round, so no server always runs first (or last) on a machine whose load drifts.
-  const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
-  for (const target of order) {
-    const { child, url } = await start(target);
-    try {
-      for (const scenario of SCENARIOS) {
+const servers = new Map<Target, { child: ChildProcess; url: string }>();
+try {
+  for (const target of TARGETS) {
+    const server = await start(target);
+    servers.set(target, server);
+    for (const scenario of SCENARIOS) await warm(target, server.url, scenario);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate the order each round, so no server always runs first (or last) on a machine whose load drifts.
+    const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
+    for (const scenario of SCENARIOS) {
+      for (const target of order) {
+        const { child, url } = servers.get(target)!;
         const m = await measure(target, child, url, scenario);
         results.set(key(scenario, target), [...(results.get(key(scenario, target)) ?? []), m]);
         process.stderr.write(
           `round ${round + 1}/${ROUNDS} ${target.name}, ${scenario.name}: ${Math.round(m.rps)} req/s, ${m.cpu.toFixed(1)} µs CPU/req, load ${m.load.toFixed(2)}\n`,
         );
       }
-    } finally {
-      await stop(child);
     }
   }
+} finally {
+  for (const { child } of servers.values()) await stop(child);
 }
 
 function median(values: readonly number[]): number {
@@ -146,7 +158,7 @@ function median(values: readonly number[]): number {
 const of = (scenario: Scenario, name: string, field: keyof Measurement): number => median((results.get(key(scenario, name)) ?? []).map((m) => m[field]));
 
 console.log(
-  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s after ${WARMUP} s warm-up, median of ${ROUNDS} alternating rounds, node ${process.version}, load now ${loadavg()
+  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s per measurement (servers warmed ${WARMUP} s once), median of ${ROUNDS} alternating rounds, node ${process.version}, load now ${loadavg()
     .map((n) => n.toFixed(2))
     .join(" ")}`,
 );
@@ -159,9 +171,15 @@ for (const scenario of SCENARIOS) {
     console.log(`${target.name.padEnd(26)}${cell("rps", 0, 9)}${cell("p99", 1, 9)}${cell("cpu", 1, 12)}${cell("load", 2, 7)}`);
   }
   // Throughput ratios, and the same ratio from CPU cost (the other's µs/req over ours).
+  // The median of the per-round ratios: each round's two sides ran seconds apart, under the same load.
+  const paired = (a: string, b: string, ratio: (x: Measurement, y: Measurement) => number): number => {
+    const xs = results.get(key(scenario, a)) ?? [];
+    const ys = results.get(key(scenario, b)) ?? [];
+    return median(xs.map((x, i) => ratio(x, ys[i]!)));
+  };
   const ratio = (a: string, b: string, aim: number | undefined): string => {
-    const rps = of(scenario, a, "rps") / of(scenario, b, "rps");
-    const cpu = of(scenario, b, "cpu") / of(scenario, a, "cpu");
+    const rps = paired(a, b, (x, y) => x.rps / y.rps);
+    const cpu = paired(a, b, (x, y) => y.cpu / x.cpu);
     const verdict = aim === undefined ? "" : `   aim ≥ ${aim}: ${rps >= aim ? "met" : "MISSED"} by req/s, ${cpu >= aim ? "met" : "MISSED"} by CPU/req`;
     return `${rps.toFixed(3)} by req/s, ${cpu.toFixed(3)} by CPU/req${verdict}`;
   };
