@@ -6,7 +6,6 @@
  * leaked agent token cannot sign registry records (nor the other way round).
  */
 import { hkdfSync } from "node:crypto";
-import { jwtVerify, SignJWT } from "jose";
 import { ManifoldError } from "../errors/index.js";
 import { isDnsLabel } from "../spec/index.js";
 import { HEADER } from "./headers.js";
@@ -19,6 +18,13 @@ const LABEL = "manifold agent identity";
 const TTL_SECONDS = 120;
 /** Node clocks disagree by milliseconds under NTP; a few seconds of slack covers an unsynced laptop. */
 const CLOCK_TOLERANCE_SECONDS = 5;
+
+/**
+ * jose (about 46 modules) loads with the first token minted or checked, not with every component that
+ * imports the context (every one does): a component without a network key never needs it (start-up time).
+ */
+let joseModule: Promise<typeof import("jose")> | undefined;
+const jose = (): Promise<typeof import("jose")> => (joseModule ??= import("jose"));
 
 const rejected = (): ManifoldError => new ManifoldError("UNAUTHORIZED", "the agent token is not valid");
 
@@ -41,6 +47,7 @@ export async function mintAgentToken(
   nowMs: number = Date.now(),
   ttlSeconds: number = TTL_SECONDS,
 ): Promise<string> {
+  const { SignJWT } = await jose();
   const now = Math.floor(nowMs / 1000);
   const jwt = new SignJWT({ kind: "agent" }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(ISSUER).setSubject(agent).setIssuedAt(now);
   if (audience !== undefined) jwt.setAudience(audience);
@@ -55,6 +62,7 @@ export async function mintAgentToken(
  */
 export async function verifyAgentToken(key: Uint8Array, token: string, self: string): Promise<string> {
   registerSecret(token);
+  const { jwtVerify } = await jose();
   let payload: Record<string, unknown>;
   try {
     ({ payload } = await jwtVerify(token, key, {

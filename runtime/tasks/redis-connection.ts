@@ -3,7 +3,6 @@
  * call (`createRedisCaller`), and the blocking connections a dequeue waits for work on
  * (`createWakeWaiter`).
  */
-import { Cluster } from "ioredis";
 import { ManifoldError } from "../errors/index.js";
 import type { RedisClient } from "../store/index.js";
 import { sleepOn, systemClock, type Clock } from "../util/index.js";
@@ -120,7 +119,8 @@ export function createWakeWaiter(client: RedisClient, wakeKey: string): WakeWait
   const connection = (): RedisClient => {
     const reused = idle.pop();
     if (reused !== undefined) return reused;
-    const conn = client instanceof Cluster ? client.duplicate() : client.duplicate();
+    // A Redis or a Cluster, each duplicating itself; no value import of ioredis, which only a Redis store loads.
+    const conn = (client as { duplicate(): RedisClient }).duplicate();
     conn.on("error", () => undefined); // the shared connection's owner reports outages
     blockers.add(conn);
     return conn;
