@@ -1,7 +1,8 @@
 /**
  * The endpoint as the component creates it: synchronously, with its tools checked at once, while the
- * SDK (about 200 ms of module loading) is imported in the background. A process that does not serve
- * MCP never loads it; one that does has it loaded long before its first client has initialised.
+ * SDK (about 160 modules with zod, some 200 ms of loading) is imported with the first request to `/mcp`.
+ * Imported in the background at creation, it competed with the rest of start-up for the CPU of every
+ * component with `mcp: true` (most never see an MCP client); the first initialize waits for it instead.
  */
 import type { McpEndpoint, McpEndpointOptions } from "./types.js";
 
@@ -19,17 +20,15 @@ export function createMcpEndpoint<S>(options: McpEndpointOptions<S>): McpEndpoin
     options.name,
     options.tools.map((tool) => tool.name),
   );
-  const loading = import("./endpoint.js").then(({ createSdkEndpoint }) => createSdkEndpoint(options));
-  // Seen by the first request (a 500 in the envelope, logged); never an unhandled rejection meanwhile.
-  loading.catch(() => {});
+  let loading: Promise<McpEndpoint<S>> | undefined;
   let loaded: McpEndpoint<S> | undefined;
-  void loading.then((endpoint) => {
-    loaded = endpoint;
-  });
+  // A failure to load is seen by the request that waited (a 500 in the envelope, logged), and by every later one.
+  const load = (): Promise<McpEndpoint<S>> => (loading ??= import("./endpoint.js").then(({ createSdkEndpoint }) => (loaded = createSdkEndpoint(options))));
   return {
-    handle: async (req, res, body, scope) => (loaded ?? (await loading)).handle(req, res, body, scope),
+    handle: async (req, res, body, scope) => (loaded ?? (await load())).handle(req, res, body, scope),
     draining: () => loaded?.draining(),
-    close: async () => (loaded ?? (await loading.catch(() => undefined)))?.close(),
+    // Never loaded: no session to close. Loading: closed once it has loaded.
+    close: async () => (loaded ?? (await loading?.catch(() => undefined)))?.close(),
     get sessions() {
       return loaded?.sessions ?? 0;
     },
