@@ -56,36 +56,15 @@ export function withCatalogCache(
   /** Keys read behind a lookup right now: at most one read each, so at most `maxEntries` (plus the ones being evicted). */
   const refreshing = new Set<string>();
   let generation = 0;
-  let warmTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-
-  /**
-   * Every half read-ahead window, the keys used within keepWarmMs that have entered their window are
-   * read again: a key in use is renewed before it expires whether or not a lookup lands in the window.
-   * The timer runs only while some key is warm and never holds the process open.
-   */
-  const sweep = (): void => {
-    warmTimer = undefined;
-    const at = now();
-    let warm = false;
-    for (const [key, hit] of cache) {
-      if (at - hit.usedAt >= keepWarmMs) continue;
-      warm = true;
-      if (hit.generation === generation && at - hit.at >= refreshAt && at - hit.at < freshMs) refreshBehind(key, hit.fetch, hit.usedAt);
-    }
-    if (warm) keepWarm();
-  };
-  const keepWarm = (): void => {
-    if (warmTimer !== undefined || closed || ahead === 0 || keepWarmMs <= 0) return;
-    warmTimer = setTimeout(sweep, Math.max(1, ahead / 2));
-    warmTimer.unref();
-  };
+  const warmer = createKeepWarm(ahead === 0 || keepWarmMs <= 0 ? 0 : Math.max(1, ahead / 2), () =>
+    sweepWarm(cache, now(), { keepWarmMs, refreshAt, freshMs, generation }, refreshBehind),
+  );
 
   const remember = (key: string, value: Cached["value"], asked: number, fetch: Cached["fetch"], usedAt: number): void => {
     cache.delete(key); // re-inserted last: the Map's order is the eviction order
     cache.set(key, { value, at: now(), generation: asked, fetch, usedAt });
     if (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
-    keepWarm();
+    warmer.schedule();
   };
 
   /** A failed read behind a lookup changes nothing: the answer expires as it would have, and the lookup then reads (and reports). */
@@ -138,11 +117,52 @@ export function withCatalogCache(
     listAll: (options = {}) => read(`all\0${options.health ?? ""}`, () => registry.listAll(options)),
     onReconnect: (listener) => registry.onReconnect(listener),
     close: () => {
-      closed = true;
-      clearTimeout(warmTimer);
-      warmTimer = undefined;
+      warmer.stop();
       cache.clear();
       return registry.close();
+    },
+  };
+}
+
+/** Reads again each key used within keepWarmMs that is in its read-ahead window; whether any key is still warm. */
+function sweepWarm(
+  cache: ReadonlyMap<string, Cached>,
+  at: number,
+  { keepWarmMs, refreshAt, freshMs, generation }: { keepWarmMs: number; refreshAt: number; freshMs: number; generation: number },
+  refreshBehind: (key: string, fetch: Cached["fetch"], usedAt: number) => void,
+): boolean {
+  let warm = false;
+  for (const [key, hit] of cache) {
+    if (at - hit.usedAt >= keepWarmMs) continue;
+    warm = true;
+    if (hit.generation === generation && at - hit.at >= refreshAt && at - hit.at < freshMs) refreshBehind(key, hit.fetch, hit.usedAt);
+  }
+  return warm;
+}
+
+/**
+ * The keep-warm timer: every `everyMs` it runs `sweep` (which reads again the keys used within
+ * keepWarmMs that have entered their read-ahead window, so a key in use is renewed before it expires
+ * whether or not a lookup lands in the window), and goes on only while `sweep` says some key is warm.
+ * It never holds the process open; `everyMs` 0 turns it off.
+ */
+function createKeepWarm(everyMs: number, sweep: () => boolean): { schedule(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    if (timer !== undefined || stopped || everyMs === 0) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (sweep()) schedule();
+    }, everyMs);
+    timer.unref();
+  };
+  return {
+    schedule,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
     },
   };
 }
