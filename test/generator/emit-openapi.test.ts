@@ -15,7 +15,8 @@ const generated = new URL("../../generated/", import.meta.url).pathname;
 
 async function components(): Promise<string[]> {
   return (await readdir(generated, { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
+    // A component's folder, not gen's own cache (`.manifold-cache/`, never committed).
+    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
     .map((e) => e.name)
     .sort();
 }

@@ -23,7 +23,8 @@ async function committedDocuments(): Promise<string[]> {
   const files: string[] = [];
   for (const out of ["generated", "test/fixtures/generated"]) {
     for (const entry of await readdir(join(root, out), { withFileTypes: true }))
-      if (entry.isDirectory()) files.push(join(root, out, entry.name, "openapi.json"));
+      // Component folders only: gen's cache (`.manifold-cache/`) holds no document.
+      if (entry.isDirectory() && !entry.name.startsWith(".")) files.push(join(root, out, entry.name, "openapi.json"));
   }
   return files.sort();
 }
