@@ -1,9 +1,10 @@
-import { LineCounter, isAlias, isMap, isScalar, parseDocument, visit, type Document, type YAMLError } from "yaml";
+import type { Document, YAMLError } from "yaml";
 import type { DiagnosticCode } from "./codes.js";
 import { START, createDiagnostic, type Position } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import { positionAt, valuePosition, type SourceFile } from "./source-file.js";
 import { isRecord } from "./values.js";
+import { isAlias, isMap, isScalar, yaml } from "./yaml.js";
 
 /** Aliases a manifest may expand; real manifests use a handful, an alias bomb needs thousands. */
 export const MAX_ALIAS_COUNT = 100;
@@ -46,6 +47,7 @@ function yamlErrorMessage(error: YAMLError, code: DiagnosticCode, document: Docu
 }
 
 export function parseManifest(file: string, text: string): ParsedManifest {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   let document: Document.Parsed;
   try {
@@ -114,6 +116,7 @@ export function parseManifest(file: string, text: string): ParsedManifest {
 /** The text of the key that starts at `offset`, for naming a duplicate key. */
 function keyAt(document: Document.Parsed, offset: number): string | undefined {
   let key: string | undefined;
+  const { visit } = yaml();
   visit(document, {
     Pair(_key, pair) {
       if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
@@ -129,7 +132,7 @@ function keyAt(document: Document.Parsed, offset: number): string | undefined {
 function checkTags(source: SourceFile): Diagnostic[] {
   const found: Diagnostic[] = [];
   if (source.document === undefined) return found;
-  visit(source.document, {
+  yaml().visit(source.document, {
     Node(_key, node) {
       if (node.tag === undefined || JSON_TAGS.has(node.tag) || node.range == null) return;
       found.push(
@@ -152,6 +155,7 @@ function shortTag(tag: string): string {
 function firstAlias(source: SourceFile): Position | undefined {
   let at: Position | undefined;
   if (source.document === undefined) return undefined;
+  const { visit } = yaml();
   visit(source.document, {
     Alias(_key, node) {
       if (node.range != null) at = positionAt(source, node.range[0]);

@@ -2,8 +2,9 @@
  * Positions: every check works on plain JS values, and finds where in the file a value came from by
  * walking the YAML tree along the same path.
  */
-import { Scalar, isAlias, isMap, isNode, isScalar, isSeq, type Document, type LineCounter } from "yaml";
+import type { Document, LineCounter } from "yaml";
 import { START, type Position } from "./diagnostics/create.js";
+import { isAlias, isMap, isNode, isScalar, isSeq, yaml } from "./yaml.js";
 
 /** A path into the manifest value: mapping keys and list indexes. */
 export type Path = readonly (string | number)[];
@@ -99,6 +100,7 @@ export function offsetPosition(source: SourceFile, path: Path, offset: number): 
   if (complete && isScalar(node) && typeof node.value === "string" && node.range != null && offset >= 0 && offset <= node.value.length) {
     const [start, end] = node.range;
     const raw = source.text.slice(start, end);
+    const { Scalar } = yaml();
     const quoted = node.type === Scalar.QUOTE_DOUBLE || node.type === Scalar.QUOTE_SINGLE;
     const inner = quoted ? raw.slice(1, -1) : raw;
     if ((quoted || node.type === Scalar.PLAIN) && inner === node.value) return positionAt(source, start + (quoted ? 1 : 0) + offset);

@@ -4,12 +4,12 @@
  * users want the key they mistyped, the place to fix, and the allowed values.
  */
 import type { ErrorObject } from "ajv";
-import { isNode } from "yaml";
 import type { DiagnosticCode } from "./codes.js";
 import { createDiagnostic, type Position } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
 import type { ManifestFeature } from "./feature.js";
 import { manifestValidator } from "./meta-schema.js";
+import { isNode } from "./yaml.js";
 import { displayPath, isFlowMapping, keyPosition, valuePosition, type Path, type SourceFile } from "./source-file.js";
 import { closest } from "./dataflow/index.js";
 import { describeType, expectedType, isRecord, quote } from "./values.js";

@@ -8,7 +8,7 @@
  *   a language model (or planner) it answers 503 LLM_UNAVAILABLE naming the variables to set.
  */
 import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { createRequire } from "node:module";
 import { escapeToken, jsonRoute, type AddRoute, type ComponentExtension, type ForwardOptions, type JsonWork } from "../component/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
@@ -97,11 +97,15 @@ export interface ResumedOutcome {
   readonly session_id?: string;
 }
 
+/** yaml (about 70 modules, CommonJS) loads only for workflow files given at start, not with every agent. */
+const require = createRequire(import.meta.url);
+
 /** Reads each file now, for its name (routes are added before the agent listens); the check comes at start. */
 function readWorkflowFiles(files: readonly string[]): Map<string, { file: string; text: string }> {
   const byName = new Map<string, { file: string; text: string }>();
   for (const file of files) {
     const text = readFileSync(file, "utf8");
+    const { parse } = require("yaml") as typeof import("yaml");
     let name: unknown;
     try {
       name = (parse(text) as { name?: unknown } | null)?.name;

@@ -6,7 +6,8 @@
  * `metadata.version`) and `license`. Every other key (`allowed-tools`, `compatibility`, a vendor's own)
  * is allowed and left out of the index: existing packs load unchanged.
  */
-import { isMap, isScalar, LineCounter, parseDocument, type Document, type YAMLMap } from "yaml";
+import { createRequire } from "node:module";
+import type { Document, YAMLMap } from "yaml";
 import type { DiagnosticCode, Position } from "../manifest/index.js";
 import { longerThan, MAX_DESCRIPTION_CHARS, MAX_LICENSE_CHARS, SKILL_VERSION } from "./store/checks.js";
 
@@ -100,7 +101,12 @@ interface FrontMatter {
   readonly problems: readonly SkillFileProblem[];
 }
 
+/** yaml (about 70 modules, CommonJS) loads with the first skill file read, not with every agent that has skills. */
+const require = createRequire(import.meta.url);
+const yaml = (): typeof import("yaml") => require("yaml") as typeof import("yaml");
+
 function readFrontMatter(text: string): FrontMatter {
+  const { isMap, isScalar, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, stringKeys: true, logLevel: "error" });
   const position = (offset: number): Position => {
@@ -131,6 +137,7 @@ function readFrontMatter(text: string): FrontMatter {
 }
 
 function locator(document: Document.Parsed, position: (offset: number) => Position): Locator {
+  const { isMap, isScalar } = yaml();
   return (key) => {
     const contents = document.contents as YAMLMap | null;
     const pair = key === undefined || !isMap(contents) ? undefined : contents.items.find((p) => isScalar(p.key) && p.key.value === key);
