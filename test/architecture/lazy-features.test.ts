@@ -1,10 +1,12 @@
 /**
- * A plain tool loads only what it serves (issue 31 item 2, issue 33): started the way a deployment starts
+ * A component loads only what it serves. A plain tool: started the way a deployment starts
  * it (`manifests/travel/serve.ts geocoding-service`, a tool without MCP), up to its first healthy /health,
  * it loads no agent runtime, no agent feature, no orchestration or tasks runtime beyond their typed clients,
  * no MCP or A2A SDK, and neither ioredis (no Redis configured), undici, OpenTelemetry nor yaml. Every module
  * the process loads, ES and CommonJS, is recorded by bench/startup/module-recorder.mjs; a control run that
- * imports the agent runtime shows the recorder sees such modules when they do load.
+ * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
+ * turns every feature on (MCP and A2A served too), with the embedded store and no Redis or tracing: no
+ * ioredis, OpenTelemetry or yaml, and no MCP SDK (nor its zod) before an MCP client calls.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -30,6 +32,15 @@ const FORBIDDEN: readonly RegExp[] = [
   /node_modules\/undici\//,
   /node_modules\/@opentelemetry\//,
   /node_modules\/yaml\//,
+];
+
+/** What the travel agent needs for none of its features until a request asks: a path matching one of these. */
+const AGENT_FORBIDDEN: readonly RegExp[] = [
+  /node_modules\/ioredis\//,
+  /node_modules\/@opentelemetry\//,
+  /node_modules\/yaml\//,
+  /node_modules\/@modelcontextprotocol\//,
+  /node_modules\/zod\//,
 ];
 
 let dir: string;
@@ -73,6 +84,30 @@ test("a plain tool, up to its first healthy /health, loads none of the agent's f
   // The recorder saw the tool's own serving path: the check below is about a real module list.
   assert.ok(paths.includes(join("runtime", "component", "serve.ts")), `component/serve.ts not among ${paths.length} modules`);
   assert.equal(forbidden(paths), []);
+});
+
+test("the travel agent (every feature on, embedded store), up to its first healthy /health, loads no ioredis, OpenTelemetry, yaml or MCP SDK", async () => {
+  const log = join(dir, "travel-agent.log");
+  const agent = await startProcess({
+    name: "travel-agent",
+    command: [process.execPath, ...TS_NODE_ARGS, "--import", RECORDER, "manifests/travel/serve.ts", "travel-agent"],
+    cleanEnv: true,
+    env: plainEnv(log),
+    port: "free",
+    ready: { health: "/health" },
+  });
+  await agent.stop();
+  const paths = await loaded(log);
+  // Its features were built: the tasks runtime and the A2A SDK (it serves A2A) are among what it loaded.
+  assert.ok(paths.includes(join("runtime", "tasks", "extension.ts")), `tasks/extension.ts not among ${paths.length} modules`);
+  assert.ok(
+    paths.some((path) => path.includes(join("node_modules", "@a2a-js"))),
+    `no A2A SDK among ${paths.length} modules`,
+  );
+  assert.equal(
+    paths.filter((path) => AGENT_FORBIDDEN.some((pattern) => pattern.test(path))),
+    [],
+  );
 });
 
 test("the recorder and the check see those modules when they do load: importing the agent runtime", async () => {
