@@ -16,6 +16,8 @@ interface Route {
   /** Per path segment: the literal, or undefined where a parameter goes. */
   readonly segments: readonly (string | undefined)[];
   readonly names: readonly string[];
+  /** A last segment `*name`: the rest of the path (one or more segments, at least one character) as `name`. */
+  readonly rest: string | undefined;
 }
 
 /** What the table knows about one request path. */
@@ -51,8 +53,8 @@ function decode(text: string): string {
 
 /** The parameters of `path` when `route` matches it: strict (no trailing slash), case-sensitive, a parameter is one non-empty segment. */
 function paramsOf(route: Route, parts: readonly string[]): Record<string, string> | undefined {
-  const { segments } = route;
-  if (parts.length !== segments.length) return undefined;
+  const { segments, rest } = route;
+  if (rest === undefined ? parts.length !== segments.length : parts.length <= segments.length) return undefined;
   let params: Record<string, string> | undefined;
   let name = 0;
   for (let i = 0; i < segments.length; i++) {
@@ -62,6 +64,11 @@ function paramsOf(route: Route, parts: readonly string[]): Record<string, string
       if (part === "") return undefined;
       (params ??= {})[route.names[name++]!] = decode(part);
     } else if (literal !== part) return undefined;
+  }
+  if (rest !== undefined) {
+    const tail = parts.slice(segments.length).join("/");
+    if (tail === "") return undefined;
+    (params ??= {})[rest] = decode(tail);
   }
   return params ?? {};
 }
@@ -99,9 +106,10 @@ export function createRouteTable(): RouteTable {
     if (taken.has(key)) throw new TypeError(`two routes for ${key}`);
     taken.add(key);
     const parts = template.split("/");
+    const rest = parts.at(-1)?.startsWith("*") === true ? parts.pop()!.slice(1) : undefined;
     const names = parts.filter((part) => part.startsWith(":")).map((part) => part.slice(1));
     const segments = parts.map((part) => (part.startsWith(":") ? undefined : part));
-    routes.push({ method, template, segments, names, ...(handler === undefined ? {} : { handler }), ...(serve === undefined ? {} : { serve }) });
+    routes.push({ method, template, segments, names, rest, ...(handler === undefined ? {} : { handler }), ...(serve === undefined ? {} : { serve }) });
     compiled = undefined;
   };
 
@@ -118,7 +126,7 @@ export function createRouteTable(): RouteTable {
   const compile = () => {
     const statics = new Map<string, Map<string, Found>>();
     for (const route of routes) {
-      if (route.names.length > 0 || statics.has(route.template)) continue;
+      if (route.names.length > 0 || route.rest !== undefined || statics.has(route.template)) continue;
       const matching = matchAll(routes, route.template);
       // Every method answered here, HEAD and the unrouted ones resolved once: a request does one Map lookup.
       const byMethod = new Map<string, Found>();
@@ -128,7 +136,7 @@ export function createRouteTable(): RouteTable {
       byMethod.set("", foundOf(matching, ""));
       statics.set(route.template, byMethod);
     }
-    return { statics, params: routes.filter((route) => route.names.length > 0) };
+    return { statics, params: routes.filter((route) => route.names.length > 0 || route.rest !== undefined) };
   };
 
   const find = (method: string, path: string): Found => {

@@ -23,6 +23,7 @@ const things: ComponentExtension = {
     add("DELETE", "/things/:id/do", (ctx) => {
       ctx.status = 204;
     });
+    add("GET", "/files/*path", (ctx) => sendJson(ctx, 200, JSON.stringify({ path: ctx.params["path"] })));
     add("GET", "/boom", (ctx) => {
       ctx.set("X-Set-Before", "kept");
       throw new ManifoldError("CONFLICT", "nope");
@@ -53,6 +54,12 @@ test("parameters are decoded; a malformed escape is kept as sent; the first rout
   assert.equal(JSON.parse(bad.text).params, { id: "%E0%A4%A" });
   const special = await rawRequest(`${running!.url}/things/special`);
   assert.equal(JSON.parse(special.text).route, "param");
+});
+
+test("a last segment *name takes the rest of the path, decoded; it needs at least one character", async ({ running }) => {
+  const nested = await rawRequest(`${running!.url}/files/references/a%20b.md`);
+  assert.equal(JSON.parse(nested.text), { path: "references/a b.md" });
+  for (const path of ["/files", "/files/"]) assert.is((await rawRequest(running!.url + path)).status, 404, path);
 });
 
 test("paths are strict and case-sensitive: a trailing slash or other case is a 404 envelope", async ({ running }) => {
