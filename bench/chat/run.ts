@@ -44,22 +44,31 @@ interface Server {
   latest: () => Stats;
   /** Every stats line since the last call. */
   drain: () => Stats[];
+  /** Heap used after forced collections, in bytes. */
+  gcHeap: () => Promise<number>;
+  /** Each delta's arrival to its frame written, in ms, since the last ask. */
+  writeMs: () => Promise<number[]>;
 }
 
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, fileURLToPath(new URL("server.ts", import.meta.url))], {
-    env: { ...process.env, NODE_ENV: "production", MANIFOLD_LOG_LEVEL: "error", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+  const child = spawn(process.execPath, ["--expose-gc", ...TS_NODE_ARGS, fileURLToPath(new URL("server.ts", import.meta.url))], {
+    env: { ...process.env, NODE_ENV: "production", MANIFOLD_LOG_LEVEL: "error", BENCH_MODEL_MS: String(MODEL_MS), ...env },
+    stdio: ["pipe", "pipe", "inherit"],
   });
   process.on("exit", () => child.kill("SIGKILL"));
   const lines = createInterface({ input: child.stdout! });
   let stats: Stats[] = [];
   let last: Stats = { rss: 0, heap: 0, lag_p99_ms: 0 };
+  // One answer awaited at a time per kind (the bench asks, then waits).
+  let onHeap: (bytes: number) => void = () => undefined;
+  let onWrites: (ms: number[]) => void = () => undefined;
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`server exited ${code}`)));
     lines.on("line", (line) => {
-      const value = JSON.parse(line) as { url?: string } & Stats;
+      const value = JSON.parse(line) as { url?: string; gc_heap?: number; write_ms?: number[] } & Stats;
       if (value.url !== undefined) resolve(value.url);
+      else if (value.gc_heap !== undefined) onHeap(value.gc_heap);
+      else if (value.write_ms !== undefined) onWrites(value.write_ms);
       else {
         last = value;
         stats.push(value);
@@ -75,11 +84,27 @@ async function startServer(env: Record<string, string>): Promise<Server> {
       stats = [];
       return out;
     },
+    gcHeap: () =>
+      new Promise((resolve) => {
+        onHeap = resolve;
+        child.stdin!.write("gc\n");
+      }),
+    writeMs: () =>
+      new Promise((resolve) => {
+        onWrites = resolve;
+        child.stdin!.write("latency\n");
+      }),
   };
 }
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The clock server.ts stamps deltas with (both processes read it alike). */
+const wall = (): number => performance.timeOrigin + performance.now();
+const load = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ");
 
 /** What starts a piece of the answer: the spec's `chunk` event, or the AI SDK stream's `text-delta` chunk. */
 const SPEC_CHUNK = "event: chunk\n";
@@ -91,7 +116,8 @@ function stream(
   body: unknown,
   agent: Agent,
   marker = SPEC_CHUNK,
-): Promise<{ firstByte: number; firstChunk: number; chunks: number; bytes: number }> {
+  onFirstChunk: () => void = () => undefined,
+): Promise<{ firstByte: number; firstChunk: number; chunks: number; bytes: number; deltaMs: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
@@ -103,16 +129,23 @@ function stream(
         let firstChunk = 0;
         let chunks = 0;
         let bytes = 0;
+        // A `latency` turn's delta carries when it arrived at the server: its arrival to here.
+        let deltaMs = Number.NaN;
         res.setEncoding("utf8");
         res.on("data", (part: string) => {
           const now = performance.now() - started;
           if (firstByte === 0) firstByte = now;
           bytes += Buffer.byteLength(part);
           const count = part.split(marker).length - 1;
-          if (count > 0 && firstChunk === 0) firstChunk = now;
+          if (count > 0 && firstChunk === 0) {
+            firstChunk = now;
+            const stamp = /t0=([\d.]+)/.exec(part);
+            if (stamp !== null) deltaMs = wall() - Number(stamp[1]);
+            onFirstChunk();
+          }
           chunks += count;
         });
-        res.on("end", () => resolve({ firstByte, firstChunk, chunks, bytes }));
+        res.on("end", () => resolve({ firstByte, firstChunk, chunks, bytes, deltaMs }));
         res.on("error", reject);
       },
     );
@@ -212,12 +245,47 @@ await llm.close();
 post.close();
 keepAlive.destroy();
 
-// 2. Many streams held open.
+// 2. The server's own cost from the model's delta to the first SSE byte, on a chat agent (typed handler,
+// so the path measured is the route's, not the planner's) and on bare node:http forwarding the same delta.
+const LATENCY_ROUNDS = Number(process.env["BENCH_LATENCY_ROUNDS"] ?? 20);
+const PER_ROUND = 10;
+{
+  const sides = [
+    { name: "chat", server: await startServer({ BENCH_SERVER: "agent", BENCH_HOLD_S: "1" }), server_ms: [] as number[], client_ms: [] as number[] },
+    { name: "bare", server: await startServer({ BENCH_SERVER: "bare", BENCH_HOLD_S: "1" }), server_ms: [] as number[], client_ms: [] as number[] },
+  ];
+  const pool = new Agent({ keepAlive: true, maxSockets: 4 });
+  for (let round = 0; round < LATENCY_ROUNDS + 2; round++) {
+    // Alternating which side goes first; the first two rounds warm both and are not counted.
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      for (let i = 0; i < PER_ROUND; i++) {
+        const r = await stream(side.server.url, { message: "latency" }, pool);
+        if (round >= 2) side.client_ms.push(r.deltaMs);
+      }
+      const written = await side.server.writeMs();
+      if (round >= 2) side.server_ms.push(...written);
+    }
+  }
+  pool.destroy();
+  for (const side of sides) side.server.child.kill("SIGKILL");
+  const [chat, bare] = sides as [(typeof sides)[0], (typeof sides)[0]];
+  const us = (v: number) => `${(v * 1000).toFixed(0)} µs`;
+  console.log(`\nmodel delta -> first SSE chunk, ${chat.server_ms.length} streams a side, alternating (medians); load ${load()}:`);
+  for (const side of sides)
+    console.log(
+      `  ${side.name.padEnd(5)} server: delta arrived -> frame written ${us(median(side.server_ms)).padStart(8)}   client: delta arrived -> chunk read ${us(median(side.client_ms)).padStart(8)}`,
+    );
+  console.log(
+    `  chat over bare: server ${us(median(chat.server_ms) - median(bare.server_ms))}, client ${us(median(chat.client_ms) - median(bare.client_ms))} (aim: first chunk <= 3 ms over the model's own latency)`,
+  );
+}
+
+// 3. Many streams held open.
 async function hold(
   name: string,
   env: Record<string, string>,
   asked: { body: () => unknown; marker: string } = { body: () => ({ message: "hold" }), marker: SPEC_CHUNK },
-): Promise<{ perStreamKb: number; complete: number }> {
+): Promise<{ perStreamKb: number; heapKb: number; complete: number }> {
   const server = await startServer({ ...env, BENCH_HOLD_S: String(HOLD_S) });
   const pool = new Agent({ keepAlive: false, maxSockets: STREAMS + 10 });
   // A first batch served to its end before the idle sample, on every side alike: code compiled and
@@ -227,9 +295,19 @@ async function hold(
   await sleep(1500);
   server.drain();
   const idle = server.latest();
-  const all = Array.from({ length: STREAMS }, () => stream(server.url, asked.body(), pool, asked.marker));
-  // The first second and a half is the burst of opens; the rest is the streams being held.
-  await sleep(1500);
+  const heapBefore = await server.gcHeap();
+  let first = 0;
+  let allFirst: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    allFirst = resolve;
+  });
+  const onFirst = (): void => {
+    if (++first === STREAMS) allFirst();
+  };
+  const all = Array.from({ length: STREAMS }, () => stream(server.url, asked.body(), pool, asked.marker, onFirst));
+  // Every stream open and past its first chunk: what each holds from here on, after forced collections.
+  await opened;
+  const heapKb = ((await server.gcHeap()) - heapBefore) / STREAMS / 1024;
   const opening = server.drain();
   await sleep(Math.max(1000, HOLD_S * 1000 - 3000));
   const held = server.drain();
@@ -244,20 +322,21 @@ async function hold(
   pool.destroy();
   const perStreamKb = (peak - idle.rss) / STREAMS / 1024;
   console.log(
-    `  ${name.padEnd(27)} ${perStreamKb.toFixed(1).padStart(5)} KB per stream   lag p99 ${lag(opening)} ms opening, ${lag(held)} ms held   ${complete}/${STREAMS} got all ${HOLD_S} chunks`,
+    `  ${name.padEnd(27)} heap ${heapKb.toFixed(1).padStart(5)} KB per stream (RSS ${perStreamKb.toFixed(1).padStart(5)} KB)   lag p99 ${lag(opening)} ms opening, ${lag(held)} ms held   ${complete}/${STREAMS} got all ${HOLD_S} chunks`,
   );
-  return { perStreamKb, complete };
+  return { perStreamKb, heapKb, complete };
 }
 
 console.log(
-  `\n${STREAMS} concurrent streams held ${HOLD_S} s, one chunk a second (serving process only, after ${WARM_STREAMS} streams served to warm it); load ${loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ")}:`,
+  `\n${STREAMS} concurrent streams held ${HOLD_S} s, one chunk a second (serving process only, after ${WARM_STREAMS} streams served to warm it; heap after forced GC once all are open); load ${load()}:`,
 );
 const chat = await hold("chat agent (/chat/stream)", { BENCH_SERVER: "agent" });
 const aiSdk = await hold("chat agent, AI SDK stream", { BENCH_SERVER: "agent" }, { body: useChatBody, marker: AI_SDK_CHUNK });
 const bare = await hold("bare node:http SSE", { BENCH_SERVER: "bare" });
 console.log(
-  `  memory per stream, chat / bare: ${(chat.perStreamKb / Math.max(bare.perStreamKb, 0.1)).toFixed(2)}x; AI SDK stream / spec SSE: ${(aiSdk.perStreamKb / Math.max(chat.perStreamKb, 0.1)).toFixed(2)}x`,
+  `  heap per stream, chat / bare: ${(chat.heapKb / Math.max(bare.heapKb, 0.1)).toFixed(2)}x (aim <= 1.3x); AI SDK stream / spec SSE: ${(aiSdk.heapKb / Math.max(chat.heapKb, 0.1)).toFixed(2)}x`,
+);
+console.log(
+  `  RSS per stream (secondary, noisy on a shared box), chat / bare: ${(chat.perStreamKb / Math.max(bare.perStreamKb, 0.1)).toFixed(2)}x; load ${load()}`,
 );
 process.exit(chat.complete === STREAMS && aiSdk.complete === STREAMS && bare.complete === STREAMS ? 0 : 1);
