@@ -11,11 +11,11 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
+import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../test/support/ports.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 9);
@@ -51,9 +51,28 @@ function healthy(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * A free loopback port below the kernel's ephemeral range (32768-60999 on Linux). The 2 ms /health polls
+ * before a component listens take a fresh local port each, and the kernel hands them out in sequence:
+ * over a slow start they swept the port the component was about to take, one poll connected to itself
+ * there (TCP simultaneous open on loopback), and the component exited "port in use" (most full runs).
+ */
+async function serverPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error("no free loopback port below 32000 found");
+}
+
 /** Wall time from spawn to the first 200 on /health (polled every 2 ms, at most HEALTHY_WITHIN_MS), then SIGTERM. */
 async function timeHealthy(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<number> {
-  const port = await freePort();
+  const port = await serverPort();
   const started = performance.now();
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env, PORT: String(port) } });
   // The last of its stderr (bounded), to say why a start failed.
