@@ -5,9 +5,12 @@
  * `npm run gen` and held equal by a test; the loader validates against the assembly of the list it
  * was given, so a feature's key is accepted exactly when its feature is.
  */
-import { Ajv, type ValidateFunction } from "ajv";
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import type { Ajv, Options, ValidateFunction } from "ajv";
 import format from "./format.schema.json" with { type: "json" };
 import type { ManifestFeature } from "./feature.js";
+import { validate as precompiled, SCHEMA_SHA256 } from "./meta-schema-validator.js";
 
 /** A manifest meta-schema as data: a draft-07 JSON Schema. */
 export interface ManifestSchema {
@@ -56,19 +59,37 @@ const validators = new WeakMap<readonly ManifestFeature[], ValidateFunction>();
 const NO_FEATURES: readonly ManifestFeature[] = [];
 
 /**
- * The compiled meta-schema for a feature list. Compiling is the slow part of ajv (about 80 ms), so it
- * happens once per list and process.
+ * ajv as the meta-schema is checked with, here and by tools/write-manifest-schema.ts, which compiles
+ * the shipped assembly ahead of time with these same options (`code` added): both must report alike.
+ */
+export function createManifestAjv(extra: Options = {}): Ajv {
+  // ajv (about 50 modules) loads only when a schema is compiled here: the shipped assembly is precompiled.
+  const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+  // verbose: errors carry their schema, where the message annotations below live.
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true, ...extra });
+  // The editor extensions VS Code's YAML/JSON support reads; we read them too, so both say the same.
+  ajv.addKeyword({ keyword: "errorMessage", schemaType: "string" });
+  ajv.addKeyword({ keyword: "patternErrorMessage", schemaType: "string" });
+  return ajv;
+}
+
+/** The hash meta-schema-validator.ts records of the schema it was compiled from. */
+export function schemaHash(schema: ManifestSchema): string {
+  return createHash("sha256").update(JSON.stringify(schema)).digest("hex");
+}
+
+/**
+ * The compiled meta-schema for a feature list, once per list and process. Compiling is ajv's slow part
+ * (0.2 s warm, 0.45 s in a cold gen's profile), so the shipped assembly is compiled ahead of time
+ * (meta-schema-validator.ts, written by `npm run gen`); any other list, or a stale precompiled module,
+ * is compiled here.
  */
 export function manifestValidator(given: readonly ManifestFeature[]): ValidateFunction {
   const features = given.length === 0 ? NO_FEATURES : given;
   let validator = validators.get(features);
   if (validator === undefined) {
-    // verbose: errors carry their schema, where the message annotations below live.
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    // The editor extensions VS Code's YAML/JSON support reads; we read them too, so both say the same.
-    ajv.addKeyword({ keyword: "errorMessage", schemaType: "string" });
-    ajv.addKeyword({ keyword: "patternErrorMessage", schemaType: "string" });
-    validator = ajv.compile(assembleManifestSchema(features));
+    const schema = assembleManifestSchema(features);
+    validator = schemaHash(schema) === SCHEMA_SHA256 ? (precompiled as ValidateFunction) : createManifestAjv().compile(schema);
     validators.set(features, validator);
   }
   return validator;

@@ -131,7 +131,9 @@ function keyAt(document: Document.Parsed, offset: number): string | undefined {
 
 function checkTags(source: SourceFile): Diagnostic[] {
   const found: Diagnostic[] = [];
-  if (source.document === undefined) return found;
+  // Every explicit tag (`!x`, `!!x`, `!<…>`, a %TAG handle) is written with `!`, and only explicit tags set
+  // a node's tag: a text without one needs no walk over every node (0.18 s of a 1,000-capability gen).
+  if (source.document === undefined || !source.text.includes("!")) return found;
   yaml().visit(source.document, {
     Node(_key, node) {
       if (node.tag === undefined || JSON_TAGS.has(node.tag) || node.range == null) return;
