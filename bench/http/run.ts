@@ -34,7 +34,7 @@ interface Scenario {
   readonly name: string;
   readonly load: Omit<Options, "url" | "duration">;
   readonly path: string;
-  /** The aims of issue 31: generated / fastify, and generated / bare node:http where one is set. */
+  /** The aims: generated / fastify, and generated / bare node:http where one is set. */
   readonly aim: { readonly fastify: number; readonly bare?: number };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The one request pipeline of a component (issue 31): every request, whatever its route, passes the
+ * The one request pipeline of a component: every request, whatever its route, passes the
  * same steps in the same order: 503 while draining, the server span, the Host and Origin check, one
  * lookup in the compiled route table, then either a raw route (a capability POST, which reads,
  * validates and answers by itself) or a route handler on a RouteContext inside the errors step (CORS,
