@@ -90,17 +90,30 @@ function eventData(event: ChatEvent): Record<string, unknown> {
  * conversation id in baggage; aborted with `signal`.
  */
 function answer(
-  { handler, orchestrator, runWorkflow }: StreamRouteOptions,
+  options: StreamRouteOptions,
   turn: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly signal: AbortSignal },
   onEvent: (e: ChatEvent) => void,
   requestMode: "streaming" | "non_streaming",
 ): Promise<ChatAnswer> {
-  const { requestId, session, text, signal } = turn;
+  const { session } = turn;
+  return withRequestContext(session === undefined ? {} : { conversationId: session.id }, () => answerInScope(options, turn, onEvent, requestMode));
+}
+
+/** The turn, in a scope the caller has entered with the session id as the conversation id. */
+function answerInScope(
+  { handler, orchestrator, runWorkflow }: StreamRouteOptions,
+  {
+    requestId,
+    session,
+    text,
+    signal,
+  }: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly signal: AbortSignal },
+  onEvent: (e: ChatEvent) => void,
+  requestMode: "streaming" | "non_streaming",
+): Promise<ChatAnswer> {
   const history = boundedHistory(session?.messages ?? []);
   const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
-  return withRequestContext(session === undefined ? {} : { conversationId: session.id }, () =>
-    runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent, requestMode }),
-  );
+  return runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent, requestMode });
 }
 
 /** The caller's own session with that id; another caller's is treated as unknown (existence does not leak). */
@@ -115,15 +128,30 @@ function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
   checkAnswerable(handler, orchestrator);
 }
 
-/** The spec's SSE events: `session`, progress events, then `done`, `checkpoint` or `error`. */
-function specWriter(stream: SseStream): TurnWriter {
-  return {
-    session: (sessionId, created) => stream.send("session", { session_id: sessionId, created }),
-    event: (event) => stream.send(event.type, eventData(event)),
-    paused: (body, sessionId) => stream.send("checkpoint", { ...body, conversation_id: sessionId, session_id: sessionId }),
-    done: (sessionId, reply) => stream.send("done", { session_id: sessionId, message: reply }),
-    error: (failure, requestId) => stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId }),
-  };
+/**
+ * The spec's SSE events: `session`, progress events, then `done`, `checkpoint` or `error`. A class, so
+ * a held stream carries one small object and the methods are shared, not five closures of its own.
+ */
+class SpecWriter implements TurnWriter {
+  readonly #stream: SseStream;
+  constructor(stream: SseStream) {
+    this.#stream = stream;
+  }
+  session(sessionId: string, created: boolean): void {
+    this.#stream.send("session", { session_id: sessionId, created });
+  }
+  event(event: ChatEvent): void {
+    this.#stream.send(event.type, eventData(event));
+  }
+  paused(body: Record<string, unknown>, sessionId: string): void {
+    this.#stream.send("checkpoint", { ...body, conversation_id: sessionId, session_id: sessionId });
+  }
+  done(sessionId: string, reply: ChatMessage): void {
+    this.#stream.send("done", { session_id: sessionId, message: reply });
+  }
+  error(failure: { readonly code: string; readonly message: string }, requestId: string): void {
+    this.#stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
+  }
 }
 
 /**
@@ -174,14 +202,15 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
     const replyId = randomUUID();
     if (aiSdk) ctx.set(AI_SDK_STREAM_HEADER, "v1");
     const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
-    const writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : specWriter(stream);
+    const writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : new SpecWriter(stream);
     running.add(controller);
     try {
       writer.session(session.id, found === undefined);
-      // Not a jsonRoute: the request's scope and its server span are entered here.
+      // Not a jsonRoute: the request's scope and its server span are entered here, one scope with the
+      // session as its conversation (a nested one per turn cost a scope and an outbound context a stream).
       const run = (): Promise<ChatAnswer> =>
-        withRequestContext(routeRequestContext(ctx, requestId, trace, forward), () =>
-          answer(options, { requestId, session, text, signal: controller.signal }, (event) => writer.event(event), "streaming"),
+        withRequestContext({ ...routeRequestContext(ctx, requestId, trace, forward), conversationId: session.id }, () =>
+          answerInScope(options, { requestId, session, text, signal: controller.signal }, (event) => writer.event(event), "streaming"),
         );
       const done = await (trace === undefined ? run() : trace.run(run));
       if (done.paused instanceof JsonReply) {

@@ -182,13 +182,22 @@ function keptAnswer(text: string): string {
   return kept.cut ? `${kept.text}\n\n[answer truncated: it was longer than ${MAX_ANSWER_BYTES} bytes]` : text;
 }
 
+/** A typed handler's turn calls no model: no usage to count, and no map held per stream for it. */
+const NO_PHASES: ReadonlyMap<string, LlmUsage> = new Map();
+
 export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
   const started = performance.now();
-  const usage = new Map<string, LlmUsage>();
   const { handler, orchestrator } = options;
   checkAnswerable(handler, orchestrator);
-  const { text, tools, paused, confidence, needsInput }: TurnOutcome =
-    handler !== undefined ? await runHandler(handler, input, options) : await runNatural(orchestrator!, input, options, usage);
+  let usage = NO_PHASES;
+  let outcome: TurnOutcome;
+  if (handler !== undefined) outcome = await runHandler(handler, input, options);
+  else {
+    const counted = new Map<string, LlmUsage>();
+    usage = counted;
+    outcome = await runNatural(orchestrator!, input, options, counted);
+  }
+  const { text, tools, paused, confidence, needsInput } = outcome;
   const total = [...usage.values()].reduce(addUsage, NO_USAGE);
   return {
     content: keptAnswer(text),
