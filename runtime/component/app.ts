@@ -12,6 +12,7 @@ import { ApprovalGate, currentScope, requestIdentity, runInScope, withIdentity }
 import type { CallContext } from "./call-context.js";
 import type { Log } from "./errors-middleware.js";
 import type { ComponentExtension, ExtensionContext } from "./extension.js";
+import type { AroundFactory } from "./koa-middleware.js";
 import { addMcpPreflight, addMcpRoutes, mcpSettings, type ServedCapability } from "./mcp-route.js";
 import { mcpOpenApi } from "../mcp/index.js";
 import { openApiBody } from "./openapi-route.js";
@@ -30,6 +31,8 @@ export type AppOptions<C extends CapabilityTypes> = Pick<
 > & {
   /** The component's current health for `GET /health` (serve passes its health probe). @defaultValue always healthy */
   readonly health?: () => Promise<ReportedHealth>;
+  /** The user's Koa middleware, Koa already loaded (serve does it: start-up is async, this is not). */
+  readonly around?: AroundFactory | undefined;
 };
 
 /**
@@ -186,7 +189,19 @@ function gatedRoutes(add: AddRoute, gated: readonly string[]): AddRoute {
 
 export function createComponentApp<C extends CapabilityTypes>(
   spec: ComponentSpec,
-  { handlers, bodyLimit, enableOpenApi, log = defaultComponentLog(spec), health, auth, extensions = [], healthOnly = false, mcp, ...trusted }: AppOptions<C>,
+  {
+    handlers,
+    bodyLimit,
+    enableOpenApi,
+    log = defaultComponentLog(spec),
+    health,
+    auth,
+    extensions = [],
+    healthOnly = false,
+    mcp,
+    around,
+    ...trusted
+  }: AppOptions<C>,
   { fastPath = true }: AppInternals = {},
 ): ComponentApp {
   const id = `${spec.name}-${randomBytes(4).toString("hex")}`;
@@ -228,5 +243,10 @@ export function createComponentApp<C extends CapabilityTypes>(
     }
   }
 
-  return { id, listener: createPipeline({ name: spec.name, log, state, table, trust }), state, extensions: own };
+  return {
+    id,
+    listener: createPipeline({ name: spec.name, log, state, table, trust, around: around?.({ name: spec.name, log, state }) }),
+    state,
+    extensions: own,
+  };
 }

@@ -11,6 +11,7 @@ import { ManifoldError } from "../errors/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { isThenable } from "../util/index.js";
 import { errorResponse, type Log } from "./errors-middleware.js";
+import type { Around } from "./koa-middleware.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, lingerIfIncomplete, sendJson, writeReply, type ServerState } from "./reply.js";
 import { RouteContext, respond } from "./route-context.js";
 import type { Found, RouteTable } from "./routes.js";
@@ -22,6 +23,8 @@ export interface PipelineParts {
   readonly state: ServerState;
   readonly table: RouteTable;
   readonly trust: TrustCheck;
+  /** The user's Koa middleware, run after the checks and before the route (koa-middleware.ts); none: the route directly. */
+  readonly around?: Around | undefined;
 }
 
 function pathOf(url: string): string {
@@ -96,7 +99,7 @@ function serveRoute(req: IncomingMessage, res: ServerResponse, path: string, fou
 
 /** The node:http listener of a component: every route through the steps above. */
 export function createPipeline(parts: PipelineParts): RequestListener {
-  const { name, state, table, trust } = parts;
+  const { name, state, table, trust, around } = parts;
   return (req, res) => {
     if (state.draining) {
       const reply = new ManifoldError("UNAVAILABLE", "server shutting down").toEnvelope();
@@ -114,7 +117,9 @@ export function createPipeline(parts: PipelineParts): RequestListener {
       return;
     }
     const serve = found.route?.serve;
-    if (serve !== undefined) serve(req, res);
+    // Only with user middleware is a closure made per request.
+    if (around !== undefined) around(req, res, () => (serve !== undefined ? serve(req, res) : serveRoute(req, res, path, found, parts)));
+    else if (serve !== undefined) serve(req, res);
     else serveRoute(req, res, path, found, parts);
   };
 }

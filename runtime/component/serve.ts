@@ -10,6 +10,7 @@ import { initTelemetry, shutdownTelemetry } from "../telemetry/index.js";
 import { capabilityWire, DEFAULT_DRAIN_TIMEOUT_MS, plannerMetadata } from "../spec/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { ComponentExtension, ExtensionStart } from "./extension.js";
+import { loadKoaMiddleware } from "./koa-middleware.js";
 import { createComponentApp, defaultComponentLog, type AppInternals } from "./app.js";
 import { resolveHost, resolvePort } from "./options.js";
 import type { ServerState } from "./reply.js";
@@ -213,7 +214,9 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const timing = resolveTiming(timingOptions); // a bad TTL fails before the port is taken
   const health = createHealthProbe(healthCheck, { log: (message) => log(`${spec.name}: ${message}`) });
   // The bound address decides the Host rule (loopback: loopback names only, unless listed).
-  const app = createComponentApp(spec, { ...options, host, log, health }, internals);
+  // Koa is loaded only for a user's own middleware.
+  const around = options.middleware === undefined ? undefined : await loadKoaMiddleware(options.middleware);
+  const app = createComponentApp(spec, { ...options, host, log, health, around }, internals);
   const server = createHttpServer(app.listener, requestTimeoutMs);
   const address = await listen(server, port, host, spec.name);
   const url = dialableUrl(address);

@@ -1,3 +1,4 @@
+import type Koa from "koa";
 import type { HealthCheck, RegistrationOptions, Registry } from "../discovery/index.js";
 import type { McpResumability } from "../mcp/index.js";
 import type { TokenSource } from "../outbound/index.js";
@@ -120,6 +121,14 @@ export interface ComponentOptions<C extends CapabilityTypes> {
    * OpenAPI or extension routes; extensions still start and stop. @defaultValue false
    */
   readonly healthOnly?: boolean;
+  /**
+   * Koa middleware run, in order, before every route (capability calls, extension routes, `/health`,
+   * 404s), after the Host/Origin checks. It may set response headers, answer itself without calling
+   * `next()`, or throw (a ManifoldError gives its envelope, anything else INTERNAL). After `await next()`
+   * the response has been written: status and headers can be read, not changed. Must not read the
+   * request body. Koa is loaded only when this is given. @defaultValue none: Koa is never loaded
+   */
+  readonly middleware?: readonly Koa.Middleware[];
 }
 
 /** The MCP server's settings (`ComponentOptions.mcp`). */

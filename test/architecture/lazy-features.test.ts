@@ -1,7 +1,7 @@
 /**
  * A component loads only what it serves. A plain tool: started the way a deployment starts
  * it (`manifests/travel/serve.ts geocoding-service`, a tool without MCP), up to its first healthy /health,
- * it loads no agent runtime, no agent feature, no orchestration or tasks runtime beyond their typed clients,
+ * it loads no agent runtime, no agent feature, no Koa, no orchestration or tasks runtime beyond their typed clients,
  * no MCP or A2A SDK, and neither ioredis (no Redis configured), undici, OpenTelemetry nor yaml. Every module
  * the process loads, ES and CommonJS, is recorded by bench/startup/module-recorder.mjs; a control run that
  * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
@@ -32,6 +32,8 @@ const FORBIDDEN: readonly RegExp[] = [
   /node_modules\/undici\//,
   /node_modules\/@opentelemetry\//,
   /node_modules\/yaml\//,
+  // Koa only serves a user's own middleware (ComponentOptions.middleware).
+  /node_modules\/koa\//,
 ];
 
 /** What the travel agent needs for none of its features until a request asks: a path matching one of these. */
