@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type Koa from "koa";
+import { ManifoldError } from "../errors/index.js";
 import { errorResponse, type Log } from "./errors-middleware.js";
 import { corsHeaders, JSON_CONTENT_TYPE, lingerIfIncomplete, type ServerState } from "./reply.js";
 
@@ -22,6 +23,20 @@ export interface AroundParts {
 
 /** Builds the Koa app once the component's state exists (createComponentApp calls it). */
 export type AroundFactory = (parts: AroundParts) => Around;
+
+/** Koa's own `ctx.throw(401, "…")` statuses that have a Manifold code; any other is INTERNAL, as any unknown throw. */
+const KOA_STATUS_CODES = new Map([
+  [401, "UNAUTHORIZED"],
+  [403, "FORBIDDEN"],
+  [404, "NOT_FOUND"],
+] as const);
+
+/** A Koa HTTP error meant for the client (`expose`, set by http-errors for 4xx) as its ManifoldError. */
+function fromKoaError(error: unknown): unknown {
+  if (typeof error !== "object" || error === null || (error as { expose?: unknown }).expose !== true) return error;
+  const code = KOA_STATUS_CODES.get((error as { status?: unknown }).status as 401);
+  return code === undefined || !(error instanceof Error) ? error : new ManifoldError(code, error.message);
+}
 
 function checkMiddleware(middleware: readonly unknown[]): void {
   if (!Array.isArray(middleware)) throw new TypeError("middleware must be an array of Koa middleware functions");
@@ -45,7 +60,7 @@ function envelope({ name, log, state }: AroundParts): Koa.Middleware {
         errorResponse(error, log, `${name} ${ctx.method} ${ctx.path} middleware after the response`);
         return;
       }
-      const { status, body } = errorResponse(error, log, `${name} ${ctx.method} ${ctx.path} middleware`);
+      const { status, body } = errorResponse(fromKoaError(error), log, `${name} ${ctx.method} ${ctx.path} middleware`);
       ctx.respond = true;
       ctx.status = status;
       ctx.set("Content-Type", JSON_CONTENT_TYPE);

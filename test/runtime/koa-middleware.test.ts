@@ -53,6 +53,8 @@ const middleware: Koa.Middleware[] = [
     }
     if (key === "manifold") throw new ManifoldError("FORBIDDEN", "key not allowed");
     if (key === "plain") throw new Error("secret middleware internals");
+    if (key === "koa") ctx.throw(401, "token expired");
+    if (key === "teapot") ctx.throw(418, "short and stout");
     await next();
   },
 ];
@@ -146,6 +148,15 @@ test("a thrown ManifoldError is its envelope; a plain Error is INTERNAL with no 
   assert.not.match(broken.text, /secret|at /);
   assert.ok(logs.some((line) => line.includes("secret middleware internals")));
   assert.not.ok(calls.includes("route x"));
+});
+
+test("Koa's ctx.throw: 401, 403 and 404 are their Manifold codes with the message; another status is INTERNAL", async ({ running }) => {
+  const expired = await rawRequest(`${running!.url}/health`, { headers: { "X-Api-Key": "koa" } });
+  assert.is(expired.status, 401);
+  assert.equal(json(expired), new ManifoldError("UNAUTHORIZED", "token expired").toEnvelope());
+  const teapot = await rawRequest(`${running!.url}/health`, { headers: { "X-Api-Key": "teapot" } });
+  assert.is(teapot.status, 500);
+  assert.equal(json(teapot), new ManifoldError("INTERNAL", "internal error").toEnvelope());
 });
 
 test("CORS, the Host check and the body limit still apply on routes behind the middleware", async ({ running }) => {
