@@ -3,7 +3,7 @@
  * on rotation by jose's remote key set) and/or an HS256 shared secret, with issuer and audience
  * checked when configured. Configured by `auth.jwt` or `MANIFOLD_AUTH_*`.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { JWTVerifyGetKey } from "jose";
 import { registerSecret } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { JwtOptions } from "./types.js";
@@ -18,6 +18,11 @@ const CLOCK_TOLERANCE_SECONDS = 5;
 const SUBJECT = /^[\x21-\x7e]{1,128}$/;
 
 type Env = Readonly<Record<string, string | undefined>>;
+type Jose = typeof import("jose");
+
+// jose (46 modules) loads with the first token checked, not with every component that might check one.
+let jose: Promise<Jose> | undefined;
+const loadJose = (): Promise<Jose> => (jose ??= import("jose"));
 
 /** The option's fields, else `MANIFOLD_AUTH_JWKS_URL` / `_JWT_SECRET` / `_ISSUER` / `_AUDIENCE`; undefined when neither a URL nor a secret is set. */
 export function resolveJwtOptions(option: JwtOptions | undefined, env: Env = process.env): JwtOptions | undefined {
@@ -35,7 +40,8 @@ export function resolveJwtOptions(option: JwtOptions | undefined, env: Env = pro
   };
 }
 
-function jwksOf(url: string): JWTVerifyGetKey {
+/** The JWKS URL, checked at start-up so a bad one is a start-up error, not a 401 at the first call. */
+function jwksUrlOf(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -43,11 +49,11 @@ function jwksOf(url: string): JWTVerifyGetKey {
     throw new RangeError("MANIFOLD_AUTH_JWKS_URL must be an absolute http(s) URL");
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") throw new RangeError("MANIFOLD_AUTH_JWKS_URL must be an absolute http(s) URL");
-  return createRemoteJWKSet(parsed);
+  return parsed;
 }
 
 /** A JOSE verdict on the token is 401; a key set that cannot be fetched is the issuer's outage, 503. */
-function failure(error: unknown): ManifoldError {
+function failure({ errors }: Jose, error: unknown): ManifoldError {
   if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError) || error instanceof errors.JWKSInvalid)
     return new ManifoldError("UNAVAILABLE", "the token issuer's keys could not be fetched", { expose: true });
   return new ManifoldError("UNAUTHORIZED", "the bearer token is not valid");
@@ -59,8 +65,10 @@ export function createJwtVerifier({ jwksUrl, secret, issuer, audience }: JwtOpti
     throw new RangeError(`MANIFOLD_AUTH_JWT_SECRET must be at least ${MIN_SECRET_BYTES} bytes: generate one with \`openssl rand -hex 32\``);
   registerSecret(secret);
   const hmac = secret === undefined ? undefined : new TextEncoder().encode(secret);
-  const jwks = jwksUrl === undefined ? undefined : jwksOf(jwksUrl);
-  const algorithms = [...(hmac === undefined ? [] : ["HS256"]), ...(jwks === undefined ? [] : ASYMMETRIC)];
+  const jwksAt = jwksUrl === undefined ? undefined : jwksUrlOf(jwksUrl);
+  // One remote key set per verifier, made with jose's first load: it caches and re-fetches keys on rotation.
+  let jwks: JWTVerifyGetKey | undefined;
+  const algorithms = [...(hmac === undefined ? [] : ["HS256"]), ...(jwksAt === undefined ? [] : ASYMMETRIC)];
   // The token's own header picks the key kind, but only among the configured algorithms: no alg confusion.
   const key: JWTVerifyGetKey = async (header, token) => (header.alg === "HS256" && hmac !== undefined ? hmac : jwks!(header, token));
   const options = {
@@ -71,13 +79,15 @@ export function createJwtVerifier({ jwksUrl, secret, issuer, audience }: JwtOpti
     ...(audience === undefined ? {} : { audience }),
   };
   return async (token) => {
+    const lib = await loadJose();
+    if (jwksAt !== undefined) jwks ??= lib.createRemoteJWKSet(jwksAt);
     let subject: unknown;
     try {
       ({
         payload: { sub: subject },
-      } = await jwtVerify(token, key, options));
+      } = await lib.jwtVerify(token, key, options));
     } catch (error) {
-      throw failure(error);
+      throw failure(lib, error);
     }
     if (typeof subject !== "string" || !SUBJECT.test(subject))
       throw new ManifoldError("UNAUTHORIZED", "the bearer token's subject is not usable (1-128 visible characters)");
