@@ -9,7 +9,10 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { serveComponent } from "../../runtime/component/index.js";
 import type { ComponentExtension, RunningComponent } from "../../runtime/component/index.js";
+import { TravelAgent } from "../../generated/travel-agent/index.js";
+import { createMemoryRegistry } from "../../runtime/discovery/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
+import { createMemoryTaskBackend } from "../../runtime/tasks/index.js";
 import { agent, agentSpec } from "../support/specs.js";
 import { json, rawRequest } from "./support.js";
 
@@ -173,6 +176,35 @@ test("CORS, the Host check and the body limit still apply on routes behind the m
   assert.is(large.status, 413);
   // The Host and Origin refusals come before the middleware: it never saw those two requests.
   assert.equal(calls.filter((c) => c.startsWith("first")).length, 2);
+});
+
+test("a generated agent's serve(options) passes middleware through to its task and orchestration routes", async () => {
+  const seen: string[] = [];
+  const agent = await TravelAgent.serve({
+    port: 0,
+    registry: false,
+    handleSignals: false,
+    log: () => {},
+    handlers: { tripBrief: () => ({ brief: "" }) as never },
+    tasks: { packingList: (input) => ({ destination: input.destination, items: [] }) },
+    orchestration: { registry: createMemoryRegistry() },
+    taskOptions: { backend: createMemoryTaskBackend() },
+    middleware: [
+      async (ctx, next) => {
+        seen.push(`${ctx.method} ${ctx.path}`);
+        ctx.set("X-Agent-Middleware", "yes");
+        await next();
+      },
+    ],
+  });
+  try {
+    const task = await rawRequest(`${agent.url}/api/v1/tasks/00000000-0000-4000-8000-000000000000`);
+    assert.is(task.status, 404);
+    assert.is(task.headers["x-agent-middleware"], "yes");
+    assert.equal(seen, ["GET /api/v1/tasks/00000000-0000-4000-8000-000000000000"]);
+  } finally {
+    await agent.close();
+  }
 });
 
 test.run();
