@@ -8,11 +8,15 @@
  *    model), timed to its first byte (the `session` event) and to its first `chunk` event. `AI SDK` is
  *    the same turn asked with the body useChat sends (`{id, messages}`), answered in the AI SDK's UI
  *    message stream: timed to its first `text-delta`; both streams' bytes per turn are counted.
- * 2. BENCH_STREAMS (200) concurrent streams held open for BENCH_HOLD_S (10 s), one chunk a second,
- *    on one chat agent process (spec SSE, then the AI SDK stream) and on a bare node:http SSE process: memory per stream and the
+ * 2. The server's own cost from the model's delta arriving to its first SSE frame written (timed in the
+ *    serving process) and read (by this client), on a chat agent with a typed handler and on bare
+ *    node:http forwarding the same delta, BENCH_LATENCY_ROUNDS rounds of 10 streams a side, alternating.
+ * 3. BENCH_STREAMS (200) concurrent streams held open for BENCH_HOLD_S (10 s), one chunk a second,
+ *    on one chat agent process (spec SSE, then the AI SDK stream) and on a bare node:http SSE process:
+ *    heap per stream after forced GC in the serving process (RSS as a secondary, noisy figure), the
  *    event-loop lag of the serving process while they are held, and whether every chunk arrived.
  *
- *   npm run bench:chat     BENCH_RUNS=100 BENCH_MODEL_MS=50 BENCH_STREAMS=200 BENCH_HOLD_S=10 BENCH_WARM_STREAMS=20
+ *   npm run bench:chat     BENCH_RUNS=100 BENCH_MODEL_MS=50 BENCH_LATENCY_ROUNDS=20 BENCH_STREAMS=200 BENCH_HOLD_S=10 BENCH_WARM_STREAMS=20
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
