@@ -2,7 +2,7 @@
  * A component loads only what it serves. A plain tool: started the way a deployment starts
  * it (`manifests/travel/serve.ts geocoding-service`, a tool without MCP), up to its first healthy /health,
  * it loads no agent runtime, no agent feature, no Koa, no orchestration or tasks runtime beyond their typed clients,
- * no MCP or A2A SDK, and neither ioredis (no Redis configured), undici, OpenTelemetry nor yaml. Every module
+ * no MCP or A2A SDK, and neither ioredis (no Redis configured), undici, OpenTelemetry, yaml nor jose. Every module
  * the process loads, ES and CommonJS, is recorded by bench/startup/module-recorder.mjs; a control run that
  * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
  * turns every feature on (MCP and A2A served too), with the embedded store and no Redis or tracing: no
@@ -32,6 +32,8 @@ const FORBIDDEN: readonly RegExp[] = [
   /node_modules\/undici\//,
   /node_modules\/@opentelemetry\//,
   /node_modules\/yaml\//,
+  // jose checks JWTs and mints agent tokens: it loads with the first token, and none is configured here.
+  /node_modules\/jose\//,
   // Koa only serves a user's own middleware (ComponentOptions.middleware).
   /node_modules\/koa\//,
 ];
