@@ -14,11 +14,13 @@ import type { ComponentSpec } from "../../runtime/spec/types.js";
 const generated = new URL("../../generated/", import.meta.url).pathname;
 
 async function components(): Promise<string[]> {
-  return (await readdir(generated, { withFileTypes: true }))
-    // A component's folder, not gen's own cache (`.manifold-cache/`, never committed).
-    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
-    .map((e) => e.name)
-    .sort();
+  return (
+    (await readdir(generated, { withFileTypes: true }))
+      // A component's folder, not gen's own cache (`.manifold-cache/`, never committed).
+      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .map((e) => e.name)
+      .sort()
+  );
 }
 
 const spec: ComponentSpec = {

@@ -22,8 +22,8 @@ const edgeDir = new URL("./fixtures/openapi-edge/", import.meta.url).pathname;
 async function committedDocuments(): Promise<string[]> {
   const files: string[] = [];
   for (const out of ["generated", "test/fixtures/generated"]) {
+    // Component folders only: gen's cache (`.manifold-cache/`) holds no document.
     for (const entry of await readdir(join(root, out), { withFileTypes: true }))
-      // Component folders only: gen's cache (`.manifold-cache/`) holds no document.
       if (entry.isDirectory() && !entry.name.startsWith(".")) files.push(join(root, out, entry.name, "openapi.json"));
   }
   return files.sort();
