@@ -12,46 +12,21 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
 import type { Lease } from "../../runtime/tasks/types.js";
+import { freePort } from "../../test/support/ports.js";
+import { redisServerArgs } from "../../test/support/redis.js";
 
 const TASKS = Number(process.env["BENCH_TASKS"] ?? 2_000);
 const BATCH = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
 const dir = mkdtempSync(join(tmpdir(), "manifold-callgrind-"));
 const port = await freePort();
 const out = join(dir, "cg.out");
-const child = spawn(
-  "valgrind",
-  [
-    "--tool=callgrind",
-    `--callgrind-out-file=${out}`,
-    "redis-server",
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-    "--dir",
-    dir,
-  ],
-  { stdio: "ignore" },
-);
+const child = spawn("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, "redis-server", ...redisServerArgs(port, dir)], { stdio: "ignore" });
 const control = (...args: string[]) => spawnSync("callgrind_control", [...args, String(child.pid)], { encoding: "utf8" });
 
 /** Instructions counted since the last zeroing: dumps, reads the newest dump's summary. */

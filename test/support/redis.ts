@@ -71,6 +71,11 @@ function replies(port: number, command: string, pattern: RegExp): Promise<boolea
   );
 }
 
+/** A throwaway redis-server's flags: loopback only, nothing persisted, its files in `dir`. */
+export function redisServerArgs(port: number, dir: string): string[] {
+  return ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir];
+}
+
 export interface RedisServer {
   readonly port: number;
   /** `redis://127.0.0.1:<port>` (with the password, if one was set). */
@@ -109,22 +114,7 @@ export async function startRedisServer({ port: wanted, password, args = [], stop
     rmSync(join(dir, "nodes.conf"), { force: true });
     const spawned = spawn(
       "redis-server",
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        dir,
-        "--protected-mode",
-        "no",
-        ...(password === undefined ? [] : ["--requirepass", password]),
-        ...args,
-      ],
+      [...redisServerArgs(port, dir), "--protected-mode", "no", ...(password === undefined ? [] : ["--requirepass", password]), ...args],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     child = spawned;
