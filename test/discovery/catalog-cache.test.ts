@@ -1,23 +1,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { withCatalogCache } from "../../runtime/discovery/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { registration } from "../contract/registry.cases.js";
-import { createScriptedRegistry } from "./support.js";
+import { countingCatalog } from "./support.js";
 
 /** `refreshAheadMs` 0 unless given: most cases are about what is fresh and what is stale, not about reading ahead. */
-function setup({ refreshAheadMs = 0 }: { refreshAheadMs?: number } = {}) {
-  let now = 1_000_000;
-  const inner = createScriptedRegistry();
-  let reads = 0;
-  const byName = inner.byName;
-  inner.byName = async (...args) => {
-    reads += 1;
-    return byName(...args);
-  };
-  const cached = withCatalogCache(inner, { freshMs: 1_000, staleMs: 5_000, refreshAheadMs, now: () => now });
-  return { inner, cached, reads: () => reads, advance: (ms: number) => (now += ms) };
-}
+const setup = ({ refreshAheadMs = 0 }: { refreshAheadMs?: number } = {}) => countingCatalog({ refreshAheadMs });
 
 test("a fresh answer is served without asking the store", async () => {
   const { inner, cached, reads, advance } = setup();

@@ -6,30 +6,12 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { withCatalogCache } from "../../runtime/discovery/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { registration } from "../contract/registry.cases.js";
 import { eventually, sleep } from "../support/wait.js";
-import { createScriptedRegistry } from "./support.js";
+import { countingCatalog } from "./support.js";
 
-function setup(keepWarmMs?: number) {
-  let now = 1_000_000;
-  const inner = createScriptedRegistry();
-  let reads = 0;
-  const byName = inner.byName;
-  inner.byName = async (...args) => {
-    reads += 1;
-    return byName(...args);
-  };
-  const cached = withCatalogCache(inner, {
-    freshMs: 1_000,
-    staleMs: 5_000,
-    refreshAheadMs: 40,
-    now: () => now,
-    ...(keepWarmMs === undefined ? {} : { keepWarmMs }),
-  });
-  return { inner, cached, byName, reads: () => reads, advance: (ms: number) => (now += ms) };
-}
+const setup = (keepWarmMs?: number) => countingCatalog({ refreshAheadMs: 40, ...(keepWarmMs === undefined ? {} : { keepWarmMs }) });
 
 test("a name looked up once is read again in its last refreshAheadMs by the timer, and its next lookup past the first answer's freshMs does not wait for the store", async () => {
   const { inner, cached, byName, reads, advance } = setup();

@@ -1,5 +1,5 @@
 /** Helpers for the discovery suites: a registry stand-in that records and fails on demand. */
-import { createMemoryRegistry, type ComponentRegistration, type Registry } from "../../runtime/discovery/index.js";
+import { createMemoryRegistry, withCatalogCache, type CatalogCacheOptions, type ComponentRegistration, type Registry } from "../../runtime/discovery/index.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { systemClock, type Clock } from "../../runtime/util/index.js";
 
@@ -48,4 +48,21 @@ export function createScriptedRegistry(clock: Clock = systemClock): ScriptedRegi
     close: async () => undefined,
   };
   return scripted;
+}
+
+/**
+ * A catalog cache over a scripted registry whose reads are counted, on a clock the test moves
+ * (freshMs 1 s, staleMs 5 s unless given). `byName` is the registry's own read, uncounted.
+ */
+export function countingCatalog(options: Partial<CatalogCacheOptions> = {}) {
+  let now = 1_000_000;
+  const inner = createScriptedRegistry();
+  let reads = 0;
+  const byName = inner.byName;
+  inner.byName = async (...args) => {
+    reads += 1;
+    return byName(...args);
+  };
+  const cached = withCatalogCache(inner, { freshMs: 1_000, staleMs: 5_000, now: () => now, ...options });
+  return { inner, cached, byName, reads: () => reads, advance: (ms: number) => (now += ms) };
 }
