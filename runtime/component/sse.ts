@@ -2,6 +2,10 @@
  * A server-sent event stream on a raw response: the headers a browser and a buffering proxy need, one
  * `event:`/`data:` frame per event (data is JSON on one line), and a comment every heartbeat so an
  * idle stream is not closed by a proxy. Writes after the client has gone are dropped.
+ *
+ * Every held stream costs heap in the serving process (issue 31's chat row: memory per stream vs bare
+ * SSE), so one stream is one class instance with one `close` listener, and the heartbeat is one shared
+ * timer per interval over the streams open with it rather than a timer per stream.
  */
 import type { ServerResponse } from "node:http";
 import { ManifoldError } from "../errors/index.js";
@@ -16,10 +20,115 @@ export interface SseStream {
   readonly open: boolean;
 }
 
-export function openSseStream(
-  res: ServerResponse,
-  { heartbeatMs, headers = {} }: { heartbeatMs: number; headers?: Readonly<Record<string, string>> },
-): SseStream {
+/** A route's event stream and what ends it: the work's signal aborts when the client hangs up first. */
+export interface RouteStream {
+  readonly stream: SseStream;
+  readonly controller: AbortController;
+  /** Stops listening for the hang-up and closes the stream. */
+  end(): void;
+}
+
+const KEEP_ALIVE = ": keep-alive\n\n";
+
+/**
+ * The streams open with one heartbeat interval, and the one unref'd timer that writes their comment.
+ * A stream's first comment comes within one interval of its opening (not exactly one interval after),
+ * then one every interval: an idle stream is still never silent for longer than the interval.
+ */
+class Heartbeat {
+  readonly streams = new Set<EventStream>();
+  readonly timer: NodeJS.Timeout;
+
+  constructor(readonly ms: number) {
+    this.timer = setInterval(beat, ms, this);
+    this.timer.unref();
+  }
+}
+
+function beat(heartbeat: Heartbeat): void {
+  for (const stream of heartbeat.streams) stream.keepAlive();
+}
+
+const heartbeats = new Map<number, Heartbeat>();
+
+function joinHeartbeat(stream: EventStream, ms: number): Heartbeat {
+  let heartbeat = heartbeats.get(ms);
+  if (heartbeat === undefined) {
+    heartbeat = new Heartbeat(ms);
+    heartbeats.set(ms, heartbeat);
+  }
+  heartbeat.streams.add(stream);
+  return heartbeat;
+}
+
+function leaveHeartbeat(stream: EventStream, heartbeat: Heartbeat): void {
+  heartbeat.streams.delete(stream);
+  // No timer is left running (unref'd or not) once no stream needs it.
+  if (heartbeat.streams.size === 0 && heartbeats.get(heartbeat.ms) === heartbeat) {
+    clearInterval(heartbeat.timer);
+    heartbeats.delete(heartbeat.ms);
+  }
+}
+
+/** One stream; as a route's stream it is also its RouteStream (`stream` is itself). */
+class EventStream implements SseStream, RouteStream {
+  readonly stream: SseStream = this;
+  readonly #res: ServerResponse;
+  #heartbeat: Heartbeat | undefined;
+  /** A route's: aborted when the client hangs up before the response finished, until `end()`. */
+  #controller: AbortController | undefined;
+  /** The one `close` listener (stream and route alike): `on`, not `once`, since a response closes once. */
+  readonly #onClose = (): void => {
+    this.#stop();
+    const controller = this.#controller;
+    if (controller !== undefined && !this.#res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
+  };
+  /** RouteStream's `end`: a field, so a destructured `end()` still works. */
+  readonly end = (): void => {
+    this.#controller = undefined;
+    this.#res.off("close", this.#onClose);
+    this.close();
+  };
+
+  constructor(res: ServerResponse, heartbeatMs: number, controller: AbortController | undefined) {
+    this.#res = res;
+    this.#controller = controller;
+    this.#heartbeat = joinHeartbeat(this, heartbeatMs);
+    res.on("close", this.#onClose);
+  }
+
+  get controller(): AbortController {
+    // Only a route's stream is handed out as a RouteStream.
+    return this.#controller!;
+  }
+
+  get open(): boolean {
+    return this.#heartbeat !== undefined && !this.#res.destroyed;
+  }
+
+  keepAlive(): void {
+    if (this.#heartbeat !== undefined) this.#res.write(KEEP_ALIVE);
+  }
+
+  send(event: string, data: unknown): void {
+    if (this.#heartbeat === undefined || this.#res.destroyed) return;
+    this.#res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  close(): void {
+    if (this.#heartbeat === undefined) return;
+    this.#stop();
+    this.#res.end();
+  }
+
+  #stop(): void {
+    if (this.#heartbeat === undefined) return;
+    leaveHeartbeat(this, this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+}
+
+function writeSseHead(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
   res.writeHead(200, {
     ...headers,
     "Content-Type": "text/event-stream; charset=utf-8",
@@ -29,38 +138,14 @@ export function openSseStream(
     "X-Accel-Buffering": "no",
   });
   res.flushHeaders();
-  let open = true;
-  const heartbeat = setInterval(() => {
-    if (open) res.write(": keep-alive\n\n");
-  }, heartbeatMs);
-  heartbeat.unref();
-  const stop = (): void => {
-    open = false;
-    clearInterval(heartbeat);
-  };
-  res.once("close", stop);
-  return {
-    get open() {
-      return open && !res.destroyed;
-    },
-    send(event, data) {
-      if (!open || res.destroyed) return;
-      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    },
-    close() {
-      if (!open) return;
-      stop();
-      res.end();
-    },
-  };
 }
 
-/** A route's event stream and what ends it: the work's signal aborts when the client hangs up first. */
-export interface RouteStream {
-  readonly stream: SseStream;
-  readonly controller: AbortController;
-  /** Stops listening for the hang-up and closes the stream. */
-  end(): void;
+export function openSseStream(
+  res: ServerResponse,
+  { heartbeatMs, headers = {} }: { heartbeatMs: number; headers?: Readonly<Record<string, string>> },
+): SseStream {
+  writeSseHead(res, headers);
+  return new EventStream(res, heartbeatMs, undefined);
 }
 
 /**
@@ -71,17 +156,6 @@ export interface RouteStream {
 export function openRouteStream(ctx: RouteContext, { heartbeatMs, requestId }: { heartbeatMs: number; requestId: string }): RouteStream {
   const controller = new AbortController();
   ctx.respond = false;
-  const stream = openSseStream(ctx.res, { heartbeatMs, headers: { [REQUEST_ID_HEADER]: requestId } });
-  const onClose = (): void => {
-    if (!ctx.res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
-  };
-  ctx.res.once("close", onClose);
-  return {
-    stream,
-    controller,
-    end() {
-      ctx.res.off("close", onClose);
-      stream.close();
-    },
-  };
+  writeSseHead(ctx.res, { [REQUEST_ID_HEADER]: requestId });
+  return new EventStream(ctx.res, heartbeatMs, controller);
 }
