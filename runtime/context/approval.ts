@@ -63,36 +63,39 @@ const callKey = ({ component, capability, hash }: ApprovedCall): string => `${co
  * once.
  */
 export class ApprovalGate {
-  readonly #entries = new Set<string>();
+  // Each made on first use: every request scope holds a gate, most never gate anything, and a held
+  // chat stream keeps its scope (and so its gate) for as long as it is open.
+  #entries: Set<string> | undefined;
   /** Entries that came from the inbound header: only these can be lifted by the header's grants. */
-  readonly #fromHeader = new Set<string>();
+  #fromHeader: Set<string> | undefined;
   /** Header grants: `<component>.<capability>:<hash>`, each usable once. */
-  readonly #headerGrants = new Set<string>();
+  #headerGrants: Set<string> | undefined;
   /** Grants made in this process by HITL (trusted), each used once. */
-  readonly #grants: ApprovalGrant[] = [];
+  #grants: ApprovalGrant[] | undefined;
 
   /** Adds entries (`capability` or `component.capability`); restrictions only ever grow. */
   restrict(entries: Iterable<string>): this {
     for (const entry of entries) {
       if (!ENTRY.test(entry)) continue;
-      this.#entries.add(entry);
+      (this.#entries ??= new Set()).add(entry);
       // Now also a local restriction: no header grant may lift it.
-      this.#fromHeader.delete(entry);
+      this.#fromHeader?.delete(entry);
     }
     return this;
   }
 
   /** Records a grant made by this process's HITL on a resumed, approved step. */
   grant(grant: ApprovalGrant): void {
-    this.#grants.push(grant);
+    (this.#grants ??= []).push(grant);
   }
 
   get empty(): boolean {
-    return this.#entries.size === 0;
+    return this.#entries === undefined || this.#entries.size === 0;
   }
 
   /** The entries a call matches (its capability's name, or `component.capability`). */
   matches(component: string | undefined, capability: string): string[] {
+    if (this.#entries === undefined) return [];
     return [...this.#entries].filter((entry) => entry === capability || (component !== undefined && entry === `${component}.${capability}`));
   }
 
@@ -104,13 +107,14 @@ export class ApprovalGate {
     const matches = this.matches(component, capability);
     if (matches.length === 0 || component === undefined) return matches;
     const key = callKey({ component, capability, hash: parametersHash(parameters) });
-    const own = this.#grants.findIndex((g) => g.via === undefined && callKey(g.allow) === key);
+    const own = this.#grants?.findIndex((g) => g.via === undefined && callKey(g.allow) === key) ?? -1;
     if (own >= 0) {
-      this.#grants.splice(own, 1);
+      this.#grants!.splice(own, 1);
       return [];
     }
     // A header grant lifts only what the header itself put up: never the local policy's entries.
-    if (this.#headerGrants.has(key) && matches.every((entry) => this.#fromHeader.has(entry))) {
+    const fromHeader = this.#fromHeader;
+    if (this.#headerGrants?.has(key) && fromHeader !== undefined && matches.every((entry) => fromHeader.has(entry))) {
       this.#headerGrants.delete(key);
       return [];
     }
@@ -122,15 +126,16 @@ export class ApprovalGate {
    * grants handed on with exactly this call, which leave this gate (used once).
    */
   headerFor(component: string | undefined, capability: string, parameters: unknown): string | undefined {
-    if (this.#entries.size === 0) return undefined;
+    if (this.#entries === undefined || this.#entries.size === 0) return undefined;
     const parts = [...this.#entries];
-    if (component !== undefined && this.#grants.some((g) => g.via !== undefined)) {
+    const grants = this.#grants;
+    if (component !== undefined && grants?.some((g) => g.via !== undefined)) {
       const key = callKey({ component, capability, hash: parametersHash(parameters) });
-      for (let i = this.#grants.length - 1; i >= 0; i -= 1) {
-        const { via, allow } = this.#grants[i]!;
+      for (let i = grants.length - 1; i >= 0; i -= 1) {
+        const { via, allow } = grants[i]!;
         if (via === undefined || callKey(via) !== key) continue;
         parts.push(`allow:${callKey(allow)}`);
-        this.#grants.splice(i, 1);
+        grants.splice(i, 1);
       }
     }
     return parts.join(",");
@@ -142,10 +147,10 @@ export class ApprovalGate {
     for (const raw of value.slice(0, MAX_HEADER_LENGTH).split(",").slice(0, MAX_PARTS)) {
       const part = raw.trim();
       const grant = GRANT.exec(part);
-      if (grant !== null) this.#headerGrants.add(`${grant[1]}:${grant[2]}`);
-      else if (ENTRY.test(part) && !this.#entries.has(part)) {
-        this.#entries.add(part);
-        this.#fromHeader.add(part);
+      if (grant !== null) (this.#headerGrants ??= new Set()).add(`${grant[1]}:${grant[2]}`);
+      else if (ENTRY.test(part) && !this.#entries?.has(part)) {
+        (this.#entries ??= new Set()).add(part);
+        (this.#fromHeader ??= new Set()).add(part);
       }
     }
     return this;
@@ -153,7 +158,7 @@ export class ApprovalGate {
 
   /** Entry names only: safe to log. */
   toJSON(): { entries: string[] } {
-    return { entries: [...this.#entries] };
+    return { entries: this.#entries === undefined ? [] : [...this.#entries] };
   }
 }
 

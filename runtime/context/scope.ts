@@ -7,6 +7,8 @@ import { checkHeader, checkToken, isSkippedHeader } from "./headers.js";
 import { approvalGateFrom, type ApprovalGate } from "./approval.js";
 import { ANONYMOUS, type Identity } from "./identity.js";
 
+const NO_HEADERS: ReadonlyMap<string, readonly [string, string]> = new Map();
+
 /**
  * The token and headers every outbound call made in one request context carries. Mutable on
  * purpose: a handler adds one header without replacing the others, and calls already in flight have
@@ -14,7 +16,9 @@ import { ANONYMOUS, type Identity } from "./identity.js";
  */
 export class OutboundContext {
   #token: string | undefined;
-  readonly #headers = new Map<string, readonly [string, string]>();
+  // Made on first set: every request scope holds an outbound context, most never add a header, and a
+  // held chat stream keeps its scope for as long as it is open.
+  #headers: Map<string, readonly [string, string]> | undefined;
 
   get token(): string | undefined {
     return this.#token;
@@ -32,26 +36,26 @@ export class OutboundContext {
     const lower = name.toLowerCase();
     if (isSkippedHeader(lower)) throw new ManifoldError("INVALID_INPUT", `header ${name} is set by the caller and cannot be propagated`);
     registerSecret(value);
-    this.#headers.set(lower, [lower, value]);
+    (this.#headers ??= new Map()).set(lower, [lower, value]);
   }
 
   deleteHeader(name: string): void {
-    this.#headers.delete(name.toLowerCase());
+    this.#headers?.delete(name.toLowerCase());
   }
 
   /** `[lower-case name, value]` pairs. */
   headers(): IterableIterator<readonly [string, string]> {
-    return this.#headers.values();
+    return (this.#headers ?? NO_HEADERS).values();
   }
 
   copyFrom(other: OutboundContext): this {
     this.#token = other.#token;
-    for (const [key, entry] of other.#headers) this.#headers.set(key, entry);
+    if (other.#headers !== undefined) for (const [key, entry] of other.#headers) (this.#headers ??= new Map()).set(key, entry);
     return this;
   }
 
   toJSON(): { token: string | undefined; headers: Record<string, string> } {
-    return { token: this.#token === undefined ? undefined : REDACTED, headers: redactValues(this.#headers.values()) };
+    return { token: this.#token === undefined ? undefined : REDACTED, headers: redactValues(this.headers()) };
   }
 
   [inspect.custom](): unknown {
