@@ -9,6 +9,7 @@
  * with the load average around its measurements.
  *
  *   npm run bench:http     BENCH_DURATION=3 (s per measurement), BENCH_ROUNDS=9
+ *   BENCH_ONLY=GET         only the scenarios whose name contains it
  *   BENCH_BEFORE=<dir>     also measures that checkout's bench/http/server-generated.ts ("before"), for a
  *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked)
  */
@@ -38,7 +39,7 @@ interface Scenario {
   readonly aim: { readonly fastify: number; readonly bare?: number };
 }
 
-const SCENARIOS: readonly Scenario[] = [
+const ALL_SCENARIOS: readonly Scenario[] = [
   {
     name: "capability POST",
     path: PATH,
@@ -47,6 +48,10 @@ const SCENARIOS: readonly Scenario[] = [
   },
   { name: "other route (GET :param)", path: ITEM_PATH, load: { connections: CONNECTIONS, pipelining: 1, method: "GET" }, aim: { fastify: 1.0 } },
 ];
+
+// BENCH_ONLY=GET: only the scenarios whose name contains it, to spend a short run on the route being changed.
+const ONLY = process.env["BENCH_ONLY"];
+const SCENARIOS = ONLY === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => scenario.name.includes(ONLY));
 
 interface Target {
   readonly name: string;

@@ -75,10 +75,14 @@ function finish(ctx: RouteContext, { name, log, state }: PipelineParts): void {
  * answered without a promise or a closure: both are measurable per request at the rates we aim for.
  */
 function serveRoute(req: IncomingMessage, res: ServerResponse, path: string, found: Found, parts: PipelineParts): void {
-  const ctx = new RouteContext(req, res, path, found.params);
+  // With Koa middleware around the route, its code may read the response's headers once the route is
+  // done, so they go on the node response as they are set; without, a JSON answer's wait for one writeHead.
+  const ctx = new RouteContext(req, res, path, found.params, parts.around === undefined);
   // Set before the route runs, so a route that takes over the response (an SSE stream) keeps them.
-  const cors = corsHeaders(parts.state.cors, req.headers.origin);
-  for (let i = 0; i + 1 < cors.length; i += 2) res.setHeader(cors[i]!, cors[i + 1]!);
+  if (parts.state.cors.enabled) {
+    const cors = corsHeaders(parts.state.cors, req.headers.origin);
+    for (let i = 0; i + 1 < cors.length; i += 2) res.setHeader(cors[i]!, cors[i + 1]!);
+  }
   let outcome: unknown;
   try {
     const handler = found.route?.handler;

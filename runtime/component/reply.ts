@@ -81,7 +81,5 @@ export function lingerIfIncomplete(res: ServerResponse, state: ServerState): voi
 
 /** A route's answer: a pre-serialised JSON string as the body, so nothing is serialised or guessed again. */
 export function sendJson(ctx: RouteContext, status: number, body: string): void {
-  ctx.status = status;
-  ctx.set("Content-Type", JSON_CONTENT_TYPE);
-  ctx.body = body;
+  ctx.json(status, body);
 }

@@ -30,12 +30,65 @@ export class RouteContext {
   #body: unknown = undefined;
   #query: ParsedUrlQuery | undefined;
   #state: Record<string, unknown> | undefined;
+  /** May a JSON answer's headers wait for respond() and go out in one writeHead (see `json`)? */
+  readonly #defer: boolean;
+  /** A JSON body given by `json` whose Content-Type and Content-Length are not on the node response yet. */
+  #pending: string | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, path: string, params: Record<string, string> | undefined) {
+  /**
+   * `deferHeaders`: no one outside the route reads the node response's headers before it is written
+   * (no Koa middleware around the route), so a JSON answer may keep its two headers until respond().
+   */
+  constructor(req: IncomingMessage, res: ServerResponse, path: string, params: Record<string, string> | undefined, deferHeaders = false) {
     this.req = req;
     this.res = res;
     this.path = path;
     this.params = params ?? NO_PARAMS;
+    this.#defer = deferHeaders;
+  }
+
+  /**
+   * A pre-serialised JSON answer: what `status = …`, `set("Content-Type", JSON)` and `body = …` do,
+   * except that, when deferring, the two headers are held here and written with the status in one
+   * `writeHead` by respond() (node's setHeader validates and stores each header, a measurable share of
+   * a small GET). Anything that touches the response's headers afterwards puts them on it first, so
+   * every later step sees what it saw before.
+   */
+  json(status: number, body: string): void {
+    if (!this.#defer || this.res.headersSent) {
+      this.status = status;
+      this.set("Content-Type", JSON_TYPE);
+      this.body = body;
+      return;
+    }
+    this.#materialise();
+    this.status = status;
+    this.#body = body;
+    this.#pending = body;
+  }
+
+  /** Puts a deferred JSON answer's headers on the node response, as `json` would have without deferring. */
+  #materialise(): void {
+    const body = this.#pending;
+    if (body === undefined) return;
+    this.#pending = undefined;
+    this.res.setHeader("Content-Type", JSON_TYPE);
+    if (!this.res.hasHeader("Transfer-Encoding")) this.res.setHeader("Content-Length", String(Buffer.byteLength(body)));
+  }
+
+  /** Writes a deferred JSON answer in one writeHead when nothing else was set; false: respond() goes the usual way. */
+  writePending(): boolean {
+    const body = this.#pending;
+    if (body === undefined) return false;
+    const { res } = this;
+    if (res.headersSent || res.getHeaderNames().length > 0 || EMPTY_STATUS.has(this.#status) || this.req.method === "HEAD") {
+      this.#materialise();
+      return false;
+    }
+    this.#pending = undefined;
+    res.writeHead(this.#status, ["Content-Type", JSON_TYPE, "Content-Length", String(Buffer.byteLength(body))]);
+    res.end(body);
+    return true;
   }
 
   get method(): string {
@@ -77,11 +130,13 @@ export class RouteContext {
   /** Sets a response header; ignored once the headers are sent (Koa's rule). */
   set(name: string, value: string | number | readonly string[]): void {
     if (this.res.headersSent) return;
+    this.#materialise();
     this.res.setHeader(name, Array.isArray(value) ? value.map(String) : String(value));
   }
 
   remove(name: string): void {
     if (this.res.headersSent) return;
+    this.#materialise();
     this.res.removeHeader(name);
   }
 
@@ -91,6 +146,7 @@ export class RouteContext {
 
   set status(code: number) {
     if (this.res.headersSent) return;
+    this.#materialise();
     this.#status = code;
     this.#explicitStatus = true;
     this.res.statusCode = code;
@@ -106,6 +162,7 @@ export class RouteContext {
    * Content-Type when none is set and its Content-Length; anything else is sent as JSON.
    */
   set body(value: unknown) {
+    this.#materialise();
     this.#body = value;
     if (value == null) {
       if (!EMPTY_STATUS.has(this.#status)) this.status = 204;
@@ -138,6 +195,7 @@ export function respond(ctx: RouteContext): void {
   if (!ctx.respond) return;
   const { res } = ctx;
   if (res.writableEnded || (res.socket !== null && !res.socket.writable)) return;
+  if (ctx.writePending()) return;
   const status = ctx.status;
   res.statusCode = status;
   if (EMPTY_STATUS.has(status)) {
