@@ -93,6 +93,8 @@ interface RedisBackend {
   /** Lease tokens: this backend's random id, a call counter, and the task's id (unique within a call). */
   readonly instance: string;
   calls: number;
+  /** The last creation time turned into ISO form, and that form (see createdAt). */
+  lastCreated: { readonly ms: number; readonly iso: string };
   closed: boolean;
   readonly redis: RedisCaller;
   readonly wake: WakeWaiter;
@@ -160,16 +162,24 @@ async function createTask(backend: RedisBackend, task: NewTask): Promise<TaskRec
   const created = await backend.enqueueCreate(task.task_id, fixed);
   if (created === 0) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
   // What was stored, without parsing it back: the input is the caller's own object, not the store's.
-  return {
+  const record: TaskRecord = {
     task_id: task.task_id,
     type: task.type,
     status: "queued",
     input: task.input,
     timeout_ms: task.timeout_ms,
-    created_at: new Date(Number(created)).toISOString(),
+    created_at: createdAt(backend, Number(created)),
     deliveries: 0,
-    ...(task.trace === undefined ? {} : { trace: task.trace }),
   };
+  // Assigned, not spread from a fresh literal: this runs once per task submitted.
+  if (task.trace !== undefined) (record as { trace?: TaskRecord["trace"] }).trace = task.trace;
+  return record;
+}
+
+/** The creates of one batch share the server time they were stored at: its ISO form is made once. */
+function createdAt(backend: RedisBackend, ms: number): string {
+  if (backend.lastCreated.ms !== ms) backend.lastCreated = { ms, iso: new Date(ms).toISOString() };
+  return backend.lastCreated.iso;
 }
 
 /** One dequeue script call after another, sleeping on the wake list between them, until leases, the block's end or the signal. */
@@ -261,6 +271,7 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
     cancelledJson: encodeError(CANCELLED_ERROR),
     instance: randomBytes(9).toString("base64url"),
     calls: 0,
+    lastCreated: { ms: Number.NaN, iso: "" },
     closed: false,
     redis,
     wake: createWakeWaiter(client, wakeKey),
