@@ -18,15 +18,25 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 
 interface Sample {
   readonly cpuUs: number;
+  /** This process's CPU (user + system) when the sample was taken, before its redis-cli call for an end sample, after it for a start one. */
+  readonly nodeUs: number;
   readonly stats: Map<string, { calls: number; usec: number }>;
 }
 
-function sample(server: RedisServer): Sample {
+function nodeNow(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/** `end`: the sample closes a phase, so this process's CPU is read before the redis-cli call (whose spawn costs CPU), else after it. */
+function sample(server: RedisServer, end = false): Sample {
+  const nodeAtStart = process.cpuUsage();
   const info = server.cli("INFO", "all");
+  const cpu = end ? nodeAtStart : process.cpuUsage();
   const read = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? NaN);
   const stats = new Map<string, { calls: number; usec: number }>();
   for (const match of info.matchAll(/^cmdstat_(\S+?):calls=(\d+),usec=(\d+)/gm)) stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
-  return { cpuUs: (read("used_cpu_user") + read("used_cpu_sys")) * 1e6, stats };
+  return { cpuUs: (read("used_cpu_user") + read("used_cpu_sys")) * 1e6, nodeUs: cpu.user + cpu.system, stats };
 }
 
 const fmt = (n: number, digits = 1) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -39,7 +49,8 @@ function report(name: string, before: Sample, after: Sample): number {
     .filter((r) => r.calls > 0 && r.cmd !== "info")
     .sort((a, b) => b.usec - a.usec)
     .map((r) => `${r.cmd} ${fmt(r.calls / TASKS, 3)}×/${fmt(r.usec / TASKS, 2)} µs`);
-  console.log(`  ${name.padEnd(10)} ${fmt(perTask).padStart(6)} µs/task   ${commands.join(", ")}`);
+  const nodePerTask = (after.nodeUs - before.nodeUs) / TASKS;
+  console.log(`  ${name.padEnd(10)} ${fmt(perTask).padStart(6)} µs/task (node ${fmt(nodePerTask)})   ${commands.join(", ")}`);
   return perTask;
 }
 
@@ -56,25 +67,25 @@ async function round(server: RedisServer, url: string): Promise<number[]> {
     const ids = Array.from({ length: TASKS }, () => randomUUID());
     let before = sample(server);
     await Promise.all(ids.map((key) => backend.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 })));
-    let after = sample(server);
+    let after = sample(server, true);
     const create = report("create", before, after);
 
     const leases: Lease[][] = [];
-    before = after;
+    before = { ...after, nodeUs: nodeNow() };
     for (let taken = 0; taken < TASKS; ) {
       const batch = await backend.dequeue({ count: BATCH, leaseMs: 30_000, blockMs: 0 });
       if (batch.length === 0) throw new Error(`only ${taken} of ${TASKS} tasks dequeued`);
       leases.push(batch);
       taken += batch.length;
     }
-    after = sample(server);
+    after = sample(server, true);
     const dequeue = report("dequeue", before, after);
 
-    before = after;
+    before = { ...after, nodeUs: nodeNow() };
     for (const batch of leases) {
       await backend.finishMany(batch.map((l) => ({ status: "completed", taskId: l.task.task_id, token: l.token, result: { ok: true } })));
     }
-    after = sample(server);
+    after = sample(server, true);
     const finish = report("finish", before, after);
     return [create, dequeue, finish, create + dequeue + finish];
   } finally {
