@@ -3,7 +3,7 @@
  * `event:`/`data:` frame per event (data is JSON on one line), and a comment every heartbeat so an
  * idle stream is not closed by a proxy. Writes after the client has gone are dropped.
  *
- * Every held stream costs heap in the serving process (issue 31's chat row: memory per stream vs bare
+ * Every held stream costs heap in the serving process (bench:chat compares it with bare node:http
  * SSE), so one stream is one class instance with one `close` listener, and the heartbeat is one shared
  * timer per interval over the streams open with it rather than a timer per stream.
  */
