@@ -2,7 +2,7 @@
  * The component runtime: serve a ComponentSpec over HTTP, and call one. Generated code reaches this
  * through `agent-manifold/runtime/codegen/v1`; hand-written code may import it directly.
  */
-export { serveComponent } from "./serve.js";
+export { serveComponent, startupError } from "./serve.js";
 export { createClient, createClientSend, type ClientSend } from "./client.js";
 // The HTTP kit of extensions: body reading within the limit, JSON answers, the request scope of a
 // route, compiled validators. Features use these instead of reaching into component internals.

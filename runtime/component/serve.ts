@@ -66,6 +66,18 @@ export function listenError(name: string, port: number, host: string, error: Nod
   return failure;
 }
 
+/**
+ * A mistake in options or environment found before the port is taken (a bad `REDIS_URL`, a missing
+ * handler, a bad TTL): its own message already says what to fix, so it reaches the user as that one
+ * line, named after the component, with no stack (an unhandled rejection prints `stack`). Anything
+ * else passes through as it is.
+ */
+export function startupError(name: string, error: unknown): unknown {
+  // The same error (callers may check its class), with the one line as its stack.
+  if (error instanceof RangeError || error instanceof TypeError) error.stack = `${name} cannot start: ${error.message}`;
+  return error;
+}
+
 function listen(server: Server, port: number, host: string, name: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException): void => reject(listenError(name, port, host, error));
@@ -184,7 +196,7 @@ function createShutdown({ spec, log, server, state, extensions, heartbeat, drain
 }
 
 export function serveComponent<C extends CapabilityTypes>(spec: ComponentSpec, options: ComponentOptions<C>): Promise<RunningComponent> {
-  return serveComponentWith(spec, options, {});
+  return serveComponentWith(spec, options, {}).catch((error: unknown) => Promise.reject(startupError(spec.name, error)));
 }
 
 /** serveComponent with the app's internal switches; for tests and benchmarks, not exported by the package. */

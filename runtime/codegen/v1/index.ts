@@ -15,7 +15,7 @@ import {
   type UsesClients,
   type UsesHandles,
 } from "../../agent/clients.js";
-import { createClient, serveComponent } from "../../component/index.js";
+import { createClient, serveComponent, startupError } from "../../component/index.js";
 import type { CapabilityTypes, Client, ComponentOptions, RunningComponent } from "../../component/index.js";
 import { createWorkflowClient, type OrchestrationClient, type WorkflowTypes } from "../../orchestration/client.js";
 import { createMcpClient, type McpClientOptions } from "../../mcp/client.js";
@@ -96,7 +96,11 @@ export function defineAgent<
   return {
     ...defineComponent<C>(spec),
     uses,
-    serve: async (options) => (await import("../../agent/index.js")).serveAgent<C, T>(spec, usedSpecs, options),
+    // A mistake in options or environment is one line naming the agent, as for a tool (startupError).
+    serve: async (options) =>
+      (await import("../../agent/index.js"))
+        .serveAgent<C, T>(spec, usedSpecs, options)
+        .catch((error: unknown) => Promise.reject(startupError(spec.name, error))),
     // Every call the agent's clients make names the agent (the scheduler's target_agent comes from it).
     clients: (options) => createUsesClients(uses, { agentName: spec.name, ...options }),
     workflows: (options) => createWorkflowClient<W, N>(spec, handleClientOptions(spec.name, options)),
