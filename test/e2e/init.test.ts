@@ -3,8 +3,10 @@
  * `npm pack`, the companion run by `npm exec --package=<tarball>` in an empty folder to scaffold `demo`
  * with `--template agent`, then `npm install && npm test && npm run gen:check && npm run typecheck` in it.
  * One install serves every assertion. agent-manifold comes from its tarball, standing in for the registry;
- * `npm exec` runs `--offline` and `npm install` `--prefer-offline` (as package-install does): the cache the
- * repository's own install filled serves the dependencies, and only a missing index (tsx's) is fetched.
+ * `npm exec` and `npm install` run `--prefer-offline` (as package-install does): the cache the repository's
+ * own install filled serves the dependencies' tarballs, and only the indexes a fresh machine's cache lacks
+ * (an install from a lock file fetches tarballs, not indexes) come from the registry. With `--offline`
+ * the scaffold failed ENOTCACHED on a fresh machine.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -72,7 +74,7 @@ test("npm exec of the packed create-agent-manifold scaffolds demo with --templat
   const create = run(
     "npm exec create-agent-manifold",
     "npm",
-    ["exec", "--offline", "--yes", `--package=${createTarball}`, `--package=${manifoldTarball}`, "--", "create-agent-manifold", "demo", "--template", "agent"],
+    ["exec", "--prefer-offline", "--yes", `--package=${createTarball}`, `--package=${manifoldTarball}`, "--", "create-agent-manifold", "demo", "--template", "agent"],
     join(dir, "work"),
     180_000,
   );
