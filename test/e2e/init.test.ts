@@ -74,7 +74,18 @@ test("npm exec of the packed create-agent-manifold scaffolds demo with --templat
   const create = run(
     "npm exec create-agent-manifold",
     "npm",
-    ["exec", "--prefer-offline", "--yes", `--package=${createTarball}`, `--package=${manifoldTarball}`, "--", "create-agent-manifold", "demo", "--template", "agent"],
+    [
+      "exec",
+      "--prefer-offline",
+      "--yes",
+      `--package=${createTarball}`,
+      `--package=${manifoldTarball}`,
+      "--",
+      "create-agent-manifold",
+      "demo",
+      "--template",
+      "agent",
+    ],
     join(dir, "work"),
     180_000,
   );

@@ -14,7 +14,7 @@ import type { AdaptiveSettings } from "../../runtime/orchestration/index.js";
 import { initTelemetry, shutdownTelemetry } from "../../runtime/telemetry/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
 import { exportToReceiver, startOtlpReceiver, naturalRequestEvents } from "../telemetry/otlp-receiver.js";
-import { kindOf, partOf, promptSize, startDataset, type Dataset, bodiesOf, named, userPrompt, type Event } from "./distill-support.js";
+import { kindOf, partOf, promptSize, startDataset, type Dataset, bodiesOf, named, userPrompt } from "./distill-support.js";
 import { agentSpec, planStep, serveAgent, startTools, type Tools } from "./support.js";
 
 type Agent = Awaited<ReturnType<typeof serveAgent>>;
