@@ -27,5 +27,5 @@ export type {
   RunningComponent,
 } from "./types.js";
 export { openRouteStream, openSseStream, type RouteStream, type SseStream } from "./sse.js";
-export { ALLOWED_HOSTS_ENV, CORS_ORIGINS_ENV, resolveAllowedHosts, resolveCorsOrigins } from "./trust.js";
+export { ALLOWED_HOSTS_ENV, CORS_ORIGINS_ENV, isLoopbackAddress, resolveAllowedHosts, resolveCorsOrigins } from "./trust.js";
 export { publicUrl } from "./openapi-route.js";

@@ -7,7 +7,7 @@
  * `GET /api/v1/dead-letters?offset&limit` → `{total, dead_letters}` (oldest first, at most 1,000 a page);
  * `POST /api/v1/dead-letters/replay {task_id}` → `{replayed, task_id}`, 404 when there is no such letter.
  */
-import { jsonRoute, type AddRoute } from "../component/index.js";
+import { isLoopbackAddress, jsonRoute, type AddRoute } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { Store } from "../store/index.js";
 import { replayDeadLetter, type DeadLetters } from "./dead-letters.js";
@@ -15,10 +15,10 @@ import { replayDeadLetter, type DeadLetters } from "./dead-letters.js";
 export const DEAD_LETTERS_PATH = "/api/v1/dead-letters";
 export const MAX_DEAD_LETTER_PAGE = 1000;
 
-const LOOPBACK = /^(?:127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
-
 function requireLocal(address: string | undefined): void {
-  if (address === undefined || !LOOPBACK.test(address)) throw new ManifoldError("FORBIDDEN", "dead letters are served to this machine only (loopback)");
+  // A dual-stack socket reports an IPv4 caller as ::ffff:127.x.x.x.
+  if (address === undefined || !isLoopbackAddress(address.replace(/^::ffff:/i, "")))
+    throw new ManifoldError("FORBIDDEN", "dead letters are served to this machine only (loopback)");
 }
 
 function pageNumber(value: unknown, name: string, fallback: number, max: number): number {
