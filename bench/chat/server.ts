@@ -9,11 +9,13 @@
  * measured on both sides alike.
  * Prints `{"url"}` once listening, then `{"rss", "heap", "lag_p99_ms"}` every 250 ms. On stdin, `gc`
  * answers `{"gc_heap"}` (heap used after forced collections: run with --expose-gc) and `latency`
- * answers `{"write_ms": [...]}` (delta arrival to its frame written, since the last ask).
+ * answers `{"write_ms": [...]}` (delta arrival to its frame written, since the last ask); `snapshot <path>`
+ * writes a heap snapshot there after forced collections and answers `{"snapshot": path}`.
  */
 import { createServer, ServerResponse } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { writeHeapSnapshot } from "node:v8";
 import { serveAgent } from "../../runtime/agent/index.js";
 import type { ChatHandler } from "../../runtime/chat/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
@@ -106,6 +108,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     gc();
     gc();
     process.stdout.write(`${JSON.stringify({ gc_heap: process.memoryUsage().heapUsed })}\n`);
+  } else if (line.startsWith("snapshot ")) {
+    // After forced collections, as for `gc`: what is held, by constructor (bench/chat/snapshot.ts).
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (gc === undefined) throw new Error("run with --expose-gc");
+    gc();
+    gc();
+    process.stdout.write(`${JSON.stringify({ snapshot: writeHeapSnapshot(line.slice("snapshot ".length)) })}\n`);
   } else if (line === "latency") {
     process.stdout.write(`${JSON.stringify({ write_ms: writeMs.splice(0) })}\n`);
   }
