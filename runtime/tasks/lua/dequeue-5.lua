@@ -48,31 +48,38 @@ local tokenPrefix = ARGV[7]
 -- The state of every first delivery in this call (deliveries 1, started now).
 local firstState = tokenPrefix .. '|1|' .. nowText
 
+local FIRST_DELIVERY = '^queued|0||%d*||\n'
 local WIDE = string.rep('~', 65) -- see the HSET below
-local out = { now, -1 }
-local states, leased, taken, ended = {}, {}, {}, {}
+-- The batch's tables are made at their full size at once (a table grown by appends is rehashed at
+-- every power of two), so they are filled by index, not by #t + 1; the reply ends at its first nil.
+local EMPTY = {}
+local out = { unpack(EMPTY, 1, 2 + 3 * count) }
+out[1], out[2] = now, -1
+local states, leased = { unpack(EMPTY, 1, 2 * count) }, { unpack(EMPTY, 1, 2 * count) }
+local taken, ended = {}, {}
 local n = 0
+-- Whether an id can come twice in this call (see the queue loop below); set there.
+local twice = false
 
 local function take(id, value, state)
   n = n + 1
-  taken[id] = true
-  states[#states + 1] = id
-  states[#states + 1] = state
-  leased[#leased + 1] = expiry
-  leased[#leased + 1] = id
-  out[#out + 1] = id
-  out[#out + 1] = value
-  out[#out + 1] = state
+  if twice then taken[id] = true end
+  local s, o = 2 * n, 3 * n
+  states[s - 1], states[s] = id, state
+  leased[s - 1], leased[s] = expiry, id
+  out[o], out[o + 1], out[o + 2] = id, value, state
 end
 
 -- The records of `ids` (one MGET), with their keys.
 local function readAll(ids)
-  local keys = {}
-  for i, id in ipairs(ids) do keys[i] = prefix .. id end
+  local keys = { unpack(ids) }
+  for i = 1, #ids do keys[i] = prefix .. ids[i] end
   return keys, redis.call('MGET', unpack(keys))
 end
 
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, count)
+local stale = redis.call('EXISTS', KEYS[4]) == 1 -- the skip counter is deleted once it reaches 0
+twice = stale or #lapsed > 0
 if #lapsed > 0 then
   redis.call('ZREM', KEYS[2], unpack(lapsed))
   local held = redis.call('HMGET', KEYS[5], unpack(lapsed))
@@ -105,9 +112,10 @@ end
 -- id met twice in one call (a stale copy of a cancelled task's id whose record expired and was made
 -- again) is taken once. While the queue may hold such copies (the skip counter is above 0), an id is
 -- also looked up in the running hash: its record alone does not say it was taken by an earlier call.
+-- Without such copies and lapsed tasks no id comes twice (a create of an existing id is refused, and
+-- a running task is back in the queue only by its release), so `taken` is not kept.
 local budget = 1000
 local skipped = 0
-local stale = redis.call('EXISTS', KEYS[4]) == 1 -- the counter is deleted once it reaches 0
 while n < count and budget > 0 do
   local ids = redis.call('LPOP', KEYS[1], math.min(count - n, budget))
   if not ids then break end
@@ -118,10 +126,8 @@ while n < count and budget > 0 do
     local value = values[i]
     local taking = false
     if value and not held[i] and not taken[id] then
-      -- A first delivery reads four bytes and one newline: 'queued|0||<created>||'.
-      local q, _, _, _, _, _, _, d, p, t = string.byte(value, 1, 10)
-      local nl = string.find(value, '\n', 11, true)
-      if q == 113 and d == 48 and p == 124 and t == 124 and nl and string.byte(value, nl - 2) == 124 and string.byte(value, nl - 1) == 124 then
+      -- A first delivery: a header 'queued|0||<created>||', one anchored match.
+      if string.find(value, FIRST_DELIVERY) then
         take(id, value, firstState)
         taking = true
       else
@@ -145,9 +151,9 @@ if n > 0 then
   -- entries: with a pool's 50-100 leases that was most of a dequeue and a finish. A member longer than
   -- 64 bytes (the default *-max-listpack-value) turns the key into a hash table / skip list, and it
   -- stays one once the member is removed (Redis converts back only when the key is deleted, empty).
-  redis.call('HSET', KEYS[5], WIDE, '', unpack(states))
+  redis.call('HSET', KEYS[5], WIDE, '', unpack(states, 1, 2 * n))
   redis.call('HDEL', KEYS[5], WIDE)
-  redis.call('ZADD', KEYS[2], '+inf', WIDE, unpack(leased))
+  redis.call('ZADD', KEYS[2], '+inf', WIDE, unpack(leased, 1, 2 * n))
   redis.call('ZREM', KEYS[2], WIDE)
 end
 if (n == count or budget <= 0) and redis.call('LLEN', KEYS[1]) > 0 then

@@ -26,43 +26,49 @@
 local nowText = tostring(serverTimeMs())
 local prefix = ARGV[1]
 local ttl = ARGV[2]
-local ids = {}
-for i = 3, #ARGV, 4 do ids[#ids + 1] = ARGV[i] end
-if #ids == 0 then return {} end
+local n = math.floor((#ARGV + 1) / 4) -- quadruples from ARGV[3]
+if n < 1 then return {} end
+-- Tables made at their full size by a constructor (no rehash as they grow): copies of ARGV, overwritten.
+local ids = { unpack(ARGV, 1, n) }
+for j = 1, n do ids[j] = ARGV[4 * j - 1] end
 local held = redis.call('HMGET', KEYS[2], unpack(ids))
-local answers, keys, holders = {}, {}, {}
-for j = 1, #ids do
+local answers, keys = { unpack(ARGV, 1, n) }, { unpack(ARGV, 1, n) }
+local k = 0
+for j = 1, n do
   local state = held[j]
   if state and state == ARGV[4 * j] then
     answers[j] = 'ok'
-    keys[#keys + 1] = prefix .. ids[j]
-    holders[#holders + 1] = j
+    k = k + 1
+    keys[k] = prefix .. ids[j]
   else
     answers[j] = refusal(prefix .. ids[j])
   end
 end
-if #keys == 0 then return answers end
-local values = redis.call('MGET', unpack(keys))
-local done = {}
-for k = 1, #keys do
-  local j = holders[k]
-  local state = held[j]
-  -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
-  local status, err, result = ARGV[4 * j + 1], '', ARGV[4 * j + 2]
-  if status ~= 'completed' then status, err, result = 'failed', result, '' end
-  local value = values[k] and finishedValue(values[k], STATES[state] or stateFields(state), status, nowText, err, result)
-  if value then
-    redis.call('SET', keys[k], value, 'PX', ttl)
-  else
-    local record = decodeRecord(values[k])
-    if record then
-      finishRecord(keys[k], asRunning(record, state), status, nowText, ttl, err, result)
+if k == 0 then return answers end
+local values = redis.call('MGET', unpack(keys, 1, k))
+local done = keys -- reused: done[k] replaces keys[k] once that key is written
+k = 0
+for j = 1, n do
+  if answers[j] == 'ok' then
+    k = k + 1
+    local key, state = keys[k], held[j]
+    -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
+    local status, err, result = ARGV[4 * j + 1], '', ARGV[4 * j + 2]
+    if status ~= 'completed' then status, err, result = 'failed', result, '' end
+    local value = values[k] and finishedValue(values[k], STATES[state] or stateFields(state), status, nowText, err, result)
+    if value then
+      redis.call('SET', key, value, 'PX', ttl)
     else
-      answers[j] = 'lost' -- the record is gone (deleted by hand); its lease ends below
+      local record = decodeRecord(values[k])
+      if record then
+        finishRecord(key, asRunning(record, state), status, nowText, ttl, err, result)
+      else
+        answers[j] = 'lost' -- the record is gone (deleted by hand); its lease ends below
+      end
     end
+    done[k] = ids[j]
   end
-  done[k] = ids[j]
 end
-redis.call('ZREM', KEYS[1], unpack(done))
-redis.call('HDEL', KEYS[2], unpack(done))
+redis.call('ZREM', KEYS[1], unpack(done, 1, k))
+redis.call('HDEL', KEYS[2], unpack(done, 1, k))
 return answers
