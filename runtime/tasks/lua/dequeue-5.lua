@@ -48,7 +48,6 @@ local tokenPrefix = ARGV[7]
 -- The state of every first delivery in this call (deliveries 1, started now).
 local firstState = tokenPrefix .. '|1|' .. nowText
 
-local FIRST_DELIVERY = '^queued|0||%d*||\n'
 local WIDE = string.rep('~', 65) -- see the HSET below
 -- The batch's tables are made at their full size at once (a table grown by appends is rehashed at
 -- every power of two), so they are filled by index, not by #t + 1; the reply ends at its first nil.
@@ -126,8 +125,11 @@ while n < count and budget > 0 do
     local value = values[i]
     local taking = false
     if value and not held[i] and not taken[id] then
-      -- A first delivery: a header 'queued|0||<created>||', one anchored match.
-      if string.find(value, FIRST_DELIVERY) then
+      -- A first delivery: a header 'queued|0||<created>||' whose created time has 13 digits (ms from
+      -- 2001 to 2286), checked by two byte reads (a pattern match costs more); others are decoded.
+      local q, _, _, _, _, _, _, d, p, t = string.byte(value, 1, 10)
+      local s, f, nl = string.byte(value, 24, 26)
+      if q == 113 and d == 48 and p == 124 and t == 124 and s == 124 and f == 124 and nl == 10 then
         take(id, value, firstState)
         taking = true
       else
