@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import type { RequestListener } from "node:http";
-import type { Ajv } from "ajv";
 import type { ReportedHealth } from "../discovery/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { capabilitySchema, capabilityWire, schemaName } from "../spec/index.js";
@@ -22,7 +21,7 @@ import { REQUEST_ID_HEADER, sendJson, type ServerState } from "./reply.js";
 import { createRouteTable, type AddRoute, type RouteTable } from "./routes.js";
 import type { CapabilityTypes, ComponentOptions, Handler } from "./types.js";
 import { checkHandlerKeys, handlerAt } from "../util/index.js";
-import { compileInputValidator, createAjv } from "./validate.js";
+import { compileInputValidator, createAjv, type AjvSource } from "./validate.js";
 import { createCorsPolicy, createTrustCheck, resolveAllowedHosts, resolveCorsOrigins } from "./trust.js";
 
 export type AppOptions<C extends CapabilityTypes> = Pick<
@@ -136,7 +135,7 @@ function addCapabilityRoutes(
   table: CallTable,
   resolved: ReadonlyMap<CapabilitySpec, Handler<unknown, unknown>>,
   options: CapabilityCallOptions,
-  ajv: Ajv,
+  ajv: AjvSource,
 ): Map<CapabilitySpec, ServedCapability> {
   const served = new Map<CapabilitySpec, ServedCapability>();
   for (const [capability, handler] of resolved) {

@@ -6,7 +6,6 @@
  * the HTTP request that carried it, as a capability call's does.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Ajv } from "ajv";
 import { requestIdOf, runInScope } from "../context/index.js";
 import { ManifoldError, toManifoldError } from "../errors/index.js";
 import { createMcpEndpoint, MCP_PATH, type McpEndpoint, type McpToolDefinition, type McpToolOutcome, type McpToolRequest } from "../mcp/index.js";
@@ -23,7 +22,7 @@ import type { AddRoute, RawServe } from "./routes.js";
 import type { CorsPolicy } from "./trust.js";
 import { resolveMcpEnabled } from "./options.js";
 import type { Handler, McpOptions } from "./types.js";
-import { compileValidator, type InputValidator } from "./validate.js";
+import { compileValidator, type AjvSource, type InputValidator } from "./validate.js";
 
 /** The HTTP request a tool call arrived in. */
 interface McpScope {
@@ -47,7 +46,7 @@ export interface McpRouteParts {
   readonly capabilities: ReadonlyMap<CapabilitySpec, ServedCapability>;
   readonly extensions: readonly ComponentExtension[];
   /** The app's ajv, for the extensions' tool schemas. */
-  readonly ajv: Ajv;
+  readonly ajv: AjvSource;
   readonly settings: McpOptions;
   /** The component's bearer check, for the raw POST (the route handlers get it from `add`). */
   readonly auth: AuthCheck | undefined;
@@ -118,7 +117,7 @@ function capabilityTool(capability: CapabilitySpec, { handler, validate }: Serve
 }
 
 /** An extension's tool; its calls start with the extensions' `gated` on their approval gate, as its routes do. */
-function extensionTool(tool: McpTool, state: ServerState, ajv: Ajv, gated: readonly string[]): McpToolDefinition<McpScope> {
+function extensionTool(tool: McpTool, state: ServerState, ajv: AjvSource, gated: readonly string[]): McpToolDefinition<McpScope> {
   return {
     name: tool.name,
     description: tool.description,

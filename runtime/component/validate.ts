@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject } from "ajv";
 import type { ErrorDetail } from "../errors/index.js";
 import { objectSchema, type JsonSchema } from "../spec/index.js";
 import type { CapabilitySpec } from "../spec/index.js";
@@ -9,9 +10,19 @@ export type InputValidator = (value: unknown) => readonly ErrorDetail[] | undefi
 /** A capability without an input summary still takes a JSON object, just any object. */
 const ANY_OBJECT: JsonSchema = { type: "object" };
 
-/** One ajv per app: its schema cache then lives and dies with the app. */
-export function createAjv(): Ajv {
-  return new Ajv({ allErrors: true });
+/**
+ * ajv (CommonJS, ~60 modules) is required on the first validation, not imported: a component that starts
+ * loads none of it and compiles nothing, and validation stays synchronous.
+ */
+const requireAjv = (): typeof Ajv => (createRequire(import.meta.url)("ajv") as typeof import("ajv")).Ajv;
+
+/** An ajv made, and the ajv package loaded, on its first use. */
+export type AjvSource = () => Ajv;
+
+/** One ajv per app: its schema cache then lives and dies with the app. Made when the app first validates. */
+export function createAjv(): AjvSource {
+  let ajv: Ajv | undefined;
+  return () => (ajv ??= new (requireAjv())({ allErrors: true }));
 }
 
 /** JSON pointer reference token escaping (RFC 6901): `~` first, then `/`. */
@@ -40,18 +51,19 @@ export function toDetail(error: ErrorObject): ErrorDetail {
   }
 }
 
-let shared: Ajv | undefined;
+const shared = createAjv();
 
 /**
  * A draft-07 schema compiled once into a validator returning the violations with their pointers
- * (`prefix` is put in front of each, `/input` for a task's input); callers compile at start-up and
- * the request path only runs the compiled function. @defaultValue ajv: one shared by the process
+ * (`prefix` is put in front of each, `/input` for a task's input). It compiles on its first call (the
+ * first request that validates pays it, a few ms, and loads ajv if nothing has yet), so starting a
+ * component compiles nothing; every later call only runs the compiled function. @defaultValue ajv: one shared by the process
  */
 export function compileValidator(
   schema: JsonSchema,
-  { ajv = (shared ??= createAjv()), prefix = "" }: { readonly ajv?: Ajv; readonly prefix?: string } = {},
+  { ajv = shared, prefix = "" }: { readonly ajv?: AjvSource; readonly prefix?: string } = {},
 ): InputValidator {
-  const validate = ajv.compile(schema);
+  let validate: ReturnType<Ajv["compile"]> | undefined;
   const detail =
     prefix === ""
       ? toDetail
@@ -59,10 +71,13 @@ export function compileValidator(
           const found = toDetail(error);
           return { ...found, pointer: `${prefix}${found.pointer}` };
         };
-  return (value) => (validate(value) ? undefined : (validate.errors ?? []).map(detail));
+  return (value) => {
+    validate ??= ajv().compile(schema);
+    return validate(value) ? undefined : (validate.errors ?? []).map(detail);
+  };
 }
 
-/** Compiled once per capability at app creation, with the app's ajv. */
-export function compileInputValidator(ajv: Ajv, capability: CapabilitySpec): InputValidator {
+/** Compiled once per capability, on its first call, with the app's ajv. */
+export function compileInputValidator(ajv: AjvSource, capability: CapabilitySpec): InputValidator {
   return compileValidator(capability.input === undefined ? ANY_OBJECT : objectSchema(capability.input, "draft-07"), { ajv });
 }

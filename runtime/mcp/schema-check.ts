@@ -4,7 +4,8 @@
  * (runtime/component/validate.ts): a missing or unknown property points at the property itself.
  * That file sits a layer above this one, hence this small copy of its mapping.
  */
-import { Ajv, type ErrorObject } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject } from "ajv";
 import type { ErrorDetail } from "../errors/index.js";
 
 export type SchemaCheck = (value: unknown) => readonly ErrorDetail[] | undefined;
@@ -20,6 +21,9 @@ function toDetail({ instancePath, keyword, params, message }: ErrorObject): Erro
 
 let shared: Ajv | undefined;
 
+/** ajv is required with the first schema compiled, not imported: a process that never calls an MCP tool loads none of it. */
+const requireAjv = (): typeof Ajv => (createRequire(import.meta.url)("ajv") as typeof import("ajv")).Ajv;
+
 /**
  * A server's schema is not ours: unknown keywords and formats are tolerated (strict off), and the
  * `$schema` it names is dropped (the SDK's zod schemas say draft-07; what ajv cannot compile is not
@@ -29,7 +33,7 @@ export function compileSchemaCheck(schema: Readonly<Record<string, unknown>>, pr
   const { $schema: _ignored, ...rest } = schema;
   let validate: ReturnType<Ajv["compile"]>;
   try {
-    validate = (shared ??= new Ajv({ allErrors: true, strict: false, validateFormats: false })).compile(rest);
+    validate = (shared ??= new (requireAjv())({ allErrors: true, strict: false, validateFormats: false })).compile(rest);
   } catch {
     return () => undefined;
   }

@@ -2,7 +2,7 @@
  * A component loads only what it serves. A plain tool: started the way a deployment starts
  * it (`manifests/travel/serve.ts geocoding-service`, a tool without MCP), up to its first healthy /health,
  * it loads no agent runtime, no agent feature, no Koa, no orchestration or tasks runtime beyond their typed clients,
- * no MCP or A2A SDK, and neither ioredis (no Redis configured), undici, OpenTelemetry, yaml nor jose. Every module
+ * no MCP or A2A SDK, no ajv (validators compile on first use), and neither ioredis (no Redis configured), undici, OpenTelemetry, yaml nor jose. Every module
  * the process loads, ES and CommonJS, is recorded by bench/startup/module-recorder.mjs; a control run that
  * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
  * turns every feature on (MCP and A2A served too), with the embedded store and no Redis or tracing: no
@@ -36,6 +36,8 @@ const FORBIDDEN: readonly RegExp[] = [
   /node_modules\/jose\//,
   // Koa only serves a user's own middleware (ComponentOptions.middleware).
   /node_modules\/koa\//,
+  // ajv compiles each input schema on its first call: starting compiles nothing and loads none of it.
+  /node_modules\/ajv\//,
 ];
 
 /** What the travel agent needs for none of its features until a request asks: a path matching one of these. */
