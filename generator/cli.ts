@@ -7,46 +7,10 @@
 import { MANIFOLD_VERSION } from "../runtime/manifest/version.js";
 import { closest } from "../runtime/manifest/dataflow/suggest.js";
 import { parseArgs } from "node:util";
+// The help text lives in CommonJS so the bin entry (manifold.cts) can print it without the ES module loader.
+import cliText from "./cli-text.cjs";
 
-const HELP = `manifold v${MANIFOLD_VERSION}: typed HTTP tools and agents from YAML manifests
-
-Usage:
-  manifold gen [--manifests DIR] [--out DIR] [--check] [--deploy] [--watch] [--refresh-mcp] [--refresh-a2a] [--format pretty|json|github]
-  manifold validate [--manifests DIR] [--format pretty|json|github]
-  manifold scheduler
-  manifold dashboard
-  manifold dead-letters [--replay TASK_ID] [--url URL]
-  manifold mcp <name|url> [--token-env NAME]
-  manifold init [dir] [--template minimal|agent|full] [--name N] [--yes] [--force]
-  manifold import openapi <file|url> [--name N] [--out DIR] [--force]
-  manifold --help | --version
-
-Commands:
-  gen        validate the manifests and write OpenAPI, JSON Schemas and typed TypeScript to --out
-             --check writes nothing: exits 1 and lists stale, missing and extra files if --out differs
-             --watch regenerates whenever a manifest changes, until Ctrl-C (exit 0)
-             a kind: deployment manifest adds Dockerfiles and Kubernetes manifests (docs/deploy.md)
-             --refresh-mcp lists the tools of every kind: mcp server again and rewrites its lock file
-             --refresh-a2a fetches the card of every kind: a2a agent again and rewrites its lock file
-  validate   print diagnostics only
-  scheduler  serve the scheduler tool, its firing loop and the executor (PORT, REDIS_URL,
-             MANIFOLD_SCHEDULER_* and MANIFOLD_EXECUTOR_*; without REDIS_URL: in memory, one process)
-  dashboard  serve the dashboard: registry, LLM debug, HITL, executions, skills and memory views and
-             their JSON API (PORT, REDIS_URL, MANIFOLD_AGENT_NAME, MANIFOLD_VIEWER_MEMORY_DOMAINS, TRACE_UI_URL)
-  dead-letters  print the executor's dead letters (one JSON per line; REDIS_URL);
-             --replay TASK_ID takes one out and queues its occurrence again
-  mcp        bridge a running component's MCP endpoint (/mcp) to stdio, for MCP hosts that launch
-             a command; by URL, or by name through the registry (REDIS_URL); token: MANIFOLD_MCP_TOKEN
-  init       write a new project (manifests, handlers, a test, CI) into dir and run gen; manifold init --help
-  import     an OpenAPI 3.x / Swagger 2.0 service as a tool manifest and a proxy; manifold import --help
-
-Options:
-  --manifests DIR   where the *.yaml / *.yml manifests are (default: manifests)
-  --out DIR         where generated files go (default: generated); manifold owns this folder
-  --format F        diagnostics as pretty (default), json, or github workflow commands
-
-Exit codes: 0 success, 1 errors in manifests or stale output under --check, 2 usage error.
-Diagnostic codes: docs/diagnostics.md`;
+const { HELP } = cliText;
 
 /** `manifold <command> --help`: what the command does and the options it takes. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {

@@ -26,8 +26,8 @@ export function staleBuildSource(binPath: string): string | undefined {
   if (existsSync(schema) && statSync(schema).mtimeMs > built) return "manifest.schema.json";
   for (const folder of ["generator", "runtime"]) {
     for (const entry of readdirSync(join(root, folder), { recursive: true, withFileTypes: true })) {
-      // Sources and the JSON they import (the format schema).
-      if (!entry.isFile() || !/\.(ts|json)$/.test(entry.name)) continue;
+      // Sources (ES .ts, CommonJS .cts) and the JSON they import (the format schema).
+      if (!entry.isFile() || !/\.(c?ts|json)$/.test(entry.name)) continue;
       const path = join(entry.parentPath, entry.name);
       if (statSync(path).mtimeMs > built) return relative(root, path).split(sep).join("/");
     }
