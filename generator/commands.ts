@@ -16,6 +16,7 @@ import { loadProject } from "./load-project.js";
 import { AGENT_FEATURES } from "../runtime/agent/features.js";
 import { findProjectRoot } from "./project-root.js";
 import { compareFolder, refuseToOwn, syncFolder } from "./output-folder.js";
+import { ParseCache } from "./parse-cache.js";
 
 export interface CommandOptions {
   readonly manifestsDir: string;
@@ -51,8 +52,14 @@ function describeManifests(manifests: readonly { readonly file: string; readonly
  * --refresh-mcp / --refresh-a2a), then load again if one was written. A remote that cannot be reached
  * is its MF1605 / MF1705, which replaces the missing lock's MF1602 / MF1702 of the same manifest.
  */
-async function loadWithRemoteLocks(manifestsDir: string, root: string, options: CommandOptions, summary: (text: string) => void): Promise<Project> {
-  const first = await loadProject({ manifestsDir, cwd: root });
+async function loadWithRemoteLocks(
+  manifestsDir: string,
+  root: string,
+  options: CommandOptions,
+  summary: (text: string) => void,
+  parsed: ParseCache,
+): Promise<Project> {
+  const first = await loadProject({ manifestsDir, cwd: root, parsed });
   if (first.mcpServers === undefined && first.a2aAgents === undefined) return first;
   const check = options.check;
   const synced = [
@@ -66,7 +73,7 @@ async function loadWithRemoteLocks(manifestsDir: string, root: string, options: 
   const written = synced.flatMap((s) => s.written);
   const diagnostics = synced.flatMap((s) => s.diagnostics);
   for (const file of written) summary(`  locked   ${file}\n`);
-  const project = written.length > 0 ? await loadProject({ manifestsDir, cwd: root }) : first;
+  const project = written.length > 0 ? await loadProject({ manifestsDir, cwd: root, parsed }) : first;
   const unreachable = new Set(diagnostics.map((d) => d.file));
   const kept = project.diagnostics.filter((d) => !((d.code === "MF1602" || d.code === "MF1702") && unreachable.has(d.file)));
   return { ...project, diagnostics: sortDiagnostics([...kept, ...diagnostics]) };
@@ -85,7 +92,10 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
   // Everything gen prints or writes names files relative to the project, never to the current folder.
   const root = findProjectRoot(options.manifestsDir);
   const manifestsDir = relative(root, resolve(options.manifestsDir)).split(sep).join("/") || ".";
-  const loaded = command === "gen" ? await loadWithRemoteLocks(manifestsDir, root, options, summary) : await loadProject({ manifestsDir, cwd: root });
+  // gen (and --check) parse only the texts its parse cache in the output folder does not know.
+  const parsed = command === "gen" ? await ParseCache.read(options.outDir) : undefined;
+  const loaded =
+    parsed !== undefined ? await loadWithRemoteLocks(manifestsDir, root, options, summary, parsed) : await loadProject({ manifestsDir, cwd: root });
   const project = hasErrors(loaded) ? loaded : { ...loaded, diagnostics: sortDiagnostics([...loaded.diagnostics, ...notGenerated(loaded, AGENT_FEATURES)]) };
   if (project.diagnostics.length > 0) {
     const text = formatDiagnostics(project.diagnostics, options.format, { color: io.color, ...(project.sources ? { sources: project.sources } : {}) });
@@ -137,6 +147,7 @@ export async function runCommand(command: "gen" | "validate", options: CommandOp
     return 2;
   }
   const result = await syncFolder(out, files);
+  await parsed?.write(out);
   const removed = result.removed > 0 ? `, ${result.removed} removed` : "";
   for (const file of result.removedFiles) summary(`  removed  ${join(out, file)}\n`);
   summary(`manifold: ${result.written} written, ${result.unchanged} unchanged${removed} (${manifests}) in ${elapsed(start)}\n`);

@@ -11,6 +11,7 @@ import {
   createManifestFiles,
   DEFAULT_MAX_FILE_BYTES,
   displayFile,
+  manifestText,
   readManifestFile,
   START,
   type Diagnostic,
@@ -18,6 +19,7 @@ import {
   type Project,
 } from "../runtime/manifest/index.js";
 import { findManifestFiles } from "./find-files.js";
+import type { ParseCache } from "./parse-cache.js";
 import { FILES_AT_ONCE, forEachLimit } from "./parallel.js";
 import { AGENT_FEATURES } from "../runtime/agent/features.js";
 
@@ -34,9 +36,11 @@ export interface LoadOptions {
    * @defaultValue 1 MiB
    */
   readonly maxFileBytes?: number;
+  /** Values texts parsed to before (gen's parse cache, see parse-cache.ts). @defaultValue none: every text is parsed */
+  readonly parsed?: ParseCache;
 }
 
-export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES }: LoadOptions): Promise<Project> {
+export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBytes = DEFAULT_MAX_FILE_BYTES, parsed }: LoadOptions): Promise<Project> {
   const dir = resolve(cwd, manifestsDir);
   const found = await findManifestFiles(dir);
   if (!found.ok) {
@@ -79,6 +83,7 @@ export async function loadProject({ manifestsDir, cwd = process.cwd(), maxFileBy
     if (r.text !== undefined) sources.push({ file: r.file, text: r.text });
     else diagnostics.push(r.diagnostic);
   }
+  await parsed?.prime(sources.map((s) => ({ file: s.file, text: manifestText(s.text) })));
   // Files a manifest names beside it (an agent's skill folders) are read through the same cwd.
-  return assemble(sources, { crossFile: true, features: AGENT_FEATURES, diagnostics, files: createManifestFiles(cwd) });
+  return assemble(sources, { crossFile: true, features: AGENT_FEATURES, diagnostics, files: createManifestFiles(cwd), ...(parsed && { parsed }) });
 }

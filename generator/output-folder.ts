@@ -215,6 +215,12 @@ async function writeCache(dir: string, hashes: ReadonlyMap<string, string>, cach
   }
 }
 
+/** One more file of gen's cache (its parse cache), written as the cache's own are: a regular file, never through a link. */
+export async function writeCacheFile(dir: string, path: string, text: string): Promise<void> {
+  const writer: Writer = { folderStat: createLstat(dir), made: new Map() };
+  await writeInside(dir, path, text, writer, (await linkOnPath(dir, path)) !== undefined);
+}
+
 async function removeEmptyParents(root: string, dir: string): Promise<void> {
   while (dir.startsWith(root) && dir !== root) {
     const ok = await rmdir(dir).then(

@@ -30,7 +30,16 @@ export {
 export { capabilityNameOf, mcpLockPath } from "./load-mcp.js";
 export { a2aLockPath } from "./load-a2a.js";
 export { JSON_SCHEMA_MAX_DEPTH, isFieldName, jsonSchemaFields, jsonSchemaValue } from "./json-schema-fields.js";
-export { assemble, loadManifestText, loadSources, SYNTAX_ERROR, type AssembleOptions, type ManifestSource } from "./load-sources.js";
+export {
+  assemble,
+  loadManifestText,
+  loadSources,
+  manifestText,
+  SYNTAX_ERROR,
+  type AssembleOptions,
+  type ManifestSource,
+  type ParsedValues,
+} from "./load-sources.js";
 export { displayFile, loadComponentFile, type LoadComponentOptions } from "./load-file.js";
 export { loadWorkflowText, type WorkflowTextResult } from "./load-workflow.js";
 export { DEFAULT_MAX_FILE_BYTES, decodeUtf8, describeFsError, readManifestFile, type ReadResult } from "./read-file.js";

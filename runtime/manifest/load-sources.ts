@@ -41,10 +41,27 @@ interface FileResult {
 interface FileContext {
   readonly files: ManifestFiles | undefined;
   readonly sources: Map<string, string>;
+  readonly parsed: ParsedValues | undefined;
 }
 
-function loadFile({ file, text }: ManifestSource, features: readonly ManifestFeature[], { files, sources }: FileContext): FileResult {
-  const parsed = parseManifest(file, text);
+/**
+ * What texts parsed to before (gen's parse cache, keyed by content): `get` answers the value a text parsed
+ * to with no diagnostic at all, `set` is told each such value as it is made (before any check reads it).
+ */
+export interface ParsedValues {
+  get(text: string): Record<string, unknown> | undefined;
+  set(text: string, value: Record<string, unknown>): void;
+}
+
+function parseCached(file: string, text: string, cache: ParsedValues | undefined): ReturnType<typeof parseManifest> {
+  const known = cache?.get(text);
+  const parsed = parseManifest(file, text, known);
+  if (cache !== undefined && known === undefined && parsed.value !== undefined && parsed.diagnostics.length === 0) cache.set(text, parsed.value);
+  return parsed;
+}
+
+function loadFile({ file, text }: ManifestSource, features: readonly ManifestFeature[], { files, sources, parsed: cache }: FileContext): FileResult {
+  const parsed = parseCached(file, text, cache);
   const value = parsed.value;
   if (value === undefined) return { diagnostics: parsed.diagnostics };
   const kindProblem = checkKind(parsed.source, value);
@@ -136,17 +153,24 @@ export interface AssembleOptions {
    * folders). @defaultValue none: such entries are not read (manifests given as text alone)
    */
   readonly files?: ManifestFiles;
+  /** Values texts parsed to before (gen's parse cache). @defaultValue none: every text is parsed */
+  readonly parsed?: ParsedValues;
 }
 
 /** The YAML syntax error code: a file with one is skipped by the checks across files. */
 export const SYNTAX_ERROR = "MF1006";
 
-export function assemble(sources: readonly ManifestSource[], { crossFile, features, diagnostics = [], files }: AssembleOptions): Project {
+/** A file's text as the parser is given it (what a parse cache is keyed by). */
+export function manifestText(text: string): string {
   // A BOM is not content; dropping it keeps columns on the first line as editors count them. A lone
   // CR (old Mac line endings) is a line break to YAML 1.2 and to editors, but not to the parser.
-  const own = sources.map(({ file, text }) => ({ file, text: (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r(?!\n)/g, "\n") }));
+  return (text.startsWith("\uFEFF") ? text.slice(1) : text).replace(/\r(?!\n)/g, "\n");
+}
+
+export function assemble(sources: readonly ManifestSource[], { crossFile, features, diagnostics = [], files, parsed }: AssembleOptions): Project {
+  const own = sources.map(({ file, text }) => ({ file, text: manifestText(text) }));
   // Texts of the other files diagnostics point into (a skill's SKILL.md), for pretty output.
-  const context: FileContext = { files, sources: new Map() };
+  const context: FileContext = { files, sources: new Map(), parsed };
   const loaded = own.map((source) => ({ source, result: loadFileSafely(source, features, context) }));
   // The shipped manifests the project uses, found from what was just parsed (not parsed again).
   if (crossFile) for (const source of builtinSources(loaded.map((l) => l.result))) loaded.push({ source, result: loadFileSafely(source, features, context) });

@@ -1,4 +1,4 @@
-import type { Document, YAMLError } from "yaml";
+import type { Document, LineCounter, YAMLError } from "yaml";
 import type { DiagnosticCode } from "./codes.js";
 import { START, createDiagnostic, type Position } from "./diagnostics/create.js";
 import type { Diagnostic } from "./project.js";
@@ -46,13 +46,53 @@ function yamlErrorMessage(error: YAMLError, code: DiagnosticCode, document: Docu
   return `YAML syntax error: ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`;
 }
 
-export function parseManifest(file: string, text: string): ParsedManifest {
-  const { LineCounter, parseDocument } = yaml();
-  const lineCounter = new LineCounter();
+/** The one way a manifest's text becomes a YAML tree, so a tree made later (for a position) is the same tree. */
+function parseTree(text: string, lineCounter: LineCounter): Document.Parsed {
+  // logLevel "error": nothing printed, but "silent" would also drop the multiple-documents error.
+  return yaml().parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, stringKeys: true, logLevel: "error" });
+}
+
+/**
+ * A text whose value is already known (gen's parse cache: this text parsed before with no diagnostic at
+ * all): its YAML tree, which only positions read, is made on first use, from the same text with the same
+ * options, so a diagnostic found later has the position and wording a fresh parse gives.
+ */
+function knownSource(file: string, text: string): SourceFile {
+  let tree: { readonly lineCounter: LineCounter; readonly document: Document.Parsed | undefined } | undefined;
+  const made = (): NonNullable<typeof tree> => {
+    if (tree !== undefined) return tree;
+    const lineCounter = new (yaml().LineCounter)();
+    let document: Document.Parsed | undefined;
+    try {
+      document = parseTree(text, lineCounter);
+    } catch {
+      document = undefined;
+    }
+    tree = { lineCounter, document };
+    return tree;
+  };
+  return {
+    file,
+    text,
+    get lineCounter() {
+      return made().lineCounter;
+    },
+    get document() {
+      return made().document;
+    },
+  };
+}
+
+/**
+ * `known`: the value this exact text parsed to before, with no diagnostic (gen's parse cache); the text
+ * is then not parsed unless a position is asked for.
+ */
+export function parseManifest(file: string, text: string, known?: Record<string, unknown>): ParsedManifest {
+  if (known !== undefined) return { source: knownSource(file, text), diagnostics: [], value: known };
+  const lineCounter = new (yaml().LineCounter)();
   let document: Document.Parsed;
   try {
-    // logLevel "error": nothing printed, but "silent" would also drop the multiple-documents error.
-    document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, stringKeys: true, logLevel: "error" });
+    document = parseTree(text, lineCounter);
   } catch (error) {
     // The parser reports its own problems as errors; a throw here is a parser bug, still not ours to crash on.
     const reason = error instanceof Error ? error.message : String(error);
@@ -107,7 +147,9 @@ export function parseManifest(file: string, text: string): ParsedManifest {
         : `the YAML expands more than ${MAX_ALIAS_COUNT} aliases; a manifest this repetitive is refused (alias bomb protection)`;
     return { source, diagnostics: [...diagnostics, createDiagnostic("MF1009", file, firstAlias(source) ?? START, message)] };
   }
-  // The tree check above makes this a mapping; the guard keeps the type honest.
+  // The tree check above makes this a mapping; the guard keeps the type honest. A clean text lets its tree
+  // go (made again only for a position): a project's trees held to the end were most of gen's heap.
+  if (isRecord(value) && diagnostics.length === 0) return { source: knownSource(file, text), diagnostics, value };
   return isRecord(value)
     ? { source, diagnostics, value }
     : { source, diagnostics: [...diagnostics, createDiagnostic("MF1013", file, START, "the top level of a manifest must be a mapping of keys to values")] };

@@ -15,7 +15,7 @@ export interface SourceFile {
   readonly text: string;
   readonly lineCounter: LineCounter;
   /** Absent when the text could not be parsed at all. */
-  readonly document?: Document.Parsed;
+  readonly document?: Document.Parsed | undefined;
 }
 
 export function positionAt(source: SourceFile, offset: number): Position {
