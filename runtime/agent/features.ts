@@ -11,7 +11,6 @@ import { a2aFeature, type A2aServeOptions } from "../a2a/feature.js";
 import { chatFeature, type ChatServeOptions } from "../chat/feature.js";
 import type { AgentFeature } from "../feature/index.js";
 import { hitlFeature, type HitlServeOptions } from "../hitl/feature.js";
-import { featureRoutePrefixes } from "../manifest/index.js";
 import { memoryFeature, type MemoryServeOptions } from "../memory/feature.js";
 import { orchestrationFeature, type OrchestrationServeOptions } from "../orchestration/feature.js";
 import { scheduledFeature, type ScheduledServeOptions } from "../scheduling/feature.js";
@@ -42,7 +41,9 @@ export type AgentFeatureOptions<T extends AgentTaskTypes> = OrchestrationServeOp
   A2aServeOptions;
 
 /** Every path prefix some agent feature owns: a capability endpoint of an agent may not take one. */
-export const AGENT_ROUTE_PREFIXES: readonly string[] = featureRoutePrefixes(AGENT_FEATURES);
+// What the manifest layer's featureRoutePrefixes computes, here without importing that layer (its validators
+// and ajv): a served agent never loads the manifest layer.
+export const AGENT_ROUTE_PREFIXES: readonly string[] = [...new Set(AGENT_FEATURES.flatMap((feature) => feature.routePrefixes))].sort();
 
 /** The agent features' paths and schemas, in feature-list order: what gen emits and `/openapi.json` serves. */
 export function agentOpenApi(agent: AgentSpec | undefined, features: readonly AgentFeature<never>[] = AGENT_FEATURES): OpenApiAddition[] {

@@ -4,7 +4,8 @@
  * agent has an orchestrator (tasks and scheduled runs call workflows through it), so its spec part is
  * always present; it lists every workflow some feature names, served or not.
  */
-import { compareText, type FeatureLinkContext, type ManifestFeature, type NormaliseContext, type RawAgent, type WorkflowReference } from "../manifest/index.js";
+import type { FeatureLinkContext, ManifestFeature, NormaliseContext, RawAgent, WorkflowReference } from "../manifest/index.js";
+import { compareText } from "../manifest/served.js";
 import type { WorkflowSpec } from "../spec/index.js";
 
 /** The `orchestration:` block as written. */

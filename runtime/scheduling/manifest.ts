@@ -3,7 +3,8 @@
  * declaring the fields a schedule's `input` carries to this agent, so its scheduled handler is typed
  * (`<Agent>ScheduledInput`) and a run whose input does not fit is refused before the handler.
  */
-import { normaliseFields, type FeatureCheckContext, type ManifestFeature, type ModuleName, type RawAgent, type RawFields } from "../manifest/index.js";
+import type { FeatureCheckContext, ManifestFeature, ModuleName, RawAgent, RawFields } from "../manifest/index.js";
+import { normaliseFields } from "../manifest/served.js";
 import { toPascalCase, type FieldsSpec } from "../spec/index.js";
 
 declare module "../manifest/index.js" {

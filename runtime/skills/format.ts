@@ -10,7 +10,8 @@
  * always publishes).
  */
 import { posix } from "node:path";
-import { decodeUtf8, DIAGNOSTIC_CODES, describeFsError, type DiagnosticCode, type ManifestFiles, type Position } from "../manifest/index.js";
+import type { DiagnosticCode, ManifestFiles, Position } from "../manifest/index.js";
+import { decodeUtf8, DIAGNOSTIC_CODES, describeFsError } from "../manifest/served.js";
 import { skillDigest } from "./digest.js";
 import { parseSkillFile } from "./format-front-matter.js";
 import { skillReferences } from "./format-references.js";

@@ -12,7 +12,7 @@ import type {
   RawFields,
   WorkflowReference,
 } from "../manifest/index.js";
-import { normaliseFields, workflowOutputFields } from "../manifest/index.js";
+import { normaliseFields, workflowOutputFields } from "../manifest/served.js";
 import { parseDuration, taskTypeStem, toCamelCase, workflowInputFields, type FieldsSpec, type TaskTypeSpec, type WorkflowSpec } from "../spec/index.js";
 
 /** One entry of `tasks:` as written. */

@@ -6,7 +6,7 @@
  * the process loads, ES and CommonJS, is recorded by bench/startup/module-recorder.mjs; a control run that
  * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
  * turns every feature on (MCP and A2A served too), with the embedded store and no Redis or tracing: no
- * ioredis, OpenTelemetry or yaml, and no MCP SDK (nor its zod) before an MCP client calls.
+ * ioredis, OpenTelemetry, yaml, ajv or manifest loader, and no MCP SDK (nor its zod) before an MCP client calls.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -47,6 +47,10 @@ const AGENT_FORBIDDEN: readonly RegExp[] = [
   /node_modules\/yaml\//,
   /node_modules\/@modelcontextprotocol\//,
   /node_modules\/zod\//,
+  // Validators compile on first use; the natural-mode checks make their ajv then too.
+  /node_modules\/ajv\//,
+  // The manifest loader and its meta-schema validator: the features' manifest parts reach only manifest/served.
+  /^runtime\/manifest\/(index|meta-schema|meta-schema-validator|examples|validate-semantic)\.ts$/,
 ];
 
 let dir: string;

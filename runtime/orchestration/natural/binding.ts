@@ -14,7 +14,8 @@
  * parameters that fail its schema" rests on. A step whose parameters fit costs one ajv call and
  * answers synchronously.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { lazyAjv } from "./lazy-ajv.js";
 import { escapeToken } from "../../component/index.js";
 import { ManifoldError } from "../../errors/index.js";
 import type { LlmProvider } from "../../llm/index.js";
@@ -45,7 +46,7 @@ interface Mismatch {
   readonly message: string;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = lazyAjv();
 
 /** `{{<step>.response…}}`, as the executor reads it (expressions.ts): the step whose output a value comes from. */
 const TEMPLATE = /\{\{\s*([A-Za-z0-9_-]+)\.response(?:\.[A-Za-z0-9_.-]*)?\s*\}\}/;
@@ -79,13 +80,13 @@ export function createBindingInterceptor({ provider }: BindingOptions): Intercep
 
 function compileInput(wire: CapabilityWire): InputCheck {
   const schema = objectSchema(fieldsFromSummary(wire.input_summary!), "draft-07");
-  return { validate: ajv.compile(schema), properties: schema["properties"] as InputCheck["properties"], byParam: new Map() };
+  return { validate: ajv().compile(schema), properties: schema["properties"] as InputCheck["properties"], byParam: new Map() };
 }
 
 function paramValidator(check: InputCheck, param: string): ValidateFunction {
   let validate = check.byParam.get(param);
   if (validate === undefined) {
-    validate = ajv.compile(check.properties[param]!);
+    validate = ajv().compile(check.properties[param]!);
     check.byParam.set(param, validate);
   }
   return validate;

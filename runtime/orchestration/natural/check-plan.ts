@@ -8,7 +8,8 @@
  * (enum values, nested shapes). Every problem has a JSON pointer into the plan and a sentence the model
  * can act on.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { lazyAjv } from "./lazy-ajv.js";
 import { escapeToken } from "../../component/index.js";
 import { unfenceAnswer } from "../../llm/index.js";
 import { checkWorkflow, closest, type CheckContext, type ComponentView, type WorkflowIssue } from "../../manifest/dataflow/index.js";
@@ -198,7 +199,7 @@ function indexCatalog(catalog: readonly CatalogComponent[]): CatalogIndex {
   return { byName, context: { component: view, componentNames: () => [...byName.keys()] }, validators: new Map() };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = lazyAjv();
 
 /**
  * A checker for one catalog (the full one: internal capabilities are named as such, not as unknown).
@@ -213,7 +214,7 @@ export function createPlanChecker(catalog: readonly CatalogComponent[]): PlanChe
 function validatorOf({ validators }: CatalogIndex, wire: CapabilityWire): ValidateFunction | null {
   let validate = validators.get(wire);
   if (validate === undefined) {
-    validate = wire.input_summary === undefined ? null : ajv.compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
+    validate = wire.input_summary === undefined ? null : ajv().compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
     validators.set(wire, validate);
   }
   return validate;

@@ -12,7 +12,8 @@
  * they are not analysed. A step is analysed at most `maxSemanticRetries` times, only while the
  * request's model-call budget allows an optional call (`canAsk`).
  */
-import { Ajv, type ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { lazyAjv } from "./lazy-ajv.js";
 import { parametersHash } from "../../context/index.js";
 import type { ManifoldError } from "../../errors/index.js";
 import { toManifoldError } from "../../errors/index.js";
@@ -63,14 +64,14 @@ const attr = (value: unknown): string => {
 };
 const emit = (name: string, attributes: Record<string, string | number | boolean>): void => requestEvent(name, { ...llmEventScope(), ...attributes });
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = lazyAjv();
 const validators = new WeakMap<CapabilityWire, ValidateFunction | null>();
 
 /** The capability's input check, or null for a capability that describes no input (any object fits). */
 function validatorOf(wire: CapabilityWire): ValidateFunction | null {
   let validate = validators.get(wire);
   if (validate === undefined) {
-    validate = wire.input_summary === undefined ? null : ajv.compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
+    validate = wire.input_summary === undefined ? null : ajv().compile(objectSchema(fieldsFromSummary(wire.input_summary), "draft-07"));
     validators.set(wire, validate);
   }
   return validate;
