@@ -16,6 +16,9 @@
  *    heap per stream after forced GC in the serving process (RSS as a secondary, noisy figure), the
  *    event-loop lag of the serving process while they are held, and whether every chunk arrived.
  *
+ * BENCH_BUILT=1 runs the serving processes from tsc's output instead of tsx (what users run; tsx adds
+ * about a kilobyte per held stream).
+ *
  *   npm run bench:chat     BENCH_RUNS=100 BENCH_MODEL_MS=50 BENCH_LATENCY_ROUNDS=20 BENCH_STREAMS=200 BENCH_HOLD_S=10 BENCH_WARM_STREAMS=20
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -23,12 +26,11 @@ import { randomUUID } from "node:crypto";
 import { request, Agent } from "node:http";
 import { createInterface } from "node:readline";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { startScriptedLlm } from "../../test/support/scripted-llm.js";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
 import { rawPost, startBenchTool } from "../orchestration/harness.js";
 import { BENCH_TOOL } from "../orchestration/spec.js";
+import { serverArgs } from "./server-args.js";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 100);
 const MODEL_MS = Number(process.env["BENCH_MODEL_MS"] ?? 50);
@@ -54,8 +56,11 @@ interface Server {
   writeMs: () => Promise<number[]>;
 }
 
+/** BENCH_BUILT=1: every server process runs tsc's output, built once here (server-args.ts). */
+const SERVER_ARGS = serverArgs();
+
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ["--expose-gc", ...TS_NODE_ARGS, fileURLToPath(new URL("server.ts", import.meta.url))], {
+  const child = spawn(process.execPath, ["--expose-gc", ...SERVER_ARGS], {
     env: { ...process.env, NODE_ENV: "production", MANIFOLD_LOG_LEVEL: "error", BENCH_MODEL_MS: String(MODEL_MS), ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });

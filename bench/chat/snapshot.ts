@@ -7,37 +7,20 @@
  *
  *   npx tsx --conditions=source bench/chat/snapshot.ts          BENCH_SERVER=agent BENCH_STREAMS=200 BENCH_TOP=40
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { cpSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { serverArgs } from "./server-args.js";
 
 const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 200);
 const WARM = Number(process.env["BENCH_WARM_STREAMS"] ?? 20);
 const TOP = Number(process.env["BENCH_TOP"] ?? 40);
 const SERVER = process.env["BENCH_SERVER"] ?? "agent";
 const AI_SDK = process.env["BENCH_BODY"] === "ai-sdk";
-
-/** The node arguments that run server.ts: tsx from source, or (BENCH_BUILT=1) plain node on tsc's output. */
-export function serverArgs(): string[] {
-  if (process.env["BENCH_BUILT"] !== "1") return [...TS_NODE_ARGS, fileURLToPath(new URL("server.ts", import.meta.url))];
-  const config = fileURLToPath(new URL("tsconfig.built.json", import.meta.url));
-  // A type error elsewhere in the tree (another change in progress) still emits: said, not fatal.
-  const tsc = spawnSync(fileURLToPath(new URL("../../node_modules/.bin/tsc", import.meta.url)), ["-p", config], { stdio: "inherit" });
-  if (tsc.status !== 0) console.error("tsc -p bench/chat/tsconfig.built.json reported errors; running what it emitted");
-  // tsc copies no .lua: the Redis scripts go beside the built modules, as they are beside the sources.
-  const runtime = fileURLToPath(new URL("../../runtime", import.meta.url));
-  cpSync(runtime, fileURLToPath(new URL("../../.bench/chat-built/runtime", import.meta.url)), {
-    recursive: true,
-    filter: (path) => !path.endsWith(".ts") && !path.endsWith(".md"),
-  });
-  return [fileURLToPath(new URL("../../.bench/chat-built/bench/chat/server.js", import.meta.url))];
-}
 
 interface Group {
   count: number;
