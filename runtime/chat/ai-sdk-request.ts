@@ -21,7 +21,8 @@ function invalid(pointer: string, message: string): ManifoldError {
 
 /** Whether this `/chat/stream` request is answered in the AI SDK's UI message stream protocol. */
 export function wantsAiSdk(ctx: RouteContext, body: Record<string, unknown>): boolean {
-  const protocol = ctx.query["protocol"];
+  // No query string, no parsed query object held for the stream's life (bench:chat).
+  const protocol = (ctx.req.url ?? "").includes("?") ? ctx.query["protocol"] : undefined;
   if (protocol === "ai-sdk") return true;
   return body["message"] === undefined && Array.isArray(body["messages"]);
 }

@@ -183,6 +183,9 @@ async function readTurn(ctx: RouteContext, options: StreamRouteOptions): Promise
   return { text, aiSdk, id: found?.id ?? randomUUID(), ...(found === undefined ? {} : { found }) };
 }
 
+/** The AI SDK stream's own header, sent with the SSE head. */
+const AI_SDK_HEADERS: Readonly<Record<string, string>> = { [AI_SDK_STREAM_HEADER]: "v1" };
+
 /**
  * `POST /chat/stream`: the turn over SSE, in the given session or a new one announced first; in the
  * spec's events, or the AI SDK's UI message stream when the request asks for it (same turn, other writer).
@@ -192,16 +195,25 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
   return async (ctx) => {
     const trace = getTelemetry().serverTraceOf(ctx.req);
     const requestId = requestIdOf(ctx.req, trace?.requestId);
-    ctx.set(REQUEST_ID_HEADER, requestId);
-    const { text, found, id, aiSdk } = await readTurn(ctx, options);
-    const session = found ?? (await sessions.create({ id, userId: ownerOf(false), metadata: {}, now: Date.now() }));
-    // The user's message is kept even if the run then fails.
-    const asked = message("user", text, {});
-    await sessions.append(session.id, asked);
+    let turn: Awaited<ReturnType<typeof readTurn>>;
+    let session: ChatSession;
+    let asked: ChatMessage;
+    try {
+      turn = await readTurn(ctx, options);
+      session = turn.found ?? (await sessions.create({ id: turn.id, userId: ownerOf(false), metadata: {}, now: Date.now() }));
+      // The user's message is kept even if the run then fails.
+      asked = message("user", turn.text, {});
+      await sessions.append(session.id, asked);
+    } catch (error) {
+      // The error envelope carries the request id. Set only here: a header set on the response before
+      // the stream's writeHead costs each held stream node's header map (bench:chat).
+      ctx.set(REQUEST_ID_HEADER, requestId);
+      throw error;
+    }
+    const { text, found, aiSdk } = turn;
 
     const replyId = randomUUID();
-    if (aiSdk) ctx.set(AI_SDK_STREAM_HEADER, "v1");
-    const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId });
+    const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId, ...(aiSdk ? { headers: AI_SDK_HEADERS } : {}) });
     const writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : new SpecWriter(stream);
     running.add(controller);
     try {

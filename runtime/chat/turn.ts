@@ -66,50 +66,157 @@ function isIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }
 
-async function runHandler(
-  handler: ChatHandler,
-  input: ChatTurnInput,
-  { signal, requestId, onEvent, runWorkflow }: TurnOptions,
-): Promise<{ text: string; tools: Set<string> }> {
-  const tools = new Set<string>();
-  const workflow = (name: string, workflowInput: unknown): Promise<Record<string, unknown>> => {
+/**
+ * A typed handler's turn, driven by callbacks instead of awaits: a held stream keeps this one object and
+ * the handler's own pending step rather than suspended async frames with a promise each (bench:chat
+ * measures the heap per held stream). The steps are a for-await's over the handler's events: the
+ * handler is called and its first `next()` asked at once; strings and `chunk` events add to the text; an
+ * abort stops before the next item and closes the iterator (its `return()` awaited, its failure the
+ * turn's); an item that is no event fails the turn after closing it (a failure of `return()` ignored);
+ * a failing `next()` fails the turn without closing.
+ */
+class HandlerTurn {
+  readonly promise: Promise<ChatAnswer>;
+  readonly #options: TurnOptions;
+  readonly #started: number;
+  /** Made at the first tool a step names: most turns name none, and an empty Set's table is a held stream's too. */
+  #tools: Set<string> | undefined;
+  #text = "";
+  #iterator: AsyncIterator<unknown> | undefined;
+  #next: AsyncIterator<unknown>["next"] | undefined;
+  #resolve: (answer: ChatAnswer) => void = () => undefined;
+  #reject: (error: unknown) => void = () => undefined;
+  readonly #onNext = (result: unknown): void => this.#took(result);
+  readonly #fail = (error: unknown): void => this.#reject(error);
+  readonly #workflow = (name: string, workflowInput: unknown): Promise<Record<string, unknown>> => {
+    const { runWorkflow, signal, onEvent } = this.#options;
     if (runWorkflow === undefined) return Promise.reject(new ManifoldError("NOT_FOUND", `this agent has no workflow ${name}`));
     return runWorkflow(name, workflowInput, {
       signal,
       onStep: (step) => {
-        if (step.status === "completed") tools.add(step.tool);
+        if (step.status === "completed") this.#used(step.tool);
         onEvent({ type: "step", ...step });
       },
     });
   };
-  const produced = handler(input, { signal, requestId, runWorkflow: workflow });
-  if (!isIterable(produced)) {
-    const text = await produced;
-    if (typeof text !== "string") throw new TypeError("a chat handler must return a string or an async iterable of events and strings");
-    if (text !== "") onEvent({ type: "chunk", text });
-    return { text, tools };
+
+  constructor(handler: ChatHandler, input: ChatTurnInput, options: TurnOptions, started: number) {
+    this.#options = options;
+    this.#started = started;
+    this.promise = new Promise<ChatAnswer>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    try {
+      const produced = handler(input, { signal: options.signal, requestId: options.requestId, runWorkflow: this.#workflow });
+      if (!isIterable(produced)) {
+        Promise.resolve(produced).then((text) => this.#whole(text), this.#fail);
+        return;
+      }
+      const iterator = produced[Symbol.asyncIterator]() as AsyncIterator<unknown>;
+      if (!isObject(iterator)) throw new TypeError("a chat handler's async iterator is not an object");
+      this.#iterator = iterator;
+      this.#next = iterator.next;
+      this.#step();
+    } catch (error) {
+      this.#reject(error);
+    }
   }
-  let text = "";
-  for await (const item of produced) {
-    if (signal.aborted) break;
+
+  /** A handler that resolved to the whole answer. */
+  #whole(text: unknown): void {
+    if (typeof text !== "string") return this.#reject(new TypeError("a chat handler must return a string or an async iterable of events and strings"));
+    try {
+      if (text !== "") this.#options.onEvent({ type: "chunk", text });
+      this.#text = text;
+      this.#finish();
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+
+  #step(): void {
+    try {
+      Promise.resolve(this.#next!.call(this.#iterator)).then(this.#onNext, this.#fail);
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+
+  #took(result: unknown): void {
+    if (!isObject(result)) return this.#reject(new TypeError(`Iterator result ${String(result)} is not an object`));
+    let item: unknown;
+    try {
+      if ((result as IteratorResult<unknown>).done) return this.#finish();
+      item = (result as IteratorResult<unknown>).value;
+    } catch (error) {
+      return this.#reject(error);
+    }
+    if (this.#options.signal.aborted) return this.#close(undefined);
+    try {
+      this.#item(item);
+    } catch (error) {
+      return this.#close({ error });
+    }
+    this.#step();
+  }
+
+  #item(item: unknown): void {
+    const { onEvent } = this.#options;
     if (typeof item === "string") {
-      text += item;
+      this.#text += item;
       if (item !== "") onEvent({ type: "chunk", text: item });
     } else if (isEvent(item)) {
-      if (item.type === "chunk") text += item.text;
-      if (item.type === "step") tools.add(item.tool);
+      if (item.type === "chunk") this.#text += item.text;
+      if (item.type === "step") this.#used(item.tool);
       onEvent(item);
     } else {
       throw new TypeError("a chat handler yielded something that is neither a string nor a status, step or chunk event");
     }
   }
-  return { text, tools };
+
+  #used(tool: string): void {
+    (this.#tools ??= new Set()).add(tool);
+  }
+
+  /** As for-await closes its iterator: after a break (`thrown` undefined) or a throw from the loop's body. */
+  #close(thrown: { readonly error: unknown } | undefined): void {
+    const iterator = this.#iterator!;
+    let closing: unknown;
+    try {
+      const close = iterator.return;
+      if (close === undefined || close === null) return thrown === undefined ? this.#finish() : this.#reject(thrown.error);
+      closing = close.call(iterator);
+    } catch (error) {
+      return this.#reject(thrown === undefined ? error : thrown.error);
+    }
+    Promise.resolve(closing).then(
+      (result) => {
+        if (thrown !== undefined) this.#reject(thrown.error);
+        else if (!isObject(result)) this.#reject(new TypeError(`Iterator result ${String(result)} is not an object`));
+        else this.#finish();
+      },
+      (error: unknown) => this.#reject(thrown === undefined ? error : thrown.error),
+    );
+  }
+
+  #finish(): void {
+    try {
+      this.#resolve(turnAnswer({ text: this.#text, tools: this.#tools ?? NO_TOOLS }, NO_PHASES, this.#options.requestId, this.#started));
+    } catch (error) {
+      this.#reject(error);
+    }
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === "object" && value !== null) || typeof value === "function";
 }
 
 /** What a turn came to: the answer's text and what its metadata says. */
 interface TurnOutcome {
   readonly text: string;
-  readonly tools: Set<string>;
+  readonly tools: ReadonlySet<string>;
   readonly paused?: unknown;
   readonly confidence?: number;
   /** The turn asked the user: the values it lacks. */
@@ -184,26 +291,17 @@ function keptAnswer(text: string): string {
 
 /** A typed handler's turn calls no model: no usage to count, and no map held per stream for it. */
 const NO_PHASES: ReadonlyMap<string, LlmUsage> = new Map();
+const NO_TOOLS: ReadonlySet<string> = new Set();
 
-export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
-  const started = performance.now();
-  const { handler, orchestrator } = options;
-  checkAnswerable(handler, orchestrator);
-  let usage = NO_PHASES;
-  let outcome: TurnOutcome;
-  if (handler !== undefined) outcome = await runHandler(handler, input, options);
-  else {
-    const counted = new Map<string, LlmUsage>();
-    usage = counted;
-    outcome = await runNatural(orchestrator!, input, options, counted);
-  }
+/** The turn's answer from what it came to; `usage` is what its model calls counted, by phase. */
+function turnAnswer(outcome: TurnOutcome, usage: ReadonlyMap<string, LlmUsage>, requestId: string, started: number): ChatAnswer {
   const { text, tools, paused, confidence, needsInput } = outcome;
   const total = [...usage.values()].reduce(addUsage, NO_USAGE);
   return {
     content: keptAnswer(text),
     ...(paused === undefined ? {} : { paused }),
     metadata: {
-      request_id: options.requestId,
+      request_id: requestId,
       tools_used: [...tools].sort(),
       ...(confidence === undefined ? {} : { confidence }),
       ...(needsInput === undefined ? {} : { status: "needs_input", missing_fields: needsInput }),
@@ -212,4 +310,23 @@ export async function runTurn(input: ChatTurnInput, options: TurnOptions): Promi
       usage_by_phase: Object.fromEntries([...usage].sort(([a], [b]) => (a < b ? -1 : 1))),
     },
   };
+}
+
+/** Natural mode's turn: plan, run, synthesise, with the model calls' usage counted. */
+async function naturalTurn(orchestrator: Orchestrator, input: ChatTurnInput, options: TurnOptions, started: number): Promise<ChatAnswer> {
+  const usage = new Map<string, LlmUsage>();
+  const outcome = await runNatural(orchestrator, input, options, usage);
+  return turnAnswer(outcome, usage, options.requestId, started);
+}
+
+export function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
+  const started = performance.now();
+  const { handler, orchestrator } = options;
+  try {
+    checkAnswerable(handler, orchestrator);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (handler !== undefined) return new HandlerTurn(handler, input, options, started).promise;
+  return naturalTurn(orchestrator!, input, options, started);
 }

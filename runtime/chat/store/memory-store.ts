@@ -86,7 +86,20 @@ function saved(state: Sessions, id: string, entry: Entry): void {
   }
 }
 
-const view = (entry: Entry): ChatSession => ({ ...entry.session, messages: [...entry.messages] });
+/** A stored session's fields, spelled out: a spread at a site that sees many shapes gives each object a map of its own (bench:chat). */
+function stored(session: Omit<ChatSession, "messages">, title: string, updatedAt: string): Omit<ChatSession, "messages"> {
+  return { id: session.id, user_id: session.user_id, title, created_at: session.created_at, updated_at: updatedAt, metadata: session.metadata };
+}
+
+const view = ({ session, messages }: Entry): ChatSession => ({
+  id: session.id,
+  user_id: session.user_id,
+  title: session.title,
+  created_at: session.created_at,
+  updated_at: session.updated_at,
+  metadata: session.metadata,
+  messages: [...messages],
+});
 
 function createSession(state: Sessions, { id, userId, metadata, now: at }: NewSession): ChatSession {
   const time = new Date(at).toISOString();
@@ -115,11 +128,8 @@ function appendMessage(state: Sessions, id: string, message: ChatMessage): boole
     state.bytes -= removed;
   }
   const firstUser = message.role === "user";
-  entry.session = {
-    ...entry.session,
-    updated_at: message.timestamp,
-    ...(firstUser && entry.session.title === "" && { title: cut(message.content, TITLE_MAX) }),
-  };
+  const { title } = entry.session;
+  entry.session = stored(entry.session, firstUser && title === "" ? cut(message.content, TITLE_MAX) : title, message.timestamp);
   if (firstUser && entry.preview === "") entry.preview = cut(message.content, PREVIEW_MAX);
   saved(state, id, entry);
   return true;
@@ -147,7 +157,7 @@ function listSessions(state: Sessions, userId: string, { offset, limit: asked }:
 function setTitle(state: Sessions, id: string, title: string, at: number): boolean {
   const entry = live(state, id);
   if (entry === undefined) return false;
-  entry.session = { ...entry.session, title, updated_at: new Date(at).toISOString() };
+  entry.session = stored(entry.session, title, new Date(at).toISOString());
   saved(state, id, entry);
   return true;
 }
