@@ -5,16 +5,15 @@
  * owner-scoped task store and the executor that runs skills through the agent's own routes.
  */
 import type { ServerResponse } from "node:http";
-import { AgentCard as AgentCardJson } from "@a2a-js/sdk";
-import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { AgentEvent, DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
+import type { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import type { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { publicUrl, readJsonBody, REQUEST_ID_HEADER, sendJson, type AddRoute, type ComponentExtension, type RouteContext } from "../component/index.js";
 import { currentScope, ownerKey, requestIdentity, requestIdOf, type Identity } from "../context/index.js";
 import { isManifoldError } from "../errors/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
 import { A2A_CARD_PATH, A2A_PATH, buildAgentCard, skillTargets, type SkillTarget } from "./card.js";
-import { createManifoldExecutor, HEADERS_STATE } from "./executor.js";
+import { createManifoldExecutor, HEADERS_STATE, type ExecutorDeps } from "./executor.js";
 import { carriedHeaders, createSelfCaller } from "./self-call.js";
 import { createBoundedTaskStore, type TaskStoreOptions } from "./task-store.js";
 
@@ -33,13 +32,34 @@ const LEGACY_VERSION = "0.3";
 /** JSON-RPC's parse error: a body that is not a JSON object never reaches the SDK. */
 const PARSE_ERROR = -32700;
 
+/** The A2A SDK's three entry points; each imports jose (about 50 modules with the SDK's own). */
+interface Sdk {
+  readonly core: typeof import("@a2a-js/sdk");
+  readonly server: typeof import("@a2a-js/sdk/server");
+  readonly legacy: typeof import("@a2a-js/sdk/compat/v0_3/server");
+}
+
+let sdkLoad: Promise<Sdk> | undefined;
+
+/** Imported with the first A2A request (card or JSON-RPC), not at start: that request waits for the load. */
+function loadSdk(): Promise<Sdk> {
+  sdkLoad ??= Promise.all([import("@a2a-js/sdk"), import("@a2a-js/sdk/server"), import("@a2a-js/sdk/compat/v0_3/server")]).then(
+    ([core, server, legacy]) => ({ core, server, legacy }),
+    (error: unknown) => {
+      sdkLoad = undefined;
+      throw error;
+    },
+  );
+  return sdkLoad;
+}
+
 /** The identity the bearer check proved for this request. */
 const identityOf = (ctx: RouteContext): Identity => currentScope()?.identity ?? requestIdentity(ctx.req);
 
-function callContext(ctx: RouteContext, requestId: string): ServerCallContext {
+function callContext({ server }: Sdk, ctx: RouteContext, requestId: string): ServerCallContext {
   const identity = identityOf(ctx);
   const version = ctx.get(VERSION_HEADER);
-  const context = new ServerCallContext({
+  const context = new server.ServerCallContext({
     user: { isAuthenticated: identity.via !== "anonymous", userName: ownerKey(identity) },
     ...(version === "" ? {} : { requestedVersion: version }),
   });
@@ -77,12 +97,24 @@ const rpcError = (code: number, message: string): string => JSON.stringify({ jso
 export function createA2aExtension({ spec, natural, chat = false, log, ...storeOptions }: A2aExtensionOptions): ComponentExtension {
   const targets: ReadonlyMap<string, SkillTarget> = skillTargets(spec, natural);
   let baseUrl: string | undefined;
-  const executor = createManifoldExecutor({ targets, chat, caller: createSelfCaller(() => baseUrl), event: AgentEvent });
+  // The executor runs only under the SDK's request handler, made after the SDK loaded: `events` is set by then.
+  let events: ExecutorDeps["event"] | undefined;
+  const event: ExecutorDeps["event"] = {
+    task: (task) => events!.task(task),
+    statusUpdate: (update) => events!.statusUpdate(update),
+    artifactUpdate: (update) => events!.artifactUpdate(update),
+  };
+  const executor = createManifoldExecutor({ targets, chat, caller: createSelfCaller(() => baseUrl), event });
   const store = createBoundedTaskStore(storeOptions);
-  let transport: JsonRpcTransportHandler | undefined;
-  // The SDK's v0.3 layer over the same request handler: same tasks, same executor, v0.3 names and shapes.
-  let legacy: LegacyJsonRpcTransportHandler | undefined;
   let handlerCard: ReturnType<typeof buildAgentCard> | undefined;
+  // The SDK's v0.3 layer over the same request handler: same tasks, same executor, v0.3 names and shapes.
+  let transports: Promise<{ sdk: Sdk; transport: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler }> | undefined;
+  const transportsFor = (card: NonNullable<typeof handlerCard>) =>
+    (transports ??= loadSdk().then((sdk) => {
+      events = sdk.server.AgentEvent;
+      const handler = new sdk.server.DefaultRequestHandler(card, store, executor);
+      return { sdk, transport: new sdk.server.JsonRpcTransportHandler(handler), legacy: new sdk.legacy.LegacyJsonRpcTransportHandler(handler) };
+    }));
 
   const serveRpc = async (ctx: RouteContext, bodyLimit: number): Promise<void> => {
     const requestId = requestIdOf(ctx.req);
@@ -94,13 +126,14 @@ export function createA2aExtension({ spec, natural, chat = false, log, ...storeO
       if (isManifoldError(error) && error.code === "INVALID_JSON") return sendJson(ctx, 200, rpcError(PARSE_ERROR, error.message));
       throw error;
     }
-    if (transport === undefined || legacy === undefined || handlerCard === undefined) return sendJson(ctx, 503, rpcError(-32603, "the agent is starting"));
-    const context = callContext(ctx, requestId);
+    if (handlerCard === undefined) return sendJson(ctx, 503, rpcError(-32603, "the agent is starting"));
+    const { sdk, transport, legacy } = await transportsFor(handlerCard);
+    const context = callContext(sdk, ctx, requestId);
     const v03 = (ctx.get(VERSION_HEADER) || LEGACY_VERSION) === LEGACY_VERSION;
     try {
-      if (!v03) validateVersion(context.requestedVersion, handlerCard, "JSONRPC");
+      if (!v03) sdk.server.validateVersion(context.requestedVersion, handlerCard, "JSONRPC");
     } catch (error) {
-      const { code, message } = JsonRpcTransportHandler.mapToJSONRPCError(error);
+      const { code, message } = sdk.server.JsonRpcTransportHandler.mapToJSONRPCError(error);
       return sendJson(ctx, 200, JSON.stringify({ jsonrpc: "2.0", id: (body["id"] as string | number | undefined) ?? null, error: { code, message } }));
     }
     const answer = await (v03 ? legacy : transport).handle(body, context);
@@ -114,19 +147,17 @@ export function createA2aExtension({ spec, natural, chat = false, log, ...storeO
   return {
     name: "a2a",
     routes(add: AddRoute, { bodyLimit }) {
-      add("GET", A2A_CARD_PATH, (ctx) => {
+      add("GET", A2A_CARD_PATH, async (ctx) => {
         // Callers prove themselves with a bearer token exactly when this one had to (or chose to) read the card.
         const card = buildAgentCard({ spec, targets, baseUrl: publicUrl(ctx.req), bearer: identityOf(ctx).via === "token" });
-        sendJson(ctx, 200, JSON.stringify(AgentCardJson.toJSON(card)));
+        const { core } = await loadSdk();
+        sendJson(ctx, 200, JSON.stringify(core.AgentCard.toJSON(card)));
       });
       add("POST", A2A_PATH, (ctx) => serveRpc(ctx, bodyLimit));
     },
     start({ url }) {
       baseUrl = url;
       handlerCard = buildAgentCard({ spec, targets, baseUrl: url, bearer: false });
-      const handler = new DefaultRequestHandler(handlerCard, store, executor);
-      transport = new JsonRpcTransportHandler(handler);
-      legacy = new LegacyJsonRpcTransportHandler(handler);
     },
     async stop() {
       executor.abortAll();
