@@ -87,6 +87,15 @@ test("invalid UTF-8 is INVALID_JSON, not silently replaced", async ({ url }) => 
   assert.equal([response.status, json(response)], [400, { code: "INVALID_JSON" }]);
 });
 
+test("a U+FFFD the client sent is read as that character; invalid bytes beside one are still INVALID_JSON", async ({ url }) => {
+  const replacement = Buffer.from([0xef, 0xbf, 0xbd]);
+  const valid = Buffer.concat([Buffer.from('{"city":"'), replacement, Buffer.from('"}')]);
+  assert.equal(json(await post(url, valid)), { value: { city: "\uFFFD" } });
+  const mixed = Buffer.concat([Buffer.from('{"city":"'), replacement, Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+  const refused = await post(url, mixed);
+  assert.equal([refused.status, json(refused)], [400, { code: "INVALID_JSON" }]);
+});
+
 test("a body that is not application/json is 415, an empty one is not checked", async ({ url }) => {
   for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json; charset=iso-8859-1"]) {
     const response = await post(url, '{"a":1}', type);
