@@ -53,7 +53,14 @@ export async function parseInWorkers(items: readonly Item[], minBytes = WORKER_M
   const count = Math.min(availableParallelism(), queue.length, 4);
   const run = (): Promise<void> =>
     new Promise((done) => {
-      const worker = startWorker();
+      let worker: Worker;
+      try {
+        worker = startWorker();
+      } catch {
+        // No worker (a source run without tsx's API): the loader parses every text itself.
+        done();
+        return;
+      }
       let batch: number[] | undefined;
       const next = (): void => {
         batch = queue.shift();
