@@ -16,7 +16,7 @@
  *    heap per stream after forced GC in the serving process (RSS as a secondary, noisy figure), the
  *    event-loop lag of the serving process while they are held, and whether every chunk arrived.
  *
- * BENCH_BUILT=1 runs the serving processes from tsc's output instead of tsx (what users run; tsx adds
+ * BENCH_ONLY=hold runs part 3 alone. BENCH_BUILT=1 runs the serving processes from tsc's output instead of tsx (what users run; tsx adds
  * about a kilobyte per held stream).
  *
  *   npm run bench:chat     BENCH_RUNS=100 BENCH_MODEL_MS=50 BENCH_LATENCY_ROUNDS=20 BENCH_STREAMS=200 BENCH_HOLD_S=10 BENCH_WARM_STREAMS=20
@@ -163,130 +163,138 @@ function stream(
   });
 }
 
-// 1. Latency over the model's own.
-const tool = await startBenchTool();
-const PLAN = JSON.stringify({ steps: [{ step_id: "a", agent_name: BENCH_TOOL.name, depends_on: [], metadata: { capability: "echo", parameters: { n: 1 } } }] });
-const llm = await startScriptedLlm((body: { response_format?: unknown }) => ({
-  text: body.response_format === undefined ? "The answer is one, as the tool said." : PLAN,
-  delayMs: MODEL_MS,
-  chunks: 4,
-}));
-// BENCH_HOLD_S is this run's setting for part 2; part 1's agent answers in natural mode.
-const agent = await startServer({ BENCH_SERVER: "agent", BENCH_LLM_URL: llm.baseUrl, BENCH_TOOL_URL: tool.url, BENCH_HOLD_S: "0" });
-const openai = new OpenAI({ apiKey: "bench", baseURL: llm.baseUrl, maxRetries: 0 });
-const post = rawPost(new URL(tool.url + BENCH_TOOL.capabilities[0]!.endpoint), 16);
-const keepAlive = new Agent({ keepAlive: true, maxSockets: 16 });
-
-const byHand = async (): Promise<number> => {
-  const started = performance.now();
-  const plan = await openai.chat.completions.create({
-    model: "bench-model",
-    messages: [{ role: "user", content: "plan" }],
-    response_format: { type: "json_object" },
-  });
-  JSON.parse(plan.choices[0]!.message.content ?? "");
-  const { n } = await post({ n: 1 });
-  const synthesis = await openai.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: `result ${n}` }], stream: true });
-  let first = 0;
-  for await (const chunk of synthesis) if (first === 0 && (chunk.choices[0]?.delta?.content ?? "") !== "") first = performance.now() - started;
-  return first;
-};
-const modelOnly = async (): Promise<number> => {
-  const started = performance.now();
-  const synthesis = await openai.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: "hi" }], stream: true });
-  let first = 0;
-  for await (const chunk of synthesis) if (first === 0 && (chunk.choices[0]?.delta?.content ?? "") !== "") first = performance.now() - started;
-  return first;
-};
-
-const model: number[] = [];
-const hand: number[] = [];
-const ttfb: number[] = [];
-const firstChunk: number[] = [];
-const specBytes: number[] = [];
-const aiFirstByte: number[] = [];
-const aiFirstDelta: number[] = [];
-const aiBytes: number[] = [];
 // useChat's body: a new chat each turn, as the spec's turns start a new session each.
 const useChatBody = () => ({
   id: randomUUID(),
   messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "what is one?" }] }],
   trigger: "submit-message",
 });
-for (let i = 0; i < RUNS + 10; i++) {
-  const m = await modelOnly();
-  const h = await byHand();
-  const c = await stream(agent.url, { message: "what is one?" }, keepAlive);
-  if (c.chunks === 0) throw new Error("the chat stream sent no chunk");
-  const a = await stream(agent.url, useChatBody(), keepAlive, AI_SDK_CHUNK);
-  if (a.chunks === 0) throw new Error("the AI SDK stream sent no text-delta");
-  if (i < 10) continue;
-  model.push(m);
-  hand.push(h);
-  ttfb.push(c.firstByte);
-  firstChunk.push(c.firstChunk);
-  specBytes.push(c.bytes);
-  aiFirstByte.push(a.firstByte);
-  aiFirstDelta.push(a.firstChunk);
-  aiBytes.push(a.bytes);
-}
-const ms = (v: number) => `${v.toFixed(1)} ms`;
-console.log(
-  `chat latency, ${RUNS} runs, model answers after ${MODEL_MS} ms (medians); load ${loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ")}:`,
-);
-console.log(`  the model alone, first token of one streamed call       ${ms(median(model))}`);
-console.log(`  by hand: plan call + tool POST + streamed synthesis     ${ms(median(hand))}  (first token)`);
-console.log(`  chat: POST /chat/stream, first byte (session event)     ${ms(median(ttfb))}`);
-console.log(`  chat: POST /chat/stream, first chunk event              ${ms(median(firstChunk))}`);
-console.log(
-  `  chat first chunk / by hand: ${(median(firstChunk) / median(hand)).toFixed(2)}x; over the model's own latency (2 calls): ${ms(median(firstChunk) - 2 * median(model))}`,
-);
-console.log(`  AI SDK stream: useChat body, first byte (start chunk)   ${ms(median(aiFirstByte))}`);
-console.log(`  AI SDK stream: useChat body, first text-delta           ${ms(median(aiFirstDelta))}`);
-console.log(
-  `  AI SDK / spec SSE: first text ${(median(aiFirstDelta) / median(firstChunk)).toFixed(2)}x (over the model's own: ${ms(median(aiFirstDelta) - 2 * median(model))} vs ${ms(median(firstChunk) - 2 * median(model))}); bytes per turn ${median(aiBytes)} vs ${median(specBytes)} (${(median(aiBytes) / median(specBytes)).toFixed(2)}x)`,
-);
-agent.child.kill("SIGKILL");
-tool.child.kill("SIGKILL");
-await llm.close();
-post.close();
-keepAlive.destroy();
+// BENCH_ONLY=hold: part 3 alone (held streams' heap), for runs alternated with another tree.
+const ONLY_HOLD = process.env["BENCH_ONLY"] === "hold";
+if (!ONLY_HOLD) {
+  // 1. Latency over the model's own.
+  const tool = await startBenchTool();
+  const PLAN = JSON.stringify({
+    steps: [{ step_id: "a", agent_name: BENCH_TOOL.name, depends_on: [], metadata: { capability: "echo", parameters: { n: 1 } } }],
+  });
+  const llm = await startScriptedLlm((body: { response_format?: unknown }) => ({
+    text: body.response_format === undefined ? "The answer is one, as the tool said." : PLAN,
+    delayMs: MODEL_MS,
+    chunks: 4,
+  }));
+  // BENCH_HOLD_S is this run's setting for part 2; part 1's agent answers in natural mode.
+  const agent = await startServer({ BENCH_SERVER: "agent", BENCH_LLM_URL: llm.baseUrl, BENCH_TOOL_URL: tool.url, BENCH_HOLD_S: "0" });
+  const openai = new OpenAI({ apiKey: "bench", baseURL: llm.baseUrl, maxRetries: 0 });
+  const post = rawPost(new URL(tool.url + BENCH_TOOL.capabilities[0]!.endpoint), 16);
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 16 });
 
-// 2. The server's own cost from the model's delta to the first SSE byte, on a chat agent (typed handler,
-// so the path measured is the route's, not the planner's) and on bare node:http forwarding the same delta.
-const LATENCY_ROUNDS = Number(process.env["BENCH_LATENCY_ROUNDS"] ?? 20);
-const PER_ROUND = 10;
-{
-  const sides = [
-    { name: "chat", server: await startServer({ BENCH_SERVER: "agent", BENCH_HOLD_S: "1" }), server_ms: [] as number[], client_ms: [] as number[] },
-    { name: "bare", server: await startServer({ BENCH_SERVER: "bare", BENCH_HOLD_S: "1" }), server_ms: [] as number[], client_ms: [] as number[] },
-  ];
-  const pool = new Agent({ keepAlive: true, maxSockets: 4 });
-  for (let round = 0; round < LATENCY_ROUNDS + 2; round++) {
-    // Alternating which side goes first; the first two rounds warm both and are not counted.
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      for (let i = 0; i < PER_ROUND; i++) {
-        const r = await stream(side.server.url, { message: "latency" }, pool);
-        if (round >= 2) side.client_ms.push(r.deltaMs);
-      }
-      const written = await side.server.writeMs();
-      if (round >= 2) side.server_ms.push(...written);
-    }
+  const byHand = async (): Promise<number> => {
+    const started = performance.now();
+    const plan = await openai.chat.completions.create({
+      model: "bench-model",
+      messages: [{ role: "user", content: "plan" }],
+      response_format: { type: "json_object" },
+    });
+    JSON.parse(plan.choices[0]!.message.content ?? "");
+    const { n } = await post({ n: 1 });
+    const synthesis = await openai.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: `result ${n}` }], stream: true });
+    let first = 0;
+    for await (const chunk of synthesis) if (first === 0 && (chunk.choices[0]?.delta?.content ?? "") !== "") first = performance.now() - started;
+    return first;
+  };
+  const modelOnly = async (): Promise<number> => {
+    const started = performance.now();
+    const synthesis = await openai.chat.completions.create({ model: "bench-model", messages: [{ role: "user", content: "hi" }], stream: true });
+    let first = 0;
+    for await (const chunk of synthesis) if (first === 0 && (chunk.choices[0]?.delta?.content ?? "") !== "") first = performance.now() - started;
+    return first;
+  };
+
+  const model: number[] = [];
+  const hand: number[] = [];
+  const ttfb: number[] = [];
+  const firstChunk: number[] = [];
+  const specBytes: number[] = [];
+  const aiFirstByte: number[] = [];
+  const aiFirstDelta: number[] = [];
+  const aiBytes: number[] = [];
+  for (let i = 0; i < RUNS + 10; i++) {
+    const m = await modelOnly();
+    const h = await byHand();
+    const c = await stream(agent.url, { message: "what is one?" }, keepAlive);
+    if (c.chunks === 0) throw new Error("the chat stream sent no chunk");
+    const a = await stream(agent.url, useChatBody(), keepAlive, AI_SDK_CHUNK);
+    if (a.chunks === 0) throw new Error("the AI SDK stream sent no text-delta");
+    if (i < 10) continue;
+    model.push(m);
+    hand.push(h);
+    ttfb.push(c.firstByte);
+    firstChunk.push(c.firstChunk);
+    specBytes.push(c.bytes);
+    aiFirstByte.push(a.firstByte);
+    aiFirstDelta.push(a.firstChunk);
+    aiBytes.push(a.bytes);
   }
-  pool.destroy();
-  for (const side of sides) side.server.child.kill("SIGKILL");
-  const [chat, bare] = sides as [(typeof sides)[0], (typeof sides)[0]];
-  const us = (v: number) => `${(v * 1000).toFixed(0)} µs`;
-  console.log(`\nmodel delta -> first SSE chunk, ${chat.server_ms.length} streams a side, alternating (medians); load ${load()}:`);
-  for (const side of sides)
-    console.log(
-      `  ${side.name.padEnd(5)} server: delta arrived -> frame written ${us(median(side.server_ms)).padStart(8)}   client: delta arrived -> chunk read ${us(median(side.client_ms)).padStart(8)}`,
-    );
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
   console.log(
-    `  chat over bare: server ${us(median(chat.server_ms) - median(bare.server_ms))}, client ${us(median(chat.client_ms) - median(bare.client_ms))} (aim: first chunk <= 3 ms over the model's own latency)`,
+    `chat latency, ${RUNS} runs, model answers after ${MODEL_MS} ms (medians); load ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}:`,
   );
+  console.log(`  the model alone, first token of one streamed call       ${ms(median(model))}`);
+  console.log(`  by hand: plan call + tool POST + streamed synthesis     ${ms(median(hand))}  (first token)`);
+  console.log(`  chat: POST /chat/stream, first byte (session event)     ${ms(median(ttfb))}`);
+  console.log(`  chat: POST /chat/stream, first chunk event              ${ms(median(firstChunk))}`);
+  console.log(
+    `  chat first chunk / by hand: ${(median(firstChunk) / median(hand)).toFixed(2)}x; over the model's own latency (2 calls): ${ms(median(firstChunk) - 2 * median(model))}`,
+  );
+  console.log(`  AI SDK stream: useChat body, first byte (start chunk)   ${ms(median(aiFirstByte))}`);
+  console.log(`  AI SDK stream: useChat body, first text-delta           ${ms(median(aiFirstDelta))}`);
+  console.log(
+    `  AI SDK / spec SSE: first text ${(median(aiFirstDelta) / median(firstChunk)).toFixed(2)}x (over the model's own: ${ms(median(aiFirstDelta) - 2 * median(model))} vs ${ms(median(firstChunk) - 2 * median(model))}); bytes per turn ${median(aiBytes)} vs ${median(specBytes)} (${(median(aiBytes) / median(specBytes)).toFixed(2)}x)`,
+  );
+  agent.child.kill("SIGKILL");
+  tool.child.kill("SIGKILL");
+  await llm.close();
+  post.close();
+  keepAlive.destroy();
+}
+
+if (!ONLY_HOLD) {
+  // 2. The server's own cost from the model's delta to the first SSE byte, on a chat agent (typed handler,
+  // so the path measured is the route's, not the planner's) and on bare node:http forwarding the same delta.
+  const LATENCY_ROUNDS = Number(process.env["BENCH_LATENCY_ROUNDS"] ?? 20);
+  const PER_ROUND = 10;
+  {
+    const sides = [
+      { name: "chat", server: await startServer({ BENCH_SERVER: "agent", BENCH_HOLD_S: "1" }), server_ms: [] as number[], client_ms: [] as number[] },
+      { name: "bare", server: await startServer({ BENCH_SERVER: "bare", BENCH_HOLD_S: "1" }), server_ms: [] as number[], client_ms: [] as number[] },
+    ];
+    const pool = new Agent({ keepAlive: true, maxSockets: 4 });
+    for (let round = 0; round < LATENCY_ROUNDS + 2; round++) {
+      // Alternating which side goes first; the first two rounds warm both and are not counted.
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        for (let i = 0; i < PER_ROUND; i++) {
+          const r = await stream(side.server.url, { message: "latency" }, pool);
+          if (round >= 2) side.client_ms.push(r.deltaMs);
+        }
+        const written = await side.server.writeMs();
+        if (round >= 2) side.server_ms.push(...written);
+      }
+    }
+    pool.destroy();
+    for (const side of sides) side.server.child.kill("SIGKILL");
+    const [chat, bare] = sides as [(typeof sides)[0], (typeof sides)[0]];
+    const us = (v: number) => `${(v * 1000).toFixed(0)} µs`;
+    console.log(`\nmodel delta -> first SSE chunk, ${chat.server_ms.length} streams a side, alternating (medians); load ${load()}:`);
+    for (const side of sides)
+      console.log(
+        `  ${side.name.padEnd(5)} server: delta arrived -> frame written ${us(median(side.server_ms)).padStart(8)}   client: delta arrived -> chunk read ${us(median(side.client_ms)).padStart(8)}`,
+      );
+    console.log(
+      `  chat over bare: server ${us(median(chat.server_ms) - median(bare.server_ms))}, client ${us(median(chat.client_ms) - median(bare.client_ms))} (aim: first chunk <= 3 ms over the model's own latency)`,
+    );
+  }
 }
 
 // 3. Many streams held open.
