@@ -109,11 +109,19 @@ async function serverPort(): Promise<number> {
   throw new Error("no free loopback port below 32000 found");
 }
 
-/** Wall time from spawn to the first 200 on /health (polled every 2 ms, at most HEALTHY_WITHIN_MS), then SIGTERM. */
-async function timeHealthy(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<number> {
+/**
+ * Wall time from spawn to the first 200 on /health (polled every 2 ms, at most HEALTHY_WITHIN_MS), then SIGTERM.
+ * Given `cpu`, the process's own CPU time (user + system, from its start to its exit right after that SIGTERM) is
+ * pushed there: less bent by load than the wall time.
+ */
+async function timeHealthy(args: readonly string[], env: Readonly<Record<string, string>> = {}, cpu?: number[]): Promise<number> {
   const port = await serverPort();
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env, PORT: String(port) } });
+  const argv = cpu === undefined ? args : ["-r", cpuAtExit, ...args];
+  const child = spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "pipe", "pipe"], env: { ...process.env, ...env, PORT: String(port) } });
+  let said = "";
+  child.stdio[3]!.on("data", (chunk: Buffer) => void (said += chunk.toString()));
+  const closed = new Promise((resolve) => child.once("close", resolve));
   // The last of its stderr (bounded), to say why a start failed.
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-2_000)));
@@ -127,9 +135,9 @@ async function timeHealthy(args: readonly string[], env: Readonly<Record<string,
   } finally {
     // A child that already exited (it failed to start) says so by throwing above; waiting for its exit would hang.
     if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
-      await exited;
+      await closed;
+      if (cpu !== undefined && said !== "") cpu.push(Number(said) / 1000);
     }
   }
 }
@@ -210,6 +218,8 @@ async function main(): Promise<void> {
     if (!existsSync(file)) throw new Error(`${file} is missing: run \`${build}\` first`);
   }
   const bare: number[] = [];
+  const cpu = new Map<string, number[]>();
+  const cpuOf = (key: string): number[] => cpu.get(key) ?? cpu.set(key, []).get(key)!;
   const cli = new CliRuns();
   if (beforeServe !== undefined && !CLI_ONLY && !existsSync(beforeServe)) throw new Error(`${beforeServe} is missing: build BENCH_BEFORE's checkout first`);
   if (beforeBin !== undefined && !existsSync(beforeBin)) throw new Error(`${beforeBin} is missing: build BENCH_BEFORE's checkout first`);
@@ -223,8 +233,8 @@ async function main(): Promise<void> {
     if (!CLI_ONLY) bare.push(await timeHealthy(["-e", BARE]));
     for (const name of components.keys()) {
       // Before and after alternate which goes first, so a load spike does not always land on one side.
-      const sides = [() => timeHealthy([serve, name]).then((ms) => components.get(name)!.push(ms))];
-      if (beforeServe !== undefined) sides.push(() => timeHealthy([beforeServe, name]).then((ms) => previous.get(name)!.push(ms)));
+      const sides = [() => timeHealthy([serve, name], {}, cpuOf(name)).then((ms) => components.get(name)!.push(ms))];
+      if (beforeServe !== undefined) sides.push(() => timeHealthy([beforeServe, name], {}, cpuOf(`before ${name}`)).then((ms) => previous.get(name)!.push(ms)));
       for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
     }
   }
@@ -239,6 +249,9 @@ async function main(): Promise<void> {
     report(`${name} to first healthy /health`, times, bare, "bare node:http", `${COMPONENT_AIM}; ${counts.get(name)}`);
     if (beforeServe !== undefined) report(`  the same, before (${BEFORE})`, previous.get(name)!, bare, "bare node:http", "information");
     if (beforeServe !== undefined) report(`  after over before`, times, previous.get(name)!, "before", "lower");
+    // The bare server dies of the SIGTERM (no exit event to report its CPU): node -e 0's CPU is the baseline.
+    report(`  CPU time to healthy and exit`, cpuOf(name), cli.cpu.get("node")!, "node -e 0", "information (less bent by load)");
+    if (beforeServe !== undefined) report(`  CPU, after over before`, cpuOf(name), cpuOf(`before ${name}`), "before", "lower");
   }
 }
 
