@@ -78,7 +78,7 @@ export function createChatExtension(options: ChatExtensionOptions = {}): Compone
   if (handler !== undefined && typeof handler !== "function") throw new TypeError("chat must be a function");
   if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
   const sessions = options.sessions ?? createSessionStore({ env });
-  const running = new Set<AbortController>();
+  const running = new Set<{ abort(): void }>();
   let ready = false;
   options.onResumed?.((resumed) => storeResumed(sessions, resumed));
   return {

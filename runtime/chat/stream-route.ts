@@ -39,8 +39,8 @@ export interface StreamRouteOptions {
   readonly bodyLimit: number;
   readonly heartbeatMs: number;
   readonly forward?: ForwardOptions | undefined;
-  /** Runs in flight, aborted when the agent stops. */
-  readonly running: Set<AbortController>;
+  /** Runs in flight (a run's controller, or a stream that makes its controller only if asked), aborted when the agent stops. */
+  readonly running: Set<{ abort(): void }>;
   /** False while starting or draining: 503 before anything is stored. */
   readonly ready: () => boolean;
   /** Told about each stored turn (`chat.turn_completed`). */
@@ -91,7 +91,7 @@ function eventData(event: ChatEvent): Record<string, unknown> {
  */
 function answer(
   options: StreamRouteOptions,
-  turn: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly signal: AbortSignal },
+  turn: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly abort: AbortSource },
   onEvent: (e: ChatEvent) => void,
   requestMode: "streaming" | "non_streaming",
 ): Promise<ChatAnswer> {
@@ -106,14 +106,32 @@ function answerInScope(
     requestId,
     session,
     text,
-    signal,
-  }: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly signal: AbortSignal },
+    abort,
+  }: { readonly requestId: string; readonly session: ChatSession | undefined; readonly text: string; readonly abort: AbortSource },
   onEvent: (e: ChatEvent) => void,
   requestMode: "streaming" | "non_streaming",
 ): Promise<ChatAnswer> {
   const history = boundedHistory(session?.messages ?? []);
   const input = { message: text, history, ...(session === undefined ? {} : { session_id: session.id }) };
-  return runTurn(input, { handler, orchestrator, runWorkflow, signal, requestId, onEvent, requestMode });
+  return runTurn(input, {
+    handler,
+    orchestrator,
+    runWorkflow,
+    // Read only when the turn needs the signal itself: a route stream makes its controller then.
+    get signal() {
+      return abort.signal;
+    },
+    cancelled: abort,
+    requestId,
+    onEvent,
+    requestMode,
+  });
+}
+
+/** What aborts a turn: a run's controller, or a route stream (whose controller is made only if the signal is read). */
+interface AbortSource {
+  readonly signal: AbortSignal;
+  readonly aborted?: boolean;
 }
 
 /** The caller's own session with that id; another caller's is treated as unknown (existence does not leak). */
@@ -213,16 +231,17 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
     const { text, found, aiSdk } = turn;
 
     const replyId = randomUUID();
-    const { stream, controller, end } = openRouteStream(ctx, { heartbeatMs, requestId, ...(aiSdk ? { headers: AI_SDK_HEADERS } : {}) });
+    const route = openRouteStream(ctx, { heartbeatMs, requestId, ...(aiSdk ? { headers: AI_SDK_HEADERS } : {}) });
+    const { stream, end } = route;
     const writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : new SpecWriter(stream);
-    running.add(controller);
+    running.add(route);
     try {
       writer.session(session.id, found === undefined);
       // Not a jsonRoute: the request's scope and its server span are entered here, one scope with the
       // session as its conversation (a nested one per turn cost a scope and an outbound context a stream).
       const run = (): Promise<ChatAnswer> =>
         withRequestContext({ ...routeRequestContext(ctx, requestId, trace, forward), conversationId: session.id }, () =>
-          answerInScope(options, { requestId, session, text, signal: controller.signal }, (event) => writer.event(event), "streaming"),
+          answerInScope(options, { requestId, session, text, abort: route }, (event) => writer.event(event), "streaming"),
         );
       const done = await (trace === undefined ? run() : trace.run(run));
       if (done.paused instanceof JsonReply) {
@@ -236,11 +255,11 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
       writer.done(session.id, reply);
     } catch (error) {
       const failure = clientSafe(error, "the chat handler failed");
-      if (!controller.signal.aborted)
+      if (!route.aborted)
         log?.warn(`chat turn failed: ${failure.message}`, { request_id: requestId, code: failure.code, ...(isManifoldError(error) ? {} : { error }) });
       writer.error(failure, requestId);
     } finally {
-      running.delete(controller);
+      running.delete(route);
       end();
     }
   };
@@ -264,7 +283,7 @@ function queryRoute(options: StreamRouteOptions): RouteHandler {
         const asked = message("user", text, {});
         if (session !== undefined) await sessions.append(session.id, asked);
         // jsonRoute has entered the request's scope and span already.
-        const done = await answer(options, { requestId, session, text, signal: controller.signal }, () => undefined, "non_streaming");
+        const done = await answer(options, { requestId, session, text, abort: controller }, () => undefined, "non_streaming");
         if (done.paused !== undefined) return done.paused;
         if (session !== undefined) {
           const reply = message("assistant", done.content, done.metadata);

@@ -12,7 +12,10 @@ import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type 
 export interface TurnOptions {
   readonly handler?: ChatHandler | undefined;
   readonly orchestrator?: Orchestrator | undefined;
+  /** May be a getter: a handler's turn reads it only when the handler or a workflow asks for it. */
   readonly signal: AbortSignal;
+  /** Whether the turn was aborted, read before each item of a handler's turn instead of `signal.aborted` when given. */
+  readonly cancelled?: { readonly aborted?: boolean } | undefined;
   readonly requestId: string;
   readonly onEvent: (event: ChatEvent) => void;
   readonly runWorkflow?: ChatWorkflowRunner | undefined;
@@ -108,7 +111,14 @@ class HandlerTurn {
       this.#reject = reject;
     });
     try {
-      const produced = handler(input, { signal: options.signal, requestId: options.requestId, runWorkflow: this.#workflow });
+      const produced = handler(input, {
+        // Read from the options when the handler asks: a route stream makes its controller only then.
+        get signal() {
+          return options.signal;
+        },
+        requestId: options.requestId,
+        runWorkflow: this.#workflow,
+      });
       if (!isIterable(produced)) {
         Promise.resolve(produced).then((text) => this.#whole(text), this.#fail);
         return;
@@ -152,7 +162,8 @@ class HandlerTurn {
     } catch (error) {
       return this.#reject(error);
     }
-    if (this.#options.signal.aborted) return this.#close(undefined);
+    // Not `signal.aborted` when the options say otherwise: reading the signal would make a route stream's controller.
+    if ((this.#options.cancelled?.aborted ?? this.#options.signal.aborted) === true) return this.#close(undefined);
     try {
       this.#item(item);
     } catch (error) {

@@ -23,7 +23,14 @@ export interface SseStream {
 /** A route's event stream and what ends it: the work's signal aborts when the client hangs up first. */
 export interface RouteStream {
   readonly stream: SseStream;
+  /** Made on first use: a route that never asks for it holds none per stream. */
   readonly controller: AbortController;
+  /** The controller's signal (made on first use, aborted at once if the stream already was). */
+  readonly signal: AbortSignal;
+  /** Whether the work was aborted (hang-up or `abort`), without making the controller. */
+  readonly aborted: boolean;
+  /** Aborts the work, as `controller.abort(reason)` would (the controller need not exist yet). */
+  abort(reason?: unknown): void;
   /** Stops listening for the hang-up and closes the stream. */
   end(): void;
 }
@@ -75,31 +82,49 @@ class EventStream implements SseStream, RouteStream {
   readonly stream: SseStream = this;
   readonly #res: ServerResponse;
   #heartbeat: Heartbeat | undefined;
-  /** A route's: aborted when the client hangs up before the response finished, until `end()`. */
+  /** A route's: its work is aborted when the client hangs up before the response finished, until `end()`. */
+  #route: boolean;
   #controller: AbortController | undefined;
+  /** An abort before the controller was made: its reason, given to the controller when it is. */
+  #abortedWith: { readonly reason: unknown } | undefined;
   /** The one `close` listener (stream and route alike): `on`, not `once`, since a response closes once. */
   readonly #onClose = (): void => {
     this.#stop();
-    const controller = this.#controller;
-    if (controller !== undefined && !this.#res.writableFinished) controller.abort(new ManifoldError("ABORTED", "client disconnected"));
+    if (this.#route && !this.#res.writableFinished) this.abort(new ManifoldError("ABORTED", "client disconnected"));
   };
   /** RouteStream's `end`: a field, so a destructured `end()` still works. */
   readonly end = (): void => {
-    this.#controller = undefined;
+    this.#route = false;
     this.#res.off("close", this.#onClose);
     this.close();
   };
 
-  constructor(res: ServerResponse, heartbeatMs: number, controller: AbortController | undefined) {
+  constructor(res: ServerResponse, heartbeatMs: number, route: boolean) {
     this.#res = res;
-    this.#controller = controller;
+    this.#route = route;
     this.#heartbeat = joinHeartbeat(this, heartbeatMs);
     res.on("close", this.#onClose);
   }
 
   get controller(): AbortController {
-    // Only a route's stream is handed out as a RouteStream.
-    return this.#controller!;
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#abortedWith !== undefined) this.#controller.abort(this.#abortedWith.reason);
+    }
+    return this.#controller;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#controller === undefined ? this.#abortedWith !== undefined : this.#controller.signal.aborted;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.#controller !== undefined) this.#controller.abort(reason);
+    else this.#abortedWith ??= { reason };
   }
 
   get open(): boolean {
@@ -145,7 +170,7 @@ export function openSseStream(
   { heartbeatMs, headers = {} }: { heartbeatMs: number; headers?: Readonly<Record<string, string>> },
 ): SseStream {
   writeSseHead(res, headers);
-  return new EventStream(res, heartbeatMs, undefined);
+  return new EventStream(res, heartbeatMs, false);
 }
 
 /**
@@ -159,8 +184,7 @@ export function openRouteStream(
   ctx: RouteContext,
   { heartbeatMs, requestId, headers }: { heartbeatMs: number; requestId: string; headers?: Readonly<Record<string, string>> },
 ): RouteStream {
-  const controller = new AbortController();
   ctx.respond = false;
   writeSseHead(ctx.res, headers === undefined ? { [REQUEST_ID_HEADER]: requestId } : { [REQUEST_ID_HEADER]: requestId, ...headers });
-  return new EventStream(ctx.res, heartbeatMs, controller);
+  return new EventStream(ctx.res, heartbeatMs, true);
 }

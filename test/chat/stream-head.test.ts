@@ -2,7 +2,8 @@
  * What `/chat/stream` sends before and around its events, as raw HTTP: the SSE head carries the request
  * id first (and the AI SDK stream's own header after it) then the SSE headers, in one head; a turn
  * refused before the head is an error envelope that still carries the request id; and a typed
- * handler's generator is closed (its `finally` runs) once the client has hung up, at its next item.
+ * handler's generator is closed (its `finally` runs) once the client has hung up, at its next item,
+ * and its `ctx.signal` is aborted (ABORTED) whether it was read before the hang-up or only after.
  */
 import { request } from "node:http";
 import { test } from "uvu";
@@ -15,10 +16,19 @@ import type { ChatHandler } from "../../runtime/chat/index.js";
 for (const name of ["OPENAI_API_KEY", "MANIFOLD_LLM_API_KEY", "MANIFOLD_LLM_BASE_URL", "REDIS_URL"]) delete process.env[name];
 
 const closed: string[] = [];
-const handler: ChatHandler = (input) =>
+/** What the handler's signal said: `watch` listens from the start, `late` reads it only after the hang-up. */
+const signals: string[] = [];
+const handler: ChatHandler = (input, ctx) =>
   (async function* () {
+    if (input.message === "watch") ctx.signal.addEventListener("abort", () => signals.push(`watch ${(ctx.signal.reason as { code?: string }).code}`));
     try {
       yield `first ${input.message}`;
+      if (input.message === "late") {
+        while (!closed.includes("last")) await new Promise((resolve) => setTimeout(resolve, 10));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        signals.push(`late ${ctx.signal.aborted} ${(ctx.signal.reason as { code?: string }).code}`);
+        return;
+      }
       for (let i = 0; i < 50; i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         yield ".";
@@ -90,6 +100,17 @@ test("a client that hangs up: the handler's generator is closed at its next item
   held.hangUp();
   for (let i = 0; i < 200 && !closed.includes("bye"); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.ok(closed.includes("bye"));
+});
+
+test("a client that hangs up: the handler's signal is aborted, read before or after the hang-up", async () => {
+  const watch = await post("/chat/stream", JSON.stringify({ message: "watch" }));
+  const late = await post("/chat/stream", JSON.stringify({ message: "late" }));
+  const last = await post("/chat/stream", JSON.stringify({ message: "last" }));
+  watch.hangUp();
+  late.hangUp();
+  last.hangUp();
+  for (let i = 0; i < 300 && signals.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(signals.sort(), ["late true ABORTED", "watch ABORTED"]);
 });
 
 test.run();
