@@ -42,6 +42,8 @@ const ALL: readonly Target[] = [
   ceiling("length", "length"),
   ceiling("one", "one"),
   ceiling("opts", "opts"),
+  ceiling("hwm", "hwm"),
+  ceiling("nohost", "nohost"),
   ceiling("nodate", "nodate"),
   ceiling("ka0", "ka0"),
   ceiling("als", "als"),

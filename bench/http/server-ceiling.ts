@@ -11,6 +11,7 @@
  *   length    Content-Length precomputed: the answer is built as a Buffer once, its length read
  *   nodate    server.sendDate = false (no Date header: a behaviour change, measured only to know its price)
  *   opts      createServer({ requireHostHeader: false, joinDuplicateHeaders: false, highWaterMark: 65536, noDelay: true })
+ *   hwm       createServer({ highWaterMark: 65536 }) alone;  nohost: createServer({ requireHostHeader: false }) alone
  *   ka0       keepAliveTimeout = 0 (no idle timer re-armed per response: a behaviour change, measured only)
  *   one       the body's single chunk parsed without Buffer.concat
  *   als       the answer made inside AsyncLocalStorage.run (what a request scope costs: on Node 20 a
@@ -89,6 +90,10 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
 
 const server = on.has("opts")
   ? createServer({ requireHostHeader: false, joinDuplicateHeaders: false, highWaterMark: 65536, noDelay: true }, onRequest)
-  : createServer(onRequest);
+  : on.has("hwm")
+    ? createServer({ highWaterMark: 65536 }, onRequest)
+    : on.has("nohost")
+      ? createServer({ requireHostHeader: false }, onRequest)
+      : createServer(onRequest);
 if (on.has("ka0")) server.keepAliveTimeout = 0;
 server.listen(0, "127.0.0.1", () => announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
