@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import type { Ajv, ErrorObject } from "ajv";
 import type { ErrorDetail } from "../errors/index.js";
+import { lazyAjv } from "../util/index.js";
 import { objectSchema, type JsonSchema } from "../spec/index.js";
 import type { CapabilitySpec } from "../spec/index.js";
 
@@ -10,13 +10,7 @@ export type InputValidator = (value: unknown) => readonly ErrorDetail[] | undefi
 /** A capability without an input summary still takes a JSON object, just any object. */
 const ANY_OBJECT: JsonSchema = { type: "object" };
 
-/**
- * ajv (CommonJS, ~60 modules) is required on the first validation, not imported: a component that starts
- * loads none of it and compiles nothing, and validation stays synchronous.
- */
-const requireAjv = (): typeof Ajv => (createRequire(import.meta.url)("ajv") as typeof import("ajv")).Ajv;
-
-/** An ajv made, and the ajv package loaded, on its first use. */
+/** An ajv made, and the ajv package loaded, on its first use: a component that starts loads none of it. */
 export type AjvSource = () => Ajv;
 
 /**
@@ -27,8 +21,7 @@ export type AjvSource = () => Ajv;
  * task, workflow and schedule request schemas); ajv's strict mode still refuses an unknown keyword.
  */
 export function createAjv(): AjvSource {
-  let ajv: Ajv | undefined;
-  return () => (ajv ??= new (requireAjv())({ allErrors: true, validateSchema: false }));
+  return lazyAjv({ allErrors: true, validateSchema: false });
 }
 
 /** JSON pointer reference token escaping (RFC 6901): `~` first, then `/`. */

@@ -6,11 +6,11 @@
  * was given, so a feature's key is accepted exactly when its feature is.
  */
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
 import type { Ajv, Options, ValidateFunction } from "ajv";
 import format from "./format.schema.json" with { type: "json" };
 import type { ManifestFeature } from "./feature.js";
 import { validate as precompiled, SCHEMA_SHA256 } from "./meta-schema-validator.js";
+import { requireAjv } from "../util/index.js";
 
 /** A manifest meta-schema as data: a draft-07 JSON Schema. */
 export interface ManifestSchema {
@@ -64,7 +64,7 @@ const NO_FEATURES: readonly ManifestFeature[] = [];
  */
 export function createManifestAjv(extra: Options = {}): Ajv {
   // ajv (about 50 modules) loads only when a schema is compiled here: the shipped assembly is precompiled.
-  const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+  const Ajv = requireAjv();
   // verbose: errors carry their schema, where the message annotations below live.
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true, ...extra });
   // The editor extensions VS Code's YAML/JSON support reads; we read them too, so both say the same.

@@ -4,9 +4,9 @@
  * (runtime/component/validate.ts): a missing or unknown property points at the property itself.
  * That file sits a layer above this one, hence this small copy of its mapping.
  */
-import { createRequire } from "node:module";
 import type { Ajv, ErrorObject } from "ajv";
 import type { ErrorDetail } from "../errors/index.js";
+import { lazyAjv } from "../util/index.js";
 
 export type SchemaCheck = (value: unknown) => readonly ErrorDetail[] | undefined;
 
@@ -19,10 +19,8 @@ function toDetail({ instancePath, keyword, params, message }: ErrorObject): Erro
   return { pointer: instancePath, message: message ?? `violates ${keyword}` };
 }
 
-let shared: Ajv | undefined;
-
-/** ajv is required with the first schema compiled, not imported: a process that never calls an MCP tool loads none of it. */
-const requireAjv = (): typeof Ajv => (createRequire(import.meta.url)("ajv") as typeof import("ajv")).Ajv;
+/** Made with the first schema compiled: a process that never calls an MCP tool loads no ajv. */
+const shared = lazyAjv({ allErrors: true, strict: false, validateFormats: false });
 
 /**
  * A server's schema is not ours: unknown keywords and formats are tolerated (strict off), and the
@@ -33,7 +31,7 @@ export function compileSchemaCheck(schema: Readonly<Record<string, unknown>>, pr
   const { $schema: _ignored, ...rest } = schema;
   let validate: ReturnType<Ajv["compile"]>;
   try {
-    validate = (shared ??= new (requireAjv())({ allErrors: true, strict: false, validateFormats: false })).compile(rest);
+    validate = shared().compile(rest);
   } catch {
     return () => undefined;
   }

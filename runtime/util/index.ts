@@ -7,6 +7,7 @@ export { envFlag } from "./env-flag.js";
 export { heapBytes } from "./heap-bytes.js";
 export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";
+export { lazyAjv, requireAjv } from "./lazy-ajv.js";
 export type { Abortable, AbortSource } from "./abortable.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";
 export { createGate, type Gate } from "./gate.js";

@@ -15,7 +15,6 @@
  * answers synchronously.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { lazyAjv } from "./lazy-ajv.js";
 import { escapeToken } from "../../component/index.js";
 import { ManifoldError } from "../../errors/index.js";
 import type { LlmProvider } from "../../llm/index.js";
@@ -25,6 +24,7 @@ import type { BeforeStepDecision, StepContext } from "../interceptors.js";
 import type { Interceptor } from "../pipeline-interceptors.js";
 import { microResolve, type MicroResolution } from "./micro-resolution.js";
 import { currentNaturalRun, llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
+import { lazyAjv } from "../../util/index.js";
 
 export const BINDING = "natural.binding";
 
@@ -46,7 +46,8 @@ interface Mismatch {
   readonly message: string;
 }
 
-const ajv = lazyAjv();
+// ajv made (and loaded) when a plan or step is first checked: an agent that starts loads none of it.
+const ajv = lazyAjv({ allErrors: true, strict: false });
 
 /** `{{<step>.response…}}`, as the executor reads it (expressions.ts): the step whose output a value comes from. */
 const TEMPLATE = /\{\{\s*([A-Za-z0-9_-]+)\.response(?:\.[A-Za-z0-9_.-]*)?\s*\}\}/;

@@ -9,13 +9,13 @@
  * can act on.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { lazyAjv } from "./lazy-ajv.js";
 import { escapeToken } from "../../component/index.js";
 import { unfenceAnswer } from "../../llm/index.js";
 import { checkWorkflow, closest, type CheckContext, type ComponentView, type WorkflowIssue } from "../../manifest/dataflow/index.js";
 import { fieldsFromSummary, objectSchema, type CapabilityWire } from "../../spec/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import { newPlanId, type Plan, type PlanStep } from "../plan.js";
+import { lazyAjv } from "../../util/index.js";
 
 /** Most steps a model may plan; a longer plan is a problem sent back, not a run. */
 export const MAX_PLAN_STEPS = 50;
@@ -199,7 +199,8 @@ function indexCatalog(catalog: readonly CatalogComponent[]): CatalogIndex {
   return { byName, context: { component: view, componentNames: () => [...byName.keys()] }, validators: new Map() };
 }
 
-const ajv = lazyAjv();
+// ajv made (and loaded) when a plan or step is first checked: an agent that starts loads none of it.
+const ajv = lazyAjv({ allErrors: true, strict: false });
 
 /**
  * A checker for one catalog (the full one: internal capabilities are named as such, not as unknown).

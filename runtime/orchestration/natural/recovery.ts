@@ -13,7 +13,6 @@
  * request's model-call budget allows an optional call (`canAsk`).
  */
 import type { ValidateFunction } from "ajv";
-import { lazyAjv } from "./lazy-ajv.js";
 import { parametersHash } from "../../context/index.js";
 import type { ManifoldError } from "../../errors/index.js";
 import { toManifoldError } from "../../errors/index.js";
@@ -28,6 +27,7 @@ import { ERROR_ANALYSIS, ERROR_ANALYSIS_SCHEMA, errorAnalysisMessages, parseErro
 import { quoteBudgetBytes } from "./adaptive.js";
 import { currentNaturalRun, llmEventScope, requestEvent, type NaturalRun } from "./run-context.js";
 import { trimmedText } from "./trim.js";
+import { lazyAjv } from "../../util/index.js";
 
 export const RECOVERY = "natural.recovery";
 
@@ -64,7 +64,8 @@ const attr = (value: unknown): string => {
 };
 const emit = (name: string, attributes: Record<string, string | number | boolean>): void => requestEvent(name, { ...llmEventScope(), ...attributes });
 
-const ajv = lazyAjv();
+// ajv made (and loaded) when a plan or step is first checked: an agent that starts loads none of it.
+const ajv = lazyAjv({ allErrors: true, strict: false });
 const validators = new WeakMap<CapabilityWire, ValidateFunction | null>();
 
 /** The capability's input check, or null for a capability that describes no input (any object fits). */
