@@ -52,15 +52,11 @@ function cpuToExit(args: readonly string[]): Promise<number> {
   });
 }
 
-/** How many distinct modules (ES and CommonJS) `node <args>` loads before it exits. */
-async function modulesToExit(args: readonly string[]): Promise<number> {
+/** How many distinct modules (ES and CommonJS) the recorder logs while `run` runs a process writing to `log`. */
+async function countRecordedModules(run: (log: string) => Promise<unknown>): Promise<number> {
   const log = join(tmpdir(), `manifold-bench-modules-${process.pid}.log`);
   rmSync(log, { force: true });
-  await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", recorder, ...args], { stdio: "ignore", env: { ...process.env, MANIFOLD_MODULE_LOG: log } });
-    child.on("error", reject);
-    child.on("exit", resolve);
-  });
+  await run(log);
   const count = new Set(
     readFileSync(log, "utf8")
       .split("\n")
@@ -68,6 +64,18 @@ async function modulesToExit(args: readonly string[]): Promise<number> {
   ).size;
   rmSync(log, { force: true });
   return count;
+}
+
+/** How many distinct modules `node <args>` loads before it exits. */
+function modulesToExit(args: readonly string[]): Promise<number> {
+  return countRecordedModules(
+    (log) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, ["--import", recorder, ...args], { stdio: "ignore", env: { ...process.env, MANIFOLD_MODULE_LOG: log } });
+        child.on("error", reject);
+        child.on("exit", resolve);
+      }),
+  );
 }
 
 /** Wall time from spawn to exit, in ms. */
@@ -143,17 +151,8 @@ async function timeHealthy(args: readonly string[], env: Readonly<Record<string,
 }
 
 /** How many distinct modules `serve.js <name>` loads up to its first healthy /health. */
-async function modulesLoaded(serveJs: string, name: string): Promise<number> {
-  const log = join(tmpdir(), `manifold-bench-modules-${process.pid}.log`);
-  rmSync(log, { force: true });
-  await timeHealthy(["--import", recorder, serveJs, name], { MANIFOLD_MODULE_LOG: log });
-  const count = new Set(
-    readFileSync(log, "utf8")
-      .split("\n")
-      .filter((line) => line !== ""),
-  ).size;
-  rmSync(log, { force: true });
-  return count;
+function modulesLoaded(serveJs: string, name: string): Promise<number> {
+  return countRecordedModules((log) => timeHealthy(["--import", recorder, serveJs, name], { MANIFOLD_MODULE_LOG: log }));
 }
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
