@@ -34,13 +34,23 @@ export interface OutputCache {
   readonly hashes: ReadonlyMap<string, string>;
 }
 
+/**
+ * The text and mtime of the cache file `file` (a path under CACHE_FOLDER) in output folder `dir`; undefined
+ * when the file or the cache folder is missing or is not a plain file and folder (a link is never followed).
+ */
+export async function readCacheFile(dir: string, file: string): Promise<{ readonly text: string; readonly mtimeMs: number } | undefined> {
+  const path = join(dir, file);
+  const [folder, info] = await Promise.all([lstat(join(dir, CACHE_FOLDER)).catch(() => undefined), lstat(path).catch(() => undefined)]);
+  if (folder?.isDirectory() !== true || info?.isFile() !== true) return undefined;
+  const text = await readFile(path, "utf8").catch(() => undefined);
+  return text === undefined ? undefined : { text, mtimeMs: info.mtimeMs };
+}
+
 /** The cache of `dir`, or undefined when it is missing, a link, or not what gen writes (then every file is read). */
 export async function readCache(dir: string): Promise<OutputCache | undefined> {
-  const path = join(dir, CACHE_FILE);
-  const [folder, info] = await Promise.all([lstat(join(dir, CACHE_FOLDER)).catch(() => undefined), lstat(path).catch(() => undefined)]);
-  if (folder === undefined || !folder.isDirectory() || info === undefined || !info.isFile()) return undefined;
-  const text = await readFile(path, "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
+  const cache = await readCacheFile(dir, CACHE_FILE);
+  if (cache === undefined) return undefined;
+  const { text, mtimeMs } = cache;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -55,5 +65,5 @@ export async function readCache(dir: string): Promise<OutputCache | undefined> {
     if (typeof hash !== "string") return undefined;
     hashes.set(file, hash);
   }
-  return { mtimeMs: info.mtimeMs, hashes };
+  return { mtimeMs, hashes };
 }

@@ -7,11 +7,9 @@
  * each value parsed from its line only when asked for; values JSON cannot hold exactly (-0, NaN,
  * Infinity) are never cached. A cache written by another version of gen or of the YAML parser is ignored.
  */
-import { lstat, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { MANIFOLD_VERSION, type ParsedValues } from "../runtime/manifest/index.js";
-import { CACHE_FOLDER, contentHash } from "./output-cache.js";
+import { CACHE_FOLDER, contentHash, readCacheFile } from "./output-cache.js";
 import { writeCacheFile } from "./output-folder.js";
 import { jsonExact } from "./parse-values.js";
 import { parseInWorkers } from "./parse-workers.js";
@@ -37,11 +35,7 @@ export class ParseCache implements ParsedValues {
   /** The cache in output folder `dir`; empty when missing, a link, or written by another version. */
   static async read(dir: string): Promise<ParseCache> {
     const found = new Map<string, string>();
-    const path = join(dir, PARSE_CACHE_FILE);
-    const [folder, info] = await Promise.all([lstat(join(dir, CACHE_FOLDER)).catch(() => undefined), lstat(path).catch(() => undefined)]);
-    if (folder?.isDirectory() !== true || info?.isFile() !== true) return new ParseCache(found);
-    const text = await readFile(path, "utf8").catch(() => "");
-    const lines = text.split("\n");
+    const lines = ((await readCacheFile(dir, PARSE_CACHE_FILE))?.text ?? "").split("\n");
     if (lines[0] !== header()) return new ParseCache(found);
     for (let i = 1; i < lines.length; i++) {
       const tab = lines[i]!.indexOf("\t");
