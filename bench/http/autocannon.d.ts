@@ -11,6 +11,8 @@ declare module "autocannon" {
     readonly connections?: number;
     readonly pipelining?: number;
     readonly duration?: number;
+    /** A fixed number of requests instead of a duration. */
+    readonly amount?: number;
     readonly method?: string;
     readonly headers?: Record<string, string>;
     readonly body?: string;
