@@ -3,7 +3,7 @@
  * `a2a` serve option (option > env > manifest, as for MCP) serves the agent card at
  * `/.well-known/agent-card.json` and JSON-RPC at `POST /a2a`. The SDK is loaded only then.
  */
-import type { AgentFeature } from "../feature/index.js";
+import { createLazyExtension, type AgentFeature, type LazyRoute } from "../feature/index.js";
 import { envFlag } from "../util/index.js";
 import type { A2aServeOptions } from "./options.js";
 import { a2aSchema, normaliseA2a } from "./manifest.js";
@@ -17,6 +17,18 @@ export type { A2aServeOptions, A2aSettings } from "./options.js";
 /** Whether A2A is served: the option, else `MANIFOLD_A2A_ENABLED` (`true` or `false`), else the manifest's `a2a`. */
 export function resolveA2aEnabled(option: boolean | undefined, manifest: boolean | undefined, env: Readonly<Record<string, string | undefined>>): boolean {
   return option ?? envFlag(env, "MANIFOLD_A2A_ENABLED") ?? manifest ?? false;
+}
+
+/** The routes the A2A extension adds, in its order: served from start, the extension loads on the first request. */
+export const A2A_ROUTES: readonly LazyRoute[] = [
+  ["GET", "/.well-known/agent-card.json"],
+  ["POST", "/a2a"],
+];
+
+/** What the task store checks at its creation, checked at start so that a bad setting still fails start-up. */
+function checkTaskStoreSettings({ maxTasks, ttlMs }: { readonly maxTasks?: number; readonly ttlMs?: number }): void {
+  if (maxTasks !== undefined && (!Number.isSafeInteger(maxTasks) || maxTasks < 1)) throw new RangeError("maxTasks must be a whole number, at least 1");
+  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) throw new RangeError("ttlMs must be a whole number of ms, at least 1");
 }
 
 export const a2aFeature: AgentFeature<A2aServeOptions> = {
@@ -33,8 +45,10 @@ export const a2aFeature: AgentFeature<A2aServeOptions> = {
     const enabled = resolveA2aEnabled(typeof a2a === "boolean" ? a2a : settings.enabled, agent.a2a, env);
     const openapi = [servedA2aPaths(enabled)];
     if (!enabled) return { extension: { name: "a2a", openapi } };
-    const { createA2aExtension } = await import("./extension.js");
+    checkTaskStoreSettings(settings);
     const natural = orchestration.orchestrator.hasPlanner || agent.orchestration.natural !== undefined;
-    return { extension: { ...createA2aExtension({ ...settings, spec, natural, chat: agent.chat === true, log: log("a2a") }), openapi } };
+    // The card and JSON-RPC answer requests only: the extension (executor, task store) loads with the first.
+    const load = async () => (await import("./extension.js")).createA2aExtension({ ...settings, spec, natural, chat: agent.chat === true, log: log("a2a") });
+    return { extension: createLazyExtension({ name: "a2a", routes: A2A_ROUTES, openapi, load }).extension };
   },
 };

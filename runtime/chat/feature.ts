@@ -3,11 +3,13 @@
  * `/query`, answered by the agent's typed `chat` handler or, without one, by natural mode.
  */
 import type { Identity } from "../context/index.js";
-import type { AgentFeature } from "../feature/index.js";
+import { durationFromEnv } from "../spec/index.js";
+import { createLazyExtension, type AgentFeature, type LazyRoute } from "../feature/index.js";
+import type { ResumedListener } from "../orchestration/index.js";
 import type { TraceContext } from "../telemetry/index.js";
 import { chatSchema, normaliseChat } from "./manifest.js";
 import { addChatPaths } from "./openapi.js";
-import type { ChatHandler, ChatWorkflowRunner } from "./wire.js";
+import { DEFAULT_HEARTBEAT_MS, type ChatHandler, type ChatWorkflowRunner } from "./wire.js";
 
 // Its manifest part's types, re-exported so that every program that sees this descriptor also sees
 // the module augmentations there (the agent spec and raw manifest assembled from the features).
@@ -35,6 +37,18 @@ declare module "../feature/index.js" {
   }
 }
 
+/** Every route the chat extension adds, in its order: served from start, the extension loads on the first request. */
+export const CHAT_ROUTES: readonly LazyRoute[] = [
+  ["POST", "/chat/session"],
+  ["GET", "/chat/session/:id"],
+  ["GET", "/chat/session/:id/history"],
+  ["GET", "/chat/sessions"],
+  ["PUT", "/chat/session/:id/title"],
+  ["POST", "/chat/session/delete"],
+  ["POST", "/chat/stream"],
+  ["POST", "/query"],
+];
+
 /** The chat feature's part of an agent's `serve()` options. */
 export interface ChatServeOptions {
   /** Answers each message. @defaultValue natural mode with the conversation's earlier turns (needs a language model) */
@@ -52,8 +66,35 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
   enabled: (agent) => agent.chat === true,
   openapi: addChatPaths,
   async build({ chat }, { orchestration, log, env, events }) {
-    const { createChatExtension } = await import("./extension.js");
-    // Each finished step with what it was called with (its last round's parameters) and what it gave: the AI SDK stream's tool part.
+    // Chat serves requests only: its turn machinery and session store load with its first request. A
+    // run resumed before then (an approval) loads it too, to keep the answer in its conversation.
+    // What createChatExtension checks, checked here so that a bad value still fails start-up.
+    if (chat !== undefined && typeof chat !== "function") throw new TypeError("chat must be a function");
+    const heartbeatMs = durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_MS);
+    if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
+    let resumed: ResumedListener | undefined;
+    const lazy = createLazyExtension({
+      name: "chat",
+      routes: CHAT_ROUTES,
+      load: async () => {
+        const { createChatExtension } = await import("./extension.js");
+        return createChatExtension({
+          handler: chat,
+          orchestrator: orchestration.orchestrator,
+          runWorkflow,
+          log: log("chat"),
+          env,
+          heartbeatMs,
+          onResumed: (listener) => void (resumed = listener),
+          events,
+        });
+      },
+    });
+    // What the listener answers (the session the answer joined) is the resume's answer too.
+    orchestration.onResumed(async (run) => {
+      await lazy.loaded();
+      return resumed?.(run);
+    });
     const runWorkflow: ChatWorkflowRunner = (name, input, { signal, onStep }) => {
       const parameters = new Map<string, unknown>();
       return orchestration.runWorkflow(name, input, {
@@ -74,16 +115,6 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
         },
       });
     };
-    return {
-      extension: createChatExtension({
-        handler: chat,
-        orchestrator: orchestration.orchestrator,
-        runWorkflow,
-        log: log("chat"),
-        env,
-        onResumed: (listener) => orchestration.onResumed(listener),
-        events,
-      }),
-    };
+    return { extension: lazy.extension };
   },
 };

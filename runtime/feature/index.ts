@@ -4,3 +4,4 @@
  */
 export type { AgentFeature, FeatureBuild, FeatureServices, ManifestFeature, PendingKey } from "./feature.js";
 export { createFeatureEvents, type FeatureEventMap, type FeatureEventName, type FeatureEvents } from "./events.js";
+export { createLazyExtension, type LazyExtension, type LazyExtensionOptions, type LazyRoute } from "./lazy-extension.js";

@@ -7,7 +7,8 @@
  * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
  * turns every feature on (MCP and A2A served too), with the embedded store and no Redis or tracing: no
  * ioredis, OpenTelemetry, yaml, ajv or manifest loader, no MCP SDK (nor its zod) before an MCP client calls, and
- * no A2A SDK (nor its jose) before an A2A request.
+ * no A2A SDK (nor its jose) before an A2A request, and neither chat's nor A2A's running part (their routes are
+ * served from start by a shell; the part loads with the first request, which waits for it and is answered).
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -55,6 +56,14 @@ const AGENT_FORBIDDEN: readonly RegExp[] = [
   /node_modules\/ajv\//,
   // The manifest loader and its meta-schema validator: the features' manifest parts reach only manifest/served.
   /^runtime\/manifest\/(index|meta-schema|meta-schema-validator|examples|validate-semantic)\.ts$/,
+];
+
+/** What of the travel agent's request-driven features loads with the first request that needs it, not at start. */
+const AGENT_ON_FIRST_REQUEST: readonly RegExp[] = [
+  // Chat: its routes, turn machinery and session store.
+  /^runtime\/chat\/(?!(feature|manifest|openapi|wire)\.ts$)/,
+  // A2A: its extension, executor and task store (the card's builder serves the OpenAPI document too).
+  /^runtime\/a2a\/(?!(feature|manifest|openapi|options|card)\.ts$)/,
 ];
 
 let dir: string;
@@ -110,13 +119,25 @@ test("the travel agent (every feature on, embedded store), up to its first healt
     port: "free",
     ready: { health: "/health" },
   });
-  await agent.stop();
   const paths = await loaded(log);
-  // Its features were built: the tasks runtime and the A2A extension (it serves A2A) are among what it loaded.
+  // The first requests of chat and A2A, sent together while their parts load: each waits for the load and is
+  // answered by the part itself (listing sessions anonymously is chat's own 401, naming what it needs).
+  const answers = await Promise.all(
+    ["/chat/sessions", "/chat/sessions", "/.well-known/agent-card.json"].map(async (path) => {
+      const response = await fetch(`${agent.url}${path}`);
+      return `${response.status} ${(await response.text()).includes("listing sessions needs an identity") ? "chat" : ""}`;
+    }),
+  );
+  assert.equal(answers, ["401 chat", "401 chat", "200 "]);
+  const after = await loaded(log);
+  await agent.stop();
+  for (const module of ["chat/extension.ts", "chat/session-routes.ts", "a2a/extension.ts"])
+    assert.ok(after.includes(join("runtime", ...module.split("/"))), `${module} not loaded by its first request`);
+  // Its features were built: the tasks runtime (its workers run from start) and the lazy shells of the request-driven ones.
   assert.ok(paths.includes(join("runtime", "tasks", "extension.ts")), `tasks/extension.ts not among ${paths.length} modules`);
-  assert.ok(paths.includes(join("runtime", "a2a", "extension.ts")), `a2a/extension.ts not among ${paths.length} modules`);
+  assert.ok(paths.includes(join("runtime", "feature", "lazy-extension.ts")), `feature/lazy-extension.ts not among ${paths.length} modules`);
   assert.equal(
-    paths.filter((path) => AGENT_FORBIDDEN.some((pattern) => pattern.test(path))),
+    paths.filter((path) => AGENT_FORBIDDEN.some((pattern) => pattern.test(path)) || AGENT_ON_FIRST_REQUEST.some((pattern) => pattern.test(path))),
     [],
   );
 });
