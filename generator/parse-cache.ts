@@ -12,7 +12,8 @@ import { MANIFOLD_VERSION, type ParsedValues } from "../runtime/manifest/index.j
 import { CACHE_FOLDER, contentHash, readCacheFile } from "./output-cache.js";
 import { writeCacheFile } from "./output-folder.js";
 import { jsonExact } from "./parse-values.js";
-import { parseInWorkers } from "./parse-workers.js";
+import { parseInWorkers, WORKER_MIN_BYTES } from "./parse-workers.js";
+import { plainYamlValue } from "./plain-yaml.js";
 
 export const PARSE_CACHE_FILE = `${CACHE_FOLDER}/parse.txt`;
 
@@ -48,8 +49,19 @@ export class ParseCache implements ParsedValues {
    * Parses the texts it does not know in worker threads (when there is enough of them to pay), so the
    * loader finds their values known. `texts` as the parser is given them (manifestText).
    */
-  async prime(sources: readonly { readonly file: string; readonly text: string }[], minBytes?: number): Promise<void> {
-    const unknown = sources.map((s) => ({ ...s, hash: contentHash(s.text) })).filter((s) => !this.found.has(s.hash));
+  async prime(sources: readonly { readonly file: string; readonly text: string }[], minBytes = WORKER_MIN_BYTES): Promise<void> {
+    let unknown = sources.map((s) => ({ ...s, hash: contentHash(s.text) })).filter((s) => !this.found.has(s.hash));
+    // Where workers would pay, the plain-subset reader goes first (a text outside it goes on to them): the
+    // same threshold, so a small project is parsed by the loader as it always was.
+    if (unknown.reduce((sum, s) => sum + s.text.length, 0) >= minBytes) {
+      unknown = unknown.filter((s) => {
+        const value = plainYamlValue(s.text);
+        if (value === undefined) return true;
+        this.found.set(s.hash, JSON.stringify(value));
+        this.added++;
+        return false;
+      });
+    }
     const answers = await parseInWorkers(unknown, minBytes);
     answers.forEach((json, i) => {
       if (json === undefined) return;
