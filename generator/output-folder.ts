@@ -1,5 +1,5 @@
-import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open, readdir, readFile, rm, rmdir, unlink } from "node:fs/promises";
+import { closeSync, constants, mkdirSync, openSync, writeFileSync, type Stats } from "node:fs";
+import { lstat, readdir, readFile, rm, rmdir, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { GENERATED_MARKER } from "./emit/header.js";
 import { FILES_AT_ONCE, forEachLimit } from "./parallel.js";
@@ -145,7 +145,7 @@ export interface WriteResult {
 /** One pass of writes: each folder is created (and checked for links) once. */
 interface Writer {
   readonly folderStat: (path: string) => Promise<Stats | undefined>;
-  readonly made: Map<string, Promise<unknown>>;
+  readonly made: Set<string>;
 }
 
 /**
@@ -159,17 +159,18 @@ async function writeInside(dir: string, path: string, text: string, writer: Writ
   if (linked || folderLink !== undefined)
     for (let link = await linkOnPath(dir, path); link !== undefined; link = await linkOnPath(dir, path)) await unlink(join(dir, link));
   const target = join(dir, path);
-  let made = writer.made.get(parent);
-  if (made === undefined || linked || folderLink !== undefined) {
-    made = mkdir(dirname(target), { recursive: true });
-    writer.made.set(parent, made);
+  // Synchronous: a small file's open, write and close each handed to the thread pool and back cost about
+  // twice the CPU of the calls themselves (2,208 files: 0.5 vs 0.14 s of user+sys), and gen has nothing
+  // else to do while it writes.
+  if (!writer.made.has(parent) || linked || folderLink !== undefined) {
+    mkdirSync(dirname(target), { recursive: true });
+    writer.made.add(parent);
   }
-  await made;
-  const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
   try {
-    await handle.writeFile(text);
+    writeFileSync(fd, text);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -181,7 +182,7 @@ export async function syncFolder(dir: string, expected: ReadonlyMap<string, stri
   const cache = await readCache(dir);
   const hashes = new Map([...expected].map(([path, text]) => [path, contentHash(text)]));
   const drift = await compare(dir, expected, cache === undefined ? undefined : { cache, hashes });
-  const writer: Writer = { folderStat: createLstat(dir), made: new Map() };
+  const writer: Writer = { folderStat: createLstat(dir), made: new Set() };
   const linked = new Set(drift.linked);
   const changed = [...drift.stale, ...drift.missing, ...drift.linked];
   // Links first, one by one: removing one can change what another path passes through.
@@ -207,7 +208,7 @@ export async function syncFolder(dir: string, expected: ReadonlyMap<string, stri
 async function writeCache(dir: string, hashes: ReadonlyMap<string, string>, cache: OutputCache | undefined, changed: boolean): Promise<void> {
   const same = cache !== undefined && cache.hashes.size === hashes.size && [...hashes].every(([path, hash]) => cache.hashes.get(path) === hash);
   if (same && !changed) return;
-  const writer: Writer = { folderStat: createLstat(dir), made: new Map() };
+  const writer: Writer = { folderStat: createLstat(dir), made: new Set() };
   for (const [path, text] of cacheFiles(hashes)) {
     const linked = (await linkOnPath(dir, path)) !== undefined;
     // The .gitignore never changes: rewriting it would only touch its mtime.
@@ -217,7 +218,7 @@ async function writeCache(dir: string, hashes: ReadonlyMap<string, string>, cach
 
 /** One more file of gen's cache (its parse cache), written as the cache's own are: a regular file, never through a link. */
 export async function writeCacheFile(dir: string, path: string, text: string): Promise<void> {
-  const writer: Writer = { folderStat: createLstat(dir), made: new Map() };
+  const writer: Writer = { folderStat: createLstat(dir), made: new Set() };
   await writeInside(dir, path, text, writer, (await linkOnPath(dir, path)) !== undefined);
 }
 
