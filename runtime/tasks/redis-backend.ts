@@ -95,6 +95,8 @@ interface RedisBackend {
   calls: number;
   /** The last creation time turned into ISO form, and that form (see createdAt). */
   lastCreated: { readonly ms: number; readonly iso: string };
+  /** Lease token → the record its dequeue returned, until the lease's finish (see finishArgs). */
+  readonly records: Map<string, string>;
   closed: boolean;
   readonly redis: RedisCaller;
   readonly wake: WakeWaiter;
@@ -106,18 +108,50 @@ function openBackend(backend: RedisBackend): RedisBackend {
   return backend;
 }
 
-/** The leases in a dequeue script's reply, `[server time, earliest lapse, (id, record, lease state)…]`; a lease's token is its state + its id. */
-export function leasesOf(reply: readonly unknown[], leaseMs: number): Lease[] {
+/**
+ * Records kept for leases not finished yet, at most: a lease dropped without a write (a worker that
+ * lost it, or never finishes) is forgotten oldest first, and its finish then has the script read it.
+ */
+const MAX_KEPT_RECORDS = 10_000;
+
+/**
+ * The leases in a dequeue script's reply, `[server time, earliest lapse, (id, record, lease state)…]`;
+ * a lease's token is its state + its id. `records`: where each lease's stored record is kept for its finish.
+ */
+export function leasesOf(reply: readonly unknown[], leaseMs: number, records?: Map<string, string>): Lease[] {
   const expiresAt = Number(reply[0]) + leaseMs;
   const out: Lease[] = [];
   for (let i = 2; i + 2 < reply.length; i += 3) {
     const id = String(reply[i]);
     const state = String(reply[i + 2]);
-    const task = decodeRecord(id, String(reply[i + 1]), state);
+    const value = String(reply[i + 1]);
+    const task = decodeRecord(id, value, state);
     // A record that does not parse is left to lapse; its delivery budget ends it.
-    if (task !== undefined) out.push({ task, token: state + id, expiresAt });
+    if (task === undefined) continue;
+    const token = state + id;
+    out.push({ task, token, expiresAt });
+    if (records === undefined) continue;
+    records.set(token, value);
+    if (records.size > MAX_KEPT_RECORDS) records.delete(records.keys().next().value!);
   }
   return out;
+}
+
+/**
+ * A finished record from the one its lease's dequeue returned, in the two parts the finish script
+ * joins with its own time: `<status>|<deliveries>||<created>|<started>|` and `\n<progress>\n<error>\n<result>\n<fixed>`
+ * (deliveries and started from the lease state). The script writes it unread unless progress was
+ * stored meanwhile (finish-2.lua). Undefined for a record not in the stored form.
+ */
+function finishedParts(value: string, state: string, status: string, err: string, result: string): [string, string] | undefined {
+  const n1 = value.indexOf("\n");
+  const n2 = value.indexOf("\n", n1 + 1);
+  const n3 = value.indexOf("\n", n2 + 1);
+  const n4 = value.indexOf("\n", n3 + 1);
+  const created = value.slice(0, n1).split("|")[3];
+  const running = /\|(\d+)\|(\d*)$/.exec(state);
+  if (n4 < 0 || created === undefined || running === null) return undefined;
+  return [`${status}|${running[1]}||${created}|${running[2]}|`, `\n${value.slice(n1 + 1, n2)}\n${err}\n${result}${value.slice(n4)}`];
 }
 
 /**
@@ -129,27 +163,41 @@ export function stateOf(token: string, taskId: string): string {
   return token.length > taskId.length && token.endsWith(taskId) ? token.slice(0, -taskId.length) : "-";
 }
 
-/** The finish script's arguments for outcomes: id, token, status and the JSON stored (a result JSON cannot carry fails the task). */
-export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly TaskOutcome[]): (string | number)[] {
+/**
+ * The finish script's arguments for outcomes: id, lease state, status and the JSON stored (a result
+ * JSON cannot carry fails the task); or, for a lease whose record `records` kept (taken from it), id,
+ * lease state and the finished record's two parts (finishedParts).
+ */
+export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly TaskOutcome[], records?: Map<string, string>): (string | number)[] {
   const args: (string | number)[] = [prefix, ttlMs];
   for (const outcome of outcomes) {
     checkTaskId(outcome.taskId);
-    args.push(outcome.taskId, stateOf(String(outcome.token), outcome.taskId));
-    if (outcome.status === "failed") {
-      args.push("failed", encodeError(outcome.error));
-      continue;
+    const token = String(outcome.token);
+    const state = stateOf(token, outcome.taskId);
+    args.push(outcome.taskId, state);
+    let status = "failed";
+    let json: string;
+    if (outcome.status === "failed") json = encodeError(outcome.error);
+    else {
+      const encoded = encodeResult(outcome.result);
+      if ("error" in encoded) json = encodeError(encoded.error);
+      else [status, json] = ["completed", encoded.json];
     }
-    const encoded = encodeResult(outcome.result);
-    if ("error" in encoded) args.push("failed", encodeError(encoded.error));
-    else args.push("completed", encoded.json);
+    const value = records?.get(token);
+    if (value !== undefined) records!.delete(token);
+    const parts = value === undefined ? undefined : finishedParts(value, state, status, status === "failed" ? json : "", status === "failed" ? "" : json);
+    if (parts === undefined) args.push(status, json);
+    else args.push(...parts);
   }
   return args;
 }
 
 async function finishMany(backend: RedisBackend, outcomes: readonly TaskOutcome[]): Promise<LeasedWrite[]> {
-  const { client, redis, prefix, ttlMs, leasesKey, runningKey } = openBackend(backend);
-  const chunk = async (part: readonly TaskOutcome[]): Promise<LeasedWrite[]> =>
-    (await redis.call(() => runScript(client, FINISH, [leasesKey, runningKey], finishArgs(prefix, ttlMs, part)))) as LeasedWrite[];
+  const { client, redis, prefix, ttlMs, leasesKey, runningKey, records } = openBackend(backend);
+  const chunk = async (part: readonly TaskOutcome[]): Promise<LeasedWrite[]> => {
+    const args = finishArgs(prefix, ttlMs, part, records);
+    return (await redis.call(() => runScript(client, FINISH, [leasesKey, runningKey], args))) as LeasedWrite[];
+  };
   if (outcomes.length <= CHUNK) return outcomes.length === 0 ? [] : chunk(outcomes);
   const out: LeasedWrite[] = [];
   for (let i = 0; i < outcomes.length; i += CHUNK) out.push(...(await chunk(outcomes.slice(i, i + CHUNK))));
@@ -196,7 +244,7 @@ async function dequeue(backend: RedisBackend, options: DequeueOptions): Promise<
     const tokenPrefix = `${backend.instance}.${((backend.calls += 1)).toString(36)}.`;
     args[6] = tokenPrefix;
     const reply = (await redis.call(() => runScript(client, DEQUEUE, [queueKey, leasesKey, wakeKey, skipKey, runningKey], args))) as unknown[];
-    const leases = leasesOf(reply, leaseMs);
+    const leases = leasesOf(reply, leaseMs, backend.records);
     if (leases.length > 0 || signal?.aborted === true) return leases;
     const remaining = deadline - performance.now();
     if (remaining <= 0) return leases;
@@ -223,7 +271,11 @@ async function extend(
       args.push(taskId, stateOf(String(token), taskId));
     }
     const reply = (await redis.call(() => runScript(client, EXTEND, [leasesKey, runningKey], args), IDEMPOTENT)) as LeasedWrite[];
-    chunk.forEach(({ taskId }, j) => out.set(taskId, reply[j + 1]!));
+    chunk.forEach(({ taskId, token }, j) => {
+      out.set(taskId, reply[j + 1]!);
+      // A lease refused is never finished by its holder: its kept record is dropped.
+      if (reply[j + 1] !== "ok") backend.records.delete(String(token));
+    });
   }
   return out;
 }
@@ -272,6 +324,7 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
     instance: randomBytes(9).toString("base64url"),
     calls: 0,
     lastCreated: { ms: Number.NaN, iso: "" },
+    records: new Map(),
     closed: false,
     redis,
     wake: createWakeWaiter(client, wakeKey),
@@ -306,6 +359,7 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
       openBackend(backend);
       checkTaskId(taskId);
       const keys = [prefix + taskId, leasesKey, queueKey, wakeKey, runningKey];
+      backend.records.delete(String(token));
       return (await redis.call(() => runScript(client, RELEASE, keys, [taskId, stateOf(String(token), taskId)]))) as LeasedWrite;
     },
     cancel: (taskId) => cancel(backend, taskId),

@@ -33,7 +33,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const EPOCH = new Date(0).toISOString();
 
-const STATE = /\|(\d+)\|(\d*)$/;
+/** A lease state, `<token prefix>|<deliveries>|<started>`, with a trailing `+` once progress was stored (lua/includes/running-state.lua). */
+const STATE = /\|(\d+)\|(\d*)\+?$/;
 
 /**
  * A stored value that does not parse (written by hand, or by another version) reads as no task.

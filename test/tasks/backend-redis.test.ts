@@ -109,6 +109,49 @@ test("a blocked dequeue waits on BLPOP, not by polling the queue", async () => {
   assert.ok(calls("blpop") >= 1 && calls("blpop") <= 2, `${calls("blpop")} BLPOP`);
 });
 
+test("a finish sent by the dequeuing worker stores the record the script would build; progress stored meanwhile is kept", async () => {
+  const { backend, store, namespace } = redisBackend();
+  const other = createRedisTaskBackend(store.client, { namespace });
+  const tasks = [newTask(), newTask(), newTask(), newTask(), newTask()];
+  for (const t of tasks) await backend.create(t);
+  const leases = await backend.dequeue({ count: 5, leaseMs: 10_000, blockMs: 0 });
+  const [plain, progressed, progressedElsewhere, elsewhere, failed] = leases.map((l) => ({ taskId: l.task.task_id, token: l.token }));
+  assert.is(await backend.progress(progressed!.taskId, progressed!.token, { percentage: 40 }), "ok");
+  assert.is(await other.progress(progressedElsewhere!.taskId, progressedElsewhere!.token, { percentage: 60 }), "ok");
+  // This backend kept the records its dequeue returned; the other has none and sends the outcome alone.
+  assert.equal(await other.finishMany([{ status: "completed", ...elsewhere!, result: { by: "other" } }]), ["ok"]);
+  const answers = await backend.finishMany([
+    { status: "completed", ...plain!, result: { ok: 1 } },
+    { status: "completed", ...progressed!, result: { ok: 2 } },
+    { status: "completed", ...progressedElsewhere!, result: { ok: 3 } },
+    { status: "completed", ...elsewhere!, result: { late: true } },
+    { status: "failed", ...failed!, error: { code: "HANDLER_ERROR", message: "no" } },
+  ]);
+  assert.equal(answers, ["ok", "ok", "ok", "lost", "ok"]);
+  const key = (id: string) => `manifold:v1:${namespace}:{tasks:default}:task:${id}`;
+  const fixed = (t: NewTask) => `{"type":"research","timeout_ms":60000,"input":${JSON.stringify(t.input)}}`;
+  const header = (status: string) => new RegExp(`^${status}\\|1\\|\\|\\d{13}\\|\\d{13}\\|\\d{13}$`);
+  const stored = tasks.map((t) => cli("GET", key(t.task_id)).split("\n"));
+  assert.equal(
+    stored.map((lines) => lines.slice(1)),
+    [
+      ["", "", '{"ok":1}', fixed(tasks[0]!)],
+      ['{"percentage":40}', "", '{"ok":2}', fixed(tasks[1]!)],
+      ['{"percentage":60}', "", '{"ok":3}', fixed(tasks[2]!)],
+      ["", "", '{"by":"other"}', fixed(tasks[3]!)],
+      ["", '{"code":"HANDLER_ERROR","message":"no"}', "", fixed(tasks[4]!)],
+    ],
+  );
+  stored.forEach((lines, i) => assert.match(lines[0]!, header(i === 4 ? "failed" : "completed")));
+  for (const t of tasks) assert.ok(Number(cli("PTTL", key(t.task_id))) > 0, "a finished record expires");
+  const read = await backend.get(tasks[0]!.task_id);
+  assert.equal(
+    [read!.status, read!.deliveries, read!.result, read!.started_at, read!.created_at],
+    ["completed", 1, { ok: 1 }, leases[0]!.task.started_at, leases[0]!.task.created_at],
+  );
+  await other.close();
+});
+
 /** Calls of each command since `CONFIG RESETSTAT`, from INFO commandstats (script calls included). */
 function commandCalls(): (name: string) => number {
   const stats = cli("INFO", "commandstats");
@@ -128,7 +171,8 @@ test("a batch costs Redis a few commands, not a read and a write per task: creat
   const calls = commandCalls();
   assert.is(calls("evalsha") + calls("eval"), 3, "one script call each for the creates, the dequeue and the finishes");
   assert.is(calls("get"), 0, "records are read with MGET, one per batch");
-  assert.is(calls("mget"), 2);
+  // The dequeue's: the finish reads no record, its worker sends the finished one (finish-2.lua).
+  assert.is(calls("mget"), 1);
   // The one command per task left: a finished record's own TTL (SET … PX); 50 creates are one MSETNX.
   assert.is(calls("set"), 50);
   assert.is(calls("msetnx"), 1);

@@ -1,8 +1,8 @@
 --[[
   Finishes leased tasks: running → completed (with a result) or running → failed (with an error),
   each only for its lease holder. Several tasks per call, so a worker pool pays one round trip for a
-  batch: the leases are checked with one HMGET, the records read with one MGET, and each is written
-  with its own SET … PX (the TTL), built from slices of the stored record (includes/finish-record).
+  batch: the leases are checked with one HMGET, and each record is written with its own SET … PX
+  (the TTL).
 
   Input:
     KEYS[1]      the leases (sorted set, id scored by expiry ms)
@@ -10,7 +10,17 @@
 
     ARGV[1]      the record key prefix, manifold:v1:<ns>:{tasks:<queue>}:task: (same hash tag as KEYS)
     ARGV[2]      TTL in ms of a finished record
-    ARGV[3..]    quadruples: task id, lease state, 'completed' | 'failed', result JSON ('' for none) | error JSON
+    ARGV[3..]    quadruples, each one of
+                   task id, lease state, 'completed' | 'failed', result JSON ('' for none) | error JSON
+                   task id, lease state, the finished record up to its finished time, the rest of it
+                 The second form is sent by the worker that dequeued the task, which holds the record
+                 its dequeue returned: '<status>|<deliveries>||<created>|<started>|' and, from the end
+                 of the header on, '\n<progress>\n<error>\n<result>\n<fixed>' (it starts with a newline,
+                 which JSON never does). While the lease holds, nothing but the holder's progress
+                 changes a running record, and progress marks the lease (includes/running-state): so
+                 an unmarked lease's record is written as sent, with the server's time between the
+                 parts, and read by nobody. A marked lease's record, or one sent in the first form, is
+                 read (one MGET for them) and built from slices of the stored one (includes/finish-record).
 
   Output:
     per quadruple 'ok' | 'lost' | 'cancelled' (a cancelled task is never overwritten)
@@ -32,43 +42,59 @@ if n < 1 then return {} end
 local ids = { unpack(ARGV, 1, n) }
 for j = 1, n do ids[j] = ARGV[4 * j - 1] end
 local held = redis.call('HMGET', KEYS[2], unpack(ids))
-local answers, keys = { unpack(ARGV, 1, n) }, { unpack(ARGV, 1, n) }
-local k = 0
+local answers, done = { unpack(ARGV, 1, n) }, { unpack(ARGV, 1, n) }
+local reads = {} -- the j of held leases whose record is read and rebuilt here
+local d = 0
 for j = 1, n do
-  local state = held[j]
-  if state and state == ARGV[4 * j] then
+  local state, mine, rest = held[j], ARGV[4 * j], ARGV[4 * j + 2]
+  if state == mine and string.byte(rest, 1) == 10 then
     answers[j] = 'ok'
-    k = k + 1
-    keys[k] = prefix .. ids[j]
+    d = d + 1
+    done[d] = ids[j]
+    redis.call('SET', prefix .. ids[j], ARGV[4 * j + 1] .. nowText .. rest, 'PX', ttl)
+  elseif holds(state, mine) then
+    answers[j] = 'ok'
+    d = d + 1
+    done[d] = ids[j]
+    reads[#reads + 1] = j
   else
     answers[j] = refusal(prefix .. ids[j])
   end
 end
-if k == 0 then return answers end
-local values = redis.call('MGET', unpack(keys, 1, k))
-local done = keys -- reused: done[k] replaces keys[k] once that key is written
-k = 0
-for j = 1, n do
-  if answers[j] == 'ok' then
-    k = k + 1
-    local key, state = keys[k], held[j]
-    -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
-    local status, err, result = ARGV[4 * j + 1], '', ARGV[4 * j + 2]
-    if status ~= 'completed' then status, err, result = 'failed', result, '' end
-    local value = values[k] and finishedValue(values[k], STATES[state] or stateFields(state), status, nowText, err, result)
+if d == 0 then return answers end
+
+-- The outcome of a quadruple: its status and the error and result lines (either form, see above).
+local function outcomeOf(j)
+  local first, rest = ARGV[4 * j + 1], ARGV[4 * j + 2]
+  if string.byte(rest, 1) == 10 then
+    local err, result = string.match(rest, '^\n[^\n]*\n([^\n]*)\n([^\n]*)\n')
+    return string.match(first, '^%a+'), err, result
+  end
+  -- The outcome fills one line and empties the other: an empty line reads as absent (redis-record.ts).
+  if first == 'completed' then return first, '', rest end
+  return 'failed', rest, ''
+end
+
+if #reads > 0 then
+  local keys = {}
+  for i, j in ipairs(reads) do keys[i] = prefix .. ids[j] end
+  local values = redis.call('MGET', unpack(keys))
+  for i, j in ipairs(reads) do
+    local key, state = keys[i], held[j]
+    local status, err, result = outcomeOf(j)
+    local value = values[i] and finishedValue(values[i], stateFields(state), status, nowText, err, result)
     if value then
       redis.call('SET', key, value, 'PX', ttl)
     else
-      local record = decodeRecord(values[k])
+      local record = decodeRecord(values[i])
       if record then
         finishRecord(key, asRunning(record, state), status, nowText, ttl, err, result)
       else
         answers[j] = 'lost' -- the record is gone (deleted by hand); its lease ends below
       end
     end
-    done[k] = ids[j]
   end
 end
-redis.call('ZREM', KEYS[1], unpack(done, 1, k))
-redis.call('HDEL', KEYS[2], unpack(done, 1, k))
+redis.call('ZREM', KEYS[1], unpack(done, 1, d))
+redis.call('HDEL', KEYS[2], unpack(done, 1, d))
 return answers

@@ -23,7 +23,7 @@
 --- @include "includes/wake"
 
 local state = redis.call('HGET', KEYS[5], ARGV[1])
-if not state or state ~= ARGV[2] then return refusal(KEYS[1]) end
+if not holds(state, ARGV[2]) then return refusal(KEYS[1]) end
 local record = readRecord(KEYS[1])
 redis.call('HDEL', KEYS[5], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])

@@ -27,7 +27,7 @@ local function leasedBatch(runningKey, stride, apply, answers)
     local i = 3 + (j - 1) * stride
     local state = held[j]
     answers[#answers + 1] = 'ok'
-    if state and state == ARGV[i + 1] then
+    if holds(state, ARGV[i + 1]) then
       apply(ids[j], state, i, #answers)
       applied[#applied + 1] = ids[j]
     else
