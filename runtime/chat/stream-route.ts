@@ -7,83 +7,18 @@
  * `retryable: false`. A client that disconnects aborts the run, and with it every tool call still to come.
  */
 import { randomUUID } from "node:crypto";
-import {
-  JsonReply,
-  jsonRoute,
-  readJsonBody,
-  REQUEST_ID_HEADER,
-  routeRequestContext,
-  type AddRoute,
-  type RouteContext,
-  type RouteHandler,
-} from "../component/index.js";
-import { callerIdentity, requestIdOf, withRequestContext, type ForwardOptions } from "../context/index.js";
+import { jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute, type RouteContext, type RouteHandler } from "../component/index.js";
+import { requestIdOf, withRequestContext } from "../context/index.js";
 import { clientSafe, isManifoldError, ManifoldError } from "../errors/index.js";
-import type { FeatureEvents } from "../feature/index.js";
-import type { Orchestrator } from "../orchestration/index.js";
-import { getTelemetry, type Logger, type TraceContext } from "../telemetry/index.js";
+import { getTelemetry } from "../telemetry/index.js";
 import { isOwnSession, messageOf, ownerOf, sessionIdOf } from "./requests.js";
-import { openRouteStream, type SseStream } from "../component/index.js";
+import { openRouteStream } from "../component/index.js";
 import { aiSdkMessageOf, AI_SDK_STREAM_HEADER, chatIdOf, derivedSessionId, wantsAiSdk } from "./ai-sdk-request.js";
-import { createAiSdkWriter, type TurnWriter } from "./ai-sdk-stream.js";
+import { createAiSdkWriter } from "./ai-sdk-stream.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
-import { boundedHistory, checkAnswerable, runTurn } from "./turn.js";
-import type { ChatAnswer, ChatEvent, ChatHandler, ChatWorkflowRunner } from "./wire.js";
-
-export interface StreamRouteOptions {
-  readonly sessions: ChatSessionStore;
-  readonly handler?: ChatHandler | undefined;
-  readonly orchestrator?: Orchestrator | undefined;
-  readonly runWorkflow?: ChatWorkflowRunner | undefined;
-  readonly log?: Logger | undefined;
-  readonly bodyLimit: number;
-  readonly heartbeatMs: number;
-  readonly forward?: ForwardOptions | undefined;
-  /** Runs in flight (a run's controller, or a stream that makes its controller only if asked), aborted when the agent stops. */
-  readonly running: Set<{ abort(): void }>;
-  /** False while starting or draining: 503 before anything is stored. */
-  readonly ready: () => boolean;
-  /** Told about each stored turn (`chat.turn_completed`). */
-  readonly events?: FeatureEvents | undefined;
-}
-
-function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>, id = randomUUID()): ChatMessage {
-  return { id, role, content, timestamp: new Date().toISOString(), metadata };
-}
-
-/** Announces a stored turn to the features that listen (memory); builds nothing when none does. */
-function announce(
-  events: FeatureEvents | undefined,
-  turn: {
-    readonly sessionId: string;
-    readonly asked: ChatMessage;
-    readonly reply: ChatMessage;
-    readonly requestId: string;
-    readonly trace?: TraceContext | undefined;
-  },
-): void {
-  if (events === undefined || !events.has("chat.turn_completed")) return;
-  const { sessionId, asked, reply, requestId, trace } = turn;
-  events.emit("chat.turn_completed", {
-    identity: callerIdentity(),
-    session_id: sessionId,
-    user_message_id: asked.id,
-    request_id: requestId,
-    message: asked.content,
-    answer: reply.content,
-    ...(trace === undefined ? {} : { trace }),
-  });
-}
-
-/** An event's SSE data: a step's input, output and error stay out of the spec's stream (they are the AI SDK's tool parts). */
-function eventData(event: ChatEvent): Record<string, unknown> {
-  if (event.type === "step") {
-    const { type: _type, input: _input, output: _output, error: _error, ...data } = event;
-    return data;
-  }
-  const { type: _type, ...data } = event;
-  return data;
-}
+import { boundedHistory, checkAnswerable, runTurn, startTurn } from "./turn.js";
+import { announce, HeldTurn, message, SpecWriter, type StreamRouteOptions } from "./held-turn.js";
+import type { ChatAnswer, ChatEvent } from "./wire.js";
 
 /**
  * The turn, inside the request's scope (which the caller has entered), with the session id as the
@@ -147,32 +82,6 @@ function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
 }
 
 /**
- * The spec's SSE events: `session`, progress events, then `done`, `checkpoint` or `error`. A class, so
- * a held stream carries one small object and the methods are shared, not five closures of its own.
- */
-class SpecWriter implements TurnWriter {
-  readonly #stream: SseStream;
-  constructor(stream: SseStream) {
-    this.#stream = stream;
-  }
-  session(sessionId: string, created: boolean): void {
-    this.#stream.send("session", { session_id: sessionId, created });
-  }
-  event(event: ChatEvent): void {
-    this.#stream.send(event.type, eventData(event));
-  }
-  paused(body: Record<string, unknown>, sessionId: string): void {
-    this.#stream.send("checkpoint", { ...body, conversation_id: sessionId, session_id: sessionId });
-  }
-  done(sessionId: string, reply: ChatMessage): void {
-    this.#stream.send("done", { session_id: sessionId, message: reply });
-  }
-  error(failure: { readonly code: string; readonly message: string }, requestId: string): void {
-    this.#stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
-  }
-}
-
-/**
  * The session an AI SDK chat id stands for: the caller's own session when `id` is one, else the one
  * derived from the caller and `id` (ai-sdk-request.ts), made with that id when it does not exist yet.
  */
@@ -205,63 +114,75 @@ async function readTurn(ctx: RouteContext, options: StreamRouteOptions): Promise
 const AI_SDK_HEADERS: Readonly<Record<string, string>> = { [AI_SDK_STREAM_HEADER]: "v1" };
 
 /**
+ * Everything up to the turn's start: the request read, the session found or made, the user's message
+ * stored, the stream opened, and the turn started in the request's scope with its answer going to
+ * `resolve` or `reject`. A failure before the stream opened goes to `reject` as well.
+ */
+async function openTurn(held: HeldTurn, ctx: RouteContext, resolve: (answer: ChatAnswer) => void, reject: (error: unknown) => void): Promise<void> {
+  const { options } = held;
+  const { sessions, heartbeatMs, forward, running } = options;
+  const trace = getTelemetry().serverTraceOf(ctx.req);
+  const requestId = requestIdOf(ctx.req, trace?.requestId);
+  let turn: Awaited<ReturnType<typeof readTurn>>;
+  let session: ChatSession;
+  let asked: ChatMessage;
+  try {
+    turn = await readTurn(ctx, options);
+    session = turn.found ?? (await sessions.create({ id: turn.id, userId: ownerOf(false), metadata: {}, now: Date.now() }));
+    // The user's message is kept even if the run then fails.
+    asked = message("user", turn.text, {});
+    await sessions.append(session.id, asked);
+  } catch (error) {
+    // The error envelope carries the request id. Set only here: a header set on the response before
+    // the stream's writeHead costs each held stream node's header map (bench:chat).
+    ctx.set(REQUEST_ID_HEADER, requestId);
+    return reject(error);
+  }
+  const { text, found, aiSdk } = turn;
+
+  const replyId = randomUUID();
+  const route = openRouteStream(ctx, { heartbeatMs, requestId, ...(aiSdk ? { headers: AI_SDK_HEADERS } : {}) });
+  const { stream } = route;
+  held.writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : new SpecWriter(stream);
+  held.cancelled = route;
+  held.requestId = requestId;
+  held.sessionId = session.id;
+  held.asked = asked;
+  held.replyId = replyId;
+  held.trace = trace;
+  running.add(route);
+  try {
+    held.writer.session(session.id, found === undefined);
+    // Not a jsonRoute: the request's scope and its server span are entered here, one scope with the
+    // session as its conversation (a nested one per turn cost a scope and an outbound context a stream).
+    const history = boundedHistory(session.messages);
+    const sessionId = session.id;
+    const run = (): void =>
+      withRequestContext({ ...routeRequestContext(ctx, requestId, trace, forward), conversationId: sessionId }, () =>
+        startTurn({ message: text, history, session_id: sessionId }, held, resolve, reject),
+      );
+    if (trace === undefined) run();
+    else trace.run(run);
+  } catch (error) {
+    reject(error);
+  }
+}
+
+/**
  * `POST /chat/stream`: the turn over SSE, in the given session or a new one announced first; in the
  * spec's events, or the AI SDK's UI message stream when the request asks for it (same turn, other writer).
  */
 function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promise<void> {
-  const { sessions, log, heartbeatMs, forward, running, events } = options;
-  return async (ctx) => {
-    const trace = getTelemetry().serverTraceOf(ctx.req);
-    const requestId = requestIdOf(ctx.req, trace?.requestId);
-    let turn: Awaited<ReturnType<typeof readTurn>>;
-    let session: ChatSession;
-    let asked: ChatMessage;
-    try {
-      turn = await readTurn(ctx, options);
-      session = turn.found ?? (await sessions.create({ id: turn.id, userId: ownerOf(false), metadata: {}, now: Date.now() }));
-      // The user's message is kept even if the run then fails.
-      asked = message("user", turn.text, {});
-      await sessions.append(session.id, asked);
-    } catch (error) {
-      // The error envelope carries the request id. Set only here: a header set on the response before
-      // the stream's writeHead costs each held stream node's header map (bench:chat).
-      ctx.set(REQUEST_ID_HEADER, requestId);
-      throw error;
-    }
-    const { text, found, aiSdk } = turn;
-
-    const replyId = randomUUID();
-    const route = openRouteStream(ctx, { heartbeatMs, requestId, ...(aiSdk ? { headers: AI_SDK_HEADERS } : {}) });
-    const { stream, end } = route;
-    const writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : new SpecWriter(stream);
-    running.add(route);
-    try {
-      writer.session(session.id, found === undefined);
-      // Not a jsonRoute: the request's scope and its server span are entered here, one scope with the
-      // session as its conversation (a nested one per turn cost a scope and an outbound context a stream).
-      const run = (): Promise<ChatAnswer> =>
-        withRequestContext({ ...routeRequestContext(ctx, requestId, trace, forward), conversationId: session.id }, () =>
-          answerInScope(options, { requestId, session, text, abort: route }, (event) => writer.event(event), "streaming"),
-        );
-      const done = await (trace === undefined ? run() : trace.run(run));
-      if (done.paused instanceof JsonReply) {
-        // Paused for approval: no answer yet. Only this client may resolve a streaming checkpoint.
-        writer.paused(done.paused.body as Record<string, unknown>, session.id);
-        return;
-      }
-      const reply = message("assistant", done.content, done.metadata, replyId);
-      await sessions.append(session.id, reply);
-      announce(events, { sessionId: session.id, asked, reply, requestId, trace: trace?.traceContext() });
-      writer.done(session.id, reply);
-    } catch (error) {
-      const failure = clientSafe(error, "the chat handler failed");
-      if (!route.aborted)
-        log?.warn(`chat turn failed: ${failure.message}`, { request_id: requestId, code: failure.code, ...(isManifoldError(error) ? {} : { error }) });
-      writer.error(failure, requestId);
-    } finally {
-      running.delete(route);
-      end();
-    }
+  return (ctx) => {
+    const held = new HeldTurn(options);
+    const answer = new Promise<ChatAnswer>((resolve, reject) => {
+      // A throw of its own (before or while opening the stream) is the route's failure, as a reject.
+      openTurn(held, ctx, resolve, reject).catch(reject);
+    });
+    return answer.then(
+      (done) => held.answered(done),
+      (error: unknown) => held.failed(error),
+    );
   };
 }
 

@@ -79,7 +79,6 @@ function isIterable(value: unknown): value is AsyncIterable<unknown> {
  * a failing `next()` fails the turn without closing.
  */
 class HandlerTurn {
-  readonly promise: Promise<ChatAnswer>;
   readonly #options: TurnOptions;
   readonly #started: number;
   /** Made at the first tool a step names: most turns name none, and an empty Set's table is a held stream's too. */
@@ -87,8 +86,9 @@ class HandlerTurn {
   #text = "";
   #iterator: AsyncIterator<unknown> | undefined;
   #next: AsyncIterator<unknown>["next"] | undefined;
-  #resolve: (answer: ChatAnswer) => void = () => undefined;
-  #reject: (error: unknown) => void = () => undefined;
+  /** Where the answer goes: a promise's resolvers (runTurn), or the caller's own (startTurn), so no promise is the turn's own. */
+  readonly #resolve: (answer: ChatAnswer) => void;
+  readonly #reject: (error: unknown) => void;
   readonly #onNext = (result: unknown): void => this.#took(result);
   readonly #fail = (error: unknown): void => this.#reject(error);
   readonly #workflow = (name: string, workflowInput: unknown): Promise<Record<string, unknown>> => {
@@ -103,13 +103,18 @@ class HandlerTurn {
     });
   };
 
-  constructor(handler: ChatHandler, input: ChatTurnInput, options: TurnOptions, started: number) {
+  constructor(
+    handler: ChatHandler,
+    input: ChatTurnInput,
+    options: TurnOptions,
+    started: number,
+    resolve: (answer: ChatAnswer) => void,
+    reject: (error: unknown) => void,
+  ) {
     this.#options = options;
     this.#started = started;
-    this.promise = new Promise<ChatAnswer>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    this.#resolve = resolve;
+    this.#reject = reject;
     try {
       const produced = handler(input, {
         // Read from the options when the handler asks: a route stream makes its controller only then.
@@ -331,13 +336,21 @@ async function naturalTurn(orchestrator: Orchestrator, input: ChatTurnInput, opt
 }
 
 export function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
+  return new Promise((resolve, reject) => startTurn(input, options, resolve, reject));
+}
+
+/**
+ * runTurn with the answer given to `resolve` or the failure to `reject` (each called once, maybe
+ * synchronously) instead of a promise of the turn's own: a held stream's route keeps one promise fewer.
+ */
+export function startTurn(input: ChatTurnInput, options: TurnOptions, resolve: (answer: ChatAnswer) => void, reject: (error: unknown) => void): void {
   const started = performance.now();
   const { handler, orchestrator } = options;
   try {
     checkAnswerable(handler, orchestrator);
   } catch (error) {
-    return Promise.reject(error);
+    return reject(error);
   }
-  if (handler !== undefined) return new HandlerTurn(handler, input, options, started).promise;
-  return naturalTurn(orchestrator!, input, options, started);
+  if (handler !== undefined) new HandlerTurn(handler, input, options, started, resolve, reject);
+  else naturalTurn(orchestrator!, input, options, started).then(resolve, reject);
 }

@@ -1,0 +1,178 @@
+/**
+ * What a `/chat/stream` turn holds while its stream is open (HeldTurn), the spec's SSE writer, and the
+ * helpers the stream and query routes share. Every field here is a held stream's heap (bench:chat).
+ */
+import { randomUUID } from "node:crypto";
+import { JsonReply, type RouteStream, type SseStream } from "../component/index.js";
+import { callerIdentity, type ForwardOptions } from "../context/index.js";
+import { clientSafe, isManifoldError } from "../errors/index.js";
+import type { FeatureEvents } from "../feature/index.js";
+import type { Orchestrator } from "../orchestration/index.js";
+import type { Logger, ServerTrace, TraceContext } from "../telemetry/index.js";
+import type { TurnWriter } from "./ai-sdk-stream.js";
+import type { ChatMessage, ChatSessionStore } from "./store/index.js";
+import type { TurnOptions } from "./turn.js";
+import type { ChatAnswer, ChatEvent, ChatHandler, ChatWorkflowRunner } from "./wire.js";
+
+export interface StreamRouteOptions {
+  readonly sessions: ChatSessionStore;
+  readonly handler?: ChatHandler | undefined;
+  readonly orchestrator?: Orchestrator | undefined;
+  readonly runWorkflow?: ChatWorkflowRunner | undefined;
+  readonly log?: Logger | undefined;
+  readonly bodyLimit: number;
+  readonly heartbeatMs: number;
+  readonly forward?: ForwardOptions | undefined;
+  /** Runs in flight (a run's controller, or a stream that makes its controller only if asked), aborted when the agent stops. */
+  readonly running: Set<{ abort(): void }>;
+  /** False while starting or draining: 503 before anything is stored. */
+  readonly ready: () => boolean;
+  /** Told about each stored turn (`chat.turn_completed`). */
+  readonly events?: FeatureEvents | undefined;
+}
+
+export function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>, id = randomUUID()): ChatMessage {
+  return { id, role, content, timestamp: new Date().toISOString(), metadata };
+}
+
+/** Announces a stored turn to the features that listen (memory); builds nothing when none does. */
+export function announce(
+  events: FeatureEvents | undefined,
+  turn: {
+    readonly sessionId: string;
+    readonly asked: ChatMessage;
+    readonly reply: ChatMessage;
+    readonly requestId: string;
+    readonly trace?: TraceContext | undefined;
+  },
+): void {
+  if (events === undefined || !events.has("chat.turn_completed")) return;
+  const { sessionId, asked, reply, requestId, trace } = turn;
+  events.emit("chat.turn_completed", {
+    identity: callerIdentity(),
+    session_id: sessionId,
+    user_message_id: asked.id,
+    request_id: requestId,
+    message: asked.content,
+    answer: reply.content,
+    ...(trace === undefined ? {} : { trace }),
+  });
+}
+
+/** An event's SSE data: a step's input, output and error stay out of the spec's stream (they are the AI SDK's tool parts). */
+function eventData(event: ChatEvent): Record<string, unknown> {
+  if (event.type === "step") {
+    const { type: _type, input: _input, output: _output, error: _error, ...data } = event;
+    return data;
+  }
+  const { type: _type, ...data } = event;
+  return data;
+}
+
+/**
+ * The spec's SSE events: `session`, progress events, then `done`, `checkpoint` or `error`. A class, so
+ * a held stream carries one small object and the methods are shared, not five closures of its own.
+ */
+export class SpecWriter implements TurnWriter {
+  readonly #stream: SseStream;
+  constructor(stream: SseStream) {
+    this.#stream = stream;
+  }
+  session(sessionId: string, created: boolean): void {
+    this.#stream.send("session", { session_id: sessionId, created });
+  }
+  event(event: ChatEvent): void {
+    this.#stream.send(event.type, eventData(event));
+  }
+  paused(body: Record<string, unknown>, sessionId: string): void {
+    this.#stream.send("checkpoint", { ...body, conversation_id: sessionId, session_id: sessionId });
+  }
+  done(sessionId: string, reply: ChatMessage): void {
+    this.#stream.send("done", { session_id: sessionId, message: reply });
+  }
+  error(failure: { readonly code: string; readonly message: string }, requestId: string): void {
+    this.#stream.send("error", { code: failure.code, message: failure.message, retryable: false, request_id: requestId });
+  }
+}
+
+/**
+ * A `/chat/stream` turn, and its options (TurnOptions): a class, so a held stream keeps this one object
+ * with its fields in place (an object literal with a `get signal()` was a dictionary of about 450
+ * bytes), and no suspended async frame that keeps every local of the route (the session's copy, the
+ * request's parse) until the turn ends. The route's promise is a callback on the turn's answer,
+ * attached when the request arrives and so outside the request's scope, where the route's code after
+ * the turn always ran; the turn gives its answer straight to that promise's resolvers (bench:chat).
+ */
+export class HeldTurn implements TurnOptions {
+  readonly handler: ChatHandler | undefined;
+  readonly orchestrator: Orchestrator | undefined;
+  readonly runWorkflow: ChatWorkflowRunner | undefined;
+  readonly requestMode = "streaming" as const;
+  /** Called unbound by the turn. */
+  readonly onEvent = (event: ChatEvent): void => this.writer!.event(event);
+  /** Set once the stream is open: before that, a failure is the route's to throw (an error envelope). */
+  cancelled: RouteStream | undefined;
+  writer: TurnWriter | undefined;
+  requestId = "";
+  sessionId = "";
+  asked: ChatMessage | undefined;
+  replyId: ReturnType<typeof randomUUID> | undefined;
+  trace: ServerTrace | undefined;
+
+  constructor(readonly options: StreamRouteOptions) {
+    this.handler = options.handler;
+    this.orchestrator = options.orchestrator;
+    this.runWorkflow = options.runWorkflow;
+  }
+
+  /** Read only when the turn needs the signal itself: a route stream makes its controller then. */
+  get signal(): AbortSignal {
+    return this.cancelled!.signal;
+  }
+
+  /** The turn's answer: stored, announced and sent as `done` (or `checkpoint` when it paused). */
+  async answered(done: ChatAnswer): Promise<void> {
+    try {
+      const { options, writer, sessionId } = this;
+      if (done.paused instanceof JsonReply) {
+        // Paused for approval: no answer yet. Only this client may resolve a streaming checkpoint.
+        writer!.paused(done.paused.body as Record<string, unknown>, sessionId);
+        return;
+      }
+      const reply = message("assistant", done.content, done.metadata, this.replyId!);
+      await options.sessions.append(sessionId, reply);
+      announce(options.events, { sessionId, asked: this.asked!, reply, requestId: this.requestId, trace: this.trace?.traceContext() });
+      writer!.done(sessionId, reply);
+    } catch (error) {
+      this.#failed(error);
+    } finally {
+      this.#end();
+    }
+  }
+
+  /** The turn failed: an `error` event; before the stream opened, the route's own failure. */
+  failed(error: unknown): void {
+    if (this.cancelled === undefined) throw error;
+    try {
+      this.#failed(error);
+    } finally {
+      this.#end();
+    }
+  }
+
+  #failed(error: unknown): void {
+    const failure = clientSafe(error, "the chat handler failed");
+    if (!this.cancelled!.aborted)
+      this.options.log?.warn(`chat turn failed: ${failure.message}`, {
+        request_id: this.requestId,
+        code: failure.code,
+        ...(isManifoldError(error) ? {} : { error }),
+      });
+    this.writer!.error(failure, this.requestId);
+  }
+
+  #end(): void {
+    this.options.running.delete(this.cancelled!);
+    this.cancelled!.end();
+  }
+}
