@@ -44,6 +44,8 @@ export interface RouteTable {
 const NOT_FOUND: Found = { template: undefined, route: undefined, params: undefined, allow: () => "" };
 
 function decode(text: string): string {
+  // Without an escape decodeURIComponent returns the text unchanged: skip the call and its try.
+  if (!text.includes("%")) return text;
   try {
     return decodeURIComponent(text);
   } catch {
@@ -51,26 +53,26 @@ function decode(text: string): string {
   }
 }
 
-/** The parameters of `path` when `route` matches it: strict (no trailing slash), case-sensitive, a parameter is one non-empty segment. */
-function paramsOf(route: Route, parts: readonly string[]): Record<string, string> | undefined {
+/** Does `route` match the path split at `/`: strict (no trailing slash), case-sensitive, a parameter is one non-empty segment. */
+function matches(route: Route, parts: readonly string[]): boolean {
   const { segments, rest } = route;
-  if (rest === undefined ? parts.length !== segments.length : parts.length <= segments.length) return undefined;
-  let params: Record<string, string> | undefined;
-  let name = 0;
+  if (rest === undefined ? parts.length !== segments.length : parts.length <= segments.length) return false;
   for (let i = 0; i < segments.length; i++) {
     const literal = segments[i];
-    const part = parts[i]!;
-    if (literal === undefined) {
-      if (part === "") return undefined;
-      (params ??= {})[route.names[name++]!] = decode(part);
-    } else if (literal !== part) return undefined;
+    if (literal === undefined ? parts[i] === "" : literal !== parts[i]) return false;
   }
-  if (rest !== undefined) {
-    const tail = parts.slice(segments.length).join("/");
-    if (tail === "") return undefined;
-    (params ??= {})[rest] = decode(tail);
-  }
-  return params ?? {};
+  // A rest of empty segments only (`/files/` against `/files/*path`) is no match.
+  return rest === undefined || parts.length > segments.length + 1 || parts[segments.length] !== "";
+}
+
+/** The URI-decoded parameters of a path `route` matches. */
+function paramsOf(route: Route, parts: readonly string[]): Record<string, string> {
+  const { segments, rest } = route;
+  const params: Record<string, string> = {};
+  let name = 0;
+  for (let i = 0; i < segments.length; i++) if (segments[i] === undefined) params[route.names[name++]!] = decode(parts[i]!);
+  if (rest !== undefined) params[rest] = decode(parts.slice(segments.length).join("/"));
+  return params;
 }
 
 /** `GET, HEAD, POST, OPTIONS` from the routes matching a path, in registration order (as @koa/router answered). */
@@ -82,11 +84,34 @@ function allowOf(routes: readonly Route[]): string {
   return [...list, "OPTIONS"].join(", ");
 }
 
+/** Does this route answer `method` (GET answers HEAD too)? */
+function answers(route: Route, method: string): boolean {
+  return route.method === method || (method === "HEAD" && route.method === "GET");
+}
+
 /** Everything the matching routes say about one path: the first route per method wins; GET answers HEAD too. */
-function foundOf(matching: readonly { route: Route; params: Record<string, string> }[], method: string): Found {
+function foundOf(matching: readonly Route[], method: string, parts: readonly string[]): Found {
   if (matching.length === 0) return NOT_FOUND;
-  const hit = matching.find((m) => m.route.method === method || (method === "HEAD" && m.route.method === "GET"));
-  return { template: matching[0]!.route.template, route: hit?.route, params: hit?.params, allow: () => allowOf(matching.map((m) => m.route)) };
+  const hit = matching.find((route) => answers(route, method));
+  return { template: matching[0]!.template, route: hit, params: hit === undefined ? undefined : paramsOf(hit, parts), allow: () => allowOf(matching) };
+}
+
+/**
+ * What a parameter route lookup found: a class, so a request makes one object and no closure; the
+ * Allow list (a 405 or a preflight only) is worked out from the path's parts when asked.
+ */
+class ParamFound implements Found {
+  constructor(
+    readonly template: string,
+    readonly route: Route | undefined,
+    readonly params: Record<string, string> | undefined,
+    private readonly candidates: readonly Route[],
+    private readonly parts: readonly string[],
+  ) {}
+
+  allow(): string {
+    return allowOf(this.candidates.filter((route) => matches(route, this.parts)));
+  }
 }
 
 /**
@@ -113,37 +138,42 @@ export function createRouteTable(): RouteTable {
     compiled = undefined;
   };
 
-  const matchAll = (candidates: readonly Route[], path: string) => {
-    const parts = path.split("/");
-    const matching: { route: Route; params: Record<string, string> }[] = [];
-    for (const route of candidates) {
-      const params = paramsOf(route, parts);
-      if (params !== undefined) matching.push({ route, params });
-    }
-    return matching;
-  };
+  const matchAll = (candidates: readonly Route[], parts: readonly string[]): Route[] => candidates.filter((route) => matches(route, parts));
 
   const compile = () => {
     const statics = new Map<string, Map<string, Found>>();
     for (const route of routes) {
       if (route.names.length > 0 || route.rest !== undefined || statics.has(route.template)) continue;
-      const matching = matchAll(routes, route.template);
+      const parts = route.template.split("/");
+      const matching = matchAll(routes, parts);
       // Every method answered here, HEAD and the unrouted ones resolved once: a request does one Map lookup.
       const byMethod = new Map<string, Found>();
-      for (const { route: other } of matching)
+      for (const other of matching)
         for (const method of [other.method, ...(other.method === "GET" ? ["HEAD"] : [])])
-          if (!byMethod.has(method)) byMethod.set(method, foundOf(matching, method));
-      byMethod.set("", foundOf(matching, ""));
+          if (!byMethod.has(method)) byMethod.set(method, foundOf(matching, method, parts));
+      byMethod.set("", foundOf(matching, "", parts));
       statics.set(route.template, byMethod);
     }
     return { statics, params: routes.filter((route) => route.names.length > 0 || route.rest !== undefined) };
+  };
+
+  /** The parameter routes in registration order: the first matching names the template, the first answering `method` serves. */
+  const findParam = (params: readonly Route[], method: string, path: string): Found => {
+    const parts = path.split("/");
+    let first: Route | undefined;
+    for (const route of params) {
+      if (!matches(route, parts)) continue;
+      first ??= route;
+      if (answers(route, method)) return new ParamFound(first.template, route, paramsOf(route, parts), params, parts);
+    }
+    return first === undefined ? NOT_FOUND : new ParamFound(first.template, undefined, undefined, params, parts);
   };
 
   const find = (method: string, path: string): Found => {
     compiled ??= compile();
     const known = compiled.statics.get(path);
     if (known !== undefined) return known.get(method) ?? known.get("")!;
-    return compiled.params.length === 0 ? NOT_FOUND : foundOf(matchAll(compiled.params, path), method);
+    return compiled.params.length === 0 ? NOT_FOUND : findParam(compiled.params, method, path);
   };
 
   return {
