@@ -1,0 +1,95 @@
+/**
+ * Instructions per request, counted by valgrind's callgrind, for bench:http's two routes on each
+ * server: the one figure here that a busy shared machine does not move at all (the server runs under
+ * valgrind, counting starts only after a warm-up, and stops after a fixed number of requests).
+ * Slow (the server runs tens of times slower); the ratios are what it is for.
+ *
+ *   npx tsx --conditions=source bench/http/instructions.ts     IR_REQUESTS=2000 IR_ONLY=generated,fastify
+ *   IR_BEFORE=<dir>   also counts that checkout's server-generated.ts ("before")
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { withTimeout } from "../../test/runtime/support.js";
+import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { BODY, ITEM_PATH, PATH } from "./spec.js";
+
+const REQUESTS = Number(process.env["IR_REQUESTS"] ?? 2_000);
+const WARM = Number(process.env["IR_WARM"] ?? 3_000);
+const here = fileURLToPath(new URL(".", import.meta.url));
+const before = process.env["IR_BEFORE"];
+const ALL: readonly (readonly [string, string])[] = [
+  ["generated", resolve(here, "server-generated.ts")],
+  ["fastify", resolve(here, "server-fastify.ts")],
+  ["bare", resolve(here, "server-bare.ts")],
+  ...(before === undefined ? [] : ([["before", resolve(before, "bench/http/server-generated.ts")]] as const)),
+];
+const only = process.env["IR_ONLY"]?.split(",");
+const TARGETS = only === undefined ? ALL : ALL.filter(([name]) => only.includes(name));
+const SCENARIOS = [
+  { name: "capability POST", path: PATH, method: "POST", headers: { "content-type": "application/json" }, body: BODY },
+  { name: "GET :param", path: ITEM_PATH, method: "GET" },
+] as const;
+
+/** The instructions callgrind counted since it was last zeroed: dumps, reads the dump's total, removes it. */
+function dumpTotal(pid: number, dir: string): number {
+  execFileSync("callgrind_control", ["-d", String(pid)], { stdio: "ignore" });
+  if (process.env["IR_KEEP"] !== undefined) process.stderr.write(`${dir}: ${readdirSync(dir).join(" ")}\n`);
+  const dumps = readdirSync(dir).filter((file) => /\.\d+$/.test(file));
+  let total = 0;
+  for (const file of dumps) {
+    const text = readFileSync(join(dir, file), "utf8");
+    total += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
+    rmSync(join(dir, file));
+  }
+  return total;
+}
+
+async function start(file: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    "valgrind",
+    ["--tool=callgrind", "--instr-atstart=no", "--smc-check=all-non-file", `--callgrind-out-file=${dir}/cg.out`, process.execPath, ...TS_NODE_ARGS, file],
+    { cwd: resolve(here, "../.."), env: { ...process.env, PORT: "0", NODE_ENV: "production" }, stdio: ["ignore", "pipe", "ignore"] },
+  );
+  const line = await withTimeout(
+    new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve)),
+    600_000,
+    `${file} start under valgrind`,
+  );
+  return { child, url: (JSON.parse(line) as { url: string }).url };
+}
+
+const rows: string[] = [];
+for (const [name, file] of TARGETS) {
+  const dir = mkdtempSync(join(tmpdir(), "ir-"));
+  const { child, url } = await start(file, dir);
+  try {
+    // Each route twice, alternating, so a figure that moves between the two (a collection, late compilation) shows.
+    for (const scenario of [...SCENARIOS, ...SCENARIOS]) {
+      const load = {
+        url: url + scenario.path,
+        connections: 10,
+        method: scenario.method,
+        ...("body" in scenario ? { headers: scenario.headers, body: scenario.body } : {}),
+      };
+      await autocannon({ ...load, amount: WARM, duration: 600 });
+      execFileSync("callgrind_control", ["-z", String(child.pid)], { stdio: "ignore" });
+      execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" });
+      const result = await autocannon({ ...load, amount: REQUESTS, duration: 600 });
+      execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" });
+      const total = dumpTotal(child.pid!, dir);
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name} ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      const line = `${name.padEnd(12)} ${scenario.name.padEnd(16)} ${(total / result.requests.total / 1000).toFixed(1).padStart(8)} k instructions/request`;
+      process.stderr.write(`${line}\n`);
+      rows.push(line);
+    }
+  } finally {
+    child.kill("SIGKILL");
+    if (process.env["IR_KEEP"] === undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
+console.log(`\n${REQUESTS} requests after ${WARM} to warm, 10 connections, server under callgrind:\n${rows.join("\n")}`);
