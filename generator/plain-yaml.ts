@@ -30,8 +30,12 @@ const KEY = /^[A-Za-z_][A-Za-z0-9_-]*/;
 const SPECIAL_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__)$/;
 const INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 const DECIMAL = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
-// A plain scalar starting with one of these is an indicator, a number-like word or a special float.
-const PLAIN_START = /^[-?:,[\]{}#&*!|>'"%@`.+0-9~]/;
+// The core schema's other non-string plain scalars, as the yaml package tests them (octal, decimal and hex
+// integers, infinities and NaN, floats with and without an exponent): read only in the forms above.
+const CORE_NUMBER =
+  /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/;
+// A plain scalar cannot start with an indicator (a dash only when a space or the end follows it).
+const INDICATOR_START = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?: |$))/;
 
 /** The plain scalar `text` (trimmed) as the core schema reads it. */
 function plainScalar(text: string): unknown {
@@ -54,7 +58,7 @@ function plainScalar(text: string): unknown {
     const n = Number(text);
     return Object.is(n, -0) ? outside() : n;
   }
-  return PLAIN_START.test(text) ? outside() : text;
+  return CORE_NUMBER.test(text) || INDICATOR_START.test(text) ? outside() : text;
 }
 
 const ESCAPES: Record<string, string> = { "\\": "\\", '"': '"', "/": "/", n: "\n", t: "\t" };
