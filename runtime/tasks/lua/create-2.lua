@@ -22,36 +22,44 @@
 local now = serverTimeMs()
 -- Every field of a new record but its fixed part, as it is stored (see includes/task-record.lua).
 local head = 'queued|0||' .. tostring(now) .. '||\n\n\n\n'
-local out = { now }
-local queued = {}
+local n = math.floor((#ARGV - 1) / 2) -- pairs from ARGV[2]
+-- Tables made at their full size by a constructor (a table grown by appends is rehashed at every
+-- power of two): copies of ARGV, overwritten by index.
+local EMPTY = {}
+local out = { unpack(ARGV, 1, n + 1) }
+out[1] = now
+local queued = { unpack(ARGV, 1, n) }
+local q = 0
 
 -- The common case, fresh ids all distinct: one MSETNX for the batch. It sets all or nothing, so if any
 -- id exists (or one repeats within the batch, which MSETNX would write twice), each goes on its own.
-local entries, seen, distinct = {}, {}, true
-for i = 2, #ARGV, 2 do
-  local key = ARGV[1] .. ARGV[i]
+local entries, seen, distinct = { unpack(EMPTY, 1, 2 * n) }, {}, true
+for j = 1, n do
+  local key = ARGV[1] .. ARGV[2 * j]
   if seen[key] then distinct = false end
   seen[key] = true
-  entries[#entries + 1] = key
-  entries[#entries + 1] = head .. ARGV[i + 1]
+  entries[2 * j - 1] = key
+  entries[2 * j] = head .. ARGV[2 * j + 1]
 end
-if distinct and #entries > 0 and redis.call('MSETNX', unpack(entries)) == 1 then
-  for i = 2, #ARGV, 2 do
-    queued[#queued + 1] = ARGV[i]
-    out[#out + 1] = 1
+if distinct and n > 0 and redis.call('MSETNX', unpack(entries, 1, 2 * n)) == 1 then
+  for j = 1, n do
+    queued[j] = ARGV[2 * j]
+    out[j + 1] = 1
   end
+  q = n
 else
-  for i = 2, #ARGV, 2 do
-    if redis.call('SET', entries[i - 1], entries[i], 'NX') then
-      queued[#queued + 1] = ARGV[i]
-      out[#out + 1] = 1
+  for j = 1, n do
+    if redis.call('SET', entries[2 * j - 1], entries[2 * j], 'NX') then
+      q = q + 1
+      queued[q] = ARGV[2 * j]
+      out[j + 1] = 1
     else
-      out[#out + 1] = 0
+      out[j + 1] = 0
     end
   end
 end
-if #queued > 0 then
-  redis.call('RPUSH', KEYS[1], unpack(queued))
+if q > 0 then
+  redis.call('RPUSH', KEYS[1], unpack(queued, 1, q))
   wakeDequeuer(KEYS[2])
 end
 return out
