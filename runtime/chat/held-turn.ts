@@ -31,6 +31,9 @@ export interface StreamRouteOptions {
   readonly events?: FeatureEvents | undefined;
 }
 
+/** A new session's and a user message's metadata: one frozen empty object shared, not one per stored session and message. */
+export const NO_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
+
 export function message(role: ChatMessage["role"], content: string, metadata: Readonly<Record<string, unknown>>, id = randomUUID()): ChatMessage {
   return { id, role, content, timestamp: new Date().toISOString(), metadata };
 }
@@ -108,8 +111,6 @@ export class HeldTurn implements TurnOptions {
   readonly orchestrator: Orchestrator | undefined;
   readonly runWorkflow: ChatWorkflowRunner | undefined;
   readonly requestMode = "streaming" as const;
-  /** Called unbound by the turn. */
-  readonly onEvent = (event: ChatEvent): void => this.writer!.event(event);
   /** Set once the stream is open: before that, a failure is the route's to throw (an error envelope). */
   cancelled: RouteStream | undefined;
   writer: TurnWriter | undefined;
@@ -123,6 +124,10 @@ export class HeldTurn implements TurnOptions {
     this.handler = options.handler;
     this.orchestrator = options.orchestrator;
     this.runWorkflow = options.runWorkflow;
+  }
+
+  onEvent(event: ChatEvent): void {
+    this.writer!.event(event);
   }
 
   /** Read only when the turn needs the signal itself: a route stream makes its controller then. */

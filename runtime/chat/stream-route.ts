@@ -17,7 +17,7 @@ import { aiSdkMessageOf, AI_SDK_STREAM_HEADER, chatIdOf, derivedSessionId, wants
 import { createAiSdkWriter } from "./ai-sdk-stream.js";
 import { isSessionId, type ChatMessage, type ChatSession, type ChatSessionStore } from "./store/index.js";
 import { boundedHistory, checkAnswerable, runTurn, startTurn } from "./turn.js";
-import { announce, HeldTurn, message, SpecWriter, type StreamRouteOptions } from "./held-turn.js";
+import { announce, HeldTurn, message, NO_METADATA, SpecWriter, type StreamRouteOptions } from "./held-turn.js";
 import type { ChatAnswer, ChatEvent } from "./wire.js";
 
 /**
@@ -128,9 +128,9 @@ async function openTurn(held: HeldTurn, ctx: RouteContext, resolve: (answer: Cha
   let asked: ChatMessage;
   try {
     turn = await readTurn(ctx, options);
-    session = turn.found ?? (await sessions.create({ id: turn.id, userId: ownerOf(false), metadata: {}, now: Date.now() }));
+    session = turn.found ?? (await sessions.create({ id: turn.id, userId: ownerOf(false), metadata: NO_METADATA, now: Date.now() }));
     // The user's message is kept even if the run then fails.
-    asked = message("user", turn.text, {});
+    asked = message("user", turn.text, NO_METADATA);
     await sessions.append(session.id, asked);
   } catch (error) {
     // The error envelope carries the request id. Set only here: a header set on the response before
@@ -201,7 +201,7 @@ function queryRoute(options: StreamRouteOptions): RouteHandler {
       signal.addEventListener("abort", abort, { once: true });
       running.add(controller);
       try {
-        const asked = message("user", text, {});
+        const asked = message("user", text, NO_METADATA);
         if (session !== undefined) await sessions.append(session.id, asked);
         // jsonRoute has entered the request's scope and span already.
         const done = await answer(options, { requestId, session, text, abort: controller }, () => undefined, "non_streaming");

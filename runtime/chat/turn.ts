@@ -17,7 +17,8 @@ export interface TurnOptions {
   /** Whether the turn was aborted, read before each item of a handler's turn instead of `signal.aborted` when given. */
   readonly cancelled?: { readonly aborted?: boolean } | undefined;
   readonly requestId: string;
-  readonly onEvent: (event: ChatEvent) => void;
+  /** Called as a method of the options (a held stream's options keep no closure for it). */
+  onEvent(event: ChatEvent): void;
   readonly runWorkflow?: ChatWorkflowRunner | undefined;
   /** How the turn is answered, for a checkpoint if its run pauses for approval. @defaultValue "non_streaming" */
   readonly requestMode?: "streaming" | "non_streaming";
@@ -91,17 +92,19 @@ class HandlerTurn {
   readonly #reject: (error: unknown) => void;
   readonly #onNext = (result: unknown): void => this.#took(result);
   readonly #fail = (error: unknown): void => this.#reject(error);
-  readonly #workflow = (name: string, workflowInput: unknown): Promise<Record<string, unknown>> => {
-    const { runWorkflow, signal, onEvent } = this.#options;
+
+  #workflow(name: string, workflowInput: unknown): Promise<Record<string, unknown>> {
+    const options = this.#options;
+    const { runWorkflow, signal } = options;
     if (runWorkflow === undefined) return Promise.reject(new ManifoldError("NOT_FOUND", `this agent has no workflow ${name}`));
     return runWorkflow(name, workflowInput, {
       signal,
       onStep: (step) => {
         if (step.status === "completed") this.#used(step.tool);
-        onEvent({ type: "step", ...step });
+        options.onEvent({ type: "step", ...step });
       },
     });
-  };
+  }
 
   constructor(
     handler: ChatHandler,
@@ -122,7 +125,8 @@ class HandlerTurn {
           return options.signal;
         },
         requestId: options.requestId,
-        runWorkflow: this.#workflow,
+        // Made with the handler's context, not kept by the turn: a handler that never keeps its context holds none.
+        runWorkflow: (name: string, workflowInput: unknown) => this.#workflow(name, workflowInput),
       });
       if (!isIterable(produced)) {
         Promise.resolve(produced).then((text) => this.#whole(text), this.#fail);
@@ -178,14 +182,14 @@ class HandlerTurn {
   }
 
   #item(item: unknown): void {
-    const { onEvent } = this.#options;
+    const options = this.#options;
     if (typeof item === "string") {
       this.#text += item;
-      if (item !== "") onEvent({ type: "chunk", text: item });
+      if (item !== "") options.onEvent({ type: "chunk", text: item });
     } else if (isEvent(item)) {
       if (item.type === "chunk") this.#text += item.text;
       if (item.type === "step") this.#used(item.tool);
-      onEvent(item);
+      options.onEvent(item);
     } else {
       throw new TypeError("a chat handler yielded something that is neither a string nor a status, step or chunk event");
     }
@@ -240,7 +244,8 @@ interface TurnOutcome {
 }
 
 async function runNatural(orchestrator: Orchestrator, input: ChatTurnInput, options: TurnOptions, usage: Map<string, LlmUsage>): Promise<TurnOutcome> {
-  const { signal, onEvent, requestMode = "non_streaming" } = options;
+  const { signal, requestMode = "non_streaming" } = options;
+  const onEvent = (event: ChatEvent): void => options.onEvent(event);
   const tools = new Set<string>();
   // Each step's parameters, from its last round until its step event is out (the AI SDK stream's tool input).
   const parameters = new Map<string, unknown>();

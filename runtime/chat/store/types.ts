@@ -84,7 +84,11 @@ export const MAX_PAGE = 50;
 
 /** 57 characters plus `...` when longer than 60 (titles); 97 plus `...` over 100 (previews). */
 export function cut(text: string, max: number): string {
-  const chars = [...text.replace(/\s+/g, " ").trim()];
+  const normal = text.replace(/\s+/g, " ").trim();
+  // No more UTF-16 units than `max` is no more characters: the text itself, often the message's own
+  // string (no copy held beside it in a stored session).
+  if (normal.length <= max) return normal;
+  const chars = [...normal];
   return chars.length <= max ? chars.join("") : `${chars.slice(0, max - 3).join("")}...`;
 }
 
