@@ -87,11 +87,13 @@ class HandlerTurn {
   #text = "";
   #iterator: AsyncIterator<unknown> | undefined;
   #next: AsyncIterator<unknown>["next"] | undefined;
-  /** Where the answer goes: a promise's resolvers (runTurn), or the caller's own (startTurn), so no promise is the turn's own. */
+  /**
+   * Where the answer goes: a promise's resolvers (runTurn's, or the route's with startTurn), so no
+   * promise is the turn's own; `#reject` is also the rejection handler of each step.
+   */
   readonly #resolve: (answer: ChatAnswer) => void;
   readonly #reject: (error: unknown) => void;
   readonly #onNext = (result: unknown): void => this.#took(result);
-  readonly #fail = (error: unknown): void => this.#reject(error);
 
   #workflow(name: string, workflowInput: unknown): Promise<Record<string, unknown>> {
     const options = this.#options;
@@ -129,7 +131,7 @@ class HandlerTurn {
         runWorkflow: (name: string, workflowInput: unknown) => this.#workflow(name, workflowInput),
       });
       if (!isIterable(produced)) {
-        Promise.resolve(produced).then((text) => this.#whole(text), this.#fail);
+        Promise.resolve(produced).then((text) => this.#whole(text), this.#reject);
         return;
       }
       const iterator = produced[Symbol.asyncIterator]() as AsyncIterator<unknown>;
@@ -156,7 +158,7 @@ class HandlerTurn {
 
   #step(): void {
     try {
-      Promise.resolve(this.#next!.call(this.#iterator)).then(this.#onNext, this.#fail);
+      Promise.resolve(this.#next!.call(this.#iterator)).then(this.#onNext, this.#reject);
     } catch (error) {
       this.#reject(error);
     }
@@ -345,8 +347,9 @@ export function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<Cha
 }
 
 /**
- * runTurn with the answer given to `resolve` or the failure to `reject` (each called once, maybe
- * synchronously) instead of a promise of the turn's own: a held stream's route keeps one promise fewer.
+ * runTurn with the answer given to `resolve` or the failure to `reject`, maybe synchronously, instead
+ * of a promise of the turn's own: a held stream's route keeps one promise fewer. They must be a
+ * promise's resolvers (a second call does nothing; `reject` is passed to `then` as it is).
  */
 export function startTurn(input: ChatTurnInput, options: TurnOptions, resolve: (answer: ChatAnswer) => void, reject: (error: unknown) => void): void {
   const started = performance.now();
