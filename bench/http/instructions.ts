@@ -8,7 +8,7 @@
  *   IR_BEFORE=<dir>   also counts that checkout's server-generated.ts ("before")
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -20,6 +20,7 @@ import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
 const REQUESTS = Number(process.env["IR_REQUESTS"] ?? 2_000);
 const WARM = Number(process.env["IR_WARM"] ?? 3_000);
+const REPEATS = Number(process.env["IR_REPEATS"] ?? 3);
 const here = fileURLToPath(new URL(".", import.meta.url));
 const before = process.env["IR_BEFORE"];
 const ALL: readonly (readonly [string, string])[] = [
@@ -36,15 +37,16 @@ const SCENARIOS = [
 ] as const;
 
 /** The instructions callgrind counted since it was last zeroed: dumps, reads the dump's total, removes it. */
-function dumpTotal(pid: number, dir: string): number {
+function dumpTotal(pid: number, dir: string, label: string): number {
   execFileSync("callgrind_control", ["-d", String(pid)], { stdio: "ignore" });
-  if (process.env["IR_KEEP"] !== undefined) process.stderr.write(`${dir}: ${readdirSync(dir).join(" ")}\n`);
-  const dumps = readdirSync(dir).filter((file) => /\.\d+$/.test(file));
+  const dumps = readdirSync(dir).filter((file) => /^cg\.out\.\d+$/.test(file));
   let total = 0;
   for (const file of dumps) {
     const text = readFileSync(join(dir, file), "utf8");
     total += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
-    rmSync(join(dir, file));
+    // IR_KEEP: the dumps stay, named by server and route, for callgrind_annotate.
+    if (process.env["IR_KEEP"] === undefined) rmSync(join(dir, file));
+    else renameSync(join(dir, file), join(dir, `${label}.${file}`));
   }
   return total;
 }
@@ -68,8 +70,8 @@ for (const [name, file] of TARGETS) {
   const dir = mkdtempSync(join(tmpdir(), "ir-"));
   const { child, url } = await start(file, dir);
   try {
-    // Each route twice, alternating, so a figure that moves between the two (a collection, late compilation) shows.
-    for (const scenario of [...SCENARIOS, ...SCENARIOS]) {
+    // Each route IR_REPEATS times, alternating, so a figure still moving between repeats (late compilation) shows.
+    for (const scenario of Array.from({ length: REPEATS }, () => SCENARIOS).flat()) {
       const load = {
         url: url + scenario.path,
         connections: 10,
@@ -81,7 +83,7 @@ for (const [name, file] of TARGETS) {
       execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" });
       const result = await autocannon({ ...load, amount: REQUESTS, duration: 600 });
       execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" });
-      const total = dumpTotal(child.pid!, dir);
+      const total = dumpTotal(child.pid!, dir, `${name}-${scenario.method}`);
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name} ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
       const line = `${name.padEnd(12)} ${scenario.name.padEnd(16)} ${(total / result.requests.total / 1000).toFixed(1).padStart(8)} k instructions/request`;
       process.stderr.write(`${line}\n`);
@@ -90,6 +92,7 @@ for (const [name, file] of TARGETS) {
   } finally {
     child.kill("SIGKILL");
     if (process.env["IR_KEEP"] === undefined) rmSync(dir, { recursive: true, force: true });
+    else process.stderr.write(`${name}: dumps in ${dir}\n`);
   }
 }
 console.log(`\n${REQUESTS} requests after ${WARM} to warm, 10 connections, server under callgrind:\n${rows.join("\n")}`);
