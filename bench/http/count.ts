@@ -1,6 +1,6 @@
 /**
  * Deterministic per-request figures for bench:http's two routes: promises created (async_hooks
- * PROMISE inits) and heap bytes allocated, per request, for the generated component, fastify and
+ * PROMISE inits), other async resources and heap bytes allocated, per request, for the generated component, fastify and
  * bare node:http. Unlike req/s or CPU time they do not move with the machine's load, so a change
  * that saves a promise or an allocation shows here whatever else runs.
  *
@@ -30,6 +30,7 @@ const SCENARIOS = [
 
 interface Counts {
   readonly promises: number;
+  readonly resources: number;
   readonly collections: number;
   readonly heapUsed: number;
 }
@@ -77,7 +78,9 @@ for (const [name, file] of TARGETS) {
         if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name} ${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
         const n = result.requests.total;
         const heap = end.collections === start.collections ? `${((end.heapUsed - base.heapUsed) / n).toFixed(0)} B` : "(collected)";
-        figures.push(`${((end.promises - start.promises) / n).toFixed(2)} promises, ${heap}`);
+        figures.push(
+          `${((end.promises - start.promises) / n).toFixed(2)} promises, ${((end.resources - start.resources) / n).toFixed(2)} other resources, ${heap}`,
+        );
       }
       rows.push(`${name.padEnd(20)} ${scenario.name.padEnd(16)} ${figures.join("   |   ")}`);
     }

@@ -9,12 +9,15 @@ import { createHook } from "node:async_hooks";
 import { getHeapStatistics } from "node:v8";
 
 let promises = 0;
+/** Other async resources (ticks, write requests, timers): each one runs every init hook, AsyncLocalStorage's included. */
+let resources = 0;
 let collections = 0;
 if (process.env["BENCH_COUNT"] === "1") {
   // Counts every promise, as a promise hook (the cost AsyncLocalStorage turns on) sees them.
   createHook({
     init(_id, type) {
       if (type === "PROMISE") promises++;
+      else resources++;
     },
   }).enable();
   const { PerformanceObserver } = await import("node:perf_hooks");
@@ -33,9 +36,9 @@ process.on("message", (message) => {
     // what no collection has reclaimed yet: with no collection in between, all they allocated.
     (globalThis as { gc?: () => void }).gc?.();
     // The collection's performance entry arrives a little later; wait for it so it is not counted in the run.
-    setTimeout(() => process.send?.({ promises, collections, heapUsed: getHeapStatistics().used_heap_size }), 100);
+    setTimeout(() => process.send?.({ promises, resources, collections, heapUsed: getHeapStatistics().used_heap_size }), 100);
   } else if (message === "heap") {
-    process.send?.({ promises, collections, heapUsed: getHeapStatistics().used_heap_size });
+    process.send?.({ promises, resources, collections, heapUsed: getHeapStatistics().used_heap_size });
   }
 });
 // An IPC channel keeps the process alive on its own; the server's socket should be what does.
