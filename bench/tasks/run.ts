@@ -6,8 +6,8 @@
  * well under capacity) gives the latency a task sees when the queue is not backed up.
  *
  * Figures: tasks/s (first submit → last completion), submit → completed latency (median, p99), and
- * Redis CPU per task (INFO cpu, user + sys, delta over the run / tasks), and the CPU this process
- * (submitter and workers) spent per task.
+ * Redis CPU per task (INFO cpu, user + sys, delta over this system's run alone / tasks; the kernel's
+ * part shown beside it), and the CPU this process (submitter and workers) spent per task.
  *
  *   npm run bench:tasks       BENCH_TASKS=20000 BENCH_CONCURRENCY=50 BENCH_ROUNDS=3 BENCH_PACED_RATE=2000 BENCH_RAW=1
  *                             BENCH_SYSTEMS=manifold,bullmq
@@ -44,6 +44,8 @@ interface Figures {
   readonly medianMs: number;
   readonly p99Ms: number;
   readonly redisCpuUs: number;
+  /** The kernel's part of redisCpuUs (socket reads and writes, epoll): it shrinks with larger batches per round trip. */
+  readonly redisSysUs: number;
   /** This process (submitter and workers together), user + system. */
   readonly nodeCpuUs: number;
 }
@@ -54,10 +56,11 @@ interface System {
   start(completed: (key: string) => void): Promise<{ submit(key: string): Promise<void>; stop(): Promise<void> }>;
 }
 
-function redisCpuSeconds(server: RedisServer): number {
+/** redis-server's CPU (all its threads, getrusage, µs resolution): user + system, and system alone. */
+function redisCpuSeconds(server: RedisServer): { total: number; sys: number } {
   const info = server.cli("INFO", "cpu");
   const read = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(info)?.[1] ?? NaN);
-  return read("used_cpu_user") + read("used_cpu_sys");
+  return { total: read("used_cpu_user") + read("used_cpu_sys"), sys: read("used_cpu_sys") };
 }
 
 /** INFO commandstats as command → { calls, usec }. */
@@ -95,6 +98,7 @@ function medianOf(list: readonly Figures[]): Figures {
     medianMs: mid((f) => f.medianMs),
     p99Ms: mid((f) => f.p99Ms),
     redisCpuUs: mid((f) => f.redisCpuUs),
+    redisSysUs: mid((f) => f.redisSysUs),
     nodeCpuUs: mid((f) => f.nodeCpuUs),
   };
 }
@@ -147,7 +151,8 @@ async function measure(server: RedisServer, system: System, count: number, rate 
     perSecond: count / ((last - first) / 1_000),
     medianMs: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
-    redisCpuUs: ((cpuAfter - cpuBefore) * 1e6) / count,
+    redisCpuUs: ((cpuAfter.total - cpuBefore.total) * 1e6) / count,
+    redisSysUs: ((cpuAfter.sys - cpuBefore.sys) * 1e6) / count,
     nodeCpuUs: (node.user + node.system) / count,
   };
 }
@@ -248,7 +253,7 @@ function bullmq(port: number): System {
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function row(name: string, f: Figures): string {
-  return `${name.padEnd(30)} ${fmt(f.perSecond).padStart(10)} ${fmt(f.medianMs, 1).padStart(10)} ${fmt(f.p99Ms, 1).padStart(10)} ${fmt(f.redisCpuUs, 1).padStart(14)} ${fmt(f.nodeCpuUs, 1).padStart(13)}`;
+  return `${name.padEnd(30)} ${fmt(f.perSecond).padStart(10)} ${fmt(f.medianMs, 1).padStart(10)} ${fmt(f.p99Ms, 1).padStart(10)} ${fmt(f.redisCpuUs, 1).padStart(14)} ${fmt(f.redisSysUs, 1).padStart(10)} ${fmt(f.nodeCpuUs, 1).padStart(13)}`;
 }
 
 const server = await startRedisServer();
@@ -261,7 +266,7 @@ try {
   console.log(`${TASKS.toLocaleString("en-US")} no-op tasks, concurrency ${CONCURRENCY}, one redis-server ${version} on loopback, node ${process.version}\n`);
   for (const system of systems) await measure(server, system, WARMUP);
 
-  const header = `${"".padEnd(30)} ${"tasks/s".padStart(10)} ${"median ms".padStart(10)} ${"p99 ms".padStart(10)} ${"Redis µs/task".padStart(14)} ${"node µs/task".padStart(13)}`;
+  const header = `${"".padEnd(30)} ${"tasks/s".padStart(10)} ${"median ms".padStart(10)} ${"p99 ms".padStart(10)} ${"Redis µs/task".padStart(14)} ${"of it sys".padStart(10)} ${"node µs/task".padStart(13)}`;
   // Rounds interleave the systems, so a noisy neighbour on the machine hurts each about equally.
   const rounds = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
   for (let round = 1; round <= ROUNDS; round += 1) {

@@ -353,7 +353,10 @@ export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBa
       openBackend(backend);
       checkTaskId(taskId);
       const args = [taskId, stateOf(String(token), taskId), encodeProgress(progress)];
-      return (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId, runningKey], args), IDEMPOTENT)) as LeasedWrite;
+      const answer = (await redis.call(() => runScript(client, PROGRESS, [prefix + taskId, runningKey], args), IDEMPOTENT)) as LeasedWrite;
+      // A lease refused is never finished by its holder: its kept record is dropped.
+      if (answer !== "ok") backend.records.delete(String(token));
+      return answer;
     },
     release: async (taskId, token) => {
       openBackend(backend);
