@@ -5,7 +5,7 @@
  * forced collections), and prints the objects new in the second, by constructor, per stream. With BENCH_BUILT=1
  * the server runs from tsc's output (bench/chat/tsconfig.built.json), as users run it, not under tsx.
  *
- *   npx tsx --conditions=source bench/chat/snapshot.ts          BENCH_SERVER=agent BENCH_STREAMS=200 BENCH_TOP=40
+ *   npx tsx --conditions=source bench/chat/snapshot.ts          BENCH_SERVER=agent BENCH_STREAMS=1000 BENCH_TOP=40
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { serverArgs } from "./server-args.js";
 
-const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 200);
-const WARM = Number(process.env["BENCH_WARM_STREAMS"] ?? 20);
+const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
+const WARM = Number(process.env["BENCH_WARM_STREAMS"] ?? 200);
 const TOP = Number(process.env["BENCH_TOP"] ?? 40);
 const SERVER = process.env["BENCH_SERVER"] ?? "agent";
 const AI_SDK = process.env["BENCH_BODY"] === "ai-sdk";
