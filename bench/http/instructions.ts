@@ -5,6 +5,7 @@
  * Slow (the server runs tens of times slower); the ratios are what it is for.
  *
  *   npx tsx --conditions=source bench/http/instructions.ts     IR_REQUESTS=2000 IR_ONLY=generated,fastify
+ *   IR_ROUTE=GET      only that route
  *   IR_BEFORE=<dir>   also counts that checkout's server-generated.ts ("before")
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -31,10 +32,13 @@ const ALL: readonly (readonly [string, string])[] = [
 ];
 const only = process.env["IR_ONLY"]?.split(",");
 const TARGETS = only === undefined ? ALL : ALL.filter(([name]) => only.includes(name));
-const SCENARIOS = [
+const ALL_SCENARIOS = [
   { name: "capability POST", path: PATH, method: "POST", headers: { "content-type": "application/json" }, body: BODY },
   { name: "GET :param", path: ITEM_PATH, method: "GET" },
 ] as const;
+// IR_ROUTE=GET: only the routes whose name contains it.
+const ROUTE = process.env["IR_ROUTE"];
+const SCENARIOS = ROUTE === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => scenario.name.includes(ROUTE));
 
 /** The instructions callgrind counted since it was last zeroed: dumps, reads the dump's total, removes it. */
 function dumpTotal(pid: number, dir: string, label: string): number {

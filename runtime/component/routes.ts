@@ -53,25 +53,46 @@ function decode(text: string): string {
   }
 }
 
-/** Does `route` match the path split at `/`: strict (no trailing slash), case-sensitive, a parameter is one non-empty segment. */
-function matches(route: Route, parts: readonly string[]): boolean {
+/**
+ * Where each segment of `path` that `route` names ends, walking the path without splitting it (no
+ * array or substring per request): the end of the last segment the route names, or -1 when the
+ * route does not match. Strict (no trailing slash), case-sensitive, a parameter is one non-empty segment.
+ */
+function matchEnd(route: Route, path: string): number {
   const { segments, rest } = route;
-  if (rest === undefined ? parts.length !== segments.length : parts.length <= segments.length) return false;
+  let start = 0;
+  let end = -1;
   for (let i = 0; i < segments.length; i++) {
+    // Past the path's last segment: fewer parts than the route names.
+    if (start > path.length) return -1;
+    end = path.indexOf("/", start);
+    if (end === -1) end = path.length;
     const literal = segments[i];
-    if (literal === undefined ? parts[i] === "" : literal !== parts[i]) return false;
+    if (literal === undefined ? end === start : end - start !== literal.length || !path.startsWith(literal, start)) return -1;
+    start = end + 1;
   }
-  // A rest of empty segments only (`/files/` against `/files/*path`) is no match.
-  return rest === undefined || parts.length > segments.length + 1 || parts[segments.length] !== "";
+  // Without a rest, the path ends with the route's last segment; with one, at least one non-empty character follows it.
+  if (rest === undefined) return end === path.length ? end : -1;
+  return end < path.length && end + 1 < path.length ? end : -1;
+}
+
+function matches(route: Route, path: string): boolean {
+  return matchEnd(route, path) !== -1;
 }
 
 /** The URI-decoded parameters of a path `route` matches. */
-function paramsOf(route: Route, parts: readonly string[]): Record<string, string> {
+function paramsOf(route: Route, path: string): Record<string, string> {
   const { segments, rest } = route;
   const params: Record<string, string> = {};
   let name = 0;
-  for (let i = 0; i < segments.length; i++) if (segments[i] === undefined) params[route.names[name++]!] = decode(parts[i]!);
-  if (rest !== undefined) params[rest] = decode(parts.slice(segments.length).join("/"));
+  let start = 0;
+  for (let i = 0; i < segments.length; i++) {
+    let end = path.indexOf("/", start);
+    if (end === -1) end = path.length;
+    if (segments[i] === undefined) params[route.names[name++]!] = decode(path.slice(start, end));
+    start = end + 1;
+  }
+  if (rest !== undefined) params[rest] = decode(path.slice(start));
   return params;
 }
 
@@ -90,15 +111,15 @@ function answers(route: Route, method: string): boolean {
 }
 
 /** Everything the matching routes say about one path: the first route per method wins; GET answers HEAD too. */
-function foundOf(matching: readonly Route[], method: string, parts: readonly string[]): Found {
+function foundOf(matching: readonly Route[], method: string, path: string): Found {
   if (matching.length === 0) return NOT_FOUND;
   const hit = matching.find((route) => answers(route, method));
-  return { template: matching[0]!.template, route: hit, params: hit === undefined ? undefined : paramsOf(hit, parts), allow: () => allowOf(matching) };
+  return { template: matching[0]!.template, route: hit, params: hit === undefined ? undefined : paramsOf(hit, path), allow: () => allowOf(matching) };
 }
 
 /**
  * What a parameter route lookup found: a class, so a request makes one object and no closure; the
- * Allow list (a 405 or a preflight only) is worked out from the path's parts when asked.
+ * Allow list (a 405 or a preflight only) is worked out from the path when asked.
  */
 class ParamFound implements Found {
   constructor(
@@ -106,11 +127,11 @@ class ParamFound implements Found {
     readonly route: Route | undefined,
     readonly params: Record<string, string> | undefined,
     private readonly candidates: readonly Route[],
-    private readonly parts: readonly string[],
+    private readonly path: string,
   ) {}
 
   allow(): string {
-    return allowOf(this.candidates.filter((route) => matches(route, this.parts)));
+    return allowOf(this.candidates.filter((route) => matches(route, this.path)));
   }
 }
 
@@ -138,20 +159,19 @@ export function createRouteTable(): RouteTable {
     compiled = undefined;
   };
 
-  const matchAll = (candidates: readonly Route[], parts: readonly string[]): Route[] => candidates.filter((route) => matches(route, parts));
+  const matchAll = (candidates: readonly Route[], path: string): Route[] => candidates.filter((route) => matches(route, path));
 
   const compile = () => {
     const statics = new Map<string, Map<string, Found>>();
     for (const route of routes) {
       if (route.names.length > 0 || route.rest !== undefined || statics.has(route.template)) continue;
-      const parts = route.template.split("/");
-      const matching = matchAll(routes, parts);
+      const matching = matchAll(routes, route.template);
       // Every method answered here, HEAD and the unrouted ones resolved once: a request does one Map lookup.
       const byMethod = new Map<string, Found>();
       for (const other of matching)
         for (const method of [other.method, ...(other.method === "GET" ? ["HEAD"] : [])])
-          if (!byMethod.has(method)) byMethod.set(method, foundOf(matching, method, parts));
-      byMethod.set("", foundOf(matching, "", parts));
+          if (!byMethod.has(method)) byMethod.set(method, foundOf(matching, method, route.template));
+      byMethod.set("", foundOf(matching, "", route.template));
       statics.set(route.template, byMethod);
     }
     return { statics, params: routes.filter((route) => route.names.length > 0 || route.rest !== undefined) };
@@ -159,14 +179,13 @@ export function createRouteTable(): RouteTable {
 
   /** The parameter routes in registration order: the first matching names the template, the first answering `method` serves. */
   const findParam = (params: readonly Route[], method: string, path: string): Found => {
-    const parts = path.split("/");
     let first: Route | undefined;
     for (const route of params) {
-      if (!matches(route, parts)) continue;
+      if (!matches(route, path)) continue;
       first ??= route;
-      if (answers(route, method)) return new ParamFound(first.template, route, paramsOf(route, parts), params, parts);
+      if (answers(route, method)) return new ParamFound(first.template, route, paramsOf(route, path), params, path);
     }
-    return first === undefined ? NOT_FOUND : new ParamFound(first.template, undefined, undefined, params, parts);
+    return first === undefined ? NOT_FOUND : new ParamFound(first.template, undefined, undefined, params, path);
   };
 
   const find = (method: string, path: string): Found => {
