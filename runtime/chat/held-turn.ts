@@ -107,10 +107,6 @@ export class SpecWriter implements TurnWriter {
  * the turn always ran; the turn gives its answer straight to that promise's resolvers (bench:chat).
  */
 export class HeldTurn implements TurnOptions {
-  readonly handler: ChatHandler | undefined;
-  readonly orchestrator: Orchestrator | undefined;
-  readonly runWorkflow: ChatWorkflowRunner | undefined;
-  readonly requestMode = "streaming" as const;
   /** Set once the stream is open: before that, a failure is the route's to throw (an error envelope). */
   cancelled: RouteStream | undefined;
   writer: TurnWriter | undefined;
@@ -120,10 +116,23 @@ export class HeldTurn implements TurnOptions {
   replyId: ReturnType<typeof randomUUID> | undefined;
   trace: ServerTrace | undefined;
 
-  constructor(readonly options: StreamRouteOptions) {
-    this.handler = options.handler;
-    this.orchestrator = options.orchestrator;
-    this.runWorkflow = options.runWorkflow;
+  constructor(readonly options: StreamRouteOptions) {}
+
+  // The route's, read from its options: getters, not fields copied into every held stream.
+  get handler(): ChatHandler | undefined {
+    return this.options.handler;
+  }
+
+  get orchestrator(): Orchestrator | undefined {
+    return this.options.orchestrator;
+  }
+
+  get runWorkflow(): ChatWorkflowRunner | undefined {
+    return this.options.runWorkflow;
+  }
+
+  get requestMode(): "streaming" {
+    return "streaming";
   }
 
   onEvent(event: ChatEvent): void {

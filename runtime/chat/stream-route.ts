@@ -179,10 +179,8 @@ function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promis
       // A throw of its own (before or while opening the stream) is the route's failure, as a reject.
       openTurn(held, ctx, resolve, reject).catch(reject);
     });
-    return answer.then(
-      (done) => held.answered(done),
-      (error: unknown) => held.failed(error),
-    );
+    // Bound methods: no context kept with the route's request in it while the stream is held.
+    return answer.then(held.answered.bind(held), held.failed.bind(held));
   };
 }
 

@@ -93,7 +93,8 @@ class HandlerTurn {
    */
   readonly #resolve: (answer: ChatAnswer) => void;
   readonly #reject: (error: unknown) => void;
-  readonly #onNext = (result: unknown): void => this.#took(result);
+  /** Bound, not an arrow: no context of its own kept beside it (a held stream's heap). */
+  readonly #onNext = this.#took.bind(this);
 
   #workflow(name: string, workflowInput: unknown): Promise<Record<string, unknown>> {
     const options = this.#options;

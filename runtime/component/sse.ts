@@ -92,12 +92,19 @@ class EventStream implements SseStream, RouteStream {
     this.#stop();
     if (this.#route && !this.#res.writableFinished) this.abort(new ManifoldError("ABORTED", "client disconnected"));
   };
-  /** RouteStream's `end`: a field, so a destructured `end()` still works. */
-  readonly end = (): void => {
+  /**
+   * RouteStream's `end`, bound on each read so a destructured `end()` still works, while a stream
+   * whose `end` is called as a method keeps no closure for it.
+   */
+  get end(): () => void {
+    return this.#end.bind(this);
+  }
+
+  #end(): void {
     this.#route = false;
     this.#res.off("close", this.#onClose);
     this.close();
-  };
+  }
 
   constructor(res: ServerResponse, heartbeatMs: number, route: boolean) {
     this.#res = res;
