@@ -25,7 +25,8 @@ interface Line {
 const MAX_DEPTH = 64;
 // Characters the subset never holds: tabs, CR, other controls, C1 controls (NEL), the BOM, line separators.
 const UNUSUAL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
-const KEY = /^[A-Za-z_][A-Za-z0-9_-]*/;
+// Up to 256 characters: the parser refuses an implicit block key longer than 1,024.
+const KEY = /^[A-Za-z_][A-Za-z0-9_-]{0,255}/;
 // Keys the core schema reads as something other than a string, or that name Object.prototype's slot.
 const SPECIAL_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__)$/;
 const INT = /^-?(?:0|[1-9][0-9]{0,14})$/;

@@ -72,6 +72,7 @@ const SAME = [
   "a: [1, 2,]\n",
   "a: { b: 1, b: 2 }\n",
   "a: [a: b]\n",
+  `${"k".repeat(256)}: 1\nb: { ${"k".repeat(300)}: 1 }\n`,
 ];
 
 const OUTSIDE = [
@@ -88,6 +89,8 @@ const OUTSIDE = [
   "a: -0\n",
   "a: 007\n",
   "a: 0o17\n",
+  `${"k".repeat(1025)}: 1\n`,
+  `- ${"k".repeat(1025)}: 1\n`,
   "a: 1.\n",
   "a: -.inf\n",
   "a: .NaN\n",
