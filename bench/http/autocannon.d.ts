@@ -11,6 +11,8 @@ declare module "autocannon" {
     readonly connections?: number;
     readonly pipelining?: number;
     readonly duration?: number;
+    /** Seconds a request may take before it counts as an error. @defaultValue 10 */
+    readonly timeout?: number;
     /** A fixed number of requests instead of a duration. */
     readonly amount?: number;
     readonly method?: string;
