@@ -5,11 +5,11 @@
  * frozen objects as the last one (entry.ts ParsedRecord).
  */
 import { createHash } from "node:crypto";
-import { loadLuaScript, runScript, type RedisClient } from "../store/index.js";
+import { defineLuaScript, runScript, type RedisClient } from "../store/index.js";
 import { entryOf, parseRecord, type ParsedRecord } from "./entry.js";
 import type { RegistryEntry } from "./types.js";
 
-const RECORDS = loadLuaScript("registry", new URL("./lua/records.lua", import.meta.url));
+const RECORDS = defineLuaScript("registry", new URL("./lua/records.lua", import.meta.url));
 
 /** Records asked for in one call of records.lua: bounds one reply (a few MB) on a first read of a large catalog. */
 const RECORDS_PER_CALL = 500;

@@ -1,13 +1,13 @@
 import { ManifoldError } from "../errors/index.js";
-import { loadLuaScript, runScript, type RedisStore } from "../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../store/index.js";
 import { capabilityList, checkName, checkRegistration, indexesOf, LIST_DEFAULT, LOOKUP_DEFAULT, resolveTiming, select, toStoredRecord } from "./entry.js";
 import { createRecordReader } from "./redis-records.js";
 import type { Registry, RegistryEntry } from "./types.js";
 
-const REGISTER = loadLuaScript("registry", new URL("./lua/register.lua", import.meta.url));
-const UNREGISTER = loadLuaScript("registry", new URL("./lua/unregister-2.lua", import.meta.url));
-const LOOKUP = loadLuaScript("registry", new URL("./lua/lookup.lua", import.meta.url));
-const GET = loadLuaScript("registry", new URL("./lua/get-1.lua", import.meta.url));
+const REGISTER = defineLuaScript("registry", new URL("./lua/register.lua", import.meta.url));
+const UNREGISTER = defineLuaScript("registry", new URL("./lua/unregister-2.lua", import.meta.url));
+const LOOKUP = defineLuaScript("registry", new URL("./lua/lookup.lua", import.meta.url));
+const GET = defineLuaScript("registry", new URL("./lua/get-1.lua", import.meta.url));
 
 export interface RedisRegistryOptions {
   /** Before the first connection, how long a call waits for it; after that, calls fail at once while Redis is down. @defaultValue 1000 */

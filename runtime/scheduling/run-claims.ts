@@ -7,7 +7,7 @@
  * bounded by count and TTL.
  */
 import { ManifoldError } from "../errors/index.js";
-import { loadLuaScript, type MemoryStore, runScript, type RedisStore, type Store } from "../store/index.js";
+import { defineLuaScript, type MemoryStore, runScript, type RedisStore, type Store } from "../store/index.js";
 import { type Clock, sleepOn, systemClock } from "../util/index.js";
 
 /** What a claim finds: this delivery runs it, or another one is running it / has done it. */
@@ -88,8 +88,8 @@ export function createMemoryRunClaims({
   };
 }
 
-const CLAIM = loadLuaScript("scheduled", new URL("./lua/claim-1.lua", import.meta.url));
-const SETTLE = loadLuaScript("scheduled", new URL("./lua/settle-1.lua", import.meta.url));
+const CLAIM = defineLuaScript("scheduled", new URL("./lua/claim-1.lua", import.meta.url));
+const SETTLE = defineLuaScript("scheduled", new URL("./lua/settle-1.lua", import.meta.url));
 
 /** Claims whose release is still being tried, at most; past it one lapses on its own (its running TTL). */
 export const MAX_ORPHANS = 1_000;

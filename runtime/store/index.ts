@@ -4,5 +4,5 @@
  */
 export { describeStore, resolveStoreConfig, type ClusterConfig, type MemoryConfig, type RedisConfig, type RedisEndpoint, type StoreConfig } from "./config.js";
 export { checkKeyName, createKeyBuilder, DEFAULT_NAMESPACE, KEY_PREFIX, NAMESPACE_ENV, resolveNamespace, type KeyBuilder } from "./keys.js";
-export { loadLuaScript, runScript, type LuaScript, type RedisClient } from "./scripts.js";
+export { defineLuaScript, loadLuaScript, readLuaScripts, runScript, type LuaScript, type RedisClient } from "./scripts.js";
 export { createStore, type MemoryStore, type RedisStore, type Store, type StoreOptions } from "./store.js";

@@ -61,7 +61,8 @@ function expandIncludes(path: string, chain: readonly string[], included: Set<st
 
 /**
  * Reads the file once, with its includes expanded (the text Redis runs, and whose SHA1 EVALSHA
- * uses); call at module load so a missing script or include fails at start-up, not mid-request.
+ * uses). A module defines its scripts with `defineLuaScript`, which calls this on first use or
+ * when a Redis store is created, so a missing script or include fails at start-up, not mid-request.
  */
 export function loadLuaScript(module: string, file: URL): LuaScript {
   const path = locate(file);
@@ -74,6 +75,49 @@ export function loadLuaScript(module: string, file: URL): LuaScript {
     lua,
     path,
   };
+}
+
+/** Scripts defined at module load and not read yet: a Redis store's creation reads them all (`readLuaScripts`). */
+const unread = new Set<() => LuaScript>();
+/** Set once a Redis store exists: from then on a script is read where it is defined, as it was before the deferral. */
+let readOnDefine = false;
+
+/**
+ * A module's script, read (with its includes) on first use rather than at module load: a process on the
+ * embedded store runs no Lua and so reads none (start-up time). A process that creates a Redis store reads
+ * every script defined so far right then (`readLuaScripts`), so a missing script or include still fails at
+ * start-up, not mid-request; one defined after that (a module loaded on a first request) is read at once.
+ */
+export function defineLuaScript(module: string, file: URL): LuaScript {
+  let read: LuaScript | undefined;
+  const load = (): LuaScript => {
+    if (read === undefined) {
+      read = loadLuaScript(module, file);
+      unread.delete(load);
+    }
+    return read;
+  };
+  const name = /^([a-z][a-z0-9-]*?)(?:-(\d+))?\.lua$/.exec(basename(fileURLToPath(file)));
+  // A name that does not parse is read now, for loadLuaScript's error.
+  if (readOnDefine || name === null) return load();
+  unread.add(load);
+  return {
+    // The name's parts need no file.
+    command: `manifold:v1:${module}:${name[1]!}`,
+    ...(name[2] === undefined ? {} : { numberOfKeys: Number(name[2]) }),
+    get lua() {
+      return load().lua;
+    },
+    get path() {
+      return load().path;
+    },
+  };
+}
+
+/** Reads every script defined and not read yet, and every later one where it is defined: called when a Redis store is created. */
+export function readLuaScripts(): void {
+  readOnDefine = true;
+  for (const load of [...unread]) load();
 }
 
 const defined = new WeakMap<RedisClient, Set<string>>();

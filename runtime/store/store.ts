@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
 import { describeStore, resolveStoreConfig, type ClusterConfig, type RedisConfig, type StoreConfig } from "./config.js";
 import { createKeyBuilder, type KeyBuilder } from "./keys.js";
-import type { RedisClient } from "./scripts.js";
+import { readLuaScripts, type RedisClient } from "./scripts.js";
 
 export type Log = (message: string) => void;
 
@@ -262,5 +262,7 @@ export function createStore({
 }: StoreOptions = {}): Store {
   const resolved = config ?? resolveStoreConfig(env);
   if (resolved.kind === "memory") return createMemoryStore(resolved.namespace, log);
+  // The Lua scripts are read on first use; with Redis configured, a missing one must fail here, at start.
+  readLuaScripts();
   return createRedisStore(resolved, log, commandTimeoutMs, maxReconnectDelayMs, unref);
 }

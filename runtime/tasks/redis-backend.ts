@@ -19,7 +19,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ManifoldError } from "../errors/index.js";
-import { createKeyBuilder, loadLuaScript, runScript, type RedisClient } from "../store/index.js";
+import { createKeyBuilder, defineLuaScript, runScript, type RedisClient } from "../store/index.js";
 import {
   CANCELLED_ERROR,
   checkDequeueOptions,
@@ -38,7 +38,7 @@ import { createCreateBatcher, createRedisCaller, createWakeWaiter, type RedisCal
 import { decodeRecord } from "./redis-record.js";
 import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskOutcome, TaskRecord } from "./types.js";
 
-const script = (file: string) => loadLuaScript("tasks", new URL(`./lua/${file}`, import.meta.url));
+const script = (file: string) => defineLuaScript("tasks", new URL(`./lua/${file}`, import.meta.url));
 const CREATE = script("create-2.lua");
 const DEQUEUE = script("dequeue-5.lua");
 const EXTEND = script("extend-2.lua");

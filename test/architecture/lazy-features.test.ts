@@ -20,6 +20,20 @@ import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { root } from "./module-imports.js";
 
 const RECORDER = join(root, "bench", "startup", "module-recorder.mjs");
+/**
+ * Preloaded: appends each `.lua` file the process reads to LUA_READ_LOG. The Lua scripts are read with
+ * node:fs's readFileSync, whose ES named export follows the patched property after syncBuiltinESMExports.
+ */
+const LUA_READS = `data:text/javascript,${encodeURIComponent(`
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const read = fs.readFileSync;
+fs.readFileSync = function (path, ...rest) {
+  if (String(path).endsWith(".lua")) fs.appendFileSync(process.env.LUA_READ_LOG, String(path) + "\\n");
+  return read.call(this, path, ...rest);
+};
+syncBuiltinESMExports();
+`)}`;
 
 /** What a plain tool must not load: a path under the repository matching one of these. */
 const FORBIDDEN: readonly RegExp[] = [
@@ -85,6 +99,15 @@ function plainEnv(log: string): Record<string, string> {
   return env;
 }
 
+/** The `.lua` files a process started with LUA_READS read, relative to the repository. */
+async function luaReads(log: string): Promise<string[]> {
+  const text = await readFile(log, "utf8").catch(() => "");
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((path) => relative(root, path));
+}
+
 async function loaded(log: string): Promise<string[]> {
   const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
   return [...new Set(lines.map((path) => relative(root, path)))];
@@ -111,15 +134,18 @@ test("a plain tool, up to its first healthy /health, loads none of the agent's f
 
 test("the travel agent (every feature on, embedded store), up to its first healthy /health, loads no ioredis, OpenTelemetry, yaml, ajv, MCP or A2A SDK", async () => {
   const log = join(dir, "travel-agent.log");
+  const luaLog = join(dir, "travel-agent-lua.log");
   const agent = await startProcess({
     name: "travel-agent",
-    command: [process.execPath, ...TS_NODE_ARGS, "--import", RECORDER, "manifests/travel/serve.ts", "travel-agent"],
+    command: [process.execPath, ...TS_NODE_ARGS, "--import", RECORDER, "--import", LUA_READS, "manifests/travel/serve.ts", "travel-agent"],
     cleanEnv: true,
-    env: plainEnv(log),
+    env: { ...plainEnv(log), LUA_READ_LOG: luaLog },
     port: "free",
     ready: { health: "/health" },
   });
   const paths = await loaded(log);
+  // The Redis adapters' Lua scripts are read on first use or when a Redis store is created: on the embedded store, none.
+  assert.equal(await luaReads(luaLog), []);
   // The first requests of chat and A2A, sent together while their parts load: each waits for the load and is
   // answered by the part itself (listing sessions anonymously is chat's own 401, naming what it needs).
   const answers = await Promise.all(
@@ -140,6 +166,28 @@ test("the travel agent (every feature on, embedded store), up to its first healt
     paths.filter((path) => AGENT_FORBIDDEN.some((pattern) => pattern.test(path)) || AGENT_ON_FIRST_REQUEST.some((pattern) => pattern.test(path))),
     [],
   );
+});
+
+test("the Lua read log sees the scripts when they are read: the tasks runtime's, once a Redis store would be created", async () => {
+  const log = join(dir, "lua-control.log");
+  const child = await startProcess({
+    name: "lua read control",
+    command: [
+      process.execPath,
+      ...TS_NODE_ARGS,
+      "--import",
+      LUA_READS,
+      "--input-type=module",
+      "-e",
+      'await import("agent-manifold/runtime/tasks"); (await import("agent-manifold/runtime/store")).readLuaScripts();',
+    ],
+    cleanEnv: true,
+    env: { ...plainEnv(join(dir, "lua-control-modules.log")), LUA_READ_LOG: log },
+  });
+  const exit = await child.exited;
+  assert.equal(exit.code, 0, child.tail());
+  const reads = await luaReads(log);
+  assert.ok(reads.includes(join("runtime", "tasks", "lua", "create-2.lua")), reads.join("\n"));
 });
 
 test("the recorder and the check see those modules when they do load: importing the agent runtime", async () => {

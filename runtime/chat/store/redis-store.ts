@@ -6,7 +6,7 @@
  * follow in their own commands, driven by what the script returned (only the delete that removed a
  * session decrements the counter).
  */
-import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import {
   cut,
   PREVIEW_MAX,
@@ -22,7 +22,7 @@ import {
   type SessionSummary,
 } from "./types.js";
 
-const lua = (file: string) => loadLuaScript("sessions", new URL(`./lua/${file}`, import.meta.url));
+const lua = (file: string) => defineLuaScript("sessions", new URL(`./lua/${file}`, import.meta.url));
 const APPEND = lua("append-1.lua");
 const SET_TITLE = lua("set-title-1.lua");
 const DELETE = lua("delete-1.lua");

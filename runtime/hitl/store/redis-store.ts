@@ -1,5 +1,5 @@
 import { ManifoldError } from "../../errors/index.js";
-import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import {
   checkAction,
   checkExpireLimit,
@@ -37,7 +37,7 @@ import {
   type ReleaseOptions,
 } from "./types.js";
 
-const lua = (file: string) => loadLuaScript("checkpoints", new URL(`./lua/${file}`, import.meta.url));
+const lua = (file: string) => defineLuaScript("checkpoints", new URL(`./lua/${file}`, import.meta.url));
 const CREATE = lua("create-5.lua");
 const COMMAND = lua("command-3.lua");
 const RESUME = lua("resume-3.lua");

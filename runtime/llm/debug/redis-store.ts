@@ -1,4 +1,4 @@
-import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import {
   checkLimits,
   checkListOptions,
@@ -19,8 +19,8 @@ import {
   type LlmInteraction,
 } from "./types.js";
 
-const APPEND = loadLuaScript("llm-debug", new URL("./lua/append-1.lua", import.meta.url));
-const FINISH = loadLuaScript("llm-debug", new URL("./lua/finish-1.lua", import.meta.url));
+const APPEND = defineLuaScript("llm-debug", new URL("./lua/append-1.lua", import.meta.url));
+const FINISH = defineLuaScript("llm-debug", new URL("./lua/finish-1.lua", import.meta.url));
 
 export interface RedisLlmDebugStoreOptions {
   /** How long a record whose calls all succeeded is kept after its last append. @defaultValue 72 h */

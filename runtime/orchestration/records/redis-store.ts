@@ -1,8 +1,8 @@
-import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import { checkInteger } from "../../util/index.js";
 import { checkListLimit, DEFAULT_EXECUTION_TTL_MS, DEFAULT_MAX_RECORDS, startedMs, type ExecutionRecord, type ExecutionStore } from "./types.js";
 
-const SAVE = loadLuaScript("executions", new URL("./lua/save-1.lua", import.meta.url));
+const SAVE = defineLuaScript("executions", new URL("./lua/save-1.lua", import.meta.url));
 
 export interface RedisExecutionStoreOptions {
   /** @defaultValue 24 h */

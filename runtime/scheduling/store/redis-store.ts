@@ -1,5 +1,5 @@
 import { ManifoldError } from "../../errors/index.js";
-import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import {
   checkDueLimit,
   checkListOptions,
@@ -11,7 +11,7 @@ import {
   type ScheduleStore,
 } from "./types.js";
 
-const lua = (file: string) => loadLuaScript("schedules", new URL(`./lua/${file}`, import.meta.url));
+const lua = (file: string) => defineLuaScript("schedules", new URL(`./lua/${file}`, import.meta.url));
 const CREATE = lua("create-3.lua");
 const UPDATE = lua("update-3.lua");
 const DELETE = lua("delete-5.lua");

@@ -8,7 +8,7 @@
  * and retire are Lua compare-and-sets (lua/); reads pick the active version from the metadata.
  * Skills are configuration: no TTL.
  */
-import { loadLuaScript, runScript, type RedisStore } from "../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../store/index.js";
 import {
   activeOf,
   checkPublish,
@@ -36,7 +36,7 @@ import {
 import { tracedSkillStore } from "./telemetry.js";
 import type { SkillResource, SkillStore, SkillSummary, SkillVersion, SkillVersionInput } from "./types.js";
 
-const lua = (file: string) => loadLuaScript("skills", new URL(`./lua/${file}`, import.meta.url));
+const lua = (file: string) => defineLuaScript("skills", new URL(`./lua/${file}`, import.meta.url));
 const INDEX_ADD = lua("index-add-2.lua");
 const PUBLISH = lua("publish-3.lua");
 const PIN = lua("pin-1.lua");

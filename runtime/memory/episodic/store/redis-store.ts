@@ -9,7 +9,7 @@
  * replicas could race (append with its trim, the digest's compare-and-set, a claim, a reflection's
  * end, a sweep step) is one script; reads are single-slot pipelines over bounded windows.
  */
-import { loadLuaScript, runScript, type RedisStore } from "../../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../../store/index.js";
 import { checkInteger } from "../../../util/index.js";
 import {
   checkDigest,
@@ -36,7 +36,7 @@ import {
 } from "./records.js";
 import type { ActivityDigest, Episode, EpisodeStore, KnowledgeFragment } from "./types.js";
 
-const lua = (file: string) => loadLuaScript("episodes", new URL(`./lua/${file}`, import.meta.url));
+const lua = (file: string) => defineLuaScript("episodes", new URL(`./lua/${file}`, import.meta.url));
 const APPEND = lua("append.lua");
 const SET_DIGEST = lua("set-digest-1.lua");
 const CLAIM = lua("claim-2.lua");

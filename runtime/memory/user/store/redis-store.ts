@@ -9,11 +9,11 @@
  */
 import { createHash } from "node:crypto";
 import { ManifoldError } from "../../../errors/index.js";
-import { loadLuaScript, runScript, type RedisStore } from "../../../store/index.js";
+import { defineLuaScript, runScript, type RedisStore } from "../../../store/index.js";
 import { checkFact, checkSummary, checkUser, DEFAULT_FACTS_TTL_MS, DEFAULT_MAX_FACTS, firstRevision, isFactKey, normalFact } from "./bounds.js";
 import type { Fact, FactStore, FactSummary } from "./types.js";
 
-const lua = (file: string) => loadLuaScript("user-facts", new URL(`./lua/${file}`, import.meta.url));
+const lua = (file: string) => defineLuaScript("user-facts", new URL(`./lua/${file}`, import.meta.url));
 const PUT = lua("put-1.lua");
 const DELETE = lua("delete-1.lua");
 const CLEAR = lua("clear-1.lua");
