@@ -143,16 +143,25 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyCallback
   });
   req.on("end", () => {
     if (over) return;
-    if (first === undefined) return done(undefined, {});
+    // The listeners live as long as the request, which a held stream (chat) keeps open: drop the
+    // buffers and the caller's callback (with the promise resolvers it closes over) once the body is read.
+    over = true;
+    const whole = first === undefined ? undefined : rest === undefined ? first : Buffer.concat(rest, received);
+    first = rest = undefined;
+    const settle = done;
+    done = ignore;
+    if (whole === undefined) return settle(undefined, {});
     let body: Record<string, unknown>;
     try {
-      body = parseObject(rest === undefined ? first : Buffer.concat(rest, received));
+      body = parseObject(whole);
     } catch (error) {
-      return done(error, undefined);
+      return settle(error, undefined);
     }
-    done(undefined, body);
+    settle(undefined, body);
   });
 }
+
+const ignore: BodyCallback = () => undefined;
 
 /** readBody as a promise. */
 export function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
