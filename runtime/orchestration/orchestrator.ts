@@ -303,6 +303,8 @@ async function runNatural(core: OrchestratorCore, request: string, run: RunOptio
     return planned.plan;
   };
   try {
+    // The planner's parts load with the first natural request (a resumed run plans nothing, and needs them too).
+    await core.natural.ready();
     const done = await withNaturalRun(naturalRun, () =>
       runPipeline(core, {
         mode: "natural",

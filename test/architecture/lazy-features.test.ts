@@ -16,6 +16,7 @@ import { join, relative } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { startProcess, stopAll } from "../support/processes.js";
+import { startScriptedLlm } from "../support/scripted-llm.js";
 import { TS_NODE_ARGS } from "../support/ts-node-args.js";
 import { root } from "./module-imports.js";
 
@@ -72,12 +73,18 @@ const AGENT_FORBIDDEN: readonly RegExp[] = [
   /^runtime\/manifest\/(index|meta-schema|meta-schema-validator|examples|validate-semantic)\.ts$/,
 ];
 
+/** Natural mode's parts over the language model: they load with the first natural request (or synthesis). */
+const NATURAL_ON_FIRST_REQUEST =
+  /^runtime\/orchestration\/natural\/(llm-parts|planner|binding|phase-loop|synthesis|distill(-chunks|-prompts|-results)?|micro-resolution|selection-stage)\.ts$/;
+
 /** What of the travel agent's request-driven features loads with the first request that needs it, not at start. */
 const AGENT_ON_FIRST_REQUEST: readonly RegExp[] = [
   // Chat: its routes, turn machinery and session store.
   /^runtime\/chat\/(?!(feature|manifest|openapi|wire)\.ts$)/,
   // A2A: its extension, executor and task store (the card's builder serves the OpenAPI document too).
   /^runtime\/a2a\/(?!(feature|manifest|openapi|options|card)\.ts$)/,
+  // Natural mode's planner, binding, phase loop and synthesis (llm-parts.ts): with the first natural request, or synthesis.
+  NATURAL_ON_FIRST_REQUEST,
 ];
 
 let dir: string;
@@ -166,6 +173,43 @@ test("the travel agent (every feature on, embedded store), up to its first healt
     paths.filter((path) => AGENT_FORBIDDEN.some((pattern) => pattern.test(path)) || AGENT_ON_FIRST_REQUEST.some((pattern) => pattern.test(path))),
     [],
   );
+});
+
+test("with a language model, the travel agent loads natural mode's planner with its first natural request, not at start", async () => {
+  // The model refuses every call (a 400 is not retried): the request fails after the planner loaded, with the usual envelope.
+  const llm = await startScriptedLlm(() => ({ status: 400, body: { error: { message: "scripted refusal" } } }));
+  const log = join(dir, "travel-agent-llm.log");
+  try {
+    const agent = await startProcess({
+      name: "travel-agent (llm)",
+      command: [process.execPath, ...TS_NODE_ARGS, "--import", RECORDER, "manifests/travel/serve.ts", "travel-agent"],
+      cleanEnv: true,
+      env: { ...plainEnv(log), MANIFOLD_LLM_BASE_URL: llm.baseUrl, MANIFOLD_LLM_API_KEY: "sk-lazy-features" },
+      port: "free",
+      ready: { health: "/health" },
+    });
+    const atStart = await loaded(log);
+    const natural = (paths: readonly string[]) => paths.filter((path) => NATURAL_ON_FIRST_REQUEST.test(path));
+    assert.equal(natural(atStart), []);
+    const answers = await Promise.all(
+      [1, 2].map(async () => {
+        const response = await fetch(`${agent.url}/orchestrate/natural`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ request: "weather in Lisbon" }),
+        });
+        const body = (await response.json()) as { error?: { code?: string } };
+        return `${response.status} ${body.error?.code}`;
+      }),
+    );
+    const after = await loaded(log);
+    await agent.stop();
+    assert.equal(answers, ["502 LLM_ERROR", "502 LLM_ERROR"]);
+    for (const module of ["llm-parts.ts", "planner.ts", "binding.ts", "phase-loop.ts"])
+      assert.ok(after.includes(join("runtime", "orchestration", "natural", module)), `natural/${module} not loaded by the first natural request`);
+  } finally {
+    await llm.close();
+  }
 });
 
 test("the Lua read log sees the scripts when they are read: the tasks runtime's, once a Redis store would be created", async () => {

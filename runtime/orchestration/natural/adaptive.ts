@@ -89,3 +89,14 @@ export function readAdaptiveSettings(env: Readonly<Record<string, string | undef
 export function quoteBudgetBytes(settings: AdaptiveSettings): number {
   return Math.max(256, Math.min(settings.resultBudgetBytes, Math.floor(promptBudgetBytes(settings) / 4)));
 }
+
+export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
+
+/** `MANIFOLD_MAX_VALIDATION_ROUNDS`: regenerations after the first plan, 0–10. @defaultValue 2 */
+export function maxValidationRounds(env: Readonly<Record<string, string | undefined>>): number {
+  const text = env[MAX_VALIDATION_ROUNDS_ENV];
+  if (text === undefined || text === "") return 2;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0 || value > 10) throw new RangeError(`${MAX_VALIDATION_ROUNDS_ENV} must be an integer from 0 to 10`);
+  return value;
+}

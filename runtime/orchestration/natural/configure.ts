@@ -1,26 +1,25 @@
 /**
  * How an orchestrator gets its natural mode: the language-model planner, its plan check (the
  * `natural.plan_check` interceptor) and synthesiser when it has a provider (`llm`), else the planner
- * and synthesiser given in code, plus the LLM debug store.
+ * and synthesiser given in code, plus the LLM debug store. The planner, binding, phase loop and
+ * synthesiser over a provider load with the first request that needs them (llm-parts.ts).
  */
 import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore, type LlmProvider } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
-import { withPlannerLimits, withoutLastingEffects, type CatalogComponent } from "../catalog.js";
+import { checkInteger } from "../../util/index.js";
+import type { CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
 import { createPlanChecker } from "./check-plan.js";
-import { createBindingInterceptor } from "./binding.js";
 import { createPlanCheckInterceptor } from "./plan-check.js";
-import { createPhaseLoopInterceptor } from "./phase-loop.js";
 import { createRecoveryInterceptor } from "./recovery.js";
-import { readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
-import { createLlmPlanner, maxValidationRounds, type Planned } from "./planner.js";
+import { maxValidationRounds, readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
+import type { LlmParts } from "./llm-parts.js";
+import type { Planned } from "./planner.js";
 import { budgetedProvider } from "./run-context.js";
-import { createDistiller } from "./distill.js";
 import { createCallRecorder, createFinisher, type FinishRecord, type RecordCall } from "./record.js";
-import { createLlmSynthesiser } from "./synthesis.js";
 
 export type { LlmDebugOption } from "../orchestrator-types.js";
 
@@ -41,6 +40,8 @@ export interface NaturalSetup {
   /** Natural mode's interceptors, asked before any other: `natural.plan_check` with the language-model planner. */
   readonly interceptors: readonly Interceptor[];
   readonly synthesiser: Synthesiser | undefined;
+  /** Loads the parts built over the language model (llm-parts.ts), once; a failed load is tried again by the next call. */
+  ready(): Promise<void>;
   /** The budgeted language model (every call charged to its request), for context sources; undefined without one. */
   readonly provider: LlmProvider | undefined;
   /** A recorder of one request's model calls, when LLM debug records are on. */
@@ -52,6 +53,28 @@ export interface NaturalSetup {
 
 const isPlanned = (value: Plan | Planned): value is Planned => "plan" in value && "regenerations" in value;
 
+/**
+ * The parts over the language model, loaded on first use: `ready()` for the planner and the synthesiser,
+ * and `now()` for the interceptors standing in for binding and the phase loop, which are asked only in
+ * natural mode, whose request waited for `ready()` first (in any other mode they answer nothing, as the
+ * parts themselves would).
+ */
+function lazyParts(load: () => Promise<LlmParts>): { ready: () => Promise<LlmParts>; now: () => LlmParts | undefined } {
+  let loading: Promise<LlmParts> | undefined;
+  let loaded: LlmParts | undefined;
+  const ready = (): Promise<LlmParts> => {
+    if (loaded !== undefined) return Promise.resolve(loaded);
+    if (loading !== undefined) return loading;
+    const started = load().then((parts) => (loaded = parts));
+    // A failed load is not kept: the next request loads again.
+    started.catch(() => {
+      if (loading === started) loading = undefined;
+    });
+    return (loading = started);
+  };
+  return { ready, now: () => loaded };
+}
+
 export function configureNatural(
   options: OrchestratorOptions,
   fullCatalog: () => Promise<CatalogComponent[]>,
@@ -62,8 +85,14 @@ export function configureNatural(
   // Every model call of a request is charged to its budget and aborted with it (run-context.ts).
   const llm = options.llm === undefined ? undefined : budgetedProvider(options.llm);
   const log = options.log ?? createLogger({ component: "orchestration" });
-  // One distillate cache per orchestrator, shared by the synthesis and the phase loop (distill.ts).
-  const distiller = llm === undefined ? undefined : createDistiller({ provider: llm, ...(options.clock && { clock: options.clock }) });
+  const planning = given === undefined && llm !== undefined;
+  const synthesis = givenSynthesiser === undefined && llm !== undefined;
+  // Checked at start, as building the synthesiser did before it loaded on first use.
+  if (synthesis && options.synthesisBudgetBytes !== undefined) checkInteger("resultBudgetBytes", options.synthesisBudgetBytes, { min: 256 });
+  const parts = lazyParts(async () => {
+    const { createLlmParts } = await import("./llm-parts.js");
+    return createLlmParts({ llm: llm!, options, settings, log, fullCatalog, planning, synthesis });
+  });
   let planner: NaturalPlanner | undefined;
   const interceptors: Interceptor[] = [];
   if (given !== undefined) {
@@ -78,28 +107,16 @@ export function configureNatural(
     interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env), self: componentName }));
     // After each step: a refused input analysed by the model and retried with checked parameters (recovery.ts).
     if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm, catalog: fullCatalog }));
-    // Before each step: its resolved parameters against the input schema, micro-resolved or rejected (binding.ts).
-    interceptors.push(createBindingInterceptor({ provider: llm }));
-    const { allowLastingEffects, plannerCapabilities } = options;
-    const plan = createLlmPlanner({
-      provider: llm,
-      catalog: async () => withPlannerLimits(withoutLastingEffects(await fullCatalog(), allowLastingEffects), plannerCapabilities),
-      maxPhases: settings.maxPhases,
-      settings,
-    });
-    planner = (request, { signal, record }) => plan(request, { ...(signal && { signal }), ...(record && { record }) });
-    // After execution: further phases (the continuation is settled by natural.plan_check like a first plan).
-    interceptors.push(createPhaseLoopInterceptor({ planner: plan, settings, log, ...(distiller && { distiller }) }));
+    // Before each step: binding.ts's check; after execution: the phase loop (both in llm-parts.ts, under their
+    // BINDING and PHASE_LOOP names, which are checked against the others' here at start).
+    interceptors.push(
+      { name: "natural.binding", beforeStep: (context) => parts.now()?.binding?.beforeStep?.(context) },
+      { name: "natural.phase_loop", afterExecution: (context) => parts.now()?.phaseLoop?.afterExecution?.(context) },
+    );
+    planner = async (request, { signal, record }) => (await parts.ready()).plan!(request, { ...(signal && { signal }), ...(record && { record }) });
   }
   let synthesiser = givenSynthesiser;
-  if (synthesiser === undefined && llm !== undefined) {
-    const synthesise = createLlmSynthesiser({
-      provider: llm,
-      ...(distiller && { distiller }),
-      ...(options.synthesisBudgetBytes === undefined ? {} : { resultBudgetBytes: options.synthesisBudgetBytes }),
-    });
-    synthesiser = (input, synthesisOptions) => synthesise(input, synthesisOptions);
-  }
+  if (synthesis) synthesiser = async (input, synthesisOptions) => (await parts.ready()).synthesise!(input, synthesisOptions);
 
   const option = options.llmDebug;
   const owned = option === true || (option === undefined && llm !== undefined && llmDebugEnabled(env));
@@ -109,6 +126,9 @@ export function configureNatural(
     settings,
     interceptors,
     synthesiser,
+    ready: async () => {
+      if (planning) await parts.ready();
+    },
     provider: llm,
     recorder: (requestId, originalRequestId) =>
       store === undefined

@@ -30,7 +30,8 @@ import { contextPrompt } from "../context.js";
 import { outsideSelection } from "./selection.js";
 import { createSelectionStage, visibleCatalog, type SelectionStage, type Staged } from "./selection-stage.js";
 
-export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
+// In adaptive.ts: an orchestrator reads it at start, before this module loads (with the first natural request).
+export { MAX_VALIDATION_ROUNDS_ENV, maxValidationRounds } from "./adaptive.js";
 
 /** A plan request's `max_tokens`: room for a 50-step plan, not for a runaway answer. */
 export const PLAN_MAX_TOKENS = 8192;
@@ -38,15 +39,6 @@ export const PLAN_MAX_TOKENS = 8192;
 export const QUOTED_ANSWER_BYTES = 2048;
 /** Most bytes of a plan quoted back with its problems: room for a 20-step plan, not for a runaway answer. */
 export const QUOTED_PLAN_BYTES = 8192;
-
-/** `MANIFOLD_MAX_VALIDATION_ROUNDS`: regenerations after the first plan, 0–10. @defaultValue 2 */
-export function maxValidationRounds(env: Readonly<Record<string, string | undefined>>): number {
-  const text = env[MAX_VALIDATION_ROUNDS_ENV];
-  if (text === undefined || text === "") return 2;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0 || value > 10) throw new RangeError(`${MAX_VALIDATION_ROUNDS_ENV} must be an integer from 0 to 10`);
-  return value;
-}
 
 export interface Planned {
   readonly plan: Plan;
