@@ -8,6 +8,7 @@
  */
 import type { ComponentExtension, ExtensionContext, ExtensionStart, RouteHandler } from "../component/index.js";
 import type { OpenApiAddition } from "../spec/index.js";
+import { loadOnce } from "../util/index.js";
 
 /** One route the loaded part adds: method and path, as it passes them to `add`. */
 export type LazyRoute = readonly [method: string, path: string];
@@ -53,7 +54,6 @@ export function createLazyExtension(options: LazyExtensionOptions): LazyExtensio
   const { name, routes } = options;
   let context: ExtensionContext | undefined;
   let running: ExtensionStart | undefined;
-  let loading: Promise<Loaded> | undefined;
   let current: Loaded | undefined;
 
   // Started once, with what the component's start gave, whichever of load and start comes last.
@@ -62,23 +62,16 @@ export function createLazyExtension(options: LazyExtensionOptions): LazyExtensio
     loaded.started = true;
     await loaded.part.start?.(running);
   };
-  const load = (): Promise<Loaded> => {
-    if (loading !== undefined) return loading;
-    const started = (async () => {
-      const part = await options.load();
-      if (context === undefined) throw new Error(`${name}: loaded before the component added its routes`);
-      const loaded: Loaded = { part, table: routeTable(part, routes, context), started: false };
-      current = loaded;
-      await startPart(loaded);
-      return loaded;
-    })();
-    // A failed load is not kept: the next request loads again.
-    started.catch(() => {
-      if (loading === started) loading = undefined;
-    });
-    loading = started;
-    return started;
-  };
+  // A failed load is not kept: the next request loads again.
+  const loading = loadOnce(async () => {
+    const part = await options.load();
+    if (context === undefined) throw new Error(`${name}: loaded before the component added its routes`);
+    const loaded: Loaded = { part, table: routeTable(part, routes, context), started: false };
+    current = loaded;
+    await startPart(loaded);
+    return loaded;
+  });
+  const load = loading.get;
   const extension: ComponentExtension = {
     name,
     ...(options.openapi === undefined ? {} : { openapi: options.openapi }),
@@ -91,14 +84,15 @@ export function createLazyExtension(options: LazyExtensionOptions): LazyExtensio
     },
     async start(given) {
       running = given;
-      if (loading !== undefined) await startPart(await loading);
+      const pending = loading.pending();
+      if (pending !== undefined) await startPart(await pending);
     },
     draining() {
       current?.part.draining?.();
     },
     async stop(deadlineMs) {
       // A part still loading (its request is draining) is stopped once it is there.
-      const loaded = current ?? (await loading?.catch(() => undefined));
+      const loaded = current ?? (await loading.pending()?.catch(() => undefined));
       await loaded?.part.stop?.(deadlineMs);
     },
   };

@@ -8,6 +8,7 @@ export { heapBytes } from "./heap-bytes.js";
 export { isThenable } from "./is-thenable.js";
 export { sleep } from "./sleep.js";
 export { lazyAjv, requireAjv } from "./lazy-ajv.js";
+export { loadOnce, type LoadOnce } from "./load-once.js";
 export type { Abortable, AbortSource } from "./abortable.js";
 export { checkHandlerKeys, handlerAt, type HandlerMapRules } from "./handlers.js";
 export { createGate, type Gate } from "./gate.js";

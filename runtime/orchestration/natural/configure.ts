@@ -7,7 +7,7 @@
 import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore, type LlmProvider } from "../../llm/index.js";
 import { createLogger } from "../../telemetry/index.js";
-import { checkInteger } from "../../util/index.js";
+import { checkInteger, loadOnce } from "../../util/index.js";
 import type { CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
@@ -16,7 +16,6 @@ import { createPlanChecker } from "./check-plan.js";
 import { createPlanCheckInterceptor } from "./plan-check.js";
 import { createRecoveryInterceptor } from "./recovery.js";
 import { maxValidationRounds, readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
-import type { LlmParts } from "./llm-parts.js";
 import type { Planned } from "./planner.js";
 import { budgetedProvider } from "./run-context.js";
 import { createCallRecorder, createFinisher, type FinishRecord, type RecordCall } from "./record.js";
@@ -53,28 +52,6 @@ export interface NaturalSetup {
 
 const isPlanned = (value: Plan | Planned): value is Planned => "plan" in value && "regenerations" in value;
 
-/**
- * The parts over the language model, loaded on first use: `ready()` for the planner and the synthesiser,
- * and `now()` for the interceptors standing in for binding and the phase loop, which are asked only in
- * natural mode, whose request waited for `ready()` first (in any other mode they answer nothing, as the
- * parts themselves would).
- */
-function lazyParts(load: () => Promise<LlmParts>): { ready: () => Promise<LlmParts>; now: () => LlmParts | undefined } {
-  let loading: Promise<LlmParts> | undefined;
-  let loaded: LlmParts | undefined;
-  const ready = (): Promise<LlmParts> => {
-    if (loaded !== undefined) return Promise.resolve(loaded);
-    if (loading !== undefined) return loading;
-    const started = load().then((parts) => (loaded = parts));
-    // A failed load is not kept: the next request loads again.
-    started.catch(() => {
-      if (loading === started) loading = undefined;
-    });
-    return (loading = started);
-  };
-  return { ready, now: () => loaded };
-}
-
 export function configureNatural(
   options: OrchestratorOptions,
   fullCatalog: () => Promise<CatalogComponent[]>,
@@ -89,7 +66,10 @@ export function configureNatural(
   const synthesis = givenSynthesiser === undefined && llm !== undefined;
   // Checked at start, as building the synthesiser did before it loaded on first use.
   if (synthesis && options.synthesisBudgetBytes !== undefined) checkInteger("resultBudgetBytes", options.synthesisBudgetBytes, { min: 256 });
-  const parts = lazyParts(async () => {
+  // The planner and the synthesiser wait for `get()`; the interceptors standing in for binding and the
+  // phase loop read `current()`: they are asked only in natural mode, whose request waited for the load
+  // first (in any other mode they answer nothing, as the parts themselves would).
+  const parts = loadOnce(async () => {
     const { createLlmParts } = await import("./llm-parts.js");
     return createLlmParts({ llm: llm!, options, settings, log, fullCatalog, planning, synthesis });
   });
@@ -110,13 +90,13 @@ export function configureNatural(
     // Before each step: binding.ts's check; after execution: the phase loop (both in llm-parts.ts, under their
     // BINDING and PHASE_LOOP names, which are checked against the others' here at start).
     interceptors.push(
-      { name: "natural.binding", beforeStep: (context) => parts.now()?.binding?.beforeStep?.(context) },
-      { name: "natural.phase_loop", afterExecution: (context) => parts.now()?.phaseLoop?.afterExecution?.(context) },
+      { name: "natural.binding", beforeStep: (context) => parts.current()?.binding?.beforeStep?.(context) },
+      { name: "natural.phase_loop", afterExecution: (context) => parts.current()?.phaseLoop?.afterExecution?.(context) },
     );
-    planner = async (request, { signal, record }) => (await parts.ready()).plan!(request, { ...(signal && { signal }), ...(record && { record }) });
+    planner = async (request, { signal, record }) => (await parts.get()).plan!(request, { ...(signal && { signal }), ...(record && { record }) });
   }
   let synthesiser = givenSynthesiser;
-  if (synthesis) synthesiser = async (input, synthesisOptions) => (await parts.ready()).synthesise!(input, synthesisOptions);
+  if (synthesis) synthesiser = async (input, synthesisOptions) => (await parts.get()).synthesise!(input, synthesisOptions);
 
   const option = options.llmDebug;
   const owned = option === true || (option === undefined && llm !== undefined && llmDebugEnabled(env));
@@ -127,7 +107,7 @@ export function configureNatural(
     interceptors,
     synthesiser,
     ready: async () => {
-      if (planning) await parts.ready();
+      if (planning) await parts.get();
     },
     provider: llm,
     recorder: (requestId, originalRequestId) =>
