@@ -5,7 +5,7 @@
  */
 import { createLazyExtension, type AgentFeature, type LazyRoute } from "../feature/index.js";
 import { envFlag } from "../util/index.js";
-import type { A2aServeOptions } from "./options.js";
+import { checkTaskStoreOptions, type A2aServeOptions } from "./options.js";
 import { a2aSchema, normaliseA2a } from "./manifest.js";
 import { addA2aPaths, servedA2aPaths } from "./openapi.js";
 
@@ -25,12 +25,6 @@ export const A2A_ROUTES: readonly LazyRoute[] = [
   ["POST", "/a2a"],
 ];
 
-/** What the task store checks at its creation, checked at start so that a bad setting still fails start-up. */
-function checkTaskStoreSettings({ maxTasks, ttlMs }: { readonly maxTasks?: number; readonly ttlMs?: number }): void {
-  if (maxTasks !== undefined && (!Number.isSafeInteger(maxTasks) || maxTasks < 1)) throw new RangeError("maxTasks must be a whole number, at least 1");
-  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) throw new RangeError("ttlMs must be a whole number of ms, at least 1");
-}
-
 export const a2aFeature: AgentFeature<A2aServeOptions> = {
   key: "a2a",
   schema: a2aSchema,
@@ -45,7 +39,8 @@ export const a2aFeature: AgentFeature<A2aServeOptions> = {
     const enabled = resolveA2aEnabled(typeof a2a === "boolean" ? a2a : settings.enabled, agent.a2a, env);
     const openapi = [servedA2aPaths(enabled)];
     if (!enabled) return { extension: { name: "a2a", openapi } };
-    checkTaskStoreSettings(settings);
+    // What the task store checks, checked at start so that a bad setting still fails start-up.
+    checkTaskStoreOptions(settings);
     const natural = orchestration.orchestrator.hasPlanner || agent.orchestration.natural !== undefined;
     // The card and JSON-RPC answer requests only: the extension (executor, task store) loads with the first.
     const load = async () => (await import("./extension.js")).createA2aExtension({ ...settings, spec, natural, chat: agent.chat === true, log: log("a2a") });

@@ -19,3 +19,9 @@ export interface A2aServeOptions {
   /** Serve A2A (`true`/`false`), or its settings: the task bounds. @defaultValue `MANIFOLD_A2A_ENABLED`, else the manifest's `a2a` */
   readonly a2a?: boolean | A2aSettings;
 }
+
+/** The task bounds, checked: by the task store, and by the feature at start, before the store loads with the first request. */
+export function checkTaskStoreOptions({ maxTasks, ttlMs }: TaskStoreOptions): void {
+  if (maxTasks !== undefined && (!Number.isSafeInteger(maxTasks) || maxTasks < 1)) throw new RangeError("maxTasks must be a whole number, at least 1");
+  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs < 1)) throw new RangeError("ttlMs must be a whole number of ms, at least 1");
+}

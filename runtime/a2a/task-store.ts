@@ -6,7 +6,7 @@
  */
 import type { ListTasksRequest, ListTasksResponse, Task } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
-import type { TaskStoreOptions } from "./options.js";
+import { checkTaskStoreOptions, type TaskStoreOptions } from "./options.js";
 
 export type { TaskStoreOptions } from "./options.js";
 
@@ -27,8 +27,7 @@ export function createBoundedTaskStore({
   ttlMs = DEFAULT_TASK_TTL_MS,
   now = Date.now,
 }: TaskStoreOptions = {}): TaskStore & { readonly size: number } {
-  if (!Number.isSafeInteger(maxTasks) || maxTasks < 1) throw new RangeError("maxTasks must be a whole number, at least 1");
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new RangeError("ttlMs must be a whole number of ms, at least 1");
+  checkTaskStoreOptions({ maxTasks, ttlMs });
   // Insertion order is change order: a saved task is deleted and set again.
   const entries = new Map<string, Entry>();
   const prune = (): void => {

@@ -14,7 +14,7 @@ import { ownerOf } from "./requests.js";
 import { addSessionRoutes } from "./session-routes.js";
 import { createSessionStore, isSessionId, type ChatSessionStore } from "./store/index.js";
 import { addStreamRoutes } from "./stream-route.js";
-import { DEFAULT_HEARTBEAT_MS, type ChatHandler, type ChatWorkflowRunner } from "./wire.js";
+import { checkChatOptions, DEFAULT_HEARTBEAT_MS, type ChatHandler, type ChatWorkflowRunner } from "./wire.js";
 
 export interface ChatExtensionOptions {
   /** @defaultValue `createSessionStore({ env })` (closed with the agent) */
@@ -75,8 +75,7 @@ async function storeResumed(sessions: ChatSessionStore, { userContext, requested
 export function createChatExtension(options: ChatExtensionOptions = {}): ComponentExtension {
   const { handler, orchestrator, log, forward, runWorkflow, events, env = process.env } = options;
   const heartbeatMs = options.heartbeatMs ?? durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_MS);
-  if (handler !== undefined && typeof handler !== "function") throw new TypeError("chat must be a function");
-  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
+  checkChatOptions(handler, heartbeatMs);
   const sessions = options.sessions ?? createSessionStore({ env });
   const running = new Set<{ abort(): void }>();
   let ready = false;

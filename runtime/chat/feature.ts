@@ -9,7 +9,7 @@ import type { ResumedListener } from "../orchestration/index.js";
 import type { TraceContext } from "../telemetry/index.js";
 import { chatSchema, normaliseChat } from "./manifest.js";
 import { addChatPaths } from "./openapi.js";
-import { DEFAULT_HEARTBEAT_MS, type ChatHandler, type ChatWorkflowRunner } from "./wire.js";
+import { checkChatOptions, DEFAULT_HEARTBEAT_MS, type ChatHandler, type ChatWorkflowRunner } from "./wire.js";
 
 // Its manifest part's types, re-exported so that every program that sees this descriptor also sees
 // the module augmentations there (the agent spec and raw manifest assembled from the features).
@@ -69,9 +69,8 @@ export const chatFeature: AgentFeature<ChatServeOptions> = {
     // Chat serves requests only: its turn machinery and session store load with its first request. A
     // run resumed before then (an approval) loads it too, to keep the answer in its conversation.
     // What createChatExtension checks, checked here so that a bad value still fails start-up.
-    if (chat !== undefined && typeof chat !== "function") throw new TypeError("chat must be a function");
     const heartbeatMs = durationFromEnv(env, "MANIFOLD_CHAT_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_MS);
-    if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
+    checkChatOptions(chat, heartbeatMs);
     let resumed: ResumedListener | undefined;
     const lazy = createLazyExtension({
       name: "chat",

@@ -94,3 +94,9 @@ export const HISTORY_MESSAGES = 10;
 export const HISTORY_CHARS = 4_000;
 /** A comment line this often keeps proxies from closing an idle stream. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+/** What the chat extension is given, checked: the feature checks it at start too, before the extension loads. */
+export function checkChatOptions(handler: unknown, heartbeatMs: number): void {
+  if (handler !== undefined && typeof handler !== "function") throw new TypeError("chat must be a function");
+  if (!Number.isSafeInteger(heartbeatMs) || heartbeatMs < 10) throw new RangeError("heartbeatMs must be a whole number of ms, at least 10");
+}
