@@ -54,30 +54,24 @@ function decode(text: string): string {
 }
 
 /**
- * Where each segment of `path` that `route` names ends, walking the path without splitting it (no
- * array or substring per request): the end of the last segment the route names, or -1 when the
- * route does not match. Strict (no trailing slash), case-sensitive, a parameter is one non-empty segment.
+ * Does `route` match `path`? Walks the path without splitting it (no array or substring per request).
+ * Strict (no trailing slash), case-sensitive, a parameter is one non-empty segment.
  */
-function matchEnd(route: Route, path: string): number {
+function matches(route: Route, path: string): boolean {
   const { segments, rest } = route;
   let start = 0;
   let end = -1;
   for (let i = 0; i < segments.length; i++) {
     // Past the path's last segment: fewer parts than the route names.
-    if (start > path.length) return -1;
+    if (start > path.length) return false;
     end = path.indexOf("/", start);
     if (end === -1) end = path.length;
     const literal = segments[i];
-    if (literal === undefined ? end === start : end - start !== literal.length || !path.startsWith(literal, start)) return -1;
+    if (literal === undefined ? end === start : end - start !== literal.length || !path.startsWith(literal, start)) return false;
     start = end + 1;
   }
   // Without a rest, the path ends with the route's last segment; with one, at least one non-empty character follows it.
-  if (rest === undefined) return end === path.length ? end : -1;
-  return end < path.length && end + 1 < path.length ? end : -1;
-}
-
-function matches(route: Route, path: string): boolean {
-  return matchEnd(route, path) !== -1;
+  return rest === undefined ? end === path.length : end < path.length && end + 1 < path.length;
 }
 
 /** The URI-decoded parameters of a path `route` matches. */
