@@ -173,11 +173,13 @@ test("a batch costs Redis a few commands, not a read and a write per task: creat
   assert.is(calls("get"), 0, "records are read with MGET, one per batch");
   // The dequeue's: the finish reads no record, its worker sends the finished one (finish-2.lua).
   assert.is(calls("mget"), 1);
-  // The one command per task left: a finished record's own TTL (SET … PX); 50 creates are one MSETNX.
-  assert.is(calls("set"), 50);
+  // The one command per task left: a finished record's own TTL (PEXPIREAT); the 50 finished records
+  // are one MSET, and 50 creates are one MSETNX.
+  assert.is(calls("set"), 0);
+  assert.is(calls("pexpireat"), 50);
   assert.is(calls("msetnx"), 1);
   // Taking 50 writes no record: their leases are one HSET of states (and one ZADD); finishing checks them with one HMGET.
-  assert.is(calls("mset"), 0);
+  assert.is(calls("mset"), 1);
   assert.is(calls("hset"), 1);
   assert.is(calls("hmget"), 1);
   assert.equal((await backend.get(tasks[49]!.task_id))!.result, { ok: 1 });
