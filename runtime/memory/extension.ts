@@ -1,32 +1,41 @@
 /**
  * The memory feature's running part: which memories are on (settings.ts). For user memory: the fact
- * store, the retriever, the recall source (`orchestrator.useContext`), the extraction queue fed by
- * chat's `chat.turn_completed`, and the `/memory/facts` routes. For episodic memory: its context
- * source, its settled listener (`orchestrator.onSettled`) and its reflection and sweep passes, started
- * and stopped with the agent. What it created it closes on stop, after the work in flight is aborted.
+ * store, the retriever, the recall source, the extraction of chat's finished turns and the
+ * `/memory/facts` routes. For episodic memory: its context source, its settled listener and its
+ * reflection and sweep passes, started and stopped with the agent. What it created it closes on stop,
+ * after the work in flight is aborted. `buildMemoryParts` makes the parts; the wiring into the
+ * orchestrator and the feature events is `createMemoryExtension`'s (at start) or the shell's (lazy.ts).
  */
 import type { ComponentExtension } from "../component/index.js";
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../llm/index.js";
-import { createCallRecorder } from "../orchestration/index.js";
-import { integerFromEnv } from "../util/index.js";
+import { createCallRecorder, type ContextSource, type SettledListener } from "../orchestration/index.js";
 import { createEpisodicMemory } from "./episodic/index.js";
 import { createRetriever } from "./retrieval/index.js";
 import { addMemoryRoutes } from "./routes.js";
 import type { MemoryServeOptions } from "./serve-options.js";
-import { resolveMemorySettings } from "./settings.js";
-import { createUserMemory, DEFAULT_RECALL_BUDGET_BYTES, type UserMemory } from "./user/index.js";
-import { createFactStore, DEFAULT_MAX_FACTS, USER_MEMORY_MAX_FACTS_ENV } from "./user/store/index.js";
+import { resolveMemorySettings, type MemorySettings } from "./settings.js";
+import { createUserMemory, type ChatTurn, type UserMemory } from "./user/index.js";
+import { userMaxFacts, userRecallBudgetBytes } from "./user/settings.js";
+import { createFactStore } from "./user/store/index.js";
 
-export const USER_MEMORY_BUDGET_ENV = "MANIFOLD_USER_MEMORY_BUDGET_BYTES";
+export { USER_MEMORY_BUDGET_ENV } from "./user/settings.js";
 
 type Options = NonNullable<MemoryServeOptions["memory"]>;
 
+/** The memories built, not yet wired: what the orchestrator and chat's turns are given, and one extension. */
+export interface MemoryParts {
+  readonly user?: { readonly source: ContextSource; onTurn(turn: ChatTurn): void };
+  readonly episodic?: { readonly source: ContextSource; readonly onSettled: SettledListener };
+  /** The `/memory/facts` routes (user memory), starts the passes (episodic), closes what the parts created. */
+  readonly extension: ComponentExtension;
+}
+
 /** User memory's part: built only when it is on; its closing is part of the extension's stop. */
 function userMemoryPart(options: Options, services: FeatureServices): { extension: ComponentExtension; memory: UserMemory } {
-  const { spec, env, llm, events, orchestration } = services;
+  const { spec, env, llm } = services;
   const log = services.log("memory");
-  const maxFacts = integerFromEnv(env, USER_MEMORY_MAX_FACTS_ENV, DEFAULT_MAX_FACTS, { min: 1, max: 1_000_000 });
+  const maxFacts = userMaxFacts(env);
   const facts = options.facts ?? createFactStore({ env, maxFacts });
   const retriever = options.retriever ?? createRetriever({ ...(llm === undefined ? {} : { provider: llm }), env, log });
   const debug: LlmDebugStore | undefined =
@@ -40,12 +49,10 @@ function userMemoryPart(options: Options, services: FeatureServices): { extensio
     log,
     ...(options.clock === undefined ? {} : { now: () => options.clock!.now() }),
     maxFacts,
-    budgetBytes: integerFromEnv(env, USER_MEMORY_BUDGET_ENV, DEFAULT_RECALL_BUDGET_BYTES, { min: 256, max: 65_536 }),
+    budgetBytes: userRecallBudgetBytes(env),
     ...(options.extraction?.concurrency === undefined ? {} : { concurrency: options.extraction.concurrency }),
     ...(options.extraction?.queueLimit === undefined ? {} : { queueLimit: options.extraction.queueLimit }),
   });
-  orchestration.orchestrator.useContext(memory.source);
-  const unsubscribe = events.on("chat.turn_completed", (turn) => memory.onTurn(turn));
   return {
     memory,
     extension: {
@@ -54,7 +61,6 @@ function userMemoryPart(options: Options, services: FeatureServices): { extensio
         addMemoryRoutes(add, { facts, memory });
       },
       async stop() {
-        unsubscribe();
         await memory.stop();
         if (options.retriever === undefined) await retriever.close();
         if (options.llmDebug === undefined) await debug?.close();
@@ -64,26 +70,40 @@ function userMemoryPart(options: Options, services: FeatureServices): { extensio
   };
 }
 
-export async function createMemoryExtension({ memory: options = {} }: MemoryServeOptions, services: FeatureServices): Promise<FeatureBuild> {
-  const settings = resolveMemorySettings(services.agent.memory, services.spec.name, services.env);
+/**
+ * The memories `settings` turns on, built. `firstPassAt` (clock time): when the first reflection and sweep
+ * pass is due, for parts built after start (default one interval after their start).
+ */
+export function buildMemoryParts(
+  { memory: options = {} }: MemoryServeOptions,
+  services: FeatureServices,
+  settings: MemorySettings,
+  firstPassAt?: number,
+): MemoryParts {
   const parts: ComponentExtension[] = [];
+  let user: MemoryParts["user"];
+  let episodic: MemoryParts["episodic"];
   if (settings.user) {
-    const user = userMemoryPart(options, services);
-    options.onUserMemory?.(user.memory);
-    parts.push(user.extension);
+    const built = userMemoryPart(options, services);
+    options.onUserMemory?.(built.memory);
+    user = { source: built.memory.source, onTurn: (turn) => built.memory.onTurn(turn) };
+    parts.push(built.extension);
   }
   if (settings.episodic) {
-    const episodic = createEpisodicMemory({
+    const clock = options.clock;
+    const memory = createEpisodicMemory({
       services,
       ...(options.episodes === undefined ? {} : { store: options.episodes }),
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(clock === undefined ? {} : { clock }),
     });
-    services.orchestration.orchestrator.useContext(episodic.source);
-    services.orchestration.orchestrator.onSettled(episodic.onSettled);
-    options.onEpisodicMemory?.(episodic);
-    parts.push({ name: "episodic", start: () => episodic.start(), stop: () => episodic.stop() });
+    options.onEpisodicMemory?.(memory);
+    episodic = { source: memory.source, onSettled: memory.onSettled };
+    const firstInMs = firstPassAt === undefined ? undefined : Math.max(0, firstPassAt - (clock?.now() ?? Date.now()));
+    parts.push({ name: "episodic", start: () => memory.start(firstInMs), stop: () => memory.stop() });
   }
   return {
+    ...(user === undefined ? {} : { user }),
+    ...(episodic === undefined ? {} : { episodic }),
     extension: {
       name: "memory",
       routes(add, context) {
@@ -94,6 +114,28 @@ export async function createMemoryExtension({ memory: options = {} }: MemoryServ
       },
       async stop(deadlineMs) {
         for (const part of parts) await part.stop?.(deadlineMs);
+      },
+    },
+  };
+}
+
+/** The memories built and wired at start: recall and episodes into the orchestrator, chat's turns into extraction. */
+export async function createMemoryExtension(options: MemoryServeOptions, services: FeatureServices): Promise<FeatureBuild> {
+  const settings = resolveMemorySettings(services.agent.memory, services.spec.name, services.env);
+  const { user, episodic, extension } = buildMemoryParts(options, services, settings);
+  const { orchestrator } = services.orchestration;
+  if (user !== undefined) orchestrator.useContext(user.source);
+  if (episodic !== undefined) {
+    orchestrator.useContext(episodic.source);
+    orchestrator.onSettled(episodic.onSettled);
+  }
+  const unsubscribe = user === undefined ? undefined : services.events.on("chat.turn_completed", (turn) => user.onTurn(turn));
+  return {
+    extension: {
+      ...extension,
+      async stop(deadlineMs) {
+        unsubscribe?.();
+        await extension.stop?.(deadlineMs);
       },
     },
   };

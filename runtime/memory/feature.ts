@@ -1,8 +1,8 @@
 /**
  * Memory as an agent feature: `memory: true` (or `MANIFOLD_MEMORY_ENABLED=true`) makes the agent
  * remember its proven users (facts extracted after chat turns, recalled into planning, listed and
- * deleted under `/memory/facts`) and its domain's past runs (episodes read back for planning). The
- * extension decides at build time which memories are on; this module only describes the feature.
+ * deleted under `/memory/facts`) and its domain's past runs (episodes read back for planning). Which
+ * memories are on is decided at build time; the memories themselves load on first use (lazy.ts).
  */
 import type { AgentFeature } from "../feature/index.js";
 import { memorySchema, normaliseMemory } from "./manifest.js";
@@ -25,7 +25,7 @@ export const memoryFeature: AgentFeature<MemoryServeOptions> = {
   enabled: () => true,
   openapi: addMemoryPaths,
   async build(options, services) {
-    const { createMemoryExtension } = await import("./extension.js");
-    return createMemoryExtension(options, services);
+    const { buildMemory } = await import("./lazy.js");
+    return buildMemory(options, services);
   },
 };

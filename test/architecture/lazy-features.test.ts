@@ -7,7 +7,7 @@
  * imports the agent runtime shows the recorder sees such modules when they do load. The travel agent, which
  * turns every feature on (MCP and A2A served too), with the embedded store and no Redis or tracing: no
  * ioredis, OpenTelemetry, yaml, ajv or manifest loader, no MCP SDK (nor its zod) before an MCP client calls, and
- * no A2A SDK (nor its jose) before an A2A request, and neither chat's nor A2A's running part (their routes are
+ * no A2A SDK (nor its jose) before an A2A request, and neither chat's, A2A's nor memory's running part (their routes are
  * served from start by a shell; the part loads with the first request, which waits for it and is answered).
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -85,6 +85,8 @@ const AGENT_ON_FIRST_REQUEST: readonly RegExp[] = [
   /^runtime\/a2a\/(?!(feature|manifest|openapi|options|card)\.ts$)/,
   // Natural mode's planner, binding, phase loop and synthesis (llm-parts.ts): with the first natural request, or synthesis.
   NATURAL_ON_FIRST_REQUEST,
+  // Memory: its stores, extraction, recall and episodes (the shell, lazy.ts, reads its settings at start).
+  /^runtime\/memory\/(extension|routes|user\/(index|recall|extraction|queue)|episodic\/(index|episodic|read|record|reflection)|user\/store\/create|episodic\/store\/create)\.ts$/,
 ];
 
 let dir: string;
@@ -156,15 +158,16 @@ test("the travel agent (every feature on, embedded store), up to its first healt
   // The first requests of chat and A2A, sent together while their parts load: each waits for the load and is
   // answered by the part itself (listing sessions anonymously is chat's own 401, naming what it needs).
   const answers = await Promise.all(
-    ["/chat/sessions", "/chat/sessions", "/.well-known/agent-card.json"].map(async (path) => {
+    ["/chat/sessions", "/chat/sessions", "/.well-known/agent-card.json", "/memory/facts"].map(async (path) => {
       const response = await fetch(`${agent.url}${path}`);
-      return `${response.status} ${(await response.text()).includes("listing sessions needs an identity") ? "chat" : ""}`;
+      const text = await response.text();
+      return `${response.status} ${text.includes("listing sessions needs an identity") ? "chat" : text.includes("memory belongs to an identified user") ? "memory" : ""}`;
     }),
   );
-  assert.equal(answers, ["401 chat", "401 chat", "200 "]);
+  assert.equal(answers, ["401 chat", "401 chat", "200 ", "401 memory"]);
   const after = await loaded(log);
   await agent.stop();
-  for (const module of ["chat/extension.ts", "chat/session-routes.ts", "a2a/extension.ts"])
+  for (const module of ["chat/extension.ts", "chat/session-routes.ts", "a2a/extension.ts", "memory/extension.ts", "memory/routes.ts"])
     assert.ok(after.includes(join("runtime", ...module.split("/"))), `${module} not loaded by its first request`);
   // Its features were built: the tasks runtime (its workers run from start) and the lazy shells of the request-driven ones.
   assert.ok(paths.includes(join("runtime", "tasks", "extension.ts")), `tasks/extension.ts not among ${paths.length} modules`);

@@ -10,7 +10,7 @@ import * as assert from "uvu/assert";
 import { serveAgent } from "../../runtime/agent/index.js";
 import type { RunningComponent } from "../../runtime/component/index.js";
 import { createLlmProvider, type LlmProvider, resolveLlmConfig } from "../../runtime/llm/index.js";
-import { createMemoryFactStore, type FactStore } from "../../runtime/memory/index.js";
+import { createFactStore, createMemoryFactStore, type FactStore } from "../../runtime/memory/index.js";
 import type { UserMemory } from "../../runtime/memory/user/index.js";
 import type { ComponentSpec } from "../../runtime/spec/index.js";
 import { startScriptedLlm, type ScriptedEntry, type ScriptedLlm } from "../support/scripted-llm.js";
@@ -38,9 +38,11 @@ export const promptOf = (body: any): string => body.messages.map((m: { content: 
 export interface MemoryAgentOptions {
   /** Awaited before each extraction call reaches the model: a test holds the extraction there (a promise it settles). */
   readonly beforeExtraction?: () => Promise<void>;
+  /** Served without any of memory's parts (no store, no callback): the memories load on first use. `memory` is then unset. */
+  readonly lazy?: boolean;
 }
 
-export async function startMemoryAgent({ beforeExtraction }: MemoryAgentOptions = {}): Promise<MemoryAgent> {
+export async function startMemoryAgent({ beforeExtraction, lazy = false }: MemoryAgentOptions = {}): Promise<MemoryAgent> {
   const extractions: MemoryAgent["extractions"] = [];
   const summaries: string[] = [];
   const tools = await startTools();
@@ -66,13 +68,14 @@ export async function startMemoryAgent({ beforeExtraction }: MemoryAgentOptions 
   };
   const base = agentSpec("memory-agent", { natural: true });
   const spec: ComponentSpec = { ...base, agent: { ...base.agent!, chat: true as const, memory: { user: true, episodic: false, domain: "memory-agent" } } };
-  const facts = createMemoryFactStore();
+  // Lazily, the agent makes its own fact store: the process's shared memory store (the one createFactStore gives here too).
+  const facts = lazy ? createFactStore({ env: process.env }) : createMemoryFactStore();
   let memory: UserMemory | undefined;
   const running = await serveAgent(spec, tools.specs, {
     ...QUIET_AGENT,
     llm: provider,
     orchestration: { baseUrls: tools.baseUrls, executionStore: false },
-    memory: { facts, onUserMemory: (built: UserMemory) => (memory = built) },
+    ...(lazy ? {} : { memory: { facts, onUserMemory: (built: UserMemory) => (memory = built) } }),
   } as never);
   return {
     tools,

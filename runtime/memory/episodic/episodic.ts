@@ -42,8 +42,8 @@ export interface EpisodicMemoryOptions {
 export interface EpisodicMemory {
   readonly source: ContextSource;
   readonly onSettled: SettledListener;
-  /** Starts the reflection and sweep passes. */
-  start(): void;
+  /** Starts the reflection and sweep passes: the first after `firstPassInMs` (default the interval), then every interval. */
+  start(firstPassInMs?: number): void;
   /** Stops the passes, abandons summaries under way (recorded with a mechanical one), waits for the records. */
   stop(): Promise<void>;
   readonly store: EpisodeStore;
@@ -71,21 +71,21 @@ function pendingRecorders(): { keep(request: ContextRequest): void; take(request
 }
 
 /** Runs `passes` every `intervalMs` on the clock, one after the other, until stopped; `stop` waits for one under way. */
-function createPassLoop(clock: Clock, intervalMs: number, passes: () => Promise<void>): { start(): void; stop(): Promise<void> } {
+function createPassLoop(clock: Clock, intervalMs: number, passes: () => Promise<void>): { start(firstInMs?: number): void; stop(): Promise<void> } {
   let running = false;
   let timer: ClockTimer | undefined;
   let current: Promise<void> = Promise.resolve();
-  const schedule = (): void => {
+  const schedule = (inMs = intervalMs): void => {
     if (!running) return;
     timer = clock.setTimeout(() => {
-      current = passes().then(schedule);
-    }, intervalMs);
+      current = passes().then(() => schedule());
+    }, inMs);
   };
   return {
-    start() {
+    start(firstInMs) {
       if (running) return;
       running = true;
-      schedule();
+      schedule(firstInMs);
     },
     async stop() {
       running = false;
@@ -155,8 +155,8 @@ export function createEpisodicMemory({
       void recorded.finally(() => records.delete(recorded));
       return recorded;
     },
-    start() {
-      if (!stopping.signal.aborted) loop.start();
+    start(firstPassInMs) {
+      if (!stopping.signal.aborted) loop.start(firstPassInMs);
     },
     async stop() {
       stopping.abort();

@@ -7,14 +7,14 @@
  */
 import { DEFAULT_EMBEDDING_MODEL, type LlmProvider } from "../../llm/index.js";
 import { createLogger, type Logger } from "../../telemetry/index.js";
-import { envFlag, systemClock, type Clock } from "../../util/index.js";
+import { systemClock, type Clock } from "../../util/index.js";
 import { createScopeCache, type ScopeState } from "./scopes.js";
 import type { Ranked, Retriever, VectorIndex } from "./types.js";
 import { createMemoryVectorIndex } from "./vector-memory.js";
 import { createVectorSide } from "./vector-side.js";
+import { vectorsWanted } from "./vectors-env.js";
 
-export const VECTOR_DB_URL_ENV = "MANIFOLD_VECTOR_DB_URL";
-export const MEMORY_VECTORS_ENV = "MANIFOLD_MEMORY_VECTORS";
+export { MEMORY_VECTORS_ENV, VECTOR_DB_URL_ENV } from "./vectors-env.js";
 
 export interface RetrieverOptions {
   /** Whose `embed` the vector side calls (the agent's model). Without one, or without `embed`, ranking is lexical. */
@@ -37,16 +37,6 @@ export interface RetrieverOptions {
 /** Reciprocal rank fusion's constant: a document's fused score is the sum of 1 / (k + its rank) in each list. */
 const RRF_K = 60;
 const FAILURE_LOG_INTERVAL_MS = 60_000;
-
-/** Whether vectors are asked for; anything but true/false (or unset) is a mistake worth stopping for. */
-function vectorsWanted(env: Readonly<Record<string, string | undefined>>): boolean {
-  const url = env[VECTOR_DB_URL_ENV]?.trim();
-  if (url !== undefined && url !== "")
-    throw new RangeError(
-      `${VECTOR_DB_URL_ENV} is set, but there is no adapter for an external vector database in this release; unset it to use the in-process index`,
-    );
-  return envFlag(env, MEMORY_VECTORS_ENV) ?? false;
-}
 
 function forgetVectors(state: ScopeState | undefined): void {
   if (state === undefined) return;

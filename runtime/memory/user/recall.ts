@@ -12,11 +12,13 @@ import type { ContextGathered, ContextRequest, ContextSource } from "../../orche
 import { cutUtf8 } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
 import type { RetrievalDoc, Retriever } from "../retrieval/index.js";
+import { DEFAULT_RECALL_BUDGET_BYTES } from "./settings.js";
 import type { Fact, FactStore, FactSummary } from "./store/types.js";
+
+export { DEFAULT_RECALL_BUDGET_BYTES } from "./settings.js";
 
 export const RECALL_SPAN = "user_memory.recall.identity";
 export const INJECTED_EVENT = "user_memory.enrichment.injected";
-export const DEFAULT_RECALL_BUDGET_BYTES = 2048;
 /** The most recently updated facts shown whatever the request. */
 const ALWAYS_RECENT = 3;
 /** Facts ranked for a request at most (the budget usually stops earlier). */

@@ -1,15 +1,12 @@
-import { durationFromEnv } from "../../../spec/index.js";
 import { createStore, type Store } from "../../../store/index.js";
-import { integerFromEnv } from "../../../util/index.js";
-import { DEFAULT_FACTS_TTL_MS, DEFAULT_MAX_FACTS } from "./bounds.js";
+import { USER_MEMORY_TTL_ENV, userFactsTtlMs, userMaxFacts } from "../settings.js";
 import { createMemoryFactStore, type MemoryFactStoreOptions } from "./memory-store.js";
 import { createRedisFactStore } from "./redis-store.js";
 import type { FactStore } from "./types.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export const USER_MEMORY_MAX_FACTS_ENV = "MANIFOLD_USER_MEMORY_MAX_FACTS";
-export const USER_MEMORY_TTL_ENV = "MANIFOLD_USER_MEMORY_TTL";
+export { USER_MEMORY_MAX_FACTS_ENV, USER_MEMORY_TTL_ENV } from "../settings.js";
 
 export interface FactStoreOptions extends Pick<MemoryFactStoreOptions, "maxUsers" | "maxBytes" | "now"> {
   /** @defaultValue `createStore({ env })`: Redis when configured, else memory (owned, and closed, by the fact store) */
@@ -30,8 +27,8 @@ export interface FactStoreOptions extends Pick<MemoryFactStoreOptions, "maxUsers
 export function createFactStore({
   store: given,
   env = process.env,
-  maxFacts = integerFromEnv(env, USER_MEMORY_MAX_FACTS_ENV, DEFAULT_MAX_FACTS, { min: 1, max: 1_000_000 }),
-  ttlMs = durationFromEnv(env, USER_MEMORY_TTL_ENV, DEFAULT_FACTS_TTL_MS),
+  maxFacts = userMaxFacts(env),
+  ttlMs = userFactsTtlMs(env),
   maxUsers,
   maxBytes,
   now,
