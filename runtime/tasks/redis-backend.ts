@@ -166,15 +166,20 @@ export function stateOf(token: string, taskId: string): string {
 /**
  * The finish script's arguments for outcomes: id, lease state, status and the JSON stored (a result
  * JSON cannot carry fails the task); or, for a lease whose record `records` kept (taken from it), id,
- * lease state and the finished record's two parts (finishedParts).
+ * lease state and the finished record's two parts (finishedParts). A lease state or third value equal
+ * to the previous outcome's is sent empty (the script reads it as a repeat: every argument costs Redis
+ * a Lua string, hashed byte by byte).
  */
 export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly TaskOutcome[], records?: Map<string, string>): (string | number)[] {
   const args: (string | number)[] = [prefix, ttlMs];
+  let lastState = "";
+  let lastThird = "";
   for (const outcome of outcomes) {
     checkTaskId(outcome.taskId);
     const token = String(outcome.token);
     const state = stateOf(token, outcome.taskId);
-    args.push(outcome.taskId, state);
+    args.push(outcome.taskId, state === lastState ? "" : state);
+    lastState = state;
     let status = "failed";
     let json: string;
     if (outcome.status === "failed") json = encodeError(outcome.error);
@@ -186,8 +191,9 @@ export function finishArgs(prefix: string, ttlMs: number, outcomes: readonly Tas
     const value = records?.get(token);
     if (value !== undefined) records!.delete(token);
     const parts = value === undefined ? undefined : finishedParts(value, state, status, status === "failed" ? json : "", status === "failed" ? "" : json);
-    if (parts === undefined) args.push(status, json);
-    else args.push(...parts);
+    const [third, fourth] = parts ?? [status, json];
+    args.push(third === lastThird ? "" : third, fourth);
+    lastThird = third;
   }
   return args;
 }

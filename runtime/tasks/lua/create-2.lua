@@ -21,7 +21,7 @@
 
 local now = serverTimeMs()
 -- Every field of a new record but its fixed part, as it is stored (see includes/task-record.lua).
-local head = 'queued|0||' .. tostring(now) .. '||\n\n\n\n'
+local head = 'queued|0||' .. string.format('%d', now) .. '||\n\n\n\n'
 local n = math.floor((#ARGV - 1) / 2) -- pairs from ARGV[2]
 -- Tables made at their full size by a constructor (a table grown by appends is rehashed at every
 -- power of two): copies of ARGV, overwritten by index.

@@ -37,10 +37,10 @@
 --- @include "includes/wake"
 
 local now = serverTimeMs()
-local nowText = tostring(now)
+local nowText = string.format('%d', now)
 local prefix = ARGV[1]
 local count = tonumber(ARGV[2])
-local expiry = tostring(now + tonumber(ARGV[3]))
+local expiry = string.format('%d', now + tonumber(ARGV[3]))
 local maxDeliveries = tonumber(ARGV[4])
 local atMostOnce = ARGV[5] == '1'
 local ttl = ARGV[6]

@@ -20,7 +20,7 @@
 --- @include "includes/leased-batch"
 
 local now = serverTimeMs()
-local expiry = tostring(now + tonumber(ARGV[2]))
+local expiry = string.format('%d', now + tonumber(ARGV[2]))
 local members = {}
 local answers = leasedBatch(KEYS[2], 2, function(id)
   members[#members + 1] = expiry

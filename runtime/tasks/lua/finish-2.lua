@@ -21,6 +21,9 @@
                  an unmarked lease's record is written as sent, with the server's time between the
                  parts, and read by nobody. A marked lease's record, or one sent in the first form, is
                  read (one MGET for them) and built from slices of the stored one (includes/finish-record).
+                 An empty lease state or third value stands for the previous quadruple's (the tasks of
+                 one dequeue share a state, and mostly a header): Redis makes a Lua string of every
+                 argument, hashing it byte by byte, so the repeats are not sent.
 
   Output:
     per quadruple 'ok' | 'lost' | 'cancelled' (a cancelled task is never overwritten)
@@ -34,7 +37,8 @@
 --- @include "includes/finish-record"
 
 local now = serverTimeMs()
-local nowText = tostring(now)
+-- '%d', not tostring: a number's tostring is a '%.14g' sprintf, several times the cost.
+local nowText = string.format('%d', now)
 local prefix = ARGV[1]
 local ttl = ARGV[2]
 local n = math.floor((#ARGV + 1) / 4) -- quadruples from ARGV[3]
@@ -48,35 +52,42 @@ local answers, done = { unpack(ARGV, 1, n) }, { unpack(ARGV, 1, n) }
 -- cheaper than a SET … PX each (whose status reply Redis turns into a Lua table).
 local writes = { unpack(ARGV, 1, 2 * n) }
 local w = 0
-local reads = {} -- the j of held leases whose record is read and rebuilt here
+local reads, firsts = {}, {} -- the j of held leases whose record is read and rebuilt here, their third values
 local d = 0
+local mine, first = ARGV[4], ARGV[5]
 for j = 1, n do
-  local state, mine, rest = held[j], ARGV[4 * j], ARGV[4 * j + 2]
+  local state, rest = held[j], ARGV[4 * j + 2]
+  if j > 1 then
+    local sent, third = ARGV[4 * j], ARGV[4 * j + 1]
+    if sent ~= '' then mine = sent end
+    if third ~= '' then first = third end
+  end
   if state == mine and string.byte(rest, 1) == 10 then
     answers[j] = 'ok'
     d = d + 1
     done[d] = ids[j]
     w = w + 2
-    writes[w - 1], writes[w] = prefix .. ids[j], ARGV[4 * j + 1] .. nowText .. rest
+    writes[w - 1], writes[w] = prefix .. ids[j], first .. nowText .. rest
   elseif holds(state, mine) then
     answers[j] = 'ok'
     d = d + 1
     done[d] = ids[j]
     reads[#reads + 1] = j
+    firsts[#reads] = first
   else
     answers[j] = refusal(prefix .. ids[j])
   end
 end
 if w > 0 then
   redis.call('MSET', unpack(writes, 1, w))
-  local expiry = string.format('%.0f', now + tonumber(ttl))
+  local expiry = string.format('%d', now + tonumber(ttl))
   for k = 1, w, 2 do redis.call('PEXPIREAT', writes[k], expiry) end
 end
 if d == 0 then return answers end
 
 -- The outcome of a quadruple: its status and the error and result lines (either form, see above).
-local function outcomeOf(j)
-  local first, rest = ARGV[4 * j + 1], ARGV[4 * j + 2]
+local function outcomeOf(j, first)
+  local rest = ARGV[4 * j + 2]
   if string.byte(rest, 1) == 10 then
     local err, result = string.match(rest, '^\n[^\n]*\n([^\n]*)\n([^\n]*)\n')
     return string.match(first, '^%a+'), err, result
@@ -92,7 +103,7 @@ if #reads > 0 then
   local values = redis.call('MGET', unpack(keys))
   for i, j in ipairs(reads) do
     local key, state = keys[i], held[j]
-    local status, err, result = outcomeOf(j)
+    local status, err, result = outcomeOf(j, firsts[i])
     local value = values[i] and finishedValue(values[i], stateFields(state), status, nowText, err, result)
     if value then
       redis.call('SET', key, value, 'PX', ttl)
