@@ -4,6 +4,9 @@
  */
 import { checkInteger, integerFromEnv } from "../util/index.js";
 
+/** The skills context source's name: the key of its evidence in the execution record. */
+export const SKILLS_SOURCE = "skills";
+
 export const SKILL_SELECTION_THRESHOLD_ENV = "MANIFOLD_SKILL_SELECTION_THRESHOLD";
 export const SKILL_BUDGET_ENV = "MANIFOLD_SKILL_BUDGET_BYTES";
 

@@ -18,12 +18,12 @@ import { SKILLS_SPAN } from "../telemetry/index.js";
 import { systemClock, type Clock } from "../util/index.js";
 import { createCandidateReader, type SkillCandidate } from "./context-candidates.js";
 import { resolveResources } from "./context-resources.js";
-import { readSkillsContextSettings, type SkillsContextSettings } from "./context-settings.js";
+import { readSkillsContextSettings, SKILLS_SOURCE, type SkillsContextSettings } from "./context-settings.js";
 import { inSpan, skillAttributes } from "./context-telemetry.js";
 import { chooseSkills } from "./selection.js";
 import type { SkillEvidence, SkillStore, SkillVersion } from "./store/types.js";
 
-export const SKILLS_SOURCE = "skills";
+export { SKILLS_SOURCE } from "./context-settings.js";
 
 /** What the section opens with: the model reads the skills as the operator's instructions for this request. */
 const PREAMBLE = "Instructions from the skills chosen for this request: follow them where they apply.";

@@ -85,6 +85,9 @@ const AGENT_ON_FIRST_REQUEST: readonly RegExp[] = [
   /^runtime\/a2a\/(?!(feature|manifest|openapi|options|card)\.ts$)/,
   // Natural mode's planner, binding, phase loop and synthesis (llm-parts.ts): with the first natural request, or synthesis.
   NATURAL_ON_FIRST_REQUEST,
+  // Skills: the context source's selection, ranking and resources, with the first plan that gathers context.
+  /^runtime\/skills\/(context|context-candidates|context-resources|selection|selection-prompts)\.ts$/,
+  /^runtime\/memory\/retrieval\/(?!vectors-env\.ts$)/,
   // Memory: its stores, extraction, recall and episodes (the shell, lazy.ts, reads its settings at start).
   /^runtime\/memory\/(extension|routes|user\/(index|recall|extraction|queue)|episodic\/(index|episodic|read|record|reflection)|user\/store\/create|episodic\/store\/create)\.ts$/,
 ];
