@@ -5,8 +5,9 @@
  * has already refused control characters, so manifest text cannot start a new line or key.
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import Handlebars from "handlebars";
+import type { TemplateDelegate } from "handlebars";
 import { MANIFOLD_VERSION, type LoadedManifest, type RawDeployment } from "../../../runtime/manifest/index.js";
 import { packageRoot } from "../../../runtime/package-root.js";
 import { networkModel, type ComponentDeployModel, type NetworkDeployModel } from "./model.js";
@@ -14,11 +15,12 @@ import { networkModel, type ComponentDeployModel, type NetworkDeployModel } from
 const TEMPLATES = ["Dockerfile", "Dockerfile.dockerignore", "configmap.yaml", "deployment.yaml", "service.yaml", "redis.yaml", "kustomization.yaml"] as const;
 type TemplateName = (typeof TEMPLATES)[number];
 
-let compiled: Map<TemplateName, Handlebars.TemplateDelegate> | undefined;
+let compiled: Map<TemplateName, TemplateDelegate> | undefined;
 
-function templates(): Map<TemplateName, Handlebars.TemplateDelegate> {
+function templates(): Map<TemplateName, TemplateDelegate> {
   if (compiled !== undefined) return compiled;
-  const hb = Handlebars.create();
+  // Required here, not imported: handlebars (35 modules) loads only when a deployment manifest asks for deploy/.
+  const hb = (createRequire(import.meta.url)("handlebars") as typeof import("handlebars")).create();
   const dir = join(packageRoot(), "templates", "deploy");
   hb.registerHelper("q", (value: unknown) => JSON.stringify(String(value)));
   // Arrays on one line with a space after each comma, as people write Dockerfiles.
