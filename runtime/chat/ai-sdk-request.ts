@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { ManifoldError } from "../errors/index.js";
 import type { RouteContext } from "../component/index.js";
+import { flat } from "./ids.js";
 import { MAX_MESSAGE_CHARS } from "./wire.js";
 
 /** The response header that names the protocol (the `ai` package's UI_MESSAGE_STREAM_HEADERS). */
@@ -74,5 +75,7 @@ export function chatIdOf(body: Record<string, unknown>): string | undefined {
 export function derivedSessionId(owner: string, chatId: string): string {
   const hex = createHash("sha256").update(`manifold-chat\0${owner}\0${chatId}`).digest("hex");
   // Version 8 (custom) with the RFC 9562 variant, so it is a well-formed UUID like every other session id.
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return flat(
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`,
+  );
 }

@@ -6,10 +6,10 @@
 import type { ComponentExtension } from "../component/index.js";
 import type { FeatureEvents } from "../feature/index.js";
 import { ownerKey, type ForwardOptions } from "../context/index.js";
-import { randomUUID } from "node:crypto";
 import type { Orchestrator, ResumedListener } from "../orchestration/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
+import { newId } from "./ids.js";
 import { ownerOf } from "./requests.js";
 import { addSessionRoutes } from "./session-routes.js";
 import { createSessionStore, isSessionId, type ChatSessionStore } from "./store/index.js";
@@ -54,7 +54,7 @@ async function storeResumed(sessions: ChatSessionStore, { userContext, requested
   // The requester owns it; a checkpoint from before requesters were recorded resumes as the caller (routes.ts: anonymous).
   const owner = requestedBy === undefined ? ownerOf(false) : ownerKey(requestedBy);
   const message = {
-    id: randomUUID(),
+    id: newId(),
     role: "assistant" as const,
     content: resumedContent(answer),
     timestamp: new Date().toISOString(),
@@ -62,7 +62,7 @@ async function storeResumed(sessions: ChatSessionStore, { userContext, requested
   };
   const named = [userContext.conversation_id, userContext.session_id].filter(isSessionId);
   if (named.length === 0) {
-    const created = await sessions.create({ id: randomUUID(), userId: owner, metadata: {}, now: Date.now() });
+    const created = await sessions.create({ id: newId(), userId: owner, metadata: {}, now: Date.now() });
     return (await sessions.append(created.id, message)) ? { session_id: created.id } : undefined;
   }
   for (const id of named) {

@@ -4,10 +4,10 @@
  * Each session belongs to the caller that made it (requests.ts `ownerOf`): another caller's session
  * is the same 404 as a missing one, so ids cannot be probed for existence.
  */
-import { randomUUID } from "node:crypto";
 import { jsonRoute, REQUEST_ID_HEADER, sendJson, type AddRoute, type RouteContext } from "../component/index.js";
 import { requestIdOf } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
+import { newId } from "./ids.js";
 import { isOwnSession, metadataOf, ownerOf, pageOf, sessionIdOf, titleOf } from "./requests.js";
 import { isSessionId, SESSION_TTL_MS, type ChatSession, type ChatSessionStore } from "./store/index.js";
 
@@ -111,7 +111,7 @@ export function addSessionRoutes(
     jsonRoute(
       async (body) => {
         const now = Date.now();
-        const session = await sessions.create({ id: randomUUID(), userId: ownerOf(false), metadata: metadataOf(body), now });
+        const session = await sessions.create({ id: newId(), userId: ownerOf(false), metadata: metadataOf(body), now });
         return { session_id: session.id, created_at: session.created_at, expires_at: new Date(now + ttlMs).toISOString() };
       },
       { bodyLimit },

@@ -6,11 +6,11 @@
  * assistant message once it is stored. After the headers a failure is an `error` event with
  * `retryable: false`. A client that disconnects aborts the run, and with it every tool call still to come.
  */
-import { randomUUID } from "node:crypto";
 import { jsonRoute, readJsonBody, REQUEST_ID_HEADER, routeRequestContext, type AddRoute, type RouteContext, type RouteHandler } from "../component/index.js";
 import { requestIdOf, withRequestContext } from "../context/index.js";
 import { clientSafe, isManifoldError, ManifoldError } from "../errors/index.js";
 import { getTelemetry } from "../telemetry/index.js";
+import { flat, newId } from "./ids.js";
 import { isOwnSession, messageOf, ownerOf, sessionIdOf } from "./requests.js";
 import { openRouteStream } from "../component/index.js";
 import { aiSdkMessageOf, AI_SDK_STREAM_HEADER, chatIdOf, derivedSessionId, wantsAiSdk } from "./ai-sdk-request.js";
@@ -86,14 +86,14 @@ function guard({ ready, handler, orchestrator }: StreamRouteOptions): void {
  * derived from the caller and `id` (ai-sdk-request.ts), made with that id when it does not exist yet.
  */
 async function chatSession(sessions: ChatSessionStore, chatId: string | undefined): Promise<{ found?: ChatSession; id: string }> {
-  if (chatId === undefined) return { id: randomUUID() };
+  if (chatId === undefined) return { id: newId() };
   const direct = await ownSession(sessions, chatId);
   if (direct !== undefined) return { found: direct, id: direct.id };
   const derived = derivedSessionId(ownerOf(false), chatId);
   const existing = await sessions.get(derived);
   if (existing !== undefined && isOwnSession(existing)) return { found: existing, id: derived };
   // Never another caller's: a (practically impossible) clash gets a session of its own.
-  return { id: existing === undefined ? derived : randomUUID() };
+  return { id: existing === undefined ? derived : newId() };
 }
 
 /** What a `/chat/stream` request asks: its text, its session (found, or the id a new one gets) and its protocol. */
@@ -107,7 +107,7 @@ async function readTurn(ctx: RouteContext, options: StreamRouteOptions): Promise
   guard(options);
   if (useChat) return { text, aiSdk, ...(await chatSession(options.sessions, chatId)) };
   const found = await ownSession(options.sessions, given);
-  return { text, aiSdk, id: found?.id ?? randomUUID(), ...(found === undefined ? {} : { found }) };
+  return { text, aiSdk, id: found?.id ?? newId(), ...(found === undefined ? {} : { found }) };
 }
 
 /** The AI SDK stream's own header, sent with the SSE head. */
@@ -116,13 +116,14 @@ const AI_SDK_HEADERS: Readonly<Record<string, string>> = { [AI_SDK_STREAM_HEADER
 /**
  * Everything up to the turn's start: the request read, the session found or made, the user's message
  * stored, the stream opened, and the turn started in the request's scope with its answer going to
- * `resolve` or `reject`. A failure before the stream opened goes to `reject` as well.
+ * `held`. A failure before the stream opened goes to `held.reject` as well.
  */
-async function openTurn(held: HeldTurn, ctx: RouteContext, resolve: (answer: ChatAnswer) => void, reject: (error: unknown) => void): Promise<void> {
+async function openTurn(held: HeldTurn, ctx: RouteContext): Promise<void> {
   const { options } = held;
   const { sessions, heartbeatMs, forward, running } = options;
   const trace = getTelemetry().serverTraceOf(ctx.req);
-  const requestId = requestIdOf(ctx.req, trace?.requestId);
+  // Flat: a generated id is a chain of string pieces until read, and the stream and its scope keep it (ids.ts).
+  const requestId = flat(requestIdOf(ctx.req, trace?.requestId));
   let turn: Awaited<ReturnType<typeof readTurn>>;
   let session: ChatSession;
   let asked: ChatMessage;
@@ -136,11 +137,11 @@ async function openTurn(held: HeldTurn, ctx: RouteContext, resolve: (answer: Cha
     // The error envelope carries the request id. Set only here: a header set on the response before
     // the stream's writeHead costs each held stream node's header map (bench:chat).
     ctx.set(REQUEST_ID_HEADER, requestId);
-    return reject(error);
+    return held.reject(error);
   }
   const { text, found, aiSdk } = turn;
 
-  const replyId = randomUUID();
+  const replyId = newId();
   const route = openRouteStream(ctx, { heartbeatMs, requestId, ...(aiSdk ? { headers: AI_SDK_HEADERS } : {}) });
   const { stream } = route;
   held.writer = aiSdk ? createAiSdkWriter((frame) => stream.open && ctx.res.write(frame), { messageId: replyId }) : new SpecWriter(stream);
@@ -159,12 +160,12 @@ async function openTurn(held: HeldTurn, ctx: RouteContext, resolve: (answer: Cha
     const sessionId = session.id;
     const run = (): void =>
       withRequestContext({ ...routeRequestContext(ctx, requestId, trace, forward), conversationId: sessionId }, () =>
-        startTurn({ message: text, history, session_id: sessionId }, held, resolve, reject),
+        startTurn({ message: text, history, session_id: sessionId }, held, held),
       );
     if (trace === undefined) run();
     else trace.run(run);
   } catch (error) {
-    reject(error);
+    held.reject(error);
   }
 }
 
@@ -175,12 +176,10 @@ async function openTurn(held: HeldTurn, ctx: RouteContext, resolve: (answer: Cha
 function streamRoute(options: StreamRouteOptions): (ctx: RouteContext) => Promise<void> {
   return (ctx) => {
     const held = new HeldTurn(options);
-    const answer = new Promise<ChatAnswer>((resolve, reject) => {
-      // A throw of its own (before or while opening the stream) is the route's failure, as a reject.
-      openTurn(held, ctx, resolve, reject).catch(reject);
-    });
-    // Bound methods: no context kept with the route's request in it while the stream is held.
-    return answer.then(held.answered.bind(held), held.failed.bind(held));
+    // A throw of its own (before or while opening the stream) is the route's failure.
+    openTurn(held, ctx).catch((error: unknown) => held.reject(error));
+    // A thenable, not a promise (held-turn.ts): the pipeline and an `await` call only its `then`.
+    return held as unknown as Promise<void>;
   };
 }
 

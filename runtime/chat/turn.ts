@@ -24,6 +24,12 @@ export interface TurnOptions {
   readonly requestMode?: "streaming" | "non_streaming";
 }
 
+/** Where a turn's answer goes: a promise's resolvers (runTurn), or a held stream's turn; a second call of either does nothing. */
+export interface TurnSink {
+  resolve(answer: ChatAnswer): void;
+  reject(error: unknown): void;
+}
+
 /** Whether a turn can be answered at all; checked before a stream's headers go out. */
 export function checkAnswerable(handler: ChatHandler | undefined, orchestrator: Orchestrator | undefined): void {
   if (handler === undefined && orchestrator?.hasPlanner !== true) throw llmUnavailable("chat without a chat handler (pass serve({ chat }))");
@@ -87,14 +93,11 @@ class HandlerTurn {
   #text = "";
   #iterator: AsyncIterator<unknown> | undefined;
   #next: AsyncIterator<unknown>["next"] | undefined;
-  /**
-   * Where the answer goes: a promise's resolvers (runTurn's, or the route's with startTurn), so no
-   * promise is the turn's own; `#reject` is also the rejection handler of each step.
-   */
-  readonly #resolve: (answer: ChatAnswer) => void;
-  readonly #reject: (error: unknown) => void;
-  /** Bound, not an arrow: no context of its own kept beside it (a held stream's heap). */
+  /** Where the answer goes (runTurn's promise, or the held stream's turn): no promise is the turn's own. */
+  readonly #sink: TurnSink;
+  /** Bound, not arrows: no context of their own kept beside them (a held stream's heap). */
   readonly #onNext = this.#took.bind(this);
+  readonly #onFailed = this.#reject.bind(this);
 
   #workflow(name: string, workflowInput: unknown): Promise<Record<string, unknown>> {
     const options = this.#options;
@@ -109,18 +112,10 @@ class HandlerTurn {
     });
   }
 
-  constructor(
-    handler: ChatHandler,
-    input: ChatTurnInput,
-    options: TurnOptions,
-    started: number,
-    resolve: (answer: ChatAnswer) => void,
-    reject: (error: unknown) => void,
-  ) {
+  constructor(handler: ChatHandler, input: ChatTurnInput, options: TurnOptions, started: number, sink: TurnSink) {
     this.#options = options;
     this.#started = started;
-    this.#resolve = resolve;
-    this.#reject = reject;
+    this.#sink = sink;
     try {
       const produced = handler(input, {
         // Read from the options when the handler asks: a route stream makes its controller only then.
@@ -132,7 +127,7 @@ class HandlerTurn {
         runWorkflow: (name: string, workflowInput: unknown) => this.#workflow(name, workflowInput),
       });
       if (!isIterable(produced)) {
-        Promise.resolve(produced).then((text) => this.#whole(text), this.#reject);
+        Promise.resolve(produced).then((text) => this.#whole(text), this.#onFailed);
         return;
       }
       const iterator = produced[Symbol.asyncIterator]() as AsyncIterator<unknown>;
@@ -159,7 +154,7 @@ class HandlerTurn {
 
   #step(): void {
     try {
-      Promise.resolve(this.#next!.call(this.#iterator)).then(this.#onNext, this.#reject);
+      Promise.resolve(this.#next!.call(this.#iterator)).then(this.#onNext, this.#onFailed);
     } catch (error) {
       this.#reject(error);
     }
@@ -225,10 +220,14 @@ class HandlerTurn {
 
   #finish(): void {
     try {
-      this.#resolve(turnAnswer({ text: this.#text, tools: this.#tools ?? NO_TOOLS }, NO_PHASES, this.#options.requestId, this.#started));
+      this.#sink.resolve(turnAnswer({ text: this.#text, tools: this.#tools ?? NO_TOOLS }, NO_PHASES, this.#options.requestId, this.#started));
     } catch (error) {
       this.#reject(error);
     }
+  }
+
+  #reject(error: unknown): void {
+    this.#sink.reject(error);
   }
 }
 
@@ -344,22 +343,25 @@ async function naturalTurn(orchestrator: Orchestrator, input: ChatTurnInput, opt
 }
 
 export function runTurn(input: ChatTurnInput, options: TurnOptions): Promise<ChatAnswer> {
-  return new Promise((resolve, reject) => startTurn(input, options, resolve, reject));
+  return new Promise((resolve, reject) => startTurn(input, options, { resolve, reject }));
 }
 
 /**
- * runTurn with the answer given to `resolve` or the failure to `reject`, maybe synchronously, instead
- * of a promise of the turn's own: a held stream's route keeps one promise fewer. They must be a
- * promise's resolvers (a second call does nothing; `reject` is passed to `then` as it is).
+ * runTurn with the answer given to `sink`, maybe synchronously, instead of a promise of the turn's
+ * own: a held stream keeps no promise for its answer.
  */
-export function startTurn(input: ChatTurnInput, options: TurnOptions, resolve: (answer: ChatAnswer) => void, reject: (error: unknown) => void): void {
+export function startTurn(input: ChatTurnInput, options: TurnOptions, sink: TurnSink): void {
   const started = performance.now();
   const { handler, orchestrator } = options;
   try {
     checkAnswerable(handler, orchestrator);
   } catch (error) {
-    return reject(error);
+    return sink.reject(error);
   }
-  if (handler !== undefined) new HandlerTurn(handler, input, options, started, resolve, reject);
-  else naturalTurn(orchestrator!, input, options, started).then(resolve, reject);
+  if (handler !== undefined) new HandlerTurn(handler, input, options, started, sink);
+  else
+    naturalTurn(orchestrator!, input, options, started).then(
+      (answer) => sink.resolve(answer),
+      (error: unknown) => sink.reject(error),
+    );
 }

@@ -87,11 +87,16 @@ class EventStream implements SseStream, RouteStream {
   #controller: AbortController | undefined;
   /** An abort before the controller was made: its reason, given to the controller when it is. */
   #abortedWith: { readonly reason: unknown } | undefined;
-  /** The one `close` listener (stream and route alike): `on`, not `once`, since a response closes once. */
-  readonly #onClose = (): void => {
+  /**
+   * The one `close` listener (stream and route alike): `on`, not `once`, since a response closes once.
+   * Bound, not an arrow: no context of its own kept beside it (a held stream's heap).
+   */
+  readonly #onClose = this.#closed.bind(this);
+
+  #closed(): void {
     this.#stop();
     if (this.#route && !this.#res.writableFinished) this.abort(new ManifoldError("ABORTED", "client disconnected"));
-  };
+  }
   /**
    * RouteStream's `end`, bound on each read so a destructured `end()` still works, while a stream
    * whose `end` is called as a method keeps no closure for it.
