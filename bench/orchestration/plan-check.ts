@@ -8,7 +8,8 @@
  *   npx tsx --conditions=source bench/orchestration/plan-check.ts     BENCH_RUNS=5000
  */
 import { Ajv } from "ajv";
-import { createPlanChecker, type CatalogComponent } from "../../runtime/orchestration/index.js";
+import type { CatalogComponent } from "../../runtime/orchestration/index.js";
+import { createPlanChecker } from "../../runtime/orchestration/natural/index.js";
 import { capabilityWire, fieldsFromSummary, objectSchema, type CapabilitySpec } from "../../runtime/spec/index.js";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5_000);

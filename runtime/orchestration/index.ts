@@ -150,26 +150,12 @@ export {
   type WorkflowResponse,
   type WorkflowTypes,
 } from "./client.js";
-export {
-  createPlanChecker,
-  MAX_PLAN_STEPS,
-  PLAN_CHECK,
-  checkProposal,
-  createPlanCheckInterceptor,
-  parsePlanText,
-  trimResults,
-  FAILURE_EVIDENCE_LIMIT_BYTES,
-  projectFailure,
-  RECOVERY,
-  recoveryAnalysis,
-  type ProjectedFailure,
-  type RecoveryAnalysis,
-  type PlanCheck,
-  type PlanChecker,
-  type PlanCheckOptions,
-  type PlanProblem,
-  type TrimResult,
-} from "./natural/index.js";
+// Natural mode's plan check (createPlanChecker, createPlanCheckInterceptor, parsePlanText, …) is exported by
+// ./natural/index.js alone: through this index every agent loaded it at start, where it loads with the first plan.
+export { PLAN_CHECK } from "./natural/adaptive.js";
+export { trimResults, type TrimResult } from "./natural/trim.js";
+export { FAILURE_EVIDENCE_LIMIT_BYTES, projectFailure, type ProjectedFailure } from "./natural/failure-evidence.js";
+export { RECOVERY, recoveryAnalysis, type RecoveryAnalysis } from "./natural/recovery.js";
 export { createCallRecorder, type CallRecord, type RecordCall, type RecorderScope } from "./natural/record.js";
 // The request limit a scheduled run's dispatch must outlast (runtime/scheduling/settings.ts).
 export { DEFAULT_ORCHESTRATION_TIMEOUT_MS, ONE_SHOT, ORCHESTRATION_TIMEOUT_ENV, readAdaptiveSettings, type AdaptiveSettings } from "./natural/adaptive.js";

@@ -85,6 +85,8 @@ const AGENT_ON_FIRST_REQUEST: readonly RegExp[] = [
   /^runtime\/a2a\/(?!(feature|manifest|openapi|options|card)\.ts$)/,
   // Natural mode's planner, binding, phase loop and synthesis (llm-parts.ts): with the first natural request, or synthesis.
   NATURAL_ON_FIRST_REQUEST,
+  // Natural mode's plan check (its normalisation, selection and catalog index): with the first plan it checks.
+  /^runtime\/orchestration\/natural\/(index|plan-check|check-plan|normalize|phase-plan|selection|selection-prompts|catalog-index)\.ts$/,
   // Skills: the context source's selection, ranking and resources, with the first plan that gathers context.
   /^runtime\/skills\/(context|context-candidates|context-resources|selection|selection-prompts)\.ts$/,
   /^runtime\/memory\/retrieval\/(?!vectors-env\.ts$)/,

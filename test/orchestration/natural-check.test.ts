@@ -4,7 +4,8 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { createPlanChecker, parsePlanText, type CatalogComponent } from "../../runtime/orchestration/index.js";
+import type { CatalogComponent } from "../../runtime/orchestration/index.js";
+import { createPlanChecker, parsePlanText } from "../../runtime/orchestration/natural/index.js";
 import { capabilityWire, type FieldsSpec } from "../../runtime/spec/index.js";
 import { capability, planStep } from "./support.js";
 

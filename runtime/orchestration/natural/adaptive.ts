@@ -92,6 +92,9 @@ export function quoteBudgetBytes(settings: AdaptiveSettings): number {
 
 export const MAX_VALIDATION_ROUNDS_ENV = "MANIFOLD_MAX_VALIDATION_ROUNDS";
 
+/** The plan check's interceptor name (plan-check.ts): here, so configure.ts names its stand-in without loading the check. */
+export const PLAN_CHECK = "natural.plan_check";
+
 /** `MANIFOLD_MAX_VALIDATION_ROUNDS`: regenerations after the first plan, 0–10. @defaultValue 2 */
 export function maxValidationRounds(env: Readonly<Record<string, string | undefined>>): number {
   const text = env[MAX_VALIDATION_ROUNDS_ENV];

@@ -2,7 +2,8 @@
  * How an orchestrator gets its natural mode: the language-model planner, its plan check (the
  * `natural.plan_check` interceptor) and synthesiser when it has a provider (`llm`), else the planner
  * and synthesiser given in code, plus the LLM debug store. The planner, binding, phase loop and
- * synthesiser over a provider load with the first request that needs them (llm-parts.ts).
+ * synthesiser over a provider load with the first request that needs them (llm-parts.ts); the plan check
+ * (plan-check.ts, check-plan.ts) with the first plan it checks.
  */
 import { ManifoldError } from "../../errors/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore, type LlmProvider } from "../../llm/index.js";
@@ -12,10 +13,8 @@ import type { CatalogComponent } from "../catalog.js";
 import type { OrchestratorOptions, Synthesiser } from "../orchestrator-types.js";
 import type { Interceptor, PlanProposal } from "../pipeline-interceptors.js";
 import { checkPlan, type Plan } from "../plan.js";
-import { createPlanChecker } from "./check-plan.js";
-import { createPlanCheckInterceptor } from "./plan-check.js";
 import { createRecoveryInterceptor } from "./recovery.js";
-import { maxValidationRounds, readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
+import { maxValidationRounds, PLAN_CHECK, readAdaptiveSettings, type AdaptiveSettings } from "./adaptive.js";
 import type { Planned } from "./planner.js";
 import { budgetedProvider } from "./run-context.js";
 import { createCallRecorder, createFinisher, type FinishRecord, type RecordCall } from "./record.js";
@@ -84,7 +83,7 @@ export function configureNatural(
         : { plan: checkPlan(out, "the planner's plan"), regenerations: 0 };
     };
   } else if (llm !== undefined) {
-    interceptors.push(createPlanCheckInterceptor({ rounds: options.maxValidationRounds ?? maxValidationRounds(env), self: componentName }));
+    interceptors.push(planCheckOnFirstPlan(options.maxValidationRounds ?? maxValidationRounds(env), componentName));
     // After each step: a refused input analysed by the model and retried with checked parameters (recovery.ts).
     if (settings.maxSemanticRetries > 0) interceptors.push(createRecoveryInterceptor({ provider: llm, catalog: fullCatalog }));
     // Before each step: binding.ts's check; after execution: the phase loop (both in llm-parts.ts, under their
@@ -121,8 +120,20 @@ export function configureNatural(
   };
 }
 
+/**
+ * `natural.plan_check` as a stand-in: the check (its normalisation, selection and catalog index) is built with
+ * the first plan it checks; a load that fails fails that request and the next one tries again. Its round limit
+ * is checked now, as building it did.
+ */
+function planCheckOnFirstPlan(rounds: number, self: string): Interceptor {
+  checkInteger("maxValidationRounds", rounds, { min: 0, max: 10 });
+  const check = loadOnce(async () => (await import("./plan-check.js")).createPlanCheckInterceptor({ rounds, self }));
+  return { name: PLAN_CHECK, enforce: "pre", afterPlan: async (context) => (await check.get()).afterPlan!(context) };
+}
+
 /** An after_planning hook's replacement of a natural plan, checked against the catalog like the model's own. */
-export function checkReplacement(plan: Plan, catalog: readonly CatalogComponent[]): Plan {
+export async function checkReplacement(plan: Plan, catalog: readonly CatalogComponent[]): Promise<Plan> {
+  const { createPlanChecker } = await import("./check-plan.js");
   const { problems } = createPlanChecker(catalog)({ steps: plan.steps }, plan.original_request);
   if (problems.length === 0) return plan;
   throw new ManifoldError("PLAN_INVALID", `the plan returned by an after_planning hook does not fit the catalog: ${problems[0]!.message}`, {

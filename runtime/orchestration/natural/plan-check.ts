@@ -19,8 +19,9 @@ import { normalizePlan } from "./normalize.js";
 import { checkPhase } from "./phase-plan.js";
 import { currentNaturalRun, llmEventScope } from "./run-context.js";
 import { outsideSelection } from "./selection.js";
+import { PLAN_CHECK } from "./adaptive.js";
 
-export const PLAN_CHECK = "natural.plan_check";
+export { PLAN_CHECK } from "./adaptive.js";
 
 export interface PlanCheckOptions {
   /** Most regenerations after the first proposal, 0–10 (`MANIFOLD_MAX_VALIDATION_ROUNDS`). */
