@@ -79,7 +79,12 @@ export function createLazyExtension(options: LazyExtensionOptions): LazyExtensio
       context = given;
       for (const route of routes) {
         const key = keyOf(route);
-        add(route[0], route[1], async (ctx) => (await load()).table.get(key)!(ctx));
+        // Once loaded, the part's route is called as it is: an async wrapper's promise, resolved with the
+        // route's own, would be held as long as that is (a held chat stream's heap, bench:chat).
+        add(route[0], route[1], (ctx) => {
+          const loaded = loading.current();
+          return loaded !== undefined ? loaded.table.get(key)!(ctx) : load().then((part) => part.table.get(key)!(ctx));
+        });
       }
     },
     async start(given) {
