@@ -74,19 +74,30 @@ function matches(route: Route, path: string): boolean {
   return rest === undefined ? end === path.length : end < path.length && end + 1 < path.length;
 }
 
-/** The URI-decoded parameters of a path `route` matches. */
-function paramsOf(route: Route, path: string): Record<string, string> {
-  const { segments, rest } = route;
+/**
+ * `matches` and the URI-decoded parameters in one walk of the path: the parameters when `route` matches, else
+ * undefined. A request answered by a parameter route walks its path once, not twice.
+ */
+function paramsIfMatches(route: Route, path: string): Record<string, string> | undefined {
+  const { segments, names, rest } = route;
   const params: Record<string, string> = {};
   let name = 0;
   let start = 0;
+  let end = -1;
   for (let i = 0; i < segments.length; i++) {
-    let end = path.indexOf("/", start);
+    if (start > path.length) return undefined;
+    end = path.indexOf("/", start);
     if (end === -1) end = path.length;
-    if (segments[i] === undefined) params[route.names[name++]!] = decode(path.slice(start, end));
+    const literal = segments[i];
+    if (literal === undefined) {
+      if (end === start) return undefined;
+      params[names[name++]!] = decode(path.slice(start, end));
+    } else if (end - start !== literal.length || !path.startsWith(literal, start)) return undefined;
     start = end + 1;
   }
-  if (rest !== undefined) params[rest] = decode(path.slice(start));
+  if (rest === undefined) return end === path.length ? params : undefined;
+  if (end >= path.length || end + 1 >= path.length) return undefined;
+  params[rest] = decode(path.slice(start));
   return params;
 }
 
@@ -108,7 +119,7 @@ function answers(route: Route, method: string): boolean {
 function foundOf(matching: readonly Route[], method: string, path: string): Found {
   if (matching.length === 0) return NOT_FOUND;
   const hit = matching.find((route) => answers(route, method));
-  return { template: matching[0]!.template, route: hit, params: hit === undefined ? undefined : paramsOf(hit, path), allow: () => allowOf(matching) };
+  return { template: matching[0]!.template, route: hit, params: hit === undefined ? undefined : paramsIfMatches(hit, path), allow: () => allowOf(matching) };
 }
 
 /**
@@ -175,9 +186,10 @@ export function createRouteTable(): RouteTable {
   const findParam = (params: readonly Route[], method: string, path: string): Found => {
     let first: Route | undefined;
     for (const route of params) {
-      if (!matches(route, path)) continue;
-      first ??= route;
-      if (answers(route, method)) return new ParamFound(first.template, route, paramsOf(route, path), params, path);
+      if (answers(route, method)) {
+        const found = paramsIfMatches(route, path);
+        if (found !== undefined) return new ParamFound((first ?? route).template, route, found, params, path);
+      } else if (matches(route, path)) first ??= route;
     }
     return first === undefined ? NOT_FOUND : new ParamFound(first.template, undefined, undefined, params, path);
   };
