@@ -8,8 +8,7 @@
  */
 import type { Registry } from "../../runtime/discovery/index.js";
 import { createLlmProvider, planningMessages, promptBytes, resolveLlmConfig } from "../../runtime/llm/index.js";
-import { createOrchestrator, readAdaptiveSettings, readCatalog, type Orchestrator } from "../../runtime/orchestration/index.js";
-import { createPlanCheckInterceptor } from "../../runtime/orchestration/natural/index.js";
+import { createOrchestrator, createPlanCheckInterceptor, readAdaptiveSettings, readCatalog, type Orchestrator } from "../../runtime/orchestration/index.js";
 import type { PlanProposal } from "../../runtime/orchestration/index.js";
 import type { Logger } from "../../runtime/telemetry/index.js";
 import { withoutLastingEffects } from "../../runtime/orchestration/catalog.js";

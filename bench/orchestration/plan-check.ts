@@ -8,8 +8,7 @@
  *   npx tsx --conditions=source bench/orchestration/plan-check.ts     BENCH_RUNS=5000
  */
 import { Ajv } from "ajv";
-import type { CatalogComponent } from "../../runtime/orchestration/index.js";
-import { createPlanChecker } from "../../runtime/orchestration/natural/index.js";
+import { createPlanChecker, type CatalogComponent } from "../../runtime/orchestration/index.js";
 import { capabilityWire, fieldsFromSummary, objectSchema, type CapabilitySpec } from "../../runtime/spec/index.js";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5_000);

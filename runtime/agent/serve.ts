@@ -5,7 +5,7 @@
 import { serveComponent, type CapabilityTypes, type ComponentExtension, type ComponentOptions, type RunningComponent } from "../component/index.js";
 import { defaultRegistry } from "../discovery/index.js";
 import { createLlmProvider, resolveLlmConfig, type LlmProvider } from "../llm/index.js";
-import { createOrchestrationExtension } from "../orchestration/index.js";
+import { createOrchestrationExtension } from "../orchestration/served.js";
 import type { AgentSpec, ComponentSpec } from "../spec/index.js";
 import { createLogger } from "../telemetry/index.js";
 import type { AgentTaskTypes } from "../tasks/index.js";

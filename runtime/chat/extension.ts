@@ -6,7 +6,7 @@
 import type { ComponentExtension } from "../component/index.js";
 import type { FeatureEvents } from "../feature/index.js";
 import { ownerKey, type ForwardOptions } from "../context/index.js";
-import type { Orchestrator, ResumedListener } from "../orchestration/index.js";
+import type { Orchestrator, ResumedListener } from "../orchestration/served.js";
 import { durationFromEnv } from "../spec/index.js";
 import type { Logger } from "../telemetry/index.js";
 import { newId } from "./ids.js";

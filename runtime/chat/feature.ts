@@ -5,7 +5,7 @@
 import type { Identity } from "../context/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import { createLazyExtension, type AgentFeature, type LazyRoute } from "../feature/index.js";
-import type { ResumedListener } from "../orchestration/index.js";
+import type { ResumedListener } from "../orchestration/served.js";
 import type { TraceContext } from "../telemetry/index.js";
 import { chatSchema, normaliseChat } from "./manifest.js";
 import { addChatPaths } from "./openapi.js";

@@ -7,7 +7,7 @@ import { JsonReply, type RouteStream, type SseStream } from "../component/index.
 import { callerIdentity, type ForwardOptions } from "../context/index.js";
 import { clientSafe, isManifoldError } from "../errors/index.js";
 import type { FeatureEvents } from "../feature/index.js";
-import type { Orchestrator } from "../orchestration/index.js";
+import type { Orchestrator } from "../orchestration/served.js";
 import type { Logger, ServerTrace, TraceContext } from "../telemetry/index.js";
 import type { TurnWriter } from "./ai-sdk-stream.js";
 import { newId } from "./ids.js";

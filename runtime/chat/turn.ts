@@ -5,7 +5,7 @@
  */
 import { ManifoldError } from "../errors/index.js";
 import { cutUtf8, llmUnavailable, NO_USAGE, toolOutput, type LlmUsage } from "../llm/index.js";
-import { naturalConfidence, type CallRecord, type Orchestrator } from "../orchestration/index.js";
+import { naturalConfidence, type CallRecord, type Orchestrator } from "../orchestration/served.js";
 import type { ChatMessage } from "./store/index.js";
 import { HISTORY_CHARS, HISTORY_MESSAGES, type ChatAnswer, type ChatEvent, type ChatHandler, type ChatTurnInput, type ChatWorkflowRunner } from "./wire.js";
 

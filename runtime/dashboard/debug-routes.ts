@@ -3,7 +3,7 @@ import type { AddRoute } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { Checkpoint, CheckpointStore } from "../hitl/index.js";
 import type { LlmDebugStore } from "../llm/index.js";
-import type { ExecutionStore } from "../orchestration/index.js";
+import type { ExecutionStore } from "../orchestration/served.js";
 import { executionSummary, llmSummary } from "./debug.js";
 import { limitOf, oneOf, queryOf, sendValue, type RouteWrapper } from "./http.js";
 

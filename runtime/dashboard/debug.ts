@@ -6,7 +6,7 @@
  */
 import type { LlmDebugRecord, LlmInteraction } from "../llm/index.js";
 import type { Checkpoint } from "../hitl/index.js";
-import type { ExecutionRecord, RecordedRound, RecordedStep } from "../orchestration/index.js";
+import type { ExecutionRecord, RecordedRound, RecordedStep } from "../orchestration/served.js";
 import { skillLabels } from "./skill-evidence.js";
 
 /** Prompt and response previews in a list, in UTF-8 bytes. */

@@ -8,7 +8,7 @@ import type { Registry } from "../discovery/index.js";
 import { ManifoldError } from "../errors/index.js";
 import type { CheckpointStore } from "../hitl/index.js";
 import type { LlmDebugStore } from "../llm/index.js";
-import type { ExecutionStore } from "../orchestration/index.js";
+import type { ExecutionStore } from "../orchestration/served.js";
 import type { Caller } from "../outbound/index.js";
 import { addExecutionRoutes, addLlmDebugRoutes, EXECUTIONS_OFF, LLM_DEBUG_OFF } from "./debug-routes.js";
 import { addHitlRoutes } from "./hitl-routes.js";

@@ -16,7 +16,7 @@ import {
 import { createRegistry, type Registry } from "../discovery/index.js";
 import { createCheckpointStore, type CheckpointStore } from "../hitl/index.js";
 import { createLlmDebugStore, type LlmDebugStore } from "../llm/index.js";
-import { createExecutionStore, type ExecutionStore } from "../orchestration/index.js";
+import { createExecutionStore, type ExecutionStore } from "../orchestration/served.js";
 import { createCaller, type Caller } from "../outbound/index.js";
 import type { ComponentSpec } from "../spec/index.js";
 import { createStore, type Store } from "../store/index.js";

@@ -3,7 +3,7 @@
  * store variables the agents read (REDIS_URL, MANIFOLD_REDIS_*), the debug-store switches, and the
  * spec's viewer variables. Bad values are RangeErrors naming the variable, found at start-up.
  */
-import { executionDebugEnabled } from "../orchestration/index.js";
+import { executionDebugEnabled } from "../orchestration/served.js";
 import { llmDebugEnabled } from "../llm/index.js";
 import { durationFromEnv } from "../spec/index.js";
 import { checkKeyName, resolveNamespace } from "../store/index.js";

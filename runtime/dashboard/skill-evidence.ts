@@ -1,5 +1,5 @@
 /** The skills that shaped a run, read from its execution record (`context.skills`). */
-import type { ExecutionRecord } from "../orchestration/index.js";
+import type { ExecutionRecord } from "../orchestration/served.js";
 import type { SkillEvidence } from "../skills/index.js";
 
 /** The skill evidence of a record that shaped it, whatever its shape: `context` is open to every source, so it is checked, not trusted. */

@@ -5,7 +5,7 @@
  * shared by the requests of a few seconds: a record holds its step outputs, so reading 200 of them
  * on every poll of every open page would cost the store more than the view is worth.
  */
-import type { ExecutionRecord, ExecutionStore } from "../orchestration/index.js";
+import type { ExecutionRecord, ExecutionStore } from "../orchestration/served.js";
 import type { SkillStore, SkillSummary } from "../skills/index.js";
 import { EXECUTIONS_OFF } from "./debug-routes.js";
 import { skillEvidence } from "./skill-evidence.js";

@@ -6,7 +6,7 @@
  */
 import type { AddRoute, RouteContext } from "../component/index.js";
 import { ManifoldError } from "../errors/index.js";
-import type { ExecutionStore } from "../orchestration/index.js";
+import type { ExecutionStore } from "../orchestration/served.js";
 import { SKILL_NAME, SKILL_VERSION, type SkillStore } from "../skills/index.js";
 import { limitOf, queryOf, sendValue, type RouteWrapper } from "./http.js";
 import type { RegistryView } from "./registry-view.js";

@@ -6,7 +6,7 @@
  * dashboard shows hidden capabilities marked, with the reason, instead of leaving them out.
  */
 import type { Registry } from "../discovery/index.js";
-import { readCatalog } from "../orchestration/index.js";
+import { readCatalog } from "../orchestration/served.js";
 import { plannerSees, readPlannerMetadata, type CapabilityWire, type PlannerView } from "../spec/index.js";
 import { capabilityOf, type DashboardCapability } from "./services.js";
 

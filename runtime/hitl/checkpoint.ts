@@ -5,7 +5,7 @@
  */
 import { jsonReply, type JsonReply } from "../component/index.js";
 import { callerIdentity, currentScope } from "../context/index.js";
-import type { PlanContext, RunInterrupt, RunRequest, StepResult } from "../orchestration/index.js";
+import type { PlanContext, RunInterrupt, RunRequest, StepResult } from "../orchestration/served.js";
 import { getTelemetry } from "../telemetry/index.js";
 import type { IndirectCall } from "./gate.js";
 import type { HitlPolicy } from "./policy.js";

@@ -6,7 +6,7 @@
 import { JsonReply } from "../component/index.js";
 import { ANONYMOUS, currentScope, sameIdentity, withIdentity, withRequestContext, type Identity } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
-import { type Interceptor, type OrchestrationExtension, type ResumeRun, type StepResult, wasNeverSent } from "../orchestration/index.js";
+import { type Interceptor, type OrchestrationExtension, type ResumeRun, type StepResult, wasNeverSent } from "../orchestration/served.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { createCheckpointMaker, type StoredRequest } from "./checkpoint.js";
 import { createHitlInterceptors, HITL_STATE, type HitlState } from "./interceptors.js";

@@ -9,7 +9,7 @@
  */
 import { currentScope, parametersHash } from "../context/index.js";
 import type { ManifoldError } from "../errors/index.js";
-import type { Interceptor, StepOutcomeContext } from "../orchestration/index.js";
+import type { Interceptor, StepOutcomeContext } from "../orchestration/served.js";
 import type { HitlPolicy } from "./policy.js";
 import type { Checkpoint } from "./store/index.js";
 

@@ -23,7 +23,7 @@ import {
   type PlanContext,
   type StepContext,
   type StepOutcomeContext,
-} from "../orchestration/index.js";
+} from "../orchestration/served.js";
 import type { CheckpointMaker } from "./checkpoint.js";
 import { createIndirectGateInterceptor, gateStep, type IndirectCall } from "./gate.js";
 import { createStepGate, type HitlPolicy } from "./policy.js";

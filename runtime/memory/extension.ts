@@ -9,7 +9,7 @@
 import type { ComponentExtension } from "../component/index.js";
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
 import { createLlmDebugStore, llmDebugEnabled, type LlmDebugStore } from "../llm/index.js";
-import { createCallRecorder, type ContextSource, type SettledListener } from "../orchestration/index.js";
+import { createCallRecorder, type ContextSource, type SettledListener } from "../orchestration/served.js";
 import { createEpisodicMemory } from "./episodic/index.js";
 import { createRetriever } from "./retrieval/index.js";
 import { addMemoryRoutes } from "./routes.js";

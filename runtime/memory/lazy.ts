@@ -9,7 +9,7 @@
  */
 import { createLazyExtension, type FeatureBuild, type FeatureServices, type LazyRoute } from "../feature/index.js";
 import { llmDebugEnabled } from "../llm/index.js";
-import type { ContextSource } from "../orchestration/index.js";
+import type { ContextSource } from "../orchestration/served.js";
 import { resolveEpisodicSettings } from "./episodic/settings.js";
 import type { MemoryParts } from "./extension.js";
 import { vectorsWanted } from "./retrieval/vectors-env.js";

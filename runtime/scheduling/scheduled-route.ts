@@ -10,7 +10,7 @@ import { compileValidator, type ComponentExtension, type PostContext } from "../
 import { HEADER } from "../context/index.js";
 import { isManifoldError, ManifoldError } from "../errors/index.js";
 import { llmUnavailable } from "../llm/index.js";
-import { DEFAULT_ORCHESTRATION_TIMEOUT_MS, type Orchestrator } from "../orchestration/index.js";
+import { DEFAULT_ORCHESTRATION_TIMEOUT_MS, type Orchestrator } from "../orchestration/served.js";
 import type { FieldsSpec } from "../spec/index.js";
 import { ATTR, getTelemetry, METRIC, type Logger } from "../telemetry/index.js";
 import { type Clock, isThenable, systemClock } from "../util/index.js";

@@ -3,7 +3,7 @@
  * `MANIFOLD_SCHEDULER_*` and `MANIFOLD_EXECUTOR_*` rows). A bad value is a RangeError naming the
  * variable, at start-up.
  */
-import { DEFAULT_ORCHESTRATION_TIMEOUT_MS, ORCHESTRATION_TIMEOUT_ENV } from "../orchestration/index.js";
+import { DEFAULT_ORCHESTRATION_TIMEOUT_MS, ORCHESTRATION_TIMEOUT_ENV } from "../orchestration/served.js";
 import { durationFromEnv } from "../spec/index.js";
 import { checkInteger, integerFromEnv } from "../util/index.js";
 

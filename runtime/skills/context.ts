@@ -12,7 +12,7 @@
  * `orchestrator.useContext`. A registry that fails makes the source fail, and the request is planned
  * without skills (the seam logs it).
  */
-import type { ContextGathered, ContextRequest, ContextSection, ContextSource } from "../orchestration/index.js";
+import type { ContextGathered, ContextRequest, ContextSection, ContextSource } from "../orchestration/served.js";
 import type { AgentSpec } from "../spec/index.js";
 import { SKILLS_SPAN } from "../telemetry/index.js";
 import { systemClock, type Clock } from "../util/index.js";

@@ -5,7 +5,7 @@
  * plan that asks it, its variables read at start), and the admin routes under `/skills` (routes.ts).
  */
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
-import type { ContextSource } from "../orchestration/index.js";
+import type { ContextSource } from "../orchestration/served.js";
 import { loadOnce } from "../util/index.js";
 import { skillAdminsOf } from "./admin.js";
 import { createBundledPublisher } from "./bundled.js";

@@ -8,7 +8,7 @@
  */
 import type { LlmCompletion, LlmProvider } from "../llm/index.js";
 import { closest } from "../manifest/dataflow/index.js";
-import type { RecordCall } from "../orchestration/index.js";
+import type { RecordCall } from "../orchestration/served.js";
 import { meaningful, type CandidateIndex, type SkillCandidate } from "./context-candidates.js";
 import { parseSkillSelection, SKILL_SELECTION_SCHEMA, skillSelectionMessages } from "./selection-prompts.js";
 

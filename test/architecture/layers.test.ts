@@ -74,8 +74,10 @@ test("a runtime folder reaches another through its index.ts (the feature list al
     const rest = target.split(sep).slice(2).join("/");
     // Sub-libraries with a barrel of their own: the manifest's data-flow checks, memory's retrieval (skills rank with it too).
     if (rest === "index.js" || rest === "dataflow/index.js" || rest === "retrieval/index.js") return true;
-    // The manifest's light barrel (no validator, no ajv), for what a served agent's features call.
-    if (rest === "served.js" && target.startsWith(join("runtime", "manifest") + sep)) return true;
+    // Light barrels for what a served agent's features call: the manifest's (no validator, no ajv) and
+    // orchestration's (no natural plan check, which loads with the first plan).
+    if (rest === "served.js" && (target.startsWith(join("runtime", "manifest") + sep) || target.startsWith(join("runtime", "orchestration") + sep)))
+      return true;
     // codegen/v1, which every generated module loads, takes the typed clients from their own light modules:
     // through the folders' indexes a plain tool loaded the agent, orchestration, tasks, MCP and A2A runtimes.
     if (from.startsWith(join("runtime", "codegen") + sep) && (rest === "client.js" || rest === "clients.js")) return true;

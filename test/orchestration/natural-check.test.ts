@@ -4,8 +4,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import type { CatalogComponent } from "../../runtime/orchestration/index.js";
-import { createPlanChecker, parsePlanText } from "../../runtime/orchestration/natural/index.js";
+import { createPlanChecker, parsePlanText, type CatalogComponent } from "../../runtime/orchestration/index.js";
 import { capabilityWire, type FieldsSpec } from "../../runtime/spec/index.js";
 import { capability, planStep } from "./support.js";
 

@@ -9,9 +9,9 @@ import * as assert from "uvu/assert";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import type { LlmProvider, LlmRequest } from "../../runtime/llm/index.js";
 import type { Caller } from "../../runtime/outbound/index.js";
-import { createPlanCheckInterceptor } from "../../runtime/orchestration/natural/index.js";
 import {
   createOrchestrator,
+  createPlanCheckInterceptor,
   PLAN_CHECK,
   type AfterPlanDecision,
   type CatalogComponent,

@@ -33,7 +33,7 @@ export type {
   WorkflowClient,
   WorkflowResponse,
   WorkflowTypes,
-} from "../../orchestration/index.js";
+} from "../../orchestration/served.js";
 export type { AgentTaskHandlers, AgentTaskTypes, TaskContext, TaskHandler } from "../../tasks/index.js";
 export type { ScheduledContext, ScheduledHandler, ScheduledRequest, ScheduledSkip } from "../../scheduling/index.js";
 export type { ChatAnswer, ChatEvent, ChatHandler, ChatHandlerContext, ChatMessage, ChatTurnInput } from "../../chat/index.js";

@@ -6,7 +6,7 @@
  * against CHECKPOINT_TRANSITIONS: a checkpoint is never approved twice, approve and reject racing
  * have one winner, a resume is claimed once.
  */
-import type { Plan } from "../../orchestration/index.js";
+import type { Plan } from "../../orchestration/served.js";
 
 export type CheckpointType = "plan" | "step" | "error";
 export type CheckpointStatus = "pending" | "approved" | "rejected" | "expired_approved" | "expired" | "resumed" | "failed";

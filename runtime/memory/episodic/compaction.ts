@@ -10,7 +10,7 @@
  * runs, and a record arriving meanwhile asks for one more round after it.
  */
 import { cutUtf8, type LlmProvider, toolOutput } from "../../llm/index.js";
-import type { RecordCall } from "../../orchestration/index.js";
+import type { RecordCall } from "../../orchestration/served.js";
 import type { Logger, SpanAttributes } from "../../telemetry/index.js";
 import type { Clock } from "../../util/index.js";
 import { type Emit, PRIVACY_RULE, textCall } from "./model-call.js";

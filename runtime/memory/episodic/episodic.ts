@@ -6,7 +6,7 @@
  * `start()` with the agent, `stop()` before it closes.
  */
 import type { FeatureServices } from "../../feature/index.js";
-import type { ContextRequest, ContextSource, RecordCall, SettledListener } from "../../orchestration/index.js";
+import type { ContextRequest, ContextSource, RecordCall, SettledListener } from "../../orchestration/served.js";
 import type { Store } from "../../store/index.js";
 import { systemClock, type Clock, type ClockTimer } from "../../util/index.js";
 import { resolveMemorySettings } from "../settings.js";

@@ -7,7 +7,7 @@
  */
 import { redactSecrets } from "../../context/index.js";
 import { cutUtf8 } from "../../llm/index.js";
-import type { RunSettled } from "../../orchestration/index.js";
+import type { RunSettled } from "../../orchestration/served.js";
 import { looksSecret } from "../user/index.js";
 import { MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_EVENT_TEXT_BYTES, MAX_EVENTS } from "./store/index.js";
 import type { EpisodeEvent } from "./store/index.js";

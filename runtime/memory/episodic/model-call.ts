@@ -5,7 +5,7 @@
  * the run's tools returned).
  */
 import type { LlmCompletion, LlmMessage, LlmPhase, LlmProvider } from "../../llm/index.js";
-import type { RecordCall } from "../../orchestration/index.js";
+import type { RecordCall } from "../../orchestration/served.js";
 import type { SpanAttributes } from "../../telemetry/index.js";
 
 /** Where episodic memory's events go: the request's span (reads), a `memory.*` span (recording, passes). */

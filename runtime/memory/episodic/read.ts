@@ -8,7 +8,7 @@
  */
 import { ownerKey, type Identity } from "../../context/index.js";
 import { cutUtf8 } from "../../llm/index.js";
-import type { ContextGathered, ContextRequest, ContextSource } from "../../orchestration/index.js";
+import type { ContextGathered, ContextRequest, ContextSource } from "../../orchestration/served.js";
 import { getTelemetry, type SpanAttributes } from "../../telemetry/index.js";
 import type { Clock } from "../../util/index.js";
 import { createTextIndex } from "../retrieval/index.js";

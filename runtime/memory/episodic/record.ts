@@ -8,7 +8,7 @@
  */
 import { ownerKey } from "../../context/index.js";
 import type { LlmProvider } from "../../llm/index.js";
-import type { RecordCall, RunSettled } from "../../orchestration/index.js";
+import type { RecordCall, RunSettled } from "../../orchestration/served.js";
 import { getTelemetry, type Logger, type SpanAttributes } from "../../telemetry/index.js";
 import type { Clock } from "../../util/index.js";
 import type { Compactor } from "./compaction.js";

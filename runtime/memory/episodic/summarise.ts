@@ -6,7 +6,7 @@
  */
 import { isManifoldError } from "../../errors/index.js";
 import { cutUtf8, type LlmProvider, toolOutput } from "../../llm/index.js";
-import type { RecordCall } from "../../orchestration/index.js";
+import type { RecordCall } from "../../orchestration/served.js";
 import type { SpanAttributes } from "../../telemetry/index.js";
 import type { Clock } from "../../util/index.js";
 import { type Emit, textCall } from "./model-call.js";

@@ -10,7 +10,7 @@ import { ownerKey } from "../../context/index.js";
 import { isManifoldError } from "../../errors/index.js";
 import type { FeatureEventMap } from "../../feature/index.js";
 import type { LlmCompletion, LlmProvider, LlmRequest } from "../../llm/index.js";
-import type { RecordCall } from "../../orchestration/index.js";
+import type { RecordCall } from "../../orchestration/served.js";
 import { getTelemetry, type Logger, type SpanTrace } from "../../telemetry/index.js";
 import { EXTRACTION_JSON_NAME, EXTRACTION_SCHEMA, extractionMessages, parseExtraction, summaryMessages } from "./prompts.js";
 import { reconcile } from "./reconcile.js";

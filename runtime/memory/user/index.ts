@@ -5,7 +5,7 @@
  */
 import { ownerKey } from "../../context/index.js";
 import { cutUtf8, type LlmProvider } from "../../llm/index.js";
-import type { RecordCall } from "../../orchestration/index.js";
+import type { RecordCall } from "../../orchestration/served.js";
 import type { Logger } from "../../telemetry/index.js";
 import type { Retriever } from "../retrieval/index.js";
 import { type ChatTurn, extractFromTurn, type ExtractionOutcome } from "./extraction.js";

@@ -8,7 +8,7 @@
  * gets nothing. The execution record keeps counts only, never a value.
  */
 import { ownerKey } from "../../context/index.js";
-import type { ContextGathered, ContextRequest, ContextSource } from "../../orchestration/index.js";
+import type { ContextGathered, ContextRequest, ContextSource } from "../../orchestration/served.js";
 import { cutUtf8 } from "../../llm/index.js";
 import { getTelemetry } from "../../telemetry/index.js";
 import type { RetrievalDoc, Retriever } from "../retrieval/index.js";
