@@ -5,7 +5,7 @@
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { valueSchema } from "../spec/index.js";
 import type { ValueSpec } from "../spec/index.js";
-import { requireAjv } from "../util/lazy-ajv.js";
+import { requireAjv } from "../util/index.js";
 import { expectedType, quote } from "./values.js";
 
 let ajv: Ajv | undefined;
