@@ -9,7 +9,7 @@
  */
 import { createLazyExtension, type FeatureBuild, type FeatureServices, type LazyRoute } from "../feature/index.js";
 import { llmDebugEnabled } from "../llm/index.js";
-import type { ContextSource } from "../orchestration/served.js";
+import { contextSourceOnFirstUse, type ContextSource } from "../orchestration/served.js";
 import { resolveEpisodicSettings } from "./episodic/settings.js";
 import type { MemoryParts } from "./extension.js";
 import { vectorsWanted } from "./retrieval/vectors-env.js";
@@ -24,11 +24,7 @@ export const MEMORY_ROUTES: readonly LazyRoute[] = [
   ["DELETE", "/memory/facts"],
 ];
 
-/** A context source whose gather waits for the loaded one; name and budget are the loaded one's (checked at load). */
-function standIn(name: string, budgetBytes: number, loaded: () => Promise<ContextSource>): ContextSource {
-  return { name, budgetBytes, gather: async (request) => (await loaded()).gather(request) };
-}
-
+/** The stand-ins' names and budgets are the loaded sources' own: checked when the parts load. */
 function checkSource(source: ContextSource | undefined, name: string, budgetBytes: number): void {
   if (source?.name !== name || source.budgetBytes !== budgetBytes)
     throw new Error(`memory: the loaded ${name} source is ${source?.name} with ${source?.budgetBytes} bytes, its stand-in ${budgetBytes}`);
@@ -62,9 +58,9 @@ export function createLazyMemory(options: MemoryServeOptions, services: FeatureS
     return parts!;
   };
   const { orchestrator } = services.orchestration;
-  if (settings.user) orchestrator.useContext(standIn("user_memory", userBudget, async () => (await loaded()).user!.source));
+  if (settings.user) orchestrator.useContext(contextSourceOnFirstUse("user_memory", userBudget, async () => (await loaded()).user!.source));
   if (episodic !== undefined) {
-    orchestrator.useContext(standIn("episodic", episodic.budgetBytes, async () => (await loaded()).episodic!.source));
+    orchestrator.useContext(contextSourceOnFirstUse("episodic", episodic.budgetBytes, async () => (await loaded()).episodic!.source));
     // A run settling once the agent stops is not recorded, as the loaded listener does.
     orchestrator.onSettled((run) => (stopped ? undefined : loaded().then((loadedParts) => loadedParts.episodic!.onSettled(run))));
   }

@@ -66,6 +66,15 @@ export interface ContextSource {
   gather(request: ContextRequest): Promise<ContextGathered | undefined>;
 }
 
+/**
+ * A source whose part loads on first use: name and budget are known at start (the orchestrator checks and
+ * orders its sources then), and each gather waits for `load`. Pass a shared load (loadOnce's `get`, a lazy
+ * extension's), so the part loads once; a failed load fails that gather and the next one tries again.
+ */
+export function contextSourceOnFirstUse(name: string, budgetBytes: number, load: () => Promise<ContextSource>): ContextSource {
+  return { name, budgetBytes, gather: async (request) => (await load()).gather(request) };
+}
+
 /** A run that ended (completed, failed, paused or clarified), told to every settled listener after its record is saved. */
 export interface RunSettled {
   readonly requestId: string | undefined;

@@ -50,6 +50,7 @@ export {
 export {
   DEFAULT_SECTION_BYTES,
   contextPrompt,
+  contextSourceOnFirstUse,
   type ContextGathered,
   type ContextRequest,
   type ContextSection,

@@ -5,7 +5,7 @@
  * plan that asks it, its variables read at start), and the admin routes under `/skills` (routes.ts).
  */
 import type { FeatureBuild, FeatureServices } from "../feature/index.js";
-import type { ContextSource } from "../orchestration/served.js";
+import { contextSourceOnFirstUse, type ContextSource } from "../orchestration/served.js";
 import { loadOnce } from "../util/index.js";
 import { skillAdminsOf } from "./admin.js";
 import { createBundledPublisher } from "./bundled.js";
@@ -25,7 +25,7 @@ export { publishBundled } from "./bundled.js";
 function skillsSourceOnFirstUse(options: SkillsContextOptions): ContextSource {
   const { budgetBytes } = readSkillsContextSettings(options.env ?? process.env);
   const source = loadOnce(async () => (await import("./context.js")).createSkillsContextSource(options));
-  return { name: SKILLS_SOURCE, budgetBytes, gather: async (request) => (await source.get()).gather(request) };
+  return contextSourceOnFirstUse(SKILLS_SOURCE, budgetBytes, () => source.get());
 }
 
 export async function createSkillsExtension({ skills: options = {} }: SkillsServeOptions, services: FeatureServices): Promise<FeatureBuild> {
