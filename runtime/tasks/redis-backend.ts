@@ -35,7 +35,7 @@ import {
   resolveBackendOptions,
 } from "./backend-shared.js";
 import { createCreateBatcher, createRedisCaller, createWakeWaiter, type RedisCaller, type RedisRetryOptions, type WakeWaiter } from "./redis-connection.js";
-import { decodeRecord } from "./redis-record.js";
+import { decodeRecord, stateFields } from "./redis-record.js";
 import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskOutcome, TaskRecord } from "./types.js";
 
 const script = (file: string) => defineLuaScript("tasks", new URL(`./lua/${file}`, import.meta.url));
@@ -148,10 +148,19 @@ function finishedParts(value: string, state: string, status: string, err: string
   const n2 = value.indexOf("\n", n1 + 1);
   const n3 = value.indexOf("\n", n2 + 1);
   const n4 = value.indexOf("\n", n3 + 1);
-  const created = value.slice(0, n1).split("|")[3];
-  const running = /\|(\d+)\|(\d*)$/.exec(state);
-  if (n4 < 0 || created === undefined || running === null) return undefined;
-  return [`${status}|${running[1]}||${created}|${running[2]}|`, `\n${value.slice(n1 + 1, n2)}\n${err}\n${result}${value.slice(n4)}`];
+  if (n1 < 0 || n2 < 0 || n3 < 0 || n4 < 0) return undefined;
+  // The header's fourth field, found by walking rather than by splitting the header.
+  const b3 = value.indexOf("|", value.indexOf("|", value.indexOf("|") + 1) + 1);
+  if (b3 < 0 || b3 > n1) return undefined;
+  const b4 = value.indexOf("|", b3 + 1);
+  const created = value.slice(b3 + 1, b4 < 0 || b4 > n1 ? n1 : b4);
+  const running = stateFields(state, false);
+  if (running === undefined) return undefined;
+  const [bar1, bar2] = running;
+  return [
+    `${status}|${state.slice(bar1 + 1, bar2)}||${created}|${state.slice(bar2 + 1)}|`,
+    `\n${value.slice(n1 + 1, n2)}\n${err}\n${result}${value.slice(n4)}`,
+  ];
 }
 
 /**

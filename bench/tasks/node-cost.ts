@@ -1,0 +1,113 @@
+/**
+ * What this process spends per task on the Redis task path (submit, dequeue, run, finish): bytes the
+ * JS heap allocated per task and CPU µs per task, for a burst like bench:tasks' (every submit at once,
+ * no-op handlers, the real worker pool). Bytes allocated do not swell when the machine is busy, so a
+ * change to the backend or the pool can be judged on a shared box; CPU µs is shown beside it.
+ *
+ *   npx tsx --conditions=source bench/tasks/node-cost.ts     BENCH_TASKS=20000 BENCH_CONCURRENCY=50 BENCH_ROUNDS=3
+ *
+ * Instructions instead (load-independent too, but slow): run it under callgrind twice with different
+ * BENCH_TASKS and divide the difference of the two totals by the difference of the task counts, e.g.
+ *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p node --import tsx --conditions=source bench/tasks/node-cost.ts
+ *
+ * BENCH_HEAP_PROFILE=<file.heapprofile>: a sampling heap profile of the last round, garbage included
+ * (what was allocated, not what stayed), to open in DevTools or summarise per function.
+ *
+ * Bytes allocated: the heap in use after the burst, less the heap in use before it, plus what every
+ * garbage collection in between freed (v8.GCProfiler's before/after figures).
+ */
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { loadavg } from "node:os";
+import { GCProfiler } from "node:v8";
+import { createStore, type RedisStore } from "../../runtime/store/index.js";
+import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
+import type { TaskBackend } from "../../runtime/tasks/types.js";
+import { createWorkerPool } from "../../runtime/tasks/worker-pool.js";
+import { startRedisServer } from "../../test/support/redis.js";
+
+const TASKS = Number(process.env["BENCH_TASKS"] ?? 20_000);
+const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
+const WARMUP = 2_000;
+const RESULT = { ok: true };
+const HEAP_PROFILE = process.env["BENCH_HEAP_PROFILE"];
+
+const server = await startRedisServer();
+const api = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
+const workers = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
+const submitter = createRedisTaskBackend(api.client, { queue: "bench" });
+const inner = createRedisTaskBackend(workers.client, { queue: "bench" });
+let completed = 0;
+let allDone: () => void = () => undefined;
+let target = 0;
+// Counts stored completions, as bench:tasks does.
+const backend: TaskBackend = {
+  ...inner,
+  finishMany: async (outcomes) => {
+    const results = await inner.finishMany(outcomes);
+    for (const r of results) if (r === "ok" && (completed += 1) === target) allDone();
+    return results;
+  },
+};
+const pool = createWorkerPool({ backend, handlers: { noop: async () => RESULT }, workerCount: CONCURRENCY, env: {} });
+
+async function burst(count: number): Promise<void> {
+  completed = 0;
+  target = count;
+  const done = new Promise<void>((resolve) => (allDone = resolve));
+  const submits: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const key = randomUUID();
+    submits.push(submitter.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 }));
+  }
+  await Promise.all(submits);
+  await done;
+}
+
+try {
+  await burst(WARMUP);
+  console.log(`${TASKS.toLocaleString("en-US")} tasks per burst, concurrency ${CONCURRENCY}; this process, per task`);
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const session = HEAP_PROFILE !== undefined && round === ROUNDS ? new Session() : undefined;
+    if (session !== undefined) {
+      session.connect();
+      await session.post("HeapProfiler.startSampling", {
+        samplingInterval: 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
+    const profiler = new GCProfiler();
+    profiler.start();
+    const cpu = process.cpuUsage();
+    const before = process.memoryUsage().heapUsed;
+    await burst(TASKS);
+    const after = process.memoryUsage().heapUsed;
+    const used = process.cpuUsage(cpu);
+    const stats = profiler.stop()?.statistics ?? [];
+    if (session !== undefined) {
+      const { profile } = await session.post("HeapProfiler.stopSampling");
+      writeFileSync(HEAP_PROFILE!, JSON.stringify(profile));
+      session.disconnect();
+    }
+    let freed = 0;
+    for (const gc of stats) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+    const bytes = (after - before + freed) / TASKS;
+    const us = (used.user + used.system) / TASKS;
+    console.log(
+      `  round ${round}: ${Math.round(bytes).toLocaleString("en-US").padStart(7)} bytes/task  ${us.toFixed(1).padStart(6)} CPU µs/task  ${stats.length} GCs`,
+    );
+  }
+  console.log(
+    `load average (1, 5, 15 min): ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+} finally {
+  await pool.stop(5_000);
+  await Promise.all([submitter.close(), inner.close()]);
+  await Promise.all([api.close(), workers.close()]);
+  await server.close();
+}
