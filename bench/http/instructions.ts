@@ -10,6 +10,7 @@
  *   npx tsx --conditions=source bench/http/instructions.ts     IR_REQUESTS=2000 IR_ONLY=generated,fastify
  *   IR_ROUTE=GET      only that route
  *   IR_BEFORE=<dir>   also counts that checkout's server-generated.ts ("before")
+ *   IR_CEILING=als,id also counts server-ceiling.ts with those switches (what any node:http server keeping them costs)
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
@@ -27,11 +28,14 @@ const WARM = Number(process.env["IR_WARM"] ?? 3_000);
 const REPEATS = Number(process.env["IR_REPEATS"] ?? 3);
 const here = fileURLToPath(new URL(".", import.meta.url));
 const before = process.env["IR_BEFORE"];
+const ceiling = process.env["IR_CEILING"];
 const ALL: readonly (readonly [string, string])[] = [
   ["generated", resolve(here, "server-generated.ts")],
   ["fastify", resolve(here, "server-fastify.ts")],
   ["bare", resolve(here, "server-bare.ts")],
   ...(before === undefined ? [] : ([["before", resolve(before, "bench/http/server-generated.ts")]] as const)),
+  // IR_CEILING=als,id: also the cheapest node:http server with those switches (server-ceiling.ts reads CEILING_VARIANT).
+  ...(ceiling === undefined ? [] : ([[`ceiling-${ceiling.replaceAll(",", "+")}`, resolve(here, "server-ceiling.ts")]] as const)),
 ];
 const only = process.env["IR_ONLY"]?.split(",");
 const TARGETS = only === undefined ? ALL : ALL.filter(([name]) => only.includes(name));
@@ -62,7 +66,11 @@ async function start(file: string, dir: string): Promise<{ child: ChildProcess; 
   const child = spawn(
     "valgrind",
     ["--tool=callgrind", "--instr-atstart=no", "--smc-check=all-non-file", `--callgrind-out-file=${dir}/cg.out`, process.execPath, ...TS_NODE_ARGS, file],
-    { cwd: resolve(here, "../.."), env: { ...process.env, PORT: "0", NODE_ENV: "production" }, stdio: ["ignore", "pipe", "ignore"] },
+    {
+      cwd: resolve(here, "../.."),
+      env: { ...process.env, PORT: "0", NODE_ENV: "production", ...(ceiling === undefined ? {} : { CEILING_VARIANT: ceiling }) },
+      stdio: ["ignore", "pipe", "ignore"],
+    },
   );
   const line = await withTimeout(
     new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve)),
@@ -94,7 +102,7 @@ for (const [name, file] of TARGETS) {
       execFileSync("callgrind_control", ["-i", "off", String(child.pid)], { stdio: "ignore" });
       const total = dumpTotal(child.pid!, dir, `${name}-${scenario.method}`);
       if (result.non2xx > 0) throw new Error(`${name} ${scenario.name}: ${result.non2xx} non-2xx`);
-      const line = `${name.padEnd(12)} ${scenario.name.padEnd(16)} ${(total / result.requests.total / 1000).toFixed(1).padStart(8)} k instructions/request${result.errors > 0 ? ` (${result.errors} requests failed: the server's own timeouts under valgrind)` : ""}`;
+      const line = `${name.padEnd(20)} ${scenario.name.padEnd(16)} ${(total / result.requests.total / 1000).toFixed(1).padStart(8)} k instructions/request${result.errors > 0 ? ` (${result.errors} requests failed: the server's own timeouts under valgrind)` : ""}`;
       process.stderr.write(`${line}\n`);
       rows.push(line);
     }
