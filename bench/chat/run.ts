@@ -63,12 +63,19 @@ interface Server {
 /** BENCH_BUILT=1: every server process runs tsc's output, built once here (server-args.ts). */
 const SERVER_ARGS = serverArgs();
 
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
 async function startServer(env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, ["--expose-gc", ...SERVER_ARGS], {
     env: { ...process.env, NODE_ENV: "production", MANIFOLD_LOG_LEVEL: "error", BENCH_MODEL_MS: String(MODEL_MS), ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  process.on("exit", () => child.kill("SIGKILL"));
+  // One exit listener for every server (a listener each passed node's limit of 10 and warned); a stopped one leaves the set.
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   const lines = createInterface({ input: child.stdout! });
   let stats: Stats[] = [];
   let last: Stats = { rss: 0, heap: 0, lag_p99_ms: 0 };
