@@ -6,9 +6,12 @@
  *
  *   npx tsx --conditions=source bench/tasks/node-cost.ts     BENCH_TASKS=20000 BENCH_CONCURRENCY=50 BENCH_ROUNDS=3
  *
- * Instructions instead (load-independent too, but slow): run it under callgrind twice with different
- * BENCH_TASKS and divide the difference of the two totals by the difference of the task counts, e.g.
- *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p node --import tsx --conditions=source bench/tasks/node-cost.ts
+ * BENCH_CALLGRIND=<callgrind's --callgrind-out-file>: instructions per task as well (load-independent too, but slow), when run under
+ * callgrind; each round zeroes the counters before its burst and dumps them after it (callgrind_control,
+ * as bench/tasks/instructions.ts does for redis-server), all of this process's threads counted:
+ *   BENCH_CALLGRIND=/tmp/cg.out BENCH_TASKS=5000 valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+ *     node --import tsx --conditions=source bench/tasks/node-cost.ts
+ * The first round still compiles code (JIT) the warm-up did not reach; compare the later ones.
  *
  * BENCH_HEAP_PROFILE=<file.heapprofile>: a sampling heap profile of the last round, garbage included
  * (what was allocated, not what stayed), to open in DevTools or summarise per function.
@@ -16,10 +19,12 @@
  * Bytes allocated: the heap in use after the burst, less the heap in use before it, plus what every
  * garbage collection in between freed (v8.GCProfiler's before/after figures).
  */
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { GCProfiler } from "node:v8";
 import { createStore, type RedisStore } from "../../runtime/store/index.js";
 import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
@@ -33,6 +38,23 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const WARMUP = 2_000;
 const RESULT = { ok: true };
 const HEAP_PROFILE = process.env["BENCH_HEAP_PROFILE"];
+const CALLGRIND = process.env["BENCH_CALLGRIND"];
+
+/** callgrind_control on this process, run without blocking it (callgrind answers while the program runs). */
+const callgrind = (...args: string[]): Promise<string> =>
+  new Promise((resolve, reject) => execFile("callgrind_control", [...args, String(process.pid)], (error, stdout) => (error ? reject(error) : resolve(stdout))));
+
+/** Dumps the counters and returns the dump's total instructions (its `summary:` line). */
+async function instructions(): Promise<number> {
+  await callgrind("-d");
+  // callgrind_control does not name the dump; the newest file next to the output file is it.
+  const file = CALLGRIND!;
+  const dumps = readdirSync(dirname(file))
+    .filter((f) => f.startsWith(basename(file)))
+    .map((f) => join(dirname(file), f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  return Number(/^summary:\s*(\d+)/m.exec(readFileSync(dumps[0]!, "utf8"))?.[1] ?? Number.NaN);
+}
 
 const server = await startRedisServer();
 const api = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
@@ -81,9 +103,11 @@ try {
     }
     const profiler = new GCProfiler();
     profiler.start();
+    if (CALLGRIND !== undefined) await callgrind("-z");
     const cpu = process.cpuUsage();
     const before = process.memoryUsage().heapUsed;
     await burst(TASKS);
+    const counted = CALLGRIND !== undefined ? `  ${Math.round((await instructions()) / TASKS).toLocaleString("en-US")} instructions/task` : "";
     const after = process.memoryUsage().heapUsed;
     const used = process.cpuUsage(cpu);
     const stats = profiler.stop()?.statistics ?? [];
@@ -97,7 +121,7 @@ try {
     const bytes = (after - before + freed) / TASKS;
     const us = (used.user + used.system) / TASKS;
     console.log(
-      `  round ${round}: ${Math.round(bytes).toLocaleString("en-US").padStart(7)} bytes/task  ${us.toFixed(1).padStart(6)} CPU µs/task  ${stats.length} GCs`,
+      `  round ${round}: ${Math.round(bytes).toLocaleString("en-US").padStart(7)} bytes/task  ${us.toFixed(1).padStart(6)} CPU µs/task  ${stats.length} GCs${counted}`,
     );
   }
   console.log(
