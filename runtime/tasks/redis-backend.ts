@@ -101,7 +101,8 @@ interface RedisBackend {
   closed: boolean;
   readonly redis: RedisCaller;
   readonly wake: WakeWaiter;
-  readonly enqueueCreate: (id: string, fixed: string) => Promise<unknown>;
+  /** Queues a checked create for the next batch; resolves with its record, or rejects TASK_EXISTS. */
+  readonly enqueueCreate: (id: string, fixed: string, task?: NewTask) => Promise<TaskRecord>;
 }
 
 function openBackend(backend: RedisBackend): RedisBackend {
@@ -251,12 +252,21 @@ async function finishMany(backend: RedisBackend, outcomes: readonly TaskOutcome[
   return out;
 }
 
-async function createTask(backend: RedisBackend, task: NewTask): Promise<TaskRecord> {
-  openBackend(backend);
-  const fixed = encodeNewTask(task);
-  const created = await backend.enqueueCreate(task.task_id, fixed);
+/** Checked and queued for the next create batch; the batch's answer becomes the record (createdRecord). */
+function createTask(backend: RedisBackend, task: NewTask): Promise<TaskRecord> {
+  let fixed: string;
+  try {
+    openBackend(backend);
+    fixed = encodeNewTask(task);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return backend.enqueueCreate(task.task_id, fixed, task);
+}
+
+/** What was stored, without parsing it back: the input is the caller's own object, not the store's. */
+function createdRecord(backend: RedisBackend, task: NewTask, created: unknown): TaskRecord {
   if (created === 0) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
-  // What was stored, without parsing it back: the input is the caller's own object, not the store's.
   const record: TaskRecord = {
     task_id: task.task_id,
     type: task.type,
@@ -347,7 +357,15 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
   const queueKey = keys.tagged(tag, "queue");
   const wakeKey = keys.tagged(tag, "wake");
   const redis = createRedisCaller(client, connectWaitMs, options.retry);
-  return {
+  // The batcher makes each create's record itself (createdRecord), which needs the backend made below.
+  let backend: RedisBackend | undefined;
+  const enqueueCreate = createCreateBatcher(
+    (args) => redis.call(() => runScript(client, CREATE, [queueKey, wakeKey], args)),
+    prefix,
+    CHUNK,
+    (created, task: NewTask) => createdRecord(backend!, task, created),
+  );
+  backend = {
     client,
     prefix,
     queueKey,
@@ -375,8 +393,9 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
     closed: false,
     redis,
     wake: createWakeWaiter(client, wakeKey),
-    enqueueCreate: createCreateBatcher((args) => redis.call(() => runScript(client, CREATE, [queueKey, wakeKey], args)), prefix, CHUNK),
+    enqueueCreate,
   };
+  return backend;
 }
 
 export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {
