@@ -3,8 +3,6 @@ import type { TaskTrace } from "./telemetry.js";
 import type { Lease, TaskProgress } from "./types.js";
 import type { Abortable, AbortSource } from "../util/index.js";
 
-const PROGRESS = "progress";
-
 /** Stores one progress value for a run; never throws (the pool logs and swallows failures). */
 export type ProgressSink = (run: TaskRun, progress: TaskProgress) => Promise<void>;
 
@@ -83,13 +81,8 @@ export class TaskRun implements TaskContext, Abortable {
     return () => void listeners.delete(listener);
   }
 
-  /**
-   * An own arrow function, not a method: handlers destructure it (`async (input, { progress }) => …`).
-   * Its key is computed (same name, same own-key order) only so that the tsx loader's keepNames does not
-   * wrap each run's function in an Object.defineProperty of its name: some 300 bytes and a slow call
-   * per task where tasks are run from source.
-   */
-  readonly [PROGRESS] = (progress: TaskProgress): Promise<void> => {
+  /** An own arrow function, not a method: handlers destructure it (`async (input, { progress }) => …`). */
+  readonly progress = (progress: TaskProgress): Promise<void> => {
     const checked = checkProgress(progress);
     if (this.done) return Promise.resolve();
     this.#writer ??= createProgressWriter((value) => this.#sink(this, value));
