@@ -33,4 +33,15 @@ if (!existsSync(stamp) || !existsSync(entry) || changedSince(statSync(stamp).mti
   writeFileSync(stamp, "");
   utimesSync(stamp, began, began);
 }
-await import(pathToFileURL(entry).href);
+try {
+  await import(pathToFileURL(entry).href);
+} catch (error) {
+  // A start-up refusal (a port in use, a bad variable: a Manifold error, or a settings error the runtime
+  // cut to one line) says what to do: that line, not node's report of an uncaught rejection around it.
+  // Anything else is a bug: thrown as is.
+  const manifold = error?.name === "ManifoldError" && typeof error.code === "string";
+  const setting = (error instanceof RangeError || error instanceof TypeError) && !String(error.stack).includes("\n");
+  if (!manifold && !setting) throw error;
+  process.stderr.write(`npm start: ${manifold ? error.message : error.stack}\n`);
+  process.exit(1);
+}
