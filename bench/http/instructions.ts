@@ -33,6 +33,8 @@ const ALL: readonly (readonly [string, string])[] = [
   ["generated", resolve(here, "server-generated.ts")],
   ["fastify", resolve(here, "server-fastify.ts")],
   ["bare", resolve(here, "server-bare.ts")],
+  // Capability POSTs as route handlers (fastPath: false), as bench:http's "generated, handler path".
+  ["handler-path", resolve(here, "server-handler-path.ts")],
   ...(before === undefined ? [] : ([["before", resolve(before, "bench/http/server-generated.ts")]] as const)),
   // IR_CEILING=als,id: also the cheapest node:http server with those switches (server-ceiling.ts reads CEILING_VARIANT).
   ...(ceiling === undefined ? [] : ([[`ceiling-${ceiling.replaceAll(",", "+")}`, resolve(here, "server-ceiling.ts")]] as const)),
