@@ -62,32 +62,23 @@ export interface FixedPart {
 export function encodeNewTask(task: NewTask): string {
   checkTaskId(task.task_id);
   const { type, timeout_ms, trace, input } = task;
-  // The common case, a valid task, in one pass: no problem list, and the stored object built by
-  // assignment in the stored key order rather than spread from a fresh literal (once per task submitted).
-  if (typeof type === "string" && type !== "" && Number.isSafeInteger(timeout_ms) && timeout_ms >= 1 && (trace === undefined || validTrace(trace))) {
-    const fixed: { type: string; timeout_ms: number; trace?: NewTask["trace"]; input: unknown } =
-      trace === undefined ? { type, timeout_ms, input } : { type, timeout_ms, trace, input };
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(fixed);
-    } catch {
-      json = undefined;
-    }
-    if (json !== undefined) return json;
-  }
-  const problems: { pointer: string; message: string }[] = [];
-  if (typeof type !== "string" || type === "") problems.push({ pointer: "/type", message: "must be a non-empty string" });
-  if (!Number.isSafeInteger(timeout_ms) || timeout_ms < 1) problems.push({ pointer: "/timeout_ms", message: "must be a positive integer" });
-  if (trace !== undefined && !validTrace(trace)) problems.push({ pointer: "/trace", message: "must be {traceparent, tracestate?}" });
-  let serialisable = true;
+  // One pass; the problem list is made only for a task that has one (this runs once per task submitted),
+  // and the stored object is a literal in the stored key order, not spread from a fresh one.
+  let problems: { pointer: string; message: string }[] | undefined;
+  if (typeof type !== "string" || type === "") (problems ??= []).push({ pointer: "/type", message: "must be a non-empty string" });
+  if (!Number.isSafeInteger(timeout_ms) || timeout_ms < 1) (problems ??= []).push({ pointer: "/timeout_ms", message: "must be a positive integer" });
+  if (trace !== undefined && !validTrace(trace)) (problems ??= []).push({ pointer: "/trace", message: "must be {traceparent, tracestate?}" });
+  let json: string | undefined;
   try {
-    JSON.stringify({ type, timeout_ms, ...(trace === undefined ? {} : { trace }), input });
+    json = JSON.stringify(trace === undefined ? { type, timeout_ms, input } : { type, timeout_ms, trace, input });
   } catch {
-    serialisable = false;
+    (problems ??= []).push({ pointer: "/input", message: "is not JSON-serialisable" });
   }
-  // Here with every check passed only when the fast path's JSON.stringify threw.
-  if (!serialisable || problems.length === 0) problems.push({ pointer: "/input", message: "is not JSON-serialisable" });
-  throw new ManifoldError("INVALID_INPUT", `invalid task: ${problems.map((p) => `${p.pointer} ${p.message}`).join("; ")}`, { details: problems });
+  if (problems !== undefined || json === undefined) {
+    const details = problems ?? [];
+    throw new ManifoldError("INVALID_INPUT", `invalid task: ${details.map((p) => `${p.pointer} ${p.message}`).join("; ")}`, { details });
+  }
+  return json;
 }
 
 function validTrace(trace: unknown): boolean {

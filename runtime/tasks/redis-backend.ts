@@ -35,7 +35,7 @@ import {
 } from "./backend-shared.js";
 import { createCreateBatcher, createRedisCaller, createWakeWaiter, type RedisCaller, type RedisRetryOptions, type WakeWaiter } from "./redis-connection.js";
 import { finishArgs, stateOf } from "./redis-finish.js";
-import { decodeRecord } from "./redis-record.js";
+import { decodeRecord, IsoCache } from "./redis-record.js";
 import type { DequeueOptions, Lease, LeasedWrite, NewTask, TaskBackend, TaskBackendOptions, TaskOutcome, TaskRecord } from "./types.js";
 
 export { finishArgs };
@@ -95,8 +95,6 @@ interface RedisBackend {
   /** Lease tokens: this backend's random id, a call counter, and the task's id (unique within a call). */
   readonly instance: string;
   calls: number;
-  /** The last creation time turned into ISO form, and that form (see createdAt). */
-  lastCreated: { readonly ms: number; readonly iso: string };
   /** Lease token → the record its dequeue returned, until the lease's finish (see finishArgs). */
   readonly records: Map<string, string>;
   closed: boolean;
@@ -164,8 +162,11 @@ function createTask(backend: RedisBackend, task: NewTask): Promise<TaskRecord> {
   return backend.enqueueCreate(task.task_id, fixed, task);
 }
 
+/** The creates of one batch share the server time they were stored at: its ISO form is made once. */
+const createdIso = new IsoCache();
+
 /** What was stored, without parsing it back: the input is the caller's own object, not the store's. */
-function createdRecord(backend: RedisBackend, task: NewTask, created: unknown): TaskRecord {
+function createdRecord(created: unknown, task: NewTask): TaskRecord {
   if (created === 0) throw new ManifoldError("TASK_EXISTS", `a task with id ${task.task_id} already exists`);
   const record: TaskRecord = {
     task_id: task.task_id,
@@ -173,18 +174,12 @@ function createdRecord(backend: RedisBackend, task: NewTask, created: unknown): 
     status: "queued",
     input: task.input,
     timeout_ms: task.timeout_ms,
-    created_at: createdAt(backend, Number(created)),
+    created_at: createdIso.of(Number(created)),
     deliveries: 0,
   };
   // Assigned, not spread from a fresh literal: this runs once per task submitted.
   if (task.trace !== undefined) (record as { trace?: TaskRecord["trace"] }).trace = task.trace;
   return record;
-}
-
-/** The creates of one batch share the server time they were stored at: its ISO form is made once. */
-function createdAt(backend: RedisBackend, ms: number): string {
-  if (backend.lastCreated.ms !== ms) backend.lastCreated = { ms, iso: new Date(ms).toISOString() };
-  return backend.lastCreated.iso;
 }
 
 /** One dequeue script call after another, sleeping on the wake list between them, until leases, the block's end or the signal. */
@@ -257,15 +252,7 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
   const queueKey = keys.tagged(tag, "queue");
   const wakeKey = keys.tagged(tag, "wake");
   const redis = createRedisCaller(client, connectWaitMs, options.retry);
-  // The batcher makes each create's record itself (createdRecord), which needs the backend made below.
-  let backend: RedisBackend | undefined;
-  const enqueueCreate = createCreateBatcher(
-    (args) => redis.call(() => runScript(client, CREATE, [queueKey, wakeKey], args)),
-    prefix,
-    CHUNK,
-    (created, task: NewTask) => createdRecord(backend!, task, created),
-  );
-  backend = {
+  return {
     client,
     prefix,
     queueKey,
@@ -288,14 +275,13 @@ function backendOf(client: RedisClient, options: RedisTaskBackendOptions): Redis
     cancelledJson: encodeError(CANCELLED_ERROR),
     instance: randomBytes(9).toString("base64url"),
     calls: 0,
-    lastCreated: { ms: Number.NaN, iso: "" },
     records: new Map(),
     closed: false,
     redis,
     wake: createWakeWaiter(client, wakeKey),
-    enqueueCreate,
+    // The batcher makes each create's record itself, when its batch answers.
+    enqueueCreate: createCreateBatcher((args) => redis.call(() => runScript(client, CREATE, [queueKey, wakeKey], args)), prefix, CHUNK, createdRecord),
   };
-  return backend;
 }
 
 export function createRedisTaskBackend(client: RedisClient, options: RedisTaskBackendOptions = {}): TaskBackend {

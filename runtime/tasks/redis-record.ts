@@ -32,15 +32,15 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const EPOCH = new Date(0).toISOString();
 
 /**
- * A stored time (epoch ms as text) in ISO form, remembering the last one per kind: the tasks of one
- * create batch share their creation time and those of one dequeue their start, so a dequeue of 50
- * formats one date instead of a hundred. Keyed by the exact text, so the answer is the one
- * `new Date(Number(ms)).toISOString()` gives (a text that is no time still throws).
+ * A stored time (epoch ms, as text or as a script's number) in ISO form, remembering the last one per
+ * kind: the tasks of one create batch share their creation time and those of one dequeue their start,
+ * so a dequeue of 50 formats one date instead of a hundred. Keyed by the exact value, so the answer is
+ * the one `new Date(Number(ms)).toISOString()` gives (a value that is no time still throws).
  */
-class IsoCache {
-  #ms = "";
+export class IsoCache {
+  #ms: string | number = "";
   #iso = "";
-  of(ms: string): string {
+  of(ms: string | number): string {
     if (ms !== this.#ms) {
       this.#iso = new Date(Number(ms)).toISOString();
       this.#ms = ms;
