@@ -26,11 +26,9 @@ import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { GCProfiler } from "node:v8";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
-import type { TaskBackend } from "../../runtime/tasks/types.js";
 import { createWorkerPool } from "../../runtime/tasks/worker-pool.js";
 import { startRedisServer } from "../../test/support/redis.js";
+import { openManifoldSide } from "./manifold-side.js";
 
 const TASKS = Number(process.env["BENCH_TASKS"] ?? 20_000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
@@ -57,23 +55,14 @@ async function instructions(): Promise<number> {
 }
 
 const server = await startRedisServer();
-const api = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
-const workers = createStore({ env: { REDIS_URL: server.url }, log: () => undefined }) as RedisStore;
-const submitter = createRedisTaskBackend(api.client, { queue: "bench" });
-const inner = createRedisTaskBackend(workers.client, { queue: "bench" });
 let completed = 0;
 let allDone: () => void = () => undefined;
 let target = 0;
 // Counts stored completions, as bench:tasks does.
-const backend: TaskBackend = {
-  ...inner,
-  finishMany: async (outcomes) => {
-    const results = await inner.finishMany(outcomes);
-    for (const r of results) if (r === "ok" && (completed += 1) === target) allDone();
-    return results;
-  },
-};
-const pool = createWorkerPool({ backend, handlers: { noop: async () => RESULT }, workerCount: CONCURRENCY, env: {} });
+const side = openManifoldSide(server.url, () => {
+  if ((completed += 1) === target) allDone();
+});
+const pool = createWorkerPool({ backend: side.workers, handlers: { noop: async () => RESULT }, workerCount: CONCURRENCY, env: {} });
 
 async function burst(count: number): Promise<void> {
   completed = 0;
@@ -81,8 +70,7 @@ async function burst(count: number): Promise<void> {
   const done = new Promise<void>((resolve) => (allDone = resolve));
   const submits: Promise<unknown>[] = [];
   for (let i = 0; i < count; i += 1) {
-    const key = randomUUID();
-    submits.push(submitter.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 }));
+    submits.push(side.submit(randomUUID()));
   }
   await Promise.all(submits);
   await done;
@@ -131,7 +119,6 @@ try {
   );
 } finally {
   await pool.stop(5_000);
-  await Promise.all([submitter.close(), inner.close()]);
-  await Promise.all([api.close(), workers.close()]);
+  await side.close();
   await server.close();
 }

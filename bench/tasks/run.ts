@@ -20,11 +20,9 @@
 import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { Queue, Worker } from "bullmq";
-import { createStore, type RedisStore } from "../../runtime/store/index.js";
-import { createRedisTaskBackend } from "../../runtime/tasks/redis-backend.js";
-import type { TaskBackend } from "../../runtime/tasks/types.js";
 import { createWorkerPool } from "../../runtime/tasks/worker-pool.js";
 import { startRedisServer, type RedisServer } from "../../test/support/redis.js";
+import { openManifoldSide } from "./manifold-side.js";
 
 const TASKS = Number(process.env["BENCH_TASKS"] ?? 20_000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
@@ -157,38 +155,17 @@ async function measure(server: RedisServer, system: System, count: number, rate 
   };
 }
 
-/** Reports each completion once its write is stored, as BullMQ's `completed` event does. */
-function observed(backend: TaskBackend, completed: (key: string) => void): TaskBackend {
-  return {
-    ...backend,
-    finishMany: async (outcomes) => {
-      const results = await backend.finishMany(outcomes);
-      outcomes.forEach((o, i) => {
-        if (results[i] === "ok" && o.status === "completed") completed(o.taskId);
-      });
-      return results;
-    },
-  };
-}
-
 function manifold(url: string): System {
   return {
     name: "manifold (worker pool)",
     start: async (completed) => {
-      // Two connections, as an API process and a worker process would have.
-      const api = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
-      const workers = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
-      const submitter = createRedisTaskBackend(api.client, { queue: "bench" });
-      const backend = observed(createRedisTaskBackend(workers.client, { queue: "bench" }), completed);
-      const pool = createWorkerPool({ backend, handlers: { noop: async () => RESULT }, workerCount: CONCURRENCY, env: {} });
+      const side = openManifoldSide(url, completed);
+      const pool = createWorkerPool({ backend: side.workers, handlers: { noop: async () => RESULT }, workerCount: CONCURRENCY, env: {} });
       return {
-        submit: async (key) => {
-          await submitter.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 });
-        },
+        submit: side.submit,
         stop: async () => {
           await pool.stop(5_000);
-          await Promise.all([submitter.close(), backend.close()]);
-          await Promise.all([api.close(), workers.close()]);
+          await side.close();
         },
       };
     },
@@ -200,10 +177,8 @@ function manifoldRaw(url: string): System {
   return {
     name: "manifold (bare backend loop)",
     start: async (completed) => {
-      const api = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
-      const workers = createStore({ env: { REDIS_URL: url }, log: () => undefined }) as RedisStore;
-      const submitter = createRedisTaskBackend(api.client, { queue: "bench" });
-      const backend = observed(createRedisTaskBackend(workers.client, { queue: "bench" }), completed);
+      const side = openManifoldSide(url, completed);
+      const backend = side.workers;
       const stop = new AbortController();
       const loop = (async () => {
         while (!stop.signal.aborted) {
@@ -214,14 +189,11 @@ function manifoldRaw(url: string): System {
         }
       })();
       return {
-        submit: async (key) => {
-          await submitter.create({ task_id: key, type: "noop", input: { key }, timeout_ms: 60_000 });
-        },
+        submit: side.submit,
         stop: async () => {
           stop.abort();
           await loop;
-          await Promise.all([submitter.close(), backend.close()]);
-          await Promise.all([api.close(), workers.close()]);
+          await side.close();
         },
       };
     },
