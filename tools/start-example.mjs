@@ -39,7 +39,8 @@ try {
   // A start-up refusal (a port in use, a bad variable: a Manifold error, or a settings error the runtime
   // cut to one line) says what to do: that line, not node's report of an uncaught rejection around it.
   // Anything else is a bug: thrown as is.
-  const manifold = error?.name === "ManifoldError" && typeof error.code === "string";
+  // Loaded only here: by now the build is there, and its errors module is the one the network threw from.
+  const manifold = (await import("agent-manifold/runtime")).isManifoldError(error);
   const setting = (error instanceof RangeError || error instanceof TypeError) && !String(error.stack).includes("\n");
   if (!manifold && !setting) throw error;
   process.stderr.write(`npm start: ${manifold ? error.message : error.stack}\n`);
