@@ -53,7 +53,7 @@ const startedIso = new IsoCache();
 const finishedIso = new IsoCache();
 
 /** Whether `s[from, to)` is ASCII digits only (an empty range is). */
-export function allDigits(s: string, from: number, to: number): boolean {
+function allDigits(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i += 1) {
     const c = s.charCodeAt(i);
     if (c < 48 || c > 57) return false;
