@@ -34,6 +34,30 @@ export function discardBody(req: IncomingMessage): void {
   req.once("close", stop);
 }
 
+/** Whether the request carries no body: neither a length above 0 nor a transfer coding (RFC 9112 §6.3). */
+export function isBodyless(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] === undefined && (length === undefined || length === "0");
+}
+
+/**
+ * Reads a request without a body before its route runs. Left unread, node "dumps" it once the answer
+ * is written: resume, end, destroy and close, eight `process.nextTick` calls per request, and every
+ * async_hooks init hook in the process (on Node 20, the request scope's AsyncLocalStorage) runs again
+ * for each. Read, node leaves it alone, and the next request on the connection (or its close)
+ * releases it. A route that listens for its `end` or `close` still hears them: see endReadBodyless.
+ */
+export function readBodyless(req: IncomingMessage): boolean {
+  if (!isBodyless(req)) return false;
+  req.read();
+  return true;
+}
+
+/** After the route of a request readBodyless read: lets it end and close as node would have, if the route listens. */
+export function endReadBodyless(req: IncomingMessage): void {
+  if (req.readableFlowing === null && req.listenerCount("end") + req.listenerCount("close") !== 0) req.resume();
+}
+
 function tooLarge(limit: number): ManifoldError {
   return new ManifoldError("PAYLOAD_TOO_LARGE", `request body exceeds the limit of ${limit} bytes`);
 }
@@ -110,8 +134,7 @@ export type BodyCallback = (error: unknown, body: Record<string, unknown> | unde
 export function readBody(req: IncomingMessage, limit: number, done: BodyCallback): void {
   const { headers } = req;
   const declared = headers["content-length"];
-  const chunked = headers["transfer-encoding"] !== undefined;
-  if (!chunked && (declared === undefined || declared === "0")) return done(undefined, {});
+  if (isBodyless(req)) return done(undefined, {});
   if (!isJsonMediaType(headers["content-type"])) {
     discardBody(req);
     return done(new ManifoldError("UNSUPPORTED_MEDIA_TYPE", "request body must be application/json"), undefined);

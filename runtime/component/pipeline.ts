@@ -10,6 +10,7 @@ import { requestIdOf } from "../context/index.js";
 import { ManifoldError } from "../errors/index.js";
 import { getTelemetry } from "../telemetry/index.js";
 import { isThenable } from "../util/index.js";
+import { endReadBodyless, readBodyless } from "./body.js";
 import { errorResponse, type Log } from "./errors-middleware.js";
 import type { Around } from "./koa-middleware.js";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, lingerIfIncomplete, sendJson, writeReply, type ServerState } from "./reply.js";
@@ -60,7 +61,8 @@ function fail(ctx: RouteContext, error: unknown, { name, log }: PipelineParts): 
   sendJson(ctx, status, body);
 }
 
-function finish(ctx: RouteContext, { name, log, state }: PipelineParts): void {
+function finish(ctx: RouteContext, { name, log, state }: PipelineParts, bodyless: boolean): void {
+  if (bodyless) endReadBodyless(ctx.req);
   if (state.draining) ctx.set("Connection", "close");
   lingerIfIncomplete(ctx.res, state);
   try {
@@ -83,20 +85,22 @@ function serveRoute(req: IncomingMessage, res: ServerResponse, path: string, fou
     const cors = corsHeaders(parts.state.cors, req.headers.origin);
     for (let i = 0; i + 1 < cors.length; i += 2) res.setHeader(cors[i]!, cors[i + 1]!);
   }
+  // User middleware may look at the request after the route has answered, so only without it.
+  const bodyless = parts.around === undefined && readBodyless(req);
   let outcome: unknown;
   try {
     const handler = found.route?.handler;
     outcome = handler === undefined ? unrouted(ctx, found, parts.state) : handler(ctx);
   } catch (error) {
     fail(ctx, error, parts);
-    return finish(ctx, parts);
+    return finish(ctx, parts, bodyless);
   }
-  if (!isThenable(outcome)) return finish(ctx, parts);
+  if (!isThenable(outcome)) return finish(ctx, parts, bodyless);
   outcome.then(
-    () => finish(ctx, parts),
+    () => finish(ctx, parts, bodyless),
     (error: unknown) => {
       fail(ctx, error, parts);
-      finish(ctx, parts);
+      finish(ctx, parts, bodyless);
     },
   );
 }

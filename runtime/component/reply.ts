@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { discardBody } from "./body.js";
+import { discardBody, isBodyless } from "./body.js";
 import type { RouteContext } from "./route-context.js";
 import type { CorsPolicy } from "./trust.js";
 
@@ -73,8 +73,7 @@ export function lingerIfIncomplete(res: ServerResponse, state: ServerState): voi
   const { req } = res;
   if (req.complete || state.draining || res.headersSent) return;
   // A message without a body is not `complete` yet while its request event is being handled.
-  const length = req.headers["content-length"];
-  if (req.headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return;
+  if (isBodyless(req)) return;
   res.shouldKeepAlive = true;
   discardBody(req);
 }
