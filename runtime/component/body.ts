@@ -121,8 +121,11 @@ function parseObject(bytes: Buffer): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Called exactly once, with an error or with the body; maybe synchronously (an absent body). */
-export type BodyCallback = (error: unknown, body: Record<string, unknown> | undefined) => void;
+/**
+ * Called exactly once, with an error or with the body; maybe synchronously (an absent body). `whole`:
+ * the body was read to its end (so with its JSON's 400, not with a 413 or 415 answered before it all came).
+ */
+export type BodyCallback = (error: unknown, body: Record<string, unknown> | undefined, whole?: boolean) => void;
 
 /**
  * Reads a JSON object body straight from the request stream: no body-parser, no stream helpers, no
@@ -130,8 +133,15 @@ export type BodyCallback = (error: unknown, body: Record<string, unknown> | unde
  * received, since a chunked body declares no length. Errors are ManifoldErrors (415, 413, 400); an
  * absent or empty body is `{}`. A client that disconnects mid-body gets no callback: there is
  * nobody left to answer, and the listeners go away with the request.
+ *
+ * `owned`: nobody but the caller can reach the request (a capability's handler sees its headers
+ * only). A body with a length is then whole at its last byte: `done` is called in that chunk's
+ * `data` event, before node marks the request `complete` (the caller's answer must not linger for
+ * the rest of a body it has: writeReply's `read`), and the request is paused, so node leaves it
+ * alone instead of ending, destroying and closing it (three `process.nextTick` calls a tick later,
+ * each paid again by every async_hooks init hook in the process).
  */
-export function readBody(req: IncomingMessage, limit: number, done: BodyCallback): void {
+export function readBody(req: IncomingMessage, limit: number, done: BodyCallback, owned = false): void {
   const { headers } = req;
   const declared = headers["content-length"];
   if (isBodyless(req)) return done(undefined, {});
@@ -139,7 +149,8 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyCallback
     discardBody(req);
     return done(new ManifoldError("UNSUPPORTED_MEDIA_TYPE", "request body must be application/json"), undefined);
   }
-  if (declared !== undefined && Number(declared) > limit) {
+  const expected = declared === undefined ? -1 : Number(declared);
+  if (expected > limit) {
     discardBody(req);
     return done(tooLarge(limit), undefined);
   }
@@ -150,6 +161,24 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyCallback
   let rest: Buffer[] | undefined;
   let received = 0;
   let over = false;
+  const whole = (): void => {
+    // The listeners live as long as the request, which a held stream (chat) keeps open: drop the
+    // buffers and the caller's callback (with the promise resolvers it closes over) once the body is read.
+    over = true;
+    if (owned) req.pause();
+    const body = first === undefined ? undefined : rest === undefined ? first : Buffer.concat(rest, received);
+    first = rest = undefined;
+    const settle = done;
+    done = ignore;
+    if (body === undefined) return settle(undefined, {}, true);
+    let value: Record<string, unknown>;
+    try {
+      value = parseObject(body);
+    } catch (error) {
+      return settle(error, undefined, true);
+    }
+    settle(undefined, value, true);
+  };
   req.on("data", (chunk: Buffer) => {
     if (over) return;
     received += chunk.length;
@@ -157,30 +186,14 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyCallback
       over = true;
       first = rest = undefined;
       discardBody(req);
-      done(tooLarge(limit), undefined);
-    } else if (first === undefined) {
-      first = chunk;
-    } else {
-      (rest ??= [first]).push(chunk);
+      return done(tooLarge(limit), undefined);
     }
+    if (first === undefined) first = chunk;
+    else (rest ??= [first]).push(chunk);
+    if (owned && received === expected) whole();
   });
   req.on("end", () => {
-    if (over) return;
-    // The listeners live as long as the request, which a held stream (chat) keeps open: drop the
-    // buffers and the caller's callback (with the promise resolvers it closes over) once the body is read.
-    over = true;
-    const whole = first === undefined ? undefined : rest === undefined ? first : Buffer.concat(rest, received);
-    first = rest = undefined;
-    const settle = done;
-    done = ignore;
-    if (whole === undefined) return settle(undefined, {});
-    let body: Record<string, unknown>;
-    try {
-      body = parseObject(whole);
-    } catch (error) {
-      return settle(error, undefined);
-    }
-    settle(undefined, body);
+    if (!over) whole();
   });
 }
 

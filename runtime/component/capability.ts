@@ -30,7 +30,8 @@ export interface CapabilityCallOptions {
   readonly auth?: AuthCheck | undefined;
 }
 
-type Done = (res: ServerResponse, reply: Reply) => void;
+/** `read`: the body was read whole, so the answer need not linger for the rest of it (writeReply). */
+type Done = (res: ServerResponse, reply: Reply, read?: boolean) => void;
 
 /** What answers a POST once its body is read and valid: the output (a `jsonReply` sets the status), or a promise of it. */
 export type PostInvoke = (input: Record<string, unknown>, context: CallContext) => unknown;
@@ -67,10 +68,10 @@ export function createCapabilityCall(
  * calls it makes carry its ids, token and headers; inside its server span only when telemetry is on.
  */
 export function createPostCall({ name, where, schema, invoke }: PostRoute, { bodyLimit, log, state, auth }: CapabilityCallOptions): CapabilityCall {
-  const fail = (res: ServerResponse, requestId: string, error: unknown, done: Done, trace?: ServerTrace): void => {
+  const fail = (res: ServerResponse, requestId: string, error: unknown, done: Done, trace?: ServerTrace, read = false): void => {
     const { status, body } = errorResponse(error, log, `${where} [${requestId}]`);
     trace?.fail(toManifoldError(error).code);
-    done(res, status === 401 ? { status, body, requestId, headers: AUTH_CHALLENGE } : { status, body, requestId });
+    done(res, status === 401 ? { status, body, requestId, headers: AUTH_CHALLENGE } : { status, body, requestId }, read);
   };
   const succeed = (res: ServerResponse, requestId: string, output: unknown, done: Done): void => {
     const reply = output instanceof JsonReply ? output : undefined;
@@ -79,45 +80,51 @@ export function createPostCall({ name, where, schema, invoke }: PostRoute, { bod
       // `undefined` (a void handler) has no JSON form; `null` keeps the body valid JSON.
       body = JSON.stringify(reply === undefined ? output : reply.body) ?? "null";
     } catch (error) {
-      return fail(res, requestId, error, done);
+      return fail(res, requestId, error, done, undefined, true);
     }
-    done(res, { status: reply?.status ?? 200, body, requestId });
+    done(res, { status: reply?.status ?? 200, body, requestId }, true);
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse, done: Done, requestId: string, trace: ServerTrace | undefined): void => {
-    readBody(req, bodyLimit, (error, input) => {
-      if (input === undefined) return fail(res, requestId, error, done, trace);
-      const details = schema === undefined ? undefined : schema.validate(input);
-      if (details !== undefined) return fail(res, requestId, new ManifoldError("INVALID_INPUT", schema!.invalid, { details }), done, trace);
-      const context = new CallContext(name, requestId, req, res, state, trace);
-      let output: unknown;
-      try {
-        output = trace === undefined ? runInScope(context, invoke, input, context) : trace.run(() => runInScope(context, invoke, input, context));
-      } catch (thrown) {
-        return fail(res, requestId, thrown, done, trace);
-      }
-      if (!isThenable(output)) return succeed(res, requestId, output, done);
-      output.then(
-        (value) => succeed(res, requestId, value, done),
-        (thrown: unknown) => fail(res, requestId, thrown, done, trace),
-      );
-    });
+  // `owned`: the raw route, where nothing but this code can reach the request (readBody).
+  const handle = (req: IncomingMessage, res: ServerResponse, done: Done, owned: boolean, requestId: string, trace: ServerTrace | undefined): void => {
+    readBody(
+      req,
+      bodyLimit,
+      (error, input, whole) => {
+        if (input === undefined) return fail(res, requestId, error, done, trace, whole);
+        const details = schema === undefined ? undefined : schema.validate(input);
+        if (details !== undefined) return fail(res, requestId, new ManifoldError("INVALID_INPUT", schema!.invalid, { details }), done, trace, true);
+        const context = new CallContext(name, requestId, req, res, state, trace);
+        let output: unknown;
+        try {
+          output = trace === undefined ? runInScope(context, invoke, input, context) : trace.run(() => runInScope(context, invoke, input, context));
+        } catch (thrown) {
+          return fail(res, requestId, thrown, done, trace, true);
+        }
+        if (!isThenable(output)) return succeed(res, requestId, output, done);
+        output.then(
+          (value) => succeed(res, requestId, value, done),
+          (thrown: unknown) => fail(res, requestId, thrown, done, trace, true),
+        );
+      },
+      owned,
+    );
   };
 
-  const run = (req: IncomingMessage, res: ServerResponse, done: Done): void => {
+  const run = (req: IncomingMessage, res: ServerResponse, done: Done, owned: boolean): void => {
     const telemetry = getTelemetry();
     const trace = telemetry.enabled ? telemetry.serverTraceOf(req) : undefined;
     const requestId = requestIdOf(req, trace?.requestId);
-    if (auth === undefined) return handle(req, res, done, requestId, trace);
+    if (auth === undefined) return handle(req, res, done, owned, requestId, trace);
     auth(req, (error) => {
       if (error !== undefined) return fail(res, requestId, error, done, trace);
-      handle(req, res, done, requestId, trace);
+      handle(req, res, done, owned, requestId, trace);
     });
   };
 
-  const write: Done = (res, reply) => {
+  const write: Done = (res, reply, read) => {
     try {
-      writeReply(res, reply, state);
+      writeReply(res, reply, state, read);
     } catch (error) {
       errorResponse(error, log, `${where} writing the response`);
       res.destroy();
@@ -125,7 +132,7 @@ export function createPostCall({ name, where, schema, invoke }: PostRoute, { bod
   };
 
   return {
-    reply: (req, res) => new Promise((resolve) => run(req, res, (_res, reply) => resolve(reply))),
-    serve: (req, res) => run(req, res, write),
+    reply: (req, res) => new Promise((resolve) => run(req, res, (_res, reply) => resolve(reply), false)),
+    serve: (req, res) => run(req, res, write, true),
   };
 }

@@ -51,8 +51,9 @@ export interface Reply {
  * produces for the same reply (CORS first, request id, Content-Type, Content-Length from the body
  * setter, Connection last), so the two cannot be told apart; test/runtime/app.test.ts checks it.
  */
-export function writeReply(res: ServerResponse, reply: Reply, state: ServerState): void {
-  lingerIfIncomplete(res, state);
+export function writeReply(res: ServerResponse, reply: Reply, state: ServerState, read = false): void {
+  // A body read whole (readBody) may still be short of `complete`: node sets it just after the last chunk's event.
+  if (!read) lingerIfIncomplete(res, state);
   const headers = corsHeaders(state.cors, res.req.headers.origin);
   headers.push(REQUEST_ID_HEADER, reply.requestId);
   if (reply.headers !== undefined) headers.push(...reply.headers);
