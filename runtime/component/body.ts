@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { ManifoldError } from "../errors/index.js";
 
 /**
@@ -53,9 +53,19 @@ export function readBodyless(req: IncomingMessage): boolean {
   return true;
 }
 
-/** After the route of a request readBodyless read: lets it end and close as node would have, if the route listens. */
-export function endReadBodyless(req: IncomingMessage): void {
-  if (req.readableFlowing === null && req.listenerCount("end") + req.listenerCount("close") !== 0) req.resume();
+/**
+ * After the route of a request readBodyless read: if anyone listens for its `end` or `close`, it is
+ * resumed once its answer is written, as node would have done, so they come then (a held answer, an SSE
+ * stream, is decided when it ends: its client leaving closes the request as before).
+ */
+export function endReadBodyless(req: IncomingMessage, res: ServerResponse): void {
+  if (!res.writableEnded) {
+    res.once("finish", () => endReadBodyless(req, res));
+    return;
+  }
+  if (req.readableFlowing !== null || req.listenerCount("end") + req.listenerCount("close") === 0) return;
+  if (res.writableFinished) req.resume();
+  else res.once("finish", () => req.resume());
 }
 
 function tooLarge(limit: number): ManifoldError {

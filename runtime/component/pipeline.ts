@@ -62,7 +62,6 @@ function fail(ctx: RouteContext, error: unknown, { name, log }: PipelineParts): 
 }
 
 function finish(ctx: RouteContext, { name, log, state }: PipelineParts, bodyless: boolean): void {
-  if (bodyless) endReadBodyless(ctx.req);
   if (state.draining) ctx.set("Connection", "close");
   lingerIfIncomplete(ctx.res, state);
   try {
@@ -70,6 +69,7 @@ function finish(ctx: RouteContext, { name, log, state }: PipelineParts, bodyless
   } catch (error) {
     log(`${name} response failed: ${String(error)}`);
   }
+  if (bodyless) endReadBodyless(ctx.req, ctx.res);
 }
 
 /**

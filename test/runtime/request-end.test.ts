@@ -25,6 +25,7 @@ const spec = toolSpec(
 
 /** Resolved by /api/watched's request when it closes. */
 let heard: (() => void) | undefined;
+let heldClosed = false;
 const routes: ComponentExtension = {
   name: "items",
   routes: (add) => {
@@ -38,6 +39,17 @@ const routes: ComponentExtension = {
       ctx.req.once("close", () => heard?.());
       sendJson(ctx, 200, "{}");
     });
+    // A held answer (as an SSE stream is): its request's close means the client left, never before.
+    add("GET", "/api/held", (ctx) => {
+      ctx.respond = false;
+      ctx.res.writeHead(200, { "Content-Type": "text/plain" });
+      ctx.res.write("open\n");
+      ctx.req.once("close", () => {
+        heldClosed = true;
+        heard?.();
+      });
+    });
+    add("GET", "/api/held-closed", (ctx) => sendJson(ctx, 200, JSON.stringify({ closed: heldClosed })));
     add("POST", "/api/read", async (ctx) => sendJson(ctx, 200, JSON.stringify(await readJsonBody(ctx.req, 1024))));
     add("POST", "/api/unread", (ctx) => sendJson(ctx, 200, '{"read":false}'));
   },
@@ -114,6 +126,18 @@ test("a route listening to its request still hears close after its answer", asyn
   const closed = new Promise<void>((resolve) => (heard = resolve));
   assert.is((await rawRequest(`${running.url}/api/watched`)).status, 200);
   await withTimeout(closed, 10_000, "the request's close");
+});
+
+test("a held answer's request closes when its client leaves, not when its route returns", async () => {
+  const closed = new Promise<void>((resolve) => (heard = resolve));
+  const abort = new AbortController();
+  const response = await fetch(`${running.url}/api/held`, { signal: abort.signal });
+  const reader = response.body!.getReader();
+  assert.is(new TextDecoder().decode((await reader.read()).value), "open\n");
+  // Another request's answer comes after the route above returned and its request's events had their turn.
+  assert.equal(json(await rawRequest(`${running.url}/api/held-closed`)), { closed: false });
+  abort.abort();
+  await withTimeout(closed, 10_000, "the held request's close");
 });
 
 test("one keep-alive connection serves body-less, read and unread requests in turn", async () => {
