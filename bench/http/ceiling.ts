@@ -28,12 +28,15 @@ interface Target {
   readonly name: string;
   readonly file: string;
   readonly variant?: string;
+  /** Runs the runtime from tsc's output (dist, as users run it) instead of its TypeScript sources under tsx. */
+  readonly built?: boolean;
 }
 
 const ceiling = (name: string, variant: string): Target => ({ name, file: resolve(here, "server-ceiling.ts"), variant });
 const ALL: readonly Target[] = [
   { name: "fastify", file: resolve(here, "server-fastify.ts") },
   { name: "generated", file: resolve(here, "server-generated.ts") },
+  { name: "generated-built", file: resolve(here, "server-generated.ts"), built: true },
   ceiling("base", ""),
   ceiling("flat", "flat"),
   ceiling("set", "set"),
@@ -49,6 +52,9 @@ const ALL: readonly Target[] = [
   ceiling("als", "als"),
   ceiling("id", "id"),
   ceiling("als+id", "als,id"),
+  ceiling("last", "last"),
+  ceiling("als+last", "als,last"),
+  ceiling("als+id+last", "als,id,last"),
   ceiling("best", "flat,one,opts"),
   ceiling("best+nodate+ka0", "flat,one,opts,nodate,ka0"),
 ];
@@ -61,7 +67,8 @@ process.on("exit", () => {
 });
 
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, target.file], {
+  const args = target.built === true ? TS_NODE_ARGS.filter((arg) => arg !== "--conditions=source") : TS_NODE_ARGS;
+  const child = spawn(process.execPath, [...args, target.file], {
     cwd: resolve(here, "../.."),
     env: { ...process.env, PORT: "0", NODE_ENV: "production", CEILING_VARIANT: target.variant ?? "" },
     stdio: ["ignore", "pipe", "inherit", "ipc"],

@@ -2,13 +2,16 @@
  * HTTP throughput of a generated component against fastify and bare node:http, in the same run, for
  * two routes: a capability POST (read, validate, handler, JSON reply) and any other route (a GET with
  * a path parameter, added by an extension as chat, tasks or the dashboard add theirs). Each server
- * runs in its own child process so autocannon, here, does not share its event loop. Every server is
- * started (and warmed) once and stays up; each round loads each server in turn, the order alternating,
- * so on a shared machine whose load drifts every side of a ratio is measured within seconds of the
- * other. Each figure is the median over rounds, and each ratio the median of the per-round ratios,
+ * runs in its own child process so autocannon, here, does not share its event loop. Each round loads
+ * each server in turn, the order alternating, so on a shared machine whose load drifts every side of a
+ * ratio is measured within seconds of the other. The rounds are spread over BENCH_PROCESSES sets of
+ * server processes, each started and warmed afresh: on this 2-core VM one process of a server can
+ * measure 30% off another of the same code over a whole run (four processes of the generated
+ * component in one run of five alternating rounds: medians of 38.6 to 52.0 µs of CPU per POST), so a
+ * ratio taken from one process of each side can measure that draw as much as the code. Each figure is the median over all rounds, and each ratio the median of the per-round ratios,
  * with the load average around its measurements.
  *
- *   npm run bench:http     BENCH_DURATION=3 (s per measurement), BENCH_ROUNDS=9
+ *   npm run bench:http     BENCH_DURATION=3 (s per measurement), BENCH_ROUNDS=9, BENCH_PROCESSES=3
  *   BENCH_ONLY=GET         only the scenarios whose name contains it
  *   BENCH_BEFORE=<dir>     also measures that checkout's bench/http/server-generated.ts ("before"), for a
  *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked)
@@ -26,6 +29,8 @@ import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 3);
 const ROUNDS = Math.max(3, Number(process.env["BENCH_ROUNDS"] ?? 9));
+// Never more process sets than rounds: each set runs at least one round.
+const PROCESSES = Math.min(ROUNDS, Math.max(1, Number(process.env["BENCH_PROCESSES"] ?? 3)));
 const BEFORE = process.env["BENCH_BEFORE"];
 const WARMUP = 3;
 const CONNECTIONS = 50;
@@ -131,29 +136,35 @@ async function measure(target: Target, child: ChildProcess, url: string, scenari
 
 const results = new Map<string, Measurement[]>();
 const key = (scenario: Scenario, target: Target | string): string => `${scenario.name}|${typeof target === "string" ? target : target.name}`;
-const servers = new Map<Target, { child: ChildProcess; url: string }>();
-try {
-  for (const target of TARGETS) {
-    const server = await start(target);
-    servers.set(target, server);
-    for (const scenario of SCENARIOS) await warm(target, server.url, scenario);
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    // Alternate the order each round, so no server always runs first (or last) on a machine whose load drifts.
-    const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
-    for (const scenario of SCENARIOS) {
-      for (const target of order) {
-        const { child, url } = servers.get(target)!;
-        const m = await measure(target, child, url, scenario);
-        results.set(key(scenario, target), [...(results.get(key(scenario, target)) ?? []), m]);
-        process.stderr.write(
-          `round ${round + 1}/${ROUNDS} ${target.name}, ${scenario.name}: ${Math.round(m.rps)} req/s, ${m.cpu.toFixed(1)} µs CPU/req, load ${m.load.toFixed(2)}\n`,
-        );
-      }
+/** Round `round`, on one set of running servers. */
+async function runRound(round: number, servers: ReadonlyMap<Target, { child: ChildProcess; url: string }>): Promise<void> {
+  // Alternate the order each round, so no server always runs first (or last) on a machine whose load drifts.
+  const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
+  for (const scenario of SCENARIOS) {
+    for (const target of order) {
+      const { child, url } = servers.get(target)!;
+      const m = await measure(target, child, url, scenario);
+      results.set(key(scenario, target), [...(results.get(key(scenario, target)) ?? []), m]);
+      process.stderr.write(
+        `round ${round + 1}/${ROUNDS} ${target.name}, ${scenario.name}: ${Math.round(m.rps)} req/s, ${m.cpu.toFixed(1)} µs CPU/req, load ${m.load.toFixed(2)}\n`,
+      );
     }
   }
-} finally {
-  for (const { child } of servers.values()) await stop(child);
+}
+
+// Round r runs on process set r % PROCESSES; the sets run one after another, each started and warmed afresh.
+for (let set = 0; set < PROCESSES; set++) {
+  const servers = new Map<Target, { child: ChildProcess; url: string }>();
+  try {
+    for (const target of TARGETS) {
+      const server = await start(target);
+      servers.set(target, server);
+      for (const scenario of SCENARIOS) await warm(target, server.url, scenario);
+    }
+    for (let round = set; round < ROUNDS; round += PROCESSES) await runRound(round, servers);
+  } finally {
+    for (const { child } of servers.values()) await stop(child);
+  }
 }
 
 function median(values: readonly number[]): number {
@@ -164,7 +175,7 @@ function median(values: readonly number[]): number {
 const of = (scenario: Scenario, name: string, field: keyof Measurement): number => median((results.get(key(scenario, name)) ?? []).map((m) => m[field]));
 
 console.log(
-  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s per measurement (servers warmed ${WARMUP} s once), median of ${ROUNDS} alternating rounds, node ${process.version}, load now ${loadavg()
+  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s per measurement (each set of servers warmed ${WARMUP} s), median of ${ROUNDS} alternating rounds on ${PROCESSES} sets of server processes, node ${process.version}, load now ${loadavg()
     .map((n) => n.toFixed(2))
     .join(" ")}`,
 );
