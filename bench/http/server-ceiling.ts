@@ -18,16 +18,16 @@
  *             store once run enables an async_hooks init hook and promise hooks for the whole process)
  *   own       the same through a scope of our own on async_hooks that writes nothing onto resources made outside
  *             a scope (measured: the hook's dispatch, not its store, is the cost; docs/decisions.md)
- *   id        a request id header on the answer, made as the runtime makes one (a random prefix and a counter)
+ *   id        a request id header on the answer, made by the runtime's own freshRequestId
  *   last      answered at the body's last byte (Content-Length reached) and the request paused, with no
  *             'end' listener: node then neither ends, destroys nor closes the request (the runtime's raw route)
  */
 import "./probe.js";
 import { AsyncLocalStorage, createHook, executionAsyncResource } from "node:async_hooks";
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv } from "ajv";
+import { freshRequestId } from "../../runtime/context/ids.js";
 import { announce, inputSchema, PATH, quote, type QuoteInput } from "./spec.js";
 
 const on = new Set((process.env["CEILING_VARIANT"] ?? "").split(",").filter((name) => name !== ""));
@@ -36,8 +36,6 @@ const TYPE = "application/json; charset=utf-8";
 
 const storage = new AsyncLocalStorage<{ readonly id: string }>();
 const withId = on.has("id");
-const ID_PREFIX = `${randomBytes(8).toString("hex")}-`;
-let sequence = 0;
 
 const kScope = Symbol("scope");
 let ownOn = false;
@@ -63,7 +61,7 @@ function ownRun<A, R>(store: unknown, fn: (arg: A) => R, arg: A): R {
 }
 
 function reply(res: ServerResponse, status: number, text: string): void {
-  if (withId) res.setHeader("X-Manifold-Request-ID", ID_PREFIX + ++sequence);
+  if (withId) res.setHeader("X-Manifold-Request-ID", freshRequestId());
   const body: string | Buffer = on.has("buffer") || on.has("length") ? Buffer.from(text) : text;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
   if (on.has("set")) {
