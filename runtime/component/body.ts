@@ -202,6 +202,9 @@ export function readBody(req: IncomingMessage, limit: number, done: BodyCallback
     else (rest ??= [first]).push(chunk);
     if (owned && received === expected) whole();
   });
+  // Owned with a declared length, the last chunk's `data` event has read it whole and paused the
+  // request, which then never ends: an `end` listener would be one more closure per request for nothing.
+  if (owned && expected >= 0) return;
   req.on("end", () => {
     if (!over) whole();
   });

@@ -122,6 +122,13 @@ test("a capability POST costs the server four async resources, not node's seven"
   assert.ok(count < 5, `${count} async resources per request`);
 });
 
+test("a capability POST without a Content-Length (chunked) is read to its end and answered", async () => {
+  const chunks = [Buffer.from('{"wo'), Buffer.from('rd":"pieces"}')];
+  const response = await rawRequest(`${running.url}${ECHO}`, { method: "POST", headers: { "content-type": "application/json" }, chunks });
+  assert.is(response.status, 200);
+  assert.equal(json(response), { word: "pieces" });
+});
+
 test("a route listening to its request still hears close after its answer", async () => {
   const closed = new Promise<void>((resolve) => (heard = resolve));
   assert.is((await rawRequest(`${running.url}/api/watched`)).status, 200);
