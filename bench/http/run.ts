@@ -15,6 +15,8 @@
  *   BENCH_ONLY=GET         only the scenarios whose name contains it
  *   BENCH_BEFORE=<dir>     also measures that checkout's bench/http/server-generated.ts ("before"), for a
  *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked)
+ *   BENCH_CEILING=flat,als,id,last  also measures server-ceiling.ts with those switches: the cheapest
+ *                          node:http server keeping what they name, against the same fastify and bare
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
@@ -32,6 +34,7 @@ const ROUNDS = Math.max(3, Number(process.env["BENCH_ROUNDS"] ?? 9));
 // Never more process sets than rounds: each set runs at least one round.
 const PROCESSES = Math.min(ROUNDS, Math.max(1, Number(process.env["BENCH_PROCESSES"] ?? 3)));
 const BEFORE = process.env["BENCH_BEFORE"];
+const CEILING = process.env["BENCH_CEILING"];
 const WARMUP = 3;
 const CONNECTIONS = 50;
 // Generous: on a machine at load 20-30 a server started from source under tsx can take most of a minute.
@@ -62,6 +65,8 @@ const SCENARIOS = ONLY === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((sce
 interface Target {
   readonly name: string;
   readonly file: string;
+  /** server-ceiling.ts's switches (CEILING_VARIANT). */
+  readonly variant?: string;
 }
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -72,6 +77,7 @@ const TARGETS: readonly Target[] = [
   // Capability POSTs as route handlers (RouteContext), the path every other route takes: what the raw route buys.
   { name: "generated, handler path", file: resolve(here, "server-handler-path.ts") },
   ...(BEFORE === undefined ? [] : [{ name: "before: generated", file: resolve(BEFORE, "bench/http/server-generated.ts") }]),
+  ...(CEILING === undefined ? [] : [{ name: `ceiling: ${CEILING}`, file: resolve(here, "server-ceiling.ts"), variant: CEILING }]),
 ];
 
 const children = new Set<ChildProcess>();
@@ -82,7 +88,7 @@ process.on("exit", () => {
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [...TS_NODE_ARGS, target.file], {
     cwd: resolve(target.file, "../../.."),
-    env: { ...process.env, PORT: "0", NODE_ENV: "production" },
+    env: { ...process.env, PORT: "0", NODE_ENV: "production", CEILING_VARIANT: target.variant ?? "" },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   children.add(child);
@@ -204,4 +210,8 @@ for (const scenario of SCENARIOS) {
   console.log(`generated / bare node:http  ${ratio("generated", "bare node:http", scenario.aim.bare)}`);
   console.log(`handler path / fastify      ${ratio("generated, handler path", "fastify", undefined)}`);
   if (BEFORE !== undefined) console.log(`generated / before          ${ratio("generated", "before: generated", undefined)}`);
+  if (CEILING !== undefined) {
+    console.log(`ceiling / fastify           ${ratio(`ceiling: ${CEILING}`, "fastify", scenario.aim.fastify)}`);
+    console.log(`ceiling / bare node:http    ${ratio(`ceiling: ${CEILING}`, "bare node:http", scenario.aim.bare)}`);
+  }
 }

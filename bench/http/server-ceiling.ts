@@ -1,7 +1,7 @@
 /**
  * The cheapest node:http servers that answer bench:http's capability POST correctly (read the body,
- * JSON.parse, ajv validation, JSON answer with Content-Type and Content-Length), one variant per
- * process, chosen by CEILING_VARIANT (a comma-separated list of the switches below). ceiling.ts
+ * JSON.parse, ajv validation, JSON answer with Content-Type and Content-Length), and its GET with a
+ * path parameter as bare node:http does, one variant per process, chosen by CEILING_VARIANT (a comma-separated list of the switches below). ceiling.ts
  * loads them in turn and compares their CPU per request with fastify's.
  *
  *   flat      res.writeHead(status, [name, value, ...]) instead of writeHead(status, {object})
@@ -28,7 +28,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Ajv } from "ajv";
 import { freshRequestId } from "../../runtime/context/ids.js";
-import { announce, inputSchema, PATH, quote, type QuoteInput } from "./spec.js";
+import { announce, inputSchema, item, PATH, quote, type QuoteInput } from "./spec.js";
 
 const on = new Set((process.env["CEILING_VARIANT"] ?? "").split(",").filter((name) => name !== ""));
 const validate = new Ajv({ allErrors: true }).compile<QuoteInput>(inputSchema);
@@ -93,8 +93,19 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 
 const noDate = on.has("nodate");
 
+const ITEMS = "/api/items/";
+
+/** The GET: the same switches apply to its answer (scope, id, headers); once a POST ran a scope, the hook taxes it too. */
+function answerItem(res: ServerResponse, url: string): void {
+  const id = decodeURIComponent(url.slice(ITEMS.length));
+  const output = on.has("als") ? storage.run({ id: "x" }, item, id) : on.has("own") ? ownRun({ id: "x" }, item, id) : item(id);
+  reply(res, 200, JSON.stringify(output));
+}
+
 function onRequest(req: IncomingMessage, res: ServerResponse): void {
   if (noDate) res.sendDate = false;
+  const url = req.url ?? "/";
+  if (req.method === "GET" && url.startsWith(ITEMS) && url.indexOf("/", ITEMS.length) === -1) return answerItem(res, url);
   if (req.method !== "POST" || req.url !== PATH) return reply(res, 404, '{"error":"not found"}');
   if (on.has("forawait")) {
     void readAll(req).then((bytes) => answer(res, bytes));
