@@ -9,16 +9,22 @@
  * measure 30% off another of the same code over a whole run (four processes of the generated
  * component in one run of five alternating rounds: medians of 38.6 to 52.0 µs of CPU per POST), so a
  * ratio taken from one process of each side can measure that draw as much as the code. Each figure is the median over all rounds, and each ratio the median of the per-round ratios,
- * with the load average around its measurements.
+ * with the load average around its measurements. The generated servers run this package's runtime as
+ * users run it, tsc's output in dist/ (built first when older than the sources); under tsx its
+ * TypeScript sources name every closure made per request with Object.defineProperty, about 5k of a
+ * POST's 83k instructions that the shipped code does not execute.
  *
  *   npm run bench:http     BENCH_DURATION=3 (s per measurement), BENCH_ROUNDS=9, BENCH_PROCESSES=3
  *   BENCH_ONLY=GET         only the scenarios whose name contains it
  *   BENCH_BEFORE=<dir>     also measures that checkout's bench/http/server-generated.ts ("before"), for a
- *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules linked)
+ *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules
+ *                          linked, `npm run build` there, or BENCH_SOURCE=1 for both)
+ *   BENCH_SOURCE=1         runs the runtime from its TypeScript sources under tsx instead
  *   BENCH_CEILING=flat,als,id,last  also measures server-ceiling.ts with those switches: the cheapest
  *                          node:http server keeping what they name, against the same fastify and bare
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -26,6 +32,7 @@ import { fileURLToPath } from "node:url";
 import autocannon, { type Options } from "autocannon";
 import { withTimeout } from "../../test/runtime/support.js";
 import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { staleBuildSource } from "../../generator/stale-build.js";
 import { cpuMicros } from "./cpu.js";
 import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
@@ -35,6 +42,7 @@ const ROUNDS = Math.max(3, Number(process.env["BENCH_ROUNDS"] ?? 9));
 const PROCESSES = Math.min(ROUNDS, Math.max(1, Number(process.env["BENCH_PROCESSES"] ?? 3)));
 const BEFORE = process.env["BENCH_BEFORE"];
 const CEILING = process.env["BENCH_CEILING"];
+const SOURCE = process.env["BENCH_SOURCE"] === "1";
 const WARMUP = 3;
 const CONNECTIONS = 50;
 // Generous: on a machine at load 20-30 a server started from source under tsx can take most of a minute.
@@ -85,8 +93,21 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
+/** dist/ as fresh as the sources, built here when it is not: the runtime the generated servers load. */
+function ensureBuilt(): void {
+  const root = resolve(here, "../..");
+  const bin = resolve(root, "dist/generator/bin.js");
+  if (existsSync(bin) && staleBuildSource(bin) === undefined) return;
+  process.stderr.write("bench:http: dist/ is missing or older than the sources; npm run build\n");
+  if (spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" }).status !== 0) throw new Error("npm run build failed");
+}
+
+// The server file itself still loads under tsx; without the `source` condition its runtime imports resolve to dist/.
+const NODE_ARGS = SOURCE ? TS_NODE_ARGS : TS_NODE_ARGS.filter((arg) => arg !== "--conditions=source");
+
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, target.file], {
+  // The ceiling imports only the runtime's request id, by relative path: the same either way.
+  const child = spawn(process.execPath, [...NODE_ARGS, target.file], {
     cwd: resolve(target.file, "../../.."),
     env: { ...process.env, PORT: "0", NODE_ENV: "production", CEILING_VARIANT: target.variant ?? "" },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
@@ -158,6 +179,7 @@ async function runRound(round: number, servers: ReadonlyMap<Target, { child: Chi
   }
 }
 
+if (!SOURCE) ensureBuilt();
 // Round r runs on process set r % PROCESSES; the sets run one after another, each started and warmed afresh.
 for (let set = 0; set < PROCESSES; set++) {
   const servers = new Map<Target, { child: ChildProcess; url: string }>();
@@ -181,7 +203,7 @@ function median(values: readonly number[]): number {
 const of = (scenario: Scenario, name: string, field: keyof Measurement): number => median((results.get(key(scenario, name)) ?? []).map((m) => m[field]));
 
 console.log(
-  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s per measurement (each set of servers warmed ${WARMUP} s), median of ${ROUNDS} alternating rounds on ${PROCESSES} sets of server processes, node ${process.version}, load now ${loadavg()
+  `\n${CONNECTIONS} connections, pipelining 1, ${DURATION} s per measurement (each set of servers warmed ${WARMUP} s), median of ${ROUNDS} alternating rounds on ${PROCESSES} sets of server processes, runtime from ${SOURCE ? "sources under tsx" : "dist/"}, node ${process.version}, load now ${loadavg()
     .map((n) => n.toFixed(2))
     .join(" ")}`,
 );
