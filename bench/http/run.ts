@@ -20,8 +20,8 @@
  *                          before/after in the same run (e.g. `git archive <commit> | tar -x -C <dir>`, node_modules
  *                          linked, `npm run build` there, or BENCH_SOURCE=1 for both)
  *   BENCH_SOURCE=1         runs the runtime from its TypeScript sources under tsx instead
- *   BENCH_CEILING=flat,als,id,last  also measures server-ceiling.ts with those switches: the cheapest
- *                          node:http server keeping what they name, against the same fastify and bare
+ *   BENCH_CEILING=flat,als,id,last  also measures server-ceiling.ts with those switches: bare node:http
+ *                          keeping only what they name, against the same fastify and bare
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
