@@ -16,8 +16,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { withTimeout } from "../../test/runtime/support.js";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
 import { cpuMicros } from "./cpu.js";
+import { ensureBuilt, runtimeNodeArgs } from "./runtime-args.js";
 import { BODY, PATH } from "./spec.js";
 
 const REQUESTS = Number(process.env["CEILING_REQUESTS"] ?? 20_000);
@@ -67,8 +67,7 @@ process.on("exit", () => {
 });
 
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
-  const args = target.built === true ? TS_NODE_ARGS.filter((arg) => arg !== "--conditions=source") : TS_NODE_ARGS;
-  const child = spawn(process.execPath, [...args, target.file], {
+  const child = spawn(process.execPath, [...runtimeNodeArgs(target.built === true), target.file], {
     cwd: resolve(here, "../.."),
     env: { ...process.env, PORT: "0", NODE_ENV: "production", CEILING_VARIANT: target.variant ?? "" },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
@@ -106,6 +105,7 @@ const median = (values: readonly number[]): number => {
 const servers = new Map<Target, { child: ChildProcess; url: string }>();
 const cpu = new Map<Target, number[]>();
 const loads: number[] = [];
+if (TARGETS.some((target) => target.built === true)) ensureBuilt();
 try {
   for (const target of TARGETS) {
     const server = await start(target);

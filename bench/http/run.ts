@@ -23,17 +23,15 @@
  *   BENCH_CEILING=flat,als,id,last  also measures server-ceiling.ts with those switches: bare node:http
  *                          keeping only what they name, against the same fastify and bare
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon, { type Options } from "autocannon";
 import { withTimeout } from "../../test/runtime/support.js";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
-import { staleBuildSource } from "../../generator/stale-build.js";
 import { cpuMicros } from "./cpu.js";
+import { ensureBuilt, runtimeNodeArgs } from "./runtime-args.js";
 import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 3);
@@ -93,17 +91,7 @@ process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-/** dist/ as fresh as the sources, built here when it is not: the runtime the generated servers load. */
-function ensureBuilt(): void {
-  const root = resolve(here, "../..");
-  const bin = resolve(root, "dist/generator/bin.js");
-  if (existsSync(bin) && staleBuildSource(bin) === undefined) return;
-  process.stderr.write("bench:http: dist/ is missing or older than the sources; npm run build\n");
-  if (spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" }).status !== 0) throw new Error("npm run build failed");
-}
-
-// The server file itself still loads under tsx; without the `source` condition its runtime imports resolve to dist/.
-const NODE_ARGS = SOURCE ? TS_NODE_ARGS : TS_NODE_ARGS.filter((arg) => arg !== "--conditions=source");
+const NODE_ARGS = runtimeNodeArgs(!SOURCE);
 
 async function start(target: Target): Promise<{ child: ChildProcess; url: string }> {
   // The ceiling imports only the runtime's request id, by relative path: the same either way.
