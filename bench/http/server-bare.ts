@@ -3,10 +3,9 @@ import "./probe.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv } from "ajv";
-import { announce, inputSchema, item, PATH, quote, type QuoteInput } from "./spec.js";
+import { announce, inputSchema, item, itemIdOf, PATH, quote, type QuoteInput } from "./spec.js";
 
 const validate = new Ajv({ allErrors: true }).compile<QuoteInput>(inputSchema);
-const ITEMS = "/api/items/";
 
 function reply(res: import("node:http").ServerResponse, status: number, body: string): void {
   res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
@@ -15,9 +14,8 @@ function reply(res: import("node:http").ServerResponse, status: number, body: st
 
 const server = createServer((req, res) => {
   const url = req.url ?? "/";
-  if (req.method === "GET" && url.startsWith(ITEMS) && url.indexOf("/", ITEMS.length) === -1) {
-    return reply(res, 200, JSON.stringify(item(decodeURIComponent(url.slice(ITEMS.length)))));
-  }
+  const id = req.method === "GET" ? itemIdOf(url) : undefined;
+  if (id !== undefined) return reply(res, 200, JSON.stringify(item(id)));
   if (req.method !== "POST" || url !== PATH) return reply(res, 404, '{"error":"not found"}');
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));

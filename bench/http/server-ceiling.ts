@@ -1,7 +1,8 @@
 /**
  * The cheapest node:http servers that answer bench:http's capability POST correctly (read the body,
  * JSON.parse, ajv validation, JSON answer with Content-Type and Content-Length), and its GET with a
- * path parameter as bare node:http does, one variant per process, chosen by CEILING_VARIANT (a comma-separated list of the switches below). ceiling.ts
+ * path parameter as bare node:http does, one variant per process, chosen by CEILING_VARIANT (a
+ * comma-separated list of the switches below). ceiling.ts
  * loads them in turn and compares their CPU per request with fastify's.
  *
  *   flat      res.writeHead(status, [name, value, ...]) instead of writeHead(status, {object})
@@ -28,7 +29,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Ajv } from "ajv";
 import { freshRequestId } from "../../runtime/context/ids.js";
-import { announce, inputSchema, item, PATH, quote, type QuoteInput } from "./spec.js";
+import { announce, inputSchema, item, itemIdOf, PATH, quote, type QuoteInput } from "./spec.js";
 
 const on = new Set((process.env["CEILING_VARIANT"] ?? "").split(",").filter((name) => name !== ""));
 const validate = new Ajv({ allErrors: true }).compile<QuoteInput>(inputSchema);
@@ -60,6 +61,11 @@ function ownRun<A, R>(store: unknown, fn: (arg: A) => R, arg: A): R {
   }
 }
 
+/** The answer made inside the switched-on request scope (`als` or `own`), else directly. */
+function inScope<A, R>(fn: (arg: A) => R, arg: A): R {
+  return on.has("als") ? storage.run({ id: "x" }, fn, arg) : on.has("own") ? ownRun({ id: "x" }, fn, arg) : fn(arg);
+}
+
 function reply(res: ServerResponse, status: number, text: string): void {
   if (withId) res.setHeader("X-Manifold-Request-ID", freshRequestId());
   const body: string | Buffer = on.has("buffer") || on.has("length") ? Buffer.from(text) : text;
@@ -81,8 +87,7 @@ function answer(res: ServerResponse, bytes: Buffer): void {
     return reply(res, 400, '{"error":"invalid json"}');
   }
   if (!validate(input)) return reply(res, 400, JSON.stringify({ error: validate.errors }));
-  const output = on.has("als") ? storage.run({ id: "x" }, quote, input) : on.has("own") ? ownRun({ id: "x" }, quote, input) : quote(input);
-  reply(res, 200, JSON.stringify(output));
+  reply(res, 200, JSON.stringify(inScope(quote, input)));
 }
 
 async function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -93,20 +98,13 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 
 const noDate = on.has("nodate");
 
-const ITEMS = "/api/items/";
-
-/** The GET: the same switches apply to its answer (scope, id, headers); once a POST ran a scope, the hook taxes it too. */
-function answerItem(res: ServerResponse, url: string): void {
-  const id = decodeURIComponent(url.slice(ITEMS.length));
-  const output = on.has("als") ? storage.run({ id: "x" }, item, id) : on.has("own") ? ownRun({ id: "x" }, item, id) : item(id);
-  reply(res, 200, JSON.stringify(output));
-}
-
 function onRequest(req: IncomingMessage, res: ServerResponse): void {
   if (noDate) res.sendDate = false;
   const url = req.url ?? "/";
-  if (req.method === "GET" && url.startsWith(ITEMS) && url.indexOf("/", ITEMS.length) === -1) return answerItem(res, url);
-  if (req.method !== "POST" || req.url !== PATH) return reply(res, 404, '{"error":"not found"}');
+  // The GET takes the same switches (scope, id, headers); once a POST ran a scope, the hook taxes it too.
+  const id = req.method === "GET" ? itemIdOf(url) : undefined;
+  if (id !== undefined) return reply(res, 200, JSON.stringify(inScope(item, id)));
+  if (req.method !== "POST" || url !== PATH) return reply(res, 404, '{"error":"not found"}');
   if (on.has("forawait")) {
     void readAll(req).then((bytes) => answer(res, bytes));
     return;

@@ -52,6 +52,12 @@ export function quote(input: QuoteInput): QuoteOutput {
 /** The other route every server serves: a GET with a path parameter, as an extension's routes are. */
 export const ITEM_ROUTE = "/api/items/:id";
 export const ITEM_PATH = "/api/items/b-42";
+const ITEMS = "/api/items/";
+
+/** The `:id` of a URL on ITEM_ROUTE, decoded, for the servers that route by hand; undefined for any other URL. */
+export function itemIdOf(url: string): string | undefined {
+  return url.startsWith(ITEMS) && url.indexOf("/", ITEMS.length) === -1 ? decodeURIComponent(url.slice(ITEMS.length)) : undefined;
+}
 
 export function item(id: string): { id: string; name: string; stock: number } {
   return { id, name: `item ${id}`, stock: id.length };
