@@ -11,6 +11,7 @@
  *   IR_ROUTE=GET      only that route
  *   IR_BEFORE=<dir>   also counts that checkout's server-generated.ts ("before")
  *   IR_CEILING=als,id also counts server-ceiling.ts with those switches (what any node:http server keeping them costs)
+ *   IR_BUILT=1        the runtime from dist/ (tsc's output, as users and bench:http run it) instead of its sources
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
@@ -20,7 +21,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { withTimeout } from "../../test/runtime/support.js";
-import { TS_NODE_ARGS } from "../../test/support/ts-node-args.js";
+import { ensureBuilt, runtimeNodeArgs } from "./runtime-args.js";
 import { BODY, ITEM_PATH, PATH } from "./spec.js";
 
 const REQUESTS = Number(process.env["IR_REQUESTS"] ?? 2_000);
@@ -29,6 +30,7 @@ const REPEATS = Number(process.env["IR_REPEATS"] ?? 3);
 const here = fileURLToPath(new URL(".", import.meta.url));
 const before = process.env["IR_BEFORE"];
 const ceiling = process.env["IR_CEILING"];
+const BUILT = process.env["IR_BUILT"] === "1";
 const ALL: readonly (readonly [string, string])[] = [
   ["generated", resolve(here, "server-generated.ts")],
   ["fastify", resolve(here, "server-fastify.ts")],
@@ -67,7 +69,15 @@ function dumpTotal(pid: number, dir: string, label: string): number {
 async function start(file: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     "valgrind",
-    ["--tool=callgrind", "--instr-atstart=no", "--smc-check=all-non-file", `--callgrind-out-file=${dir}/cg.out`, process.execPath, ...TS_NODE_ARGS, file],
+    [
+      "--tool=callgrind",
+      "--instr-atstart=no",
+      "--smc-check=all-non-file",
+      `--callgrind-out-file=${dir}/cg.out`,
+      process.execPath,
+      ...runtimeNodeArgs(BUILT),
+      file,
+    ],
     {
       cwd: resolve(here, "../.."),
       env: { ...process.env, PORT: "0", NODE_ENV: "production", ...(ceiling === undefined ? {} : { CEILING_VARIANT: ceiling }) },
@@ -82,6 +92,7 @@ async function start(file: string, dir: string): Promise<{ child: ChildProcess; 
   return { child, url: (JSON.parse(line) as { url: string }).url };
 }
 
+if (BUILT) ensureBuilt();
 const rows: string[] = [];
 for (const [name, file] of TARGETS) {
   const dir = mkdtempSync(join(tmpdir(), "ir-"));
