@@ -54,12 +54,18 @@ export interface Reply {
 export function writeReply(res: ServerResponse, reply: Reply, state: ServerState, read = false): void {
   // A body read whole (readBody) may still be short of `complete`: node sets it just after the last chunk's event.
   if (!read) lingerIfIncomplete(res, state);
-  const headers = corsHeaders(state.cors, res.req.headers.origin);
-  headers.push(REQUEST_ID_HEADER, reply.requestId);
-  if (reply.headers !== undefined) headers.push(...reply.headers);
-  headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", String(Buffer.byteLength(reply.body)));
-  if (state.draining) headers.push("Connection", "close");
-  res.writeHead(reply.status, headers);
+  const length = String(Buffer.byteLength(reply.body));
+  // The usual answer (no CORS list, no extra header, not draining) is one array literal: nothing grown, no Origin read.
+  if (!state.cors.enabled && reply.headers === undefined && !state.draining) {
+    res.writeHead(reply.status, [REQUEST_ID_HEADER, reply.requestId, "Content-Type", JSON_CONTENT_TYPE, "Content-Length", length]);
+  } else {
+    const headers = corsHeaders(state.cors, res.req.headers.origin);
+    headers.push(REQUEST_ID_HEADER, reply.requestId);
+    if (reply.headers !== undefined) headers.push(...reply.headers);
+    headers.push("Content-Type", JSON_CONTENT_TYPE, "Content-Length", length);
+    if (state.draining) headers.push("Connection", "close");
+    res.writeHead(reply.status, headers);
+  }
   res.end(reply.body);
 }
 

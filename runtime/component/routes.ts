@@ -194,11 +194,21 @@ export function createRouteTable(): RouteTable {
     return first === undefined ? NOT_FOUND : new ParamFound(first.template, undefined, undefined, params, path);
   };
 
+  // The static route last found: a client's calls come in runs to one route (a keep-alive connection
+  // calling one capability), and two string comparisons cost less than hashing each request's fresh
+  // path for the Map. Reset with the table.
+  let last: { readonly method: string; readonly path: string; readonly found: Found } | undefined;
   const find = (method: string, path: string): Found => {
-    compiled ??= compile();
+    if (compiled === undefined) {
+      compiled = compile();
+      last = undefined;
+    }
+    if (last !== undefined && path === last.path && method === last.method) return last.found;
     const known = compiled.statics.get(path);
-    if (known !== undefined) return known.get(method) ?? known.get("")!;
-    return compiled.params.length === 0 ? NOT_FOUND : findParam(compiled.params, method, path);
+    if (known === undefined) return compiled.params.length === 0 ? NOT_FOUND : findParam(compiled.params, method, path);
+    const found = known.get(method) ?? known.get("")!;
+    last = { method, path, found };
+    return found;
   };
 
   return {

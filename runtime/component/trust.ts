@@ -113,14 +113,23 @@ function createHostRule(boundHost: string, allowedHosts: readonly string[]): ((h
   if (!isLoopbackAddress(boundHost) && allowedHosts.length === 0) return undefined;
   const names = new Set(["localhost", ...allowedHosts]);
   const seen = new Set<string>();
+  // The Host last accepted: a keep-alive connection sends the same one on every request, and one
+  // string comparison costs less than hashing each request's fresh copy for the Set.
+  let last: string | undefined;
   return (host) => {
-    if (seen.has(host)) return true;
+    if (host === last) return true;
+    if (seen.has(host)) {
+      last = host;
+      return true;
+    }
     let name = hostNameOf(host).toLowerCase();
     if (name.endsWith(".")) name = name.slice(0, -1);
     const bare = name.startsWith("[") ? name.slice(1, -1) : name;
     const ok = names.has(name) || isIP(bare) !== 0;
-    if (ok && seen.size < MAX_REMEMBERED_HOSTS) seen.add(host);
-    return ok;
+    if (!ok) return false;
+    last = host;
+    if (seen.size < MAX_REMEMBERED_HOSTS) seen.add(host);
+    return true;
   };
 }
 

@@ -20,19 +20,30 @@ export function validConversationId(value: unknown): string | undefined {
   return typeof value === "string" && CONVERSATION_ID.test(value) ? value : undefined;
 }
 
-/** The two hex digits of each byte. */
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 const SPAN = 2 ** 48;
 const SPLIT = 2 ** 24;
-/** This process's 74 random bits, as a version 8 (custom layout) UUID's first 24 characters. */
-const UUID_HEAD = (() => {
+/** The character codes of `0`–`9`, `a`–`f`. */
+const HEX_DIGIT = Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
+/**
+ * A request id's 36 character codes: this process's 74 random bits, as a version 8 (custom layout)
+ * UUID's first 24 characters, then 12 hex digits rewritten for each id.
+ */
+const CODES = (() => {
   const random = randomUUID();
-  return `${random.slice(0, 14)}8${random.slice(15, 24)}`;
+  return Array.from(`${random.slice(0, 14)}8${random.slice(15, 24)}000000000000`, (char) => char.charCodeAt(0));
 })();
 const random48 = (): number => randomBytes(6).readUIntBE(0, 6);
 let last = random48();
 // Odd, so stepping by it modulo 2^48 visits every 48-bit value once before any repeats.
 const STRIDE = 2 * Math.floor(random48() / 2) + 1;
+
+/** Writes `value`'s low 24 bits as six hex digits ending at `end`. */
+function writeHex(value: number, end: number): void {
+  for (let at = end; at > end - 6; at--) {
+    CODES[at] = HEX_DIGIT[value & 15]!;
+    value >>>= 4;
+  }
+}
 
 /**
  * A fresh request id: a version 8 UUID whose first 74 random bits are this process's and whose last
@@ -40,14 +51,17 @@ const STRIDE = 2 * Math.floor(random48() / 2) + 1;
  * secret (any caller may choose its own, below), so it must be unique, not unpredictable; the stride
  * keeps ids from counting a process's requests at a glance. Node's `randomUUID` costs several times
  * as much per id (a CSPRNG refill every 128 ids and twenty concatenations), on every request that
- * brings no id of its own.
+ * brings no id of its own. Made in one piece from character codes, not by concatenation: node checks
+ * every response header value with a regular expression, which must first copy a concatenated string
+ * into one piece through a runtime call (callgrind: about 900 instructions per request more).
  */
 export function freshRequestId(): string {
   last += STRIDE;
   if (last >= SPAN) last -= SPAN;
   const high = Math.floor(last / SPLIT);
-  const low = last - high * SPLIT;
-  return UUID_HEAD + HEX[high >>> 16]! + HEX[(high >>> 8) & 255]! + HEX[high & 255]! + HEX[low >>> 16]! + HEX[(low >>> 8) & 255]! + HEX[low & 255]!;
+  writeHex(high, 29);
+  writeHex(last - high * SPLIT, 35);
+  return String.fromCharCode.apply(null, CODES);
 }
 
 /**

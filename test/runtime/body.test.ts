@@ -117,6 +117,11 @@ test("the limit applies to Content-Length up front and to chunked bytes as they 
     chunks: Array.from({ length: 8 }, () => Buffer.from(" ".repeat(200))),
   });
   assert.is(chunked.status, 413);
+  // The declared length is read as a number, leading zeros and all.
+  const padded = (body: string) =>
+    rawRequest(url, { method: "POST", headers: { "content-type": "application/json", "content-length": `0000${body.length}` }, body });
+  assert.is((await padded("{" + " ".repeat(LIMIT - 1) + "}")).status, 413);
+  assert.equal(json(await padded('{"a":1}')), { value: { a: 1 } });
 });
 
 test("after a 413 the rest of the upload is drained and the keep-alive connection serves the next request", async ({ url }) => {

@@ -112,6 +112,19 @@ test("answers: the work's JSON, a jsonReply's status, a ManifoldError's envelope
   assert.is(({} as Record<string, unknown>)["polluted"], undefined);
 });
 
+test("a Content-Length written with leading zeros reads the body to that length, on both paths", async ({ fast, koa }) => {
+  for (const running of [fast!, koa!]) {
+    const body = '{"n":1}';
+    const response = await rawRequest(`${running.url}/ext/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": `000${body.length}` },
+      body,
+    });
+    assert.is(response.status, 200, response.text);
+    assert.equal(JSON.parse(response.text).body, { n: 1 });
+  }
+});
+
 test("the route table still owns other methods: GET is 405 with Allow, OPTIONS is the CORS preflight", async ({ fast }) => {
   const get = await rawRequest(`${fast!.url}/ext/echo`);
   assert.is(get.status, 405);

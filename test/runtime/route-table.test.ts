@@ -7,6 +7,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { serveComponent, sendJson, type ComponentExtension, type RunningComponent } from "../../runtime/component/index.js";
+import { createRouteTable } from "../../runtime/component/routes.js";
 import { ManifoldError } from "../../runtime/errors/index.js";
 import { tool, toolSpec } from "../support/specs.js";
 import { rawRequest } from "./support.js";
@@ -97,6 +98,20 @@ test("a 204 has no body or content headers; an error after a header was set keep
   assert.is(boom.headers["x-set-before"], "kept");
   assert.is(boom.headers["content-type"], "application/json; charset=utf-8");
   assert.is(JSON.parse(boom.text).error.code, "CONFLICT");
+});
+
+test("a lookup repeated, for another method, or after a route is added answers from the table as it is then", () => {
+  const table = createRouteTable();
+  const first = () => undefined;
+  table.add("GET", "/a", first);
+  assert.is(table.find("GET", "/a").route?.handler, first);
+  assert.is(table.find("GET", "/a").route?.handler, first, "the same lookup again");
+  assert.is(table.find("POST", "/a").route, undefined, "another method on the same path");
+  const post = () => undefined;
+  table.add("POST", "/a", post);
+  assert.is(table.find("POST", "/a").route?.handler, post, "a route added after lookups");
+  assert.is(table.find("GET", "/a").route?.handler, first);
+  assert.is(table.find("GET", "/b").template, undefined);
 });
 
 test.run();
