@@ -19,7 +19,8 @@
  *             store once run enables an async_hooks init hook and promise hooks for the whole process)
  *   own       the same through a scope of our own on async_hooks that writes nothing onto resources made outside
  *             a scope (measured: the hook's dispatch, not its store, is the cost; docs/decisions.md)
- *   id        a request id header on the answer, made by the runtime's own freshRequestId
+ *   id        a request id header on the answer, made by the runtime's own freshRequestId, in the same
+ *             writeHead as the others as the runtime writes it (with `set`, through setHeader)
  *   last      answered at the body's last byte (Content-Length reached) and the request paused, with no
  *             'end' listener: node then neither ends, destroys nor closes the request (the runtime's raw route)
  */
@@ -32,11 +33,22 @@ import { freshRequestId } from "../../runtime/context/ids.js";
 import { announce, inputSchema, item, itemIdOf, PATH, quote, type QuoteInput } from "./spec.js";
 
 const on = new Set((process.env["CEILING_VARIANT"] ?? "").split(",").filter((name) => name !== ""));
+// Every switch read once here, not per request: nine Set lookups per request added about 5k
+// instructions per POST to every variant (callgrind), which is what the variants are compared by.
+const ALS = on.has("als");
+const OWN = on.has("own");
+const ID = on.has("id");
+const BUFFER = on.has("buffer") || on.has("length");
+const SET = on.has("set");
+const FLAT = on.has("flat");
+const FORAWAIT = on.has("forawait");
+const ONE = on.has("one");
+const LAST = on.has("last");
+const NODATE = on.has("nodate");
 const validate = new Ajv({ allErrors: true }).compile<QuoteInput>(inputSchema);
 const TYPE = "application/json; charset=utf-8";
 
 const storage = new AsyncLocalStorage<{ readonly id: string }>();
-const withId = on.has("id");
 
 const kScope = Symbol("scope");
 let ownOn = false;
@@ -63,19 +75,26 @@ function ownRun<A, R>(store: unknown, fn: (arg: A) => R, arg: A): R {
 
 /** The answer made inside the switched-on request scope (`als` or `own`), else directly. */
 function inScope<A, R>(fn: (arg: A) => R, arg: A): R {
-  return on.has("als") ? storage.run({ id: "x" }, fn, arg) : on.has("own") ? ownRun({ id: "x" }, fn, arg) : fn(arg);
+  return ALS ? storage.run({ id: "x" }, fn, arg) : OWN ? ownRun({ id: "x" }, fn, arg) : fn(arg);
 }
 
+const REQUEST_ID = "X-Manifold-Request-ID";
+
 function reply(res: ServerResponse, status: number, text: string): void {
-  if (withId) res.setHeader("X-Manifold-Request-ID", freshRequestId());
-  const body: string | Buffer = on.has("buffer") || on.has("length") ? Buffer.from(text) : text;
+  const body: string | Buffer = BUFFER ? Buffer.from(text) : text;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-  if (on.has("set")) {
+  if (SET) {
+    if (ID) res.setHeader(REQUEST_ID, freshRequestId());
     res.statusCode = status;
     res.setHeader("Content-Type", TYPE);
     res.setHeader("Content-Length", length);
-  } else if (on.has("flat")) res.writeHead(status, ["Content-Type", TYPE, "Content-Length", String(length)]);
-  else res.writeHead(status, { "Content-Type": TYPE, "Content-Length": length });
+  } else if (FLAT) {
+    const headers = ["Content-Type", TYPE, "Content-Length", String(length)];
+    res.writeHead(status, ID ? [REQUEST_ID, freshRequestId(), ...headers] : headers);
+  } else {
+    const headers = { "Content-Type": TYPE, "Content-Length": length };
+    res.writeHead(status, ID ? { [REQUEST_ID]: freshRequestId(), ...headers } : headers);
+  }
   res.end(body);
 }
 
@@ -96,20 +115,18 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-const noDate = on.has("nodate");
-
 function onRequest(req: IncomingMessage, res: ServerResponse): void {
-  if (noDate) res.sendDate = false;
+  if (NODATE) res.sendDate = false;
   const url = req.url ?? "/";
   // The GET takes the same switches (scope, id, headers); once a POST ran a scope, the hook taxes it too.
   const id = req.method === "GET" ? itemIdOf(url) : undefined;
   if (id !== undefined) return reply(res, 200, JSON.stringify(inScope(item, id)));
   if (req.method !== "POST" || url !== PATH) return reply(res, 404, '{"error":"not found"}');
-  if (on.has("forawait")) {
+  if (FORAWAIT) {
     void readAll(req).then((bytes) => answer(res, bytes));
     return;
   }
-  if (on.has("one")) {
+  if (ONE) {
     let first: Buffer | undefined;
     let rest: Buffer[] | undefined;
     req.on("data", (chunk: Buffer) => {
@@ -120,7 +137,7 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
     return;
   }
   const chunks: Buffer[] = [];
-  if (on.has("last")) {
+  if (LAST) {
     const expected = Number(req.headers["content-length"]);
     let received = 0;
     req.on("data", (chunk: Buffer) => {
