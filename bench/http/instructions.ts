@@ -12,6 +12,7 @@
  *   IR_BEFORE=<dir>   also counts that checkout's server-generated.ts ("before")
  *   IR_CEILING=als,id also counts server-ceiling.ts with those switches (what any node:http server keeping them costs)
  *   IR_BUILT=1        the runtime from dist/ (tsc's output, as users and bench:http run it) instead of its sources
+ *   IR_KEEP=1         keeps the dumps; with NODE_OPTIONS=--perf-basic-prof, bench/http/annotate.ts names their JIT frames
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
