@@ -53,7 +53,8 @@ function writeHex(value: number, end: number): void {
  * as much per id (a CSPRNG refill every 128 ids and twenty concatenations), on every request that
  * brings no id of its own. Made in one piece from character codes, not by concatenation: node checks
  * every response header value with a regular expression, which must first copy a concatenated string
- * into one piece through a runtime call (callgrind: about 900 instructions per request more).
+ * into one piece through a runtime call (callgrind: ~1.9k instructions per request, against ~0.7k for
+ * making the id this way).
  */
 export function freshRequestId(): string {
   last += STRIDE;
