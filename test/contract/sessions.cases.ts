@@ -108,12 +108,14 @@ export function sessionStoreCases(name: string, create: SessionStoreFactory, tea
   });
 
   test("sessions expire a TTL after their last save; every save refreshes it; expiry does not decrement the counter", async () => {
-    const sessions = await create({ ttlMs: 600 });
+    // Redis expires keys by its own clock, so this waits in real time: each step has 1.2 s to spare
+    // (the append lands before 3 s, the read within 3 s of it), which a loaded 2-core machine needs.
+    const sessions = await create({ ttlMs: 3_000 });
     const kept = await newSession(sessions);
     const lapsed = await newSession(sessions);
-    await sleep(400);
+    await sleep(1_800);
     assert.ok(await sessions.append(kept.id, message("still here")));
-    await sleep(400);
+    await sleep(1_800);
     assert.ok((await sessions.get(kept.id)) !== undefined, "the append refreshed its TTL");
     assert.is(await sessions.get(lapsed.id), undefined);
     assert.is(await sessions.append(lapsed.id, message("too late")), false);
