@@ -54,12 +54,11 @@ export function sendEncoded(ctx: RouteContext, encoded: EncodedJson): void {
     ctx.status = 304;
     return;
   }
-  const encoding = preferredEncoding(ctx.get("Accept-Encoding"));
-  const body = encoding === undefined ? undefined : encoded.compressed(encoding);
+  const { body, encoding } = variantFor(encoded, ctx.get("Accept-Encoding"));
   // Set before the body: for a Buffer the body setter would otherwise say application/octet-stream. The value is sendJson's.
   ctx.set("Content-Type", "application/json; charset=utf-8");
-  if (body !== undefined) ctx.set("Content-Encoding", encoding!);
-  ctx.body = body ?? encoded.identity;
+  if (encoding !== undefined) ctx.set("Content-Encoding", encoding);
+  ctx.body = body;
 }
 
 /** Adds a field to the response's Vary, keeping what CORS put there (`Origin`). */
@@ -86,9 +85,23 @@ function holds(ifNoneMatch: string, etag: string): boolean {
   });
 }
 
-/** `br` or `gzip` when Accept-Encoding allows it (q above 0, by name or `*`), Brotli first: it is the smaller. */
-export function preferredEncoding(acceptEncoding: string): ContentEncoding | undefined {
-  if (acceptEncoding === "") return undefined;
+/**
+ * The first variant the client accepts that is ready, else the bytes as they are: a client accepting
+ * both gets gzip while Brotli is still being made, rather than the plain megabyte.
+ */
+export function variantFor(encoded: EncodedJson, acceptEncoding: string): { body: Buffer; encoding?: ContentEncoding } {
+  for (const encoding of acceptedEncodings(acceptEncoding)) {
+    const body = encoded.compressed(encoding);
+    if (body !== undefined) return { body, encoding };
+  }
+  return { body: encoded.identity };
+}
+
+const ENCODINGS: readonly ContentEncoding[] = ["br", "gzip"];
+
+/** The codings Accept-Encoding allows (q above 0, by name or `*`), Brotli first: it is the smaller. */
+export function acceptedEncodings(acceptEncoding: string): ContentEncoding[] {
+  if (acceptEncoding === "") return [];
   const q = new Map<string, number>();
   for (const part of acceptEncoding.slice(0, 512).split(",")) {
     const [name = "", ...params] = part.split(";");
@@ -96,7 +109,7 @@ export function preferredEncoding(acceptEncoding: string): ContentEncoding | und
     q.set(name.trim().toLowerCase(), weight === undefined ? 1 : Number(weight![1]));
   }
   const allowed = (name: string): boolean => (q.get(name) ?? q.get("*") ?? 0) > 0;
-  return allowed("br") ? "br" : allowed("gzip") ? "gzip" : undefined;
+  return ENCODINGS.filter(allowed);
 }
 
 /**

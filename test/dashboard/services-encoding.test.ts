@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { variantFor } from "../../runtime/dashboard/http.js";
 import { serveDashboard, type RunningDashboard } from "../../runtime/dashboard/index.js";
 import { createMemoryRegistry, type Registry } from "../../runtime/discovery/index.js";
 import { createStore, type Store } from "../../runtime/store/index.js";
@@ -78,13 +79,29 @@ test("a client accepting gzip or Brotli gets the same records compressed; one ac
   assert.ok(gz.bytes.length < plain.bytes.length / 2, `gzip ${gz.bytes.length} bytes against ${plain.bytes.length}`);
   assert.equal(gunzipSync(gz.bytes), plain.bytes);
   assert.match(String(gz.headers.vary), /Accept-Encoding/);
-  const br = await raw(url, { "accept-encoding": "gzip, deflate, br" });
-  assert.is(br.headers["content-encoding"], "br", "Brotli preferred when both are accepted");
+  // gzip is ready now: a client accepting both never gets the plain bytes, and Brotli once it is made.
+  const either = await raw(url, { "accept-encoding": "gzip, deflate, br" });
+  assert.ok(["br", "gzip"].includes(String(either.headers["content-encoding"])), `compressed, got ${either.headers["content-encoding"]}`);
+  const br = await eventually("the Brotli variant", async () => {
+    const reply = await raw(url, { "accept-encoding": "gzip, deflate, br" });
+    return reply.headers["content-encoding"] === "br" ? reply : undefined;
+  });
   assert.equal(brotliDecompressSync(br.bytes), plain.bytes);
   const refused = await raw(url, { "accept-encoding": "br;q=0, gzip;q=0" });
   assert.is(refused.headers["content-encoding"], undefined, "q=0 refuses an encoding");
   assert.equal(refused.bytes, plain.bytes);
   assert.is(gz.headers.etag, plain.headers.etag, "one entity whatever its coding: one (weak) ETag");
+});
+
+test("Brotli is preferred when ready; until it is, a client accepting both gets gzip, and plain only when neither is ready", () => {
+  const identity = Buffer.from("[]");
+  const gzipOnly = { identity, etag: 'W/"x"', compressed: (e: string) => (e === "gzip" ? Buffer.from("gz") : undefined) };
+  assert.equal(variantFor(gzipOnly, "gzip, deflate, br"), { body: Buffer.from("gz"), encoding: "gzip" });
+  assert.equal(variantFor(gzipOnly, "br"), { body: identity });
+  const both = { ...gzipOnly, compressed: (e: string) => Buffer.from(e) };
+  assert.equal(variantFor(both, "gzip, br"), { body: Buffer.from("br"), encoding: "br" });
+  assert.equal(variantFor(both, "br;q=0, gzip"), { body: Buffer.from("gzip"), encoding: "gzip" });
+  assert.equal(variantFor(both, "identity"), { body: identity });
 });
 
 test("a client holding the current ETag gets 304 without a body; after a registration changes it gets the new list", async () => {
