@@ -42,6 +42,20 @@ function handleSignalsFor(shutdown: Shutdown): void {
   signalled.add(shutdown);
 }
 
+/**
+ * A component's place among the signal handlers, taken before its port opens and filled with its
+ * shutdown once it has started: a SIGTERM that comes after /health answers but before the extensions
+ * have started (a pod stopped while it starts) then waits for the start and drains, instead of meeting
+ * Node's default and killing the process. Filled with undefined when the start fails.
+ */
+function takeSignalSeat(): { readonly seat: Shutdown; fill(shutdown: Shutdown | undefined): void } {
+  let fill!: (shutdown: Shutdown | undefined) => void;
+  const filled = new Promise<Shutdown | undefined>((resolve) => (fill = resolve));
+  const seat: Shutdown = (cause) => filled.then((shutdown) => shutdown?.(cause));
+  handleSignalsFor(seat);
+  return { seat, fill };
+}
+
 function releaseSignals(shutdown: Shutdown): void {
   if (!signalled.delete(shutdown) || signalled.size > 0) return;
   for (const name of SIGNALS) process.off(name, onProcessSignal);
@@ -172,14 +186,16 @@ interface ShutdownParts {
   readonly extensions: readonly ComponentExtension[];
   readonly heartbeat: Heartbeat | undefined;
   readonly drainTimeoutMs: number;
+  /** The component's signal seat, given up when it shuts down. */
+  readonly seat: Shutdown | undefined;
 }
 
 /** Shutdown, once however often it is asked for: out of the registry, drain, stop the extensions. */
-function createShutdown({ spec, log, server, state, extensions, heartbeat, drainTimeoutMs }: ShutdownParts): Shutdown {
+function createShutdown({ spec, log, server, state, extensions, heartbeat, drainTimeoutMs, seat }: ShutdownParts): Shutdown {
   let closing: Promise<void> | undefined;
   const shutdown: Shutdown = (cause) => {
     closing ??= (async () => {
-      releaseSignals(shutdown);
+      if (seat !== undefined) releaseSignals(seat);
       log(`${spec.name} shutting down${cause}`);
       // Background work stops being taken at once; requests in flight still finish.
       for (const extension of extensions) extension.draining?.();
@@ -230,19 +246,27 @@ export async function serveComponentWith<C extends CapabilityTypes>(
   const around = options.middleware === undefined ? undefined : await loadKoaMiddleware(options.middleware);
   const app = createComponentApp(spec, { ...options, host, log, health, around }, internals);
   const server = createHttpServer(app.listener, requestTimeoutMs);
-  const address = await listen(server, port, host, spec.name);
-  const url = dialableUrl(address);
-  log(`${spec.name} listening on ${url}`);
-  const gated = extensions.flatMap((extension) => extension.gated ?? []);
-  await startExtensions(extensions, server, { id: app.id, url, ...(gated.length === 0 ? {} : { gated }) }, drainTimeoutMs);
-
-  // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
-  // reached delays the start by at most its connect wait: the component serves anyway and the
-  // heartbeat registers it when the registry returns.
-  const heartbeat = registry === false ? undefined : startHeartbeat(registry, registrationOf(spec, app.id, address, options), { ...timing, health, log });
-  // The app's own parts (MCP sessions) drain and stop with the extensions, before them on stop.
-  const shutdown = createShutdown({ spec, log, server, state: app.state, extensions: [...extensions, ...app.extensions], heartbeat, drainTimeoutMs });
-  if (handleSignals) handleSignalsFor(shutdown);
+  const signals = handleSignals ? takeSignalSeat() : undefined;
+  let address: AddressInfo, url: string, heartbeat: Heartbeat | undefined, shutdown: Shutdown;
+  try {
+    address = await listen(server, port, host, spec.name);
+    url = dialableUrl(address);
+    log(`${spec.name} listening on ${url}`);
+    const gated = extensions.flatMap((extension) => extension.gated ?? []);
+    await startExtensions(extensions, server, { id: app.id, url, ...(gated.length === 0 ? {} : { gated }) }, drainTimeoutMs);
+    // Registered once listening, so nobody finds it before it can answer. A registry that cannot be
+    // reached delays the start by at most its connect wait: the component serves anyway and the
+    // heartbeat registers it when the registry returns.
+    heartbeat = registry === false ? undefined : startHeartbeat(registry, registrationOf(spec, app.id, address, options), { ...timing, health, log });
+    // The app's own parts (MCP sessions) drain and stop with the extensions, before them on stop.
+    const seat = signals?.seat;
+    shutdown = createShutdown({ spec, log, server, state: app.state, extensions: [...extensions, ...app.extensions], heartbeat, drainTimeoutMs, seat });
+  } catch (error) {
+    if (signals !== undefined) releaseSignals(signals.seat);
+    signals?.fill(undefined);
+    throw error;
+  }
+  signals?.fill(shutdown);
   await heartbeat?.ready;
 
   return { spec, id: app.id, url, port: address.port, close: () => shutdown("") };

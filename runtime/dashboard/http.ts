@@ -100,7 +100,7 @@ export function variantFor(encoded: EncodedJson, acceptEncoding: string): { body
 const ENCODINGS: readonly ContentEncoding[] = ["br", "gzip"];
 
 /** The codings Accept-Encoding allows (q above 0, by name or `*`), Brotli first: it is the smaller. */
-export function acceptedEncodings(acceptEncoding: string): ContentEncoding[] {
+function acceptedEncodings(acceptEncoding: string): ContentEncoding[] {
   if (acceptEncoding === "") return [];
   const q = new Map<string, number>();
   for (const part of acceptEncoding.slice(0, 512).split(",")) {
