@@ -46,14 +46,21 @@ function handleSignalsFor(shutdown: Shutdown): void {
  * A component's place among the signal handlers, taken before its port opens and filled with its
  * shutdown once it has started: a SIGTERM that comes after /health answers but before the extensions
  * have started (a pod stopped while it starts) then waits for the start and drains, instead of meeting
- * Node's default and killing the process. Filled with undefined when the start fails.
+ * Node's default and killing the process. Filled with undefined when the start fails, which gives the
+ * seat up; a filled shutdown gives it up when it runs.
  */
 function takeSignalSeat(): { readonly seat: Shutdown; fill(shutdown: Shutdown | undefined): void } {
-  let fill!: (shutdown: Shutdown | undefined) => void;
-  const filled = new Promise<Shutdown | undefined>((resolve) => (fill = resolve));
+  let resolve!: (shutdown: Shutdown | undefined) => void;
+  const filled = new Promise<Shutdown | undefined>((r) => (resolve = r));
   const seat: Shutdown = (cause) => filled.then((shutdown) => shutdown?.(cause));
   handleSignalsFor(seat);
-  return { seat, fill };
+  return {
+    seat,
+    fill(shutdown) {
+      if (shutdown === undefined) releaseSignals(seat);
+      resolve(shutdown);
+    },
+  };
 }
 
 function releaseSignals(shutdown: Shutdown): void {
@@ -262,7 +269,6 @@ export async function serveComponentWith<C extends CapabilityTypes>(
     const seat = signals?.seat;
     shutdown = createShutdown({ spec, log, server, state: app.state, extensions: [...extensions, ...app.extensions], heartbeat, drainTimeoutMs, seat });
   } catch (error) {
-    if (signals !== undefined) releaseSignals(signals.seat);
     signals?.fill(undefined);
     throw error;
   }
