@@ -4,28 +4,16 @@
  * machine) and tsc's own no-op check (~3-7 s). Deciding costs one scan of the sources' mtimes (~550 files, tens of ms).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { entryOf, needsBuild, stampOf } from "./start-freshness.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const stamp = join(root, "dist-example", ".start-stamp");
-const entry = join(root, "dist-example", "manifests", "travel", "start.js");
-const SOURCES = ["generator", "runtime", "generated", join("manifests", "travel")];
-const CONFIGS = ["package.json", "tsconfig.json", "tsconfig.build.json", "tsconfig.example.json", "manifest.schema.json"];
+const stamp = stampOf(root);
+const entry = entryOf(root);
 
-/** Whether any source, the chat page or a build config changed after `since` (ms). Bounded by the trees' size. */
-function changedSince(since) {
-  if (CONFIGS.some((file) => existsSync(join(root, file)) && statSync(join(root, file)).mtimeMs > since)) return true;
-  for (const folder of SOURCES) {
-    for (const e of readdirSync(join(root, folder), { recursive: true, withFileTypes: true })) {
-      if (e.isFile() && statSync(join(e.parentPath, e.name)).mtimeMs > since) return true;
-    }
-  }
-  return false;
-}
-
-if (!existsSync(stamp) || !existsSync(entry) || changedSince(statSync(stamp).mtimeMs)) {
+if (needsBuild(root)) {
   const began = new Date();
   const build = spawnSync("npm", ["run", "build:start", "--silent"], { cwd: root, stdio: "inherit", shell: process.platform === "win32" });
   if (build.status !== 0) process.exit(build.status ?? 1);
